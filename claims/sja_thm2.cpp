@@ -1,0 +1,120 @@
+// sja.thm2 — Sun, Jadbabaie, Azizan (000), Theorem 2 and Appendix C.
+//
+// Statement: with dbar = C(d+2, 2), the bilinear block of App. C (W0, W1 as printed, then P = e e^T,
+// Q = diag(Gamma, 0), Gamma = -E[xbar xbar^T]^{-1}) has L(BTFB) = ((d+2)(d+1) + d) / (2n).
+//
+// stated    the paper's formula.
+// exact     the construction's loss from the direct expansion of E[(yhat + y_q)^2] in exact Gaussian
+//           moments (lib/icl/sparse_attention.hpp), averaged over w ~ N(0, I).
+// mc        the loss measured through the real forward pass of the App. C weights.
+// corrected our closed form d (d^3 + 18 d^2 + 95 d + 142) / (4 n), judged against exact and mc.
+//
+// Where the paper goes wrong (App. C, after Lemma 12): it sets E_w[Phi] = Lam E[wbar wbar^T] Lam,
+// which is E_w[xi xi^T]; but Phi = Cov[xbar y] = E[xbar xbar^T y^2] - xi xi^T, whose first term holds
+// the fourth- to eighth-order moments that dominate the loss.
+#include "constructions/sja_appC.hpp"
+#include "icl/checks.hpp"
+#include "icl/icl_loss.hpp"
+#include "icl/prompt.hpp"
+#include "icl/sparse_attention.hpp"
+#include "icl/tasks.hpp"
+
+#include <map>
+
+namespace icl {
+namespace {
+
+double stated_loss(int d, int n) { return ((d + 2.0) * (d + 1.0) + d) / (2.0 * n); }
+
+// n * L for the App. C block: E_x[(xbar^T Lam^{-1} xbar) k(x,x)] - E_w[wbar^T Lam wbar], which the
+// moment engine gives as 64, 206, 462, 874, 1490, ... for d = 1, 2, 3, ...; the quartic through
+// d = 1..5 reproduces d = 6..9 exactly, and every run re-checks it against `exact`.
+double corrected_constant(int d) {
+  const double D = d;
+  return D * (D * D * D + 18 * D * D + 95 * D + 142) / 4.0;
+}
+
+ClaimResult run(const ClaimContext& ctx) {
+  ClaimResult res;
+  const Tolerance tol{0.02, 0.0};
+  const Tolerance exact_tol{1e-9, 1e-12};
+  const double alpha_case = ctx.alpha / static_cast<double>(ctx.cases.size());
+  std::map<int, FeatureMoments> moments;
+  std::size_t looks = 0, done = 0;
+  bool corrected_ok = true;
+  std::string worst;
+  double worst_ratio = 0;
+  for (const auto& c : ctx.cases) {
+    const int d = c.geti("d"), n = c.geti("n");
+    const int dbar = sja::kernel_width(d);
+    const auto task = PolynomialTask::quadratic(d);
+    if (!moments.count(d)) moments[d] = feature_moments(sja::kernel_features(d), task);
+    const Transformer block = sja::appC_block(d);
+    const Eigen::MatrixXd gamma = sja::appC_gamma(d);
+    const double stated = stated_loss(d, n);
+    const double exact = sparse_lsa_loss(moments[d], gamma, n);
+    const double corrected = corrected_constant(d) / n;
+    const PromptShape shape = sja_shape(d, dbar, n);
+    const std::uint64_t purpose = ctx.purpose(c.label());
+
+    const InputDistribution inputs = InputDistribution::standard(d);
+    auto make_worker = [&] { return PromptLossWorker(block, task, inputs, shape, ctx.seed, purpose); };
+    auto o = sequential_equality(ctx, alpha_case, stated, exact, tol, exact_tol, 1, 0, 2048, make_worker);
+    looks = std::max(looks, o.looks_planned);
+    const Decision corr_exact = judge_exact_equal(exact, corrected, exact_tol);
+    const Decision corr_mc = judge_mc_equal(o.mc, corrected, tol, o.alpha_look);
+    if (corr_exact.verdict != Verdict::confirmed || corr_mc.verdict == Verdict::refuted) corrected_ok = false;
+    if (exact / stated > worst_ratio) {
+      worst_ratio = exact / stated;
+      worst = fmt::format("d={}, n={}: loss {:.6g} (exact; Monte Carlo {:.4g} ± {:.2g}) against the stated {:.4g}", d, n,
+                          exact, o.mc.mean, (o.mc.ci_high - o.mc.ci_low) / 2, stated);
+    }
+    nlohmann::ordered_json j;
+    j["params"] = c.to_json();
+    j["quantities"]["stated"] = quantity_value(stated);
+    j["quantities"]["exact"] = quantity_value(exact);
+    j["quantities"]["mc"] = quantity_mc(o.mc);
+    j["quantities"]["corrected"] = quantity_value(corrected);
+    j["quantities"]["exact_over_stated"] = quantity_value(exact / stated);
+    j["verdict"] = to_string(o.verdict.verdict);
+    j["evidence"] = o.verdict.why;
+    j["decisions"] = decisions_json(o);
+    j["decisions"]["corrected_vs_exact"] = decision_json(corr_exact);
+    j["decisions"]["corrected_vs_mc"] = decision_json(corr_mc);
+    res.cases.push_back(j);
+    if (ctx.progress) ctx.progress(++done, ctx.cases.size());
+  }
+  res.extra["error_rates"] = error_rates_json(ctx.alpha, ctx.cases.size(), looks, tol);
+  res.extra["corrected_formula"] = "L = d (d^3 + 18 d^2 + 95 d + 142) / (4 n)";
+  res.extra["corrected_formula_holds"] = corrected_ok;
+  const Verdict v = aggregate_verdict(res.cases);
+  res.summary = fmt::format("{}: worst case {} ({:.0f}x).", to_string(v), worst, worst_ratio);
+  nlohmann::ordered_json findings = nlohmann::ordered_json::array();
+  if (v == Verdict::refuted)
+    findings.push_back(
+        "The App. C proof sets E_w[Phi] = Lam E[wbar wbar^T] Lam, which is E_w[xi xi^T]; Phi = Cov[xbar y] also "
+        "contains E[xbar xbar^T y^2]. The construction's loss is therefore Theta(d^4/n), not O(d^2/n).");
+  findings.push_back(fmt::format("Corrected formula L = d(d^3 + 18d^2 + 95d + 142)/(4n): {} against the exact value and "
+                                 "the Monte Carlo estimate in every case of this run.",
+                                 corrected_ok ? "agrees" : "DOES NOT agree"));
+  res.extra["findings"] = findings;
+  return res;
+}
+
+const RegisterClaim reg{Claim{
+    "sja.thm2",
+    "App. C bilinear block: loss ((d+2)(d+1)+d)/(2n)",
+    "000_72a77bb517664bbf.txt, Theorem 2 and Appendix C",
+    "With dbar = C(d+2,2), the bilinear block of App. C (W0, W1 given there, then P = e e^T, Q = diag(Gamma, 0) "
+    "with Gamma = -E[xbar xbar^T]^{-1}) has L(BTFB) = ((d+2)(d+1) + d) / (2n) in O(d^2/n).",
+    {ParamSpec{"d", {1, 2, 3, 4, 5}, {1, 2}, 1, 8, true, "input dimension"},
+     ParamSpec{"n", {25, 100, 400, 1600}, {25, 100}, 1, 1e7, true, "context length"}},
+    400000,
+    8192,
+    [](const Case& c, int threads) {
+      return threads * sja_shape(c.geti("d"), sja::kernel_width(c.geti("d")), c.geti("n")).workspace_bytes();
+    },
+    run}};
+
+}  // namespace
+}  // namespace icl

@@ -1,0 +1,106 @@
+#include "constructions/sja_appC.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+namespace icl::sja {
+
+int kernel_width(int d) { return (d + 2) * (d + 1) / 2; }
+
+std::vector<Polynomial<Rational>> kernel_features(int d) {
+  using P = Polynomial<Rational>;
+  std::vector<P> f{P::constant(d, Rational(1))};
+  for (int j = 0; j < d; ++j) f.push_back(P::variable(d, j));
+  for (int j = 0; j < d; ++j)
+    for (int k = j; k < d; ++k) {
+      if (j == k)
+        f.push_back(P::variable(d, j) * P::variable(d, j) - P::constant(d, Rational(1)));
+      else
+        f.push_back(P::variable(d, j) * P::variable(d, k));
+    }
+  return f;
+}
+
+OrthonormalFeatures orthonormal_features(int d) {
+  using P = Polynomial<Rational>;
+  OrthonormalFeatures o;
+  o.unnormalised.push_back(P::constant(d, Rational(1)));
+  o.scale_squared.push_back(Rational(1));
+  o.names.push_back("v00");
+  for (int j = 0; j < d; ++j) {
+    o.unnormalised.push_back(P::variable(d, j));
+    o.scale_squared.push_back(Rational(1));
+    o.names.push_back(fmt::format("v0{}", j + 1));
+  }
+  for (int i = 0; i < d; ++i)
+    for (int j = i; j < d; ++j) {
+      if (i == j) {
+        o.unnormalised.push_back(P::variable(d, i) * P::variable(d, i) - P::constant(d, Rational(1)));
+        o.scale_squared.push_back(Rational(1, 2));
+      } else {
+        o.unnormalised.push_back(P::variable(d, i) * P::variable(d, j));
+        o.scale_squared.push_back(Rational(1));
+      }
+      o.names.push_back(fmt::format("v{}{}", i + 1, j + 1));
+    }
+  return o;
+}
+
+void evaluate_orthonormal_features(int d, const double* x, double* out) {
+  int a = 0;
+  out[a++] = 1.0;
+  for (int j = 0; j < d; ++j) out[a++] = x[j];
+  const double r = 1.0 / std::sqrt(2.0);
+  for (int i = 0; i < d; ++i)
+    for (int j = i; j < d; ++j) out[a++] = i == j ? r * (x[i] * x[i] - 1.0) : x[i] * x[j];
+}
+
+BilinearLayer appC_bilinear(int d) {
+  const int dbar = kernel_width(d);
+  BilinearLayer b;
+  b.W0 = Eigen::MatrixXd::Zero(dbar, dbar);
+  b.W1 = Eigen::MatrixXd::Zero(dbar, dbar);
+  // Columns of W~ (1-based in the paper): column 1 is the row of ones, column j+1 is x_j.
+  int row = d + 1;  // 0-based index of the paper's row d+2
+  for (int j = 1; j <= d; ++j)
+    for (int k = j; k <= d; ++k, ++row) {
+      if (j == k) {
+        b.W0(row, j) = 1;
+        b.W0(row, 0) = -1;
+        b.W1(row, j) = 1;
+        b.W1(row, 0) = 1;
+      } else {
+        b.W0(row, j) = 1;
+        b.W1(row, k) = 1;
+      }
+    }
+  return b;
+}
+
+LinearSelfAttention sparse_attention(const Eigen::MatrixXd& Gamma) {
+  const Eigen::Index D = Gamma.rows() + 1;
+  LinearSelfAttention a;
+  a.P = Eigen::MatrixXd::Zero(D, D);
+  a.P(D - 1, D - 1) = 1.0;
+  a.Q = Eigen::MatrixXd::Zero(D, D);
+  a.Q.topLeftCorner(D - 1, D - 1) = Gamma;
+  a.masked = true;
+  return a;
+}
+
+Eigen::MatrixXd appC_gamma(int d) {
+  const auto f = kernel_features(d);
+  const Eigen::MatrixXd lambda =
+      to_eigen(moment_matrix(f, f, Polynomial<Rational>::constant(d, Rational(1))));
+  return -lambda.inverse();
+}
+
+Transformer appC_block(int d) {
+  Transformer t;
+  t.layers.emplace_back(appC_bilinear(d));
+  t.layers.emplace_back(sparse_attention(appC_gamma(d)));
+  return t;
+}
+
+}  // namespace icl::sja

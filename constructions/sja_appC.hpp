@@ -1,0 +1,39 @@
+// Sun, Jadbabaie, Azizan (000), Theorem 2 and Appendix C: the bilinear Transformer block that
+// computes the quadratic kernel (7) and then one preconditioned gradient step on it.
+//
+// Prompt (sja embedding): rows 1, x (d), zeros (dbar - d - 1), y; dbar = C(d+2, 2).
+// Bilinear layer (App. C, as printed): W0 = [0; W0~ 0], W1 = [0; W1~ 0] with rows d+2..dbar indexed by
+//   (j, k), 1 <= j <= k <= d, and
+//     W0~[(j,j), j+1] = 1, W0~[(j,j), 1] = -1, W1~[(j,j), j+1] = 1, W1~[(j,j), 1] = 1   (x_j^2 - 1)
+//     W0~[(j,k), j+1] = 1, W1~[(j,k), k+1] = 1                                           (x_j x_k)
+// Attention: P = e e^T, Q = diag(Gamma, 0), Gamma = -E[xbar xbar^T]^{-1}.
+#pragma once
+#include "icl/gaussian_moments.hpp"
+#include "icl/layers.hpp"
+
+#include <Eigen/Dense>
+#include <vector>
+
+namespace icl::sja {
+
+int kernel_width(int d);  // C(d+2, 2)
+
+// The features (7): (1, x_1..x_d, x_1^2-1, x_1x_2, ..., x_1x_d, x_2^2-1, ..., x_d^2-1).
+std::vector<Polynomial<Rational>> kernel_features(int d);
+// The variables (8) of Lemma 3 without the 1/sqrt(2) on (x_i^2 - 1), and those scale factors:
+// v_a = scale[a] * unnormalised[a]; scale[a]^2 is 1/2 or 1 (exactly rational).
+struct OrthonormalFeatures {
+  std::vector<Polynomial<Rational>> unnormalised;
+  std::vector<Rational> scale_squared;
+  std::vector<std::string> names;
+};
+OrthonormalFeatures orthonormal_features(int d);
+// The same v_ij evaluated at a point x (length d) into out (length C(d+2,2)).
+void evaluate_orthonormal_features(int d, const double* x, double* out);
+
+BilinearLayer appC_bilinear(int d);
+LinearSelfAttention sparse_attention(const Eigen::MatrixXd& Gamma);  // P = e e^T, Q = diag(Gamma, 0)
+Eigen::MatrixXd appC_gamma(int d);                                   // -E[xbar xbar^T]^{-1}, exact moments
+Transformer appC_block(int d);                                       // bilinear, then attention
+
+}  // namespace icl::sja

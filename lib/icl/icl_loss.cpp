@@ -1,0 +1,28 @@
+#include "icl/icl_loss.hpp"
+
+namespace icl {
+
+PromptLossWorker::PromptLossWorker(const Transformer& model, const PolynomialTask& task,
+                                   const InputDistribution& inputs, const PromptShape& shape, std::uint64_t seed,
+                                   std::uint64_t purpose, const Eigen::VectorXd* fixed_w, double sign)
+    : model_(&model), task_(&task), inputs_(&inputs), shape_(shape), seed_(seed), purpose_(purpose),
+      fixed_w_(fixed_w), sign_(sign) {
+  X_.resize(shape.d, shape.cols());
+  Z_.resize(shape.rows(), shape.cols());
+  w_.resize(task.num_coefficients());
+  y_.resize(shape.cols());
+  ws_.reserve(shape.rows(), shape.cols());
+}
+
+double PromptLossWorker::loss(std::uint64_t i) {
+  PromptRng rng(seed_, purpose_, i);
+  rng.fill_normal(w_);  // drawn even when fixed, so the inputs see the same stream either way
+  inputs_->sample(rng, X_);
+  task_->evaluate(X_, fixed_w_ ? *fixed_w_ : w_, y_);
+  embed(shape_, X_, y_, Z_);
+  model_->forward(Z_, ws_);
+  const double e = prediction(Z_) + sign_ * y_[shape_.n];
+  return e * e;
+}
+
+}  // namespace icl

@@ -1,0 +1,51 @@
+// Layers and the forward pass. Real matrix arithmetic on the whole prompt: every weight of a
+// construction is exercised, nothing is replaced by the closed form it is supposed to compute.
+#pragma once
+#include <Eigen/Dense>
+
+#include <functional>
+#include <variant>
+#include <vector>
+
+namespace icl {
+
+// Scratch matrices reused across prompts (no heap allocation per prompt once sized).
+struct ForwardWorkspace {
+  Eigen::MatrixXd G, S, T, U, A, B;
+  void reserve(Eigen::Index rows, Eigen::Index cols) {
+    G.resize(rows, rows);
+    S.resize(rows, rows);
+    T.resize(rows, rows);
+    U.resize(rows, cols);
+    A.resize(rows, cols);
+    B.resize(rows, cols);
+  }
+};
+
+// Linear self-attention, sja/acds eq. (2) and zfb:  Z + scale * P Z M (Z^T Q Z),
+// M = diag(I_n, 0) when `masked` (the query column is neither key nor value). scale defaults to 1/n.
+// Evaluated as P (Z M Z^T) Q Z, the same product re-associated: O(D^2 N) instead of O(D N^2).
+struct LinearSelfAttention {
+  Eigen::MatrixXd P, Q;
+  bool masked = true;
+  double scale = 0.0;  // 0 means 1/n with n = columns - 1
+  void apply(Eigen::Ref<Eigen::MatrixXd> Z, ForwardWorkspace& ws) const;
+};
+
+// Bilinear (GLU without activation) feed-forward layer, sja eq. (3):
+//   Z + (diag(W0, 0) Z) .* (diag(W1, 0) Z): W0, W1 are dbar x dbar; the label row is masked.
+struct BilinearLayer {
+  Eigen::MatrixXd W0, W1;
+  void apply(Eigen::Ref<Eigen::MatrixXd> Z, ForwardWorkspace& ws) const;
+};
+
+using Layer = std::variant<LinearSelfAttention, BilinearLayer>;
+
+// A stack of layers applied in order. `observe`, if set, sees Z after each layer (index from 1).
+struct Transformer {
+  std::vector<Layer> layers;
+  void forward(Eigen::Ref<Eigen::MatrixXd> Z, ForwardWorkspace& ws,
+               const std::function<void(int, const Eigen::Ref<const Eigen::MatrixXd>&)>* observe = nullptr) const;
+};
+
+}  // namespace icl
