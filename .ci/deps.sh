@@ -1,0 +1,21 @@
+# Debian 12 packages the project needs; sourced by ./verify and ./test.
+ICL_PACKAGES=(g++ cmake make libeigen3-dev libboost-dev libfmt-dev doctest-dev libbenchmark-dev
+              librandom123-dev libcli11-dev nlohmann-json3-dev python3-numpy)
+
+ensure_packages() {
+  local missing=()
+  for p in "${ICL_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  if [ "$(id -u)" -eq 0 ]; then
+    echo "installing: ${missing[*]}" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -q >/dev/null
+    apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
+  else
+    echo "missing Debian packages; run as root:" >&2
+    echo "  apt-get install -y ${missing[*]}" >&2
+    exit 2
+  fi
+}
