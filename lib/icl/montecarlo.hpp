@@ -96,4 +96,20 @@ private:
   std::vector<Accumulator> chunks_;
 };
 
+// Calls worker(i) for i in [0, count) on `threads` threads (make_worker() once per thread). The
+// caller stores results by index, so the outcome does not depend on the thread count.
+template <class MakeWorker>
+void parallel_for_index(std::uint64_t count, int threads, MakeWorker&& make_worker) {
+  std::atomic<std::uint64_t> next{0};
+  auto body = [&] {
+    auto worker = make_worker();
+    for (std::uint64_t i; (i = next.fetch_add(1)) < count;) worker(i);
+  };
+  const int t = static_cast<int>(std::min<std::uint64_t>(std::max(1, threads), std::max<std::uint64_t>(count, 1)));
+  std::vector<std::thread> pool;
+  for (int k = 1; k < t; ++k) pool.emplace_back(body);
+  body();
+  for (auto& th : pool) th.join();
+}
+
 }  // namespace icl

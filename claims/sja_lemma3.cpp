@@ -1,0 +1,138 @@
+// sja.lemma3 — Sun, Jadbabaie, Azizan (000), Lemma 3 and Appendix D.
+//
+// Statement: the C(d+2,2) variables v_ij of (8) — 1, x_j, (x_i^2 - 1)/sqrt(2), x_i x_j (i < j) — are
+// orthonormal under <u, v> = E[uv], x ~ N(0, I_d).
+//
+// stated  the identity matrix.
+// exact   the Gram matrix from exact rational Gaussian moments: v_a = s_a * p_a with p_a a polynomial
+//         with integer coefficients and s_a^2 in {1, 1/2}, so G_ab = s_a s_b E[p_a p_b] is decided
+//         exactly (diagonal: s_a^2 E[p_a^2] == 1; off-diagonal: E[p_a p_b] == 0, in rationals).
+// mc      the Gram matrix estimated from samples of x; `mc` is the entry farthest from the identity
+//         (in standard errors); every entry is judged with the error budget split over entries.
+#include "constructions/sja_appC.hpp"
+#include "icl/checks.hpp"
+#include "icl/rng.hpp"
+
+namespace icl {
+namespace {
+
+ClaimResult run(const ClaimContext& ctx) {
+  ClaimResult res;
+  const Tolerance tol{0.0, 0.03};
+  const double alpha_case = ctx.alpha / static_cast<double>(ctx.cases.size());
+  std::size_t looks_max = 0, done = 0;
+  for (const auto& c : ctx.cases) {
+    const int d = c.geti("d");
+    const auto f = sja::orthonormal_features(d);
+    const int m = static_cast<int>(f.unnormalised.size());
+    // Exact: rational Gram of the unnormalised polynomials.
+    const auto one = Polynomial<Rational>::constant(d, Rational(1));
+    const auto raw = moment_matrix(f.unnormalised, f.unnormalised, one);
+    bool exact_orthonormal = true;
+    Eigen::MatrixXd G(m, m);
+    std::string exact_fail;
+    for (int a = 0; a < m; ++a)
+      for (int b = 0; b < m; ++b) {
+        const bool ok = a == b ? raw[a][a] * f.scale_squared[a] == Rational(1) : raw[a][b] == Rational(0);
+        if (!ok && exact_fail.empty())
+          exact_fail = fmt::format("<{}, {}> = {}", f.names[a], f.names[b],
+                                   to_double(raw[a][b]) * std::sqrt(to_double(f.scale_squared[a] * f.scale_squared[b])));
+        exact_orthonormal &= ok;
+        G(a, b) = to_double(raw[a][b]) * std::sqrt(to_double(f.scale_squared[a]) * to_double(f.scale_squared[b]));
+      }
+    // Monte Carlo: upper triangle of v v^T.
+    const int dims = m * (m + 1) / 2;
+    const std::uint64_t purpose = ctx.purpose(c.label());
+    auto make_worker = [&] {
+      return [d, m, seed = ctx.seed, purpose, x = std::vector<double>(d), v = std::vector<double>(m)](
+                 std::uint64_t i, double* out) mutable {
+        PromptRng rng(seed, purpose, i);
+        for (auto& xi : x) xi = rng.normal();
+        sja::evaluate_orthonormal_features(d, x.data(), v.data());
+        int k = 0;
+        for (int a = 0; a < m; ++a)
+          for (int b = a; b < m; ++b) out[k++] = v[a] * v[b];
+      };
+    };
+    const auto looks = sequential_looks(16384, ctx.samples);
+    looks_max = std::max(looks_max, looks.size());
+    const double alpha_entry = alpha_case / static_cast<double>(looks.size()) / dims;
+    MonteCarlo mc(dims, ctx.threads);
+    Eigen::MatrixXd Ghat(m, m), Gse(m, m);
+    Verdict mc_verdict = Verdict::inconclusive;
+    Estimate worst;
+    std::string worst_name, mc_why;
+    for (auto n : looks) {
+      mc.extend_to(n, make_worker);
+      const Accumulator acc = mc.total();
+      int k = 0, refuted = 0, confirmed = 0;
+      double worst_z = -1;
+      for (int a = 0; a < m; ++a)
+        for (int b = a; b < m; ++b, ++k) {
+          const Estimate e = make_estimate(acc, k, 1 - alpha_entry);
+          Ghat(a, b) = Ghat(b, a) = e.mean;
+          Gse(a, b) = Gse(b, a) = e.stderr_;
+          const double target = a == b ? 1.0 : 0.0;
+          const Decision dec = judge_mc_equal(e, target, tol, alpha_entry);
+          refuted += dec.verdict == Verdict::refuted;
+          confirmed += dec.verdict == Verdict::confirmed;
+          const double z = std::abs(e.mean - target) / e.stderr_;
+          if (z > worst_z) {
+            worst_z = z;
+            worst = e;
+            worst_name = fmt::format("<{}, {}>", f.names[a], f.names[b]);
+          }
+        }
+      mc_verdict = refuted ? Verdict::refuted : (confirmed == dims ? Verdict::confirmed : Verdict::inconclusive);
+      mc_why = fmt::format("{} of {} Gram entries within ±{} of the identity at {} samples ({} outside); farthest {} = "
+                           "{:.4f} ± {:.4f}",
+                           confirmed, dims, tol.abs, acc.count, refuted, worst_name, worst.mean,
+                           (worst.ci_high - worst.ci_low) / 2);
+      if (mc_verdict != Verdict::inconclusive) break;
+    }
+    Decision exact_dec{exact_orthonormal ? Verdict::confirmed : Verdict::refuted, 0, 0,
+                       exact_orthonormal ? fmt::format("exact rational Gram matrix of all {} variables is the identity", m)
+                                         : "exact Gram matrix is not the identity: " + exact_fail};
+    Decision mc_dec{mc_verdict, tol.abs, 0, mc_why};
+    const Decision v = combine_equality(exact_dec, mc_dec, std::nullopt);
+    nlohmann::ordered_json j;
+    j["params"] = c.to_json();
+    j["quantities"]["stated"] = quantity_matrix(Eigen::MatrixXd::Identity(m, m));
+    j["quantities"]["exact"] = quantity_matrix(G);
+    j["quantities"]["mc"] = quantity_mc(worst);
+    j["quantities"]["mc_gram"] = quantity_matrix(Ghat);
+    j["quantities"]["mc_gram_stderr"] = quantity_matrix(Gse);
+    j["variables"] = f.names;
+    j["verdict"] = to_string(v.verdict);
+    j["evidence"] = v.why;
+    res.cases.push_back(j);
+    if (ctx.progress) ctx.progress(++done, ctx.cases.size());
+  }
+  auto er = error_rates_json(ctx.alpha, ctx.cases.size(), looks_max, tol);
+  er["split"] = er["split"].get<std::string>() + ", and over the C(m+1,2) Gram entries";
+  res.extra["error_rates"] = er;
+  const Verdict v = aggregate_verdict(res.cases);
+  res.summary = fmt::format("{}: the exact Gram matrix of the v_ij is the identity for d = {}..{} (rational arithmetic); "
+                            "Monte Carlo agrees entry by entry within ±{}.",
+                            to_string(v), ctx.cases.front().geti("d"), ctx.cases.back().geti("d"), tol.abs);
+  if (v != Verdict::confirmed) res.summary = fmt::format("{}: see the cases.", to_string(v));
+  return res;
+}
+
+const RegisterClaim reg{Claim{
+    "sja.lemma3",
+    "The C(d+2,2) variables v_ij are orthonormal",
+    "000_72a77bb517664bbf.txt, Lemma 3 and Appendix D",
+    "The C(d+2,2) variables v_ij of (8) - 1, x_j, (x_i^2 - 1)/sqrt(2), x_i x_j (i < j) - are orthonormal under "
+    "<u, v> = E[uv], x ~ N(0, I_d).",
+    {ParamSpec{"d", {1, 2, 3, 4, 5, 6}, {1, 2, 3}, 1, 12, true, "input dimension"}},
+    1000000,
+    65536,
+    [](const Case& c, int threads) {
+      const double m = sja::kernel_width(c.geti("d"));
+      return 8.0 * m * m * (threads + 64);
+    },
+    run}};
+
+}  // namespace
+}  // namespace icl
