@@ -155,10 +155,11 @@ ClaimResult run(const ClaimContext& ctx) {
     j["params"] = {{"test", 2}, {"d", d}, {"prompts_per_n", per_n}, {"replications", reps}};
     j["quantities"]["stated"] = quantity_value(0.97);
     j["quantities"]["mc"] = quantity_mc(r2e);
-    j["quantities"]["r2_quantiles"] = {{"q005", sorted[reps * 5 / 1000]}, {"q05", sorted[reps / 20]},
-                                       {"median", sorted[reps / 2]}, {"q95", sorted[reps * 19 / 20]},
-                                       {"q995", sorted[std::min(reps - 1, reps * 995 / 1000)]}};
-    j["quantities"]["p_value"] = {{"low", p_lo}, {"high", p_hi}};
+    j["quantities"]["r2_q05"] = quantity_value(sorted[reps / 20]);
+    j["quantities"]["r2_median"] = quantity_value(sorted[reps / 2]);
+    j["quantities"]["r2_q95"] = quantity_value(sorted[reps * 19 / 20]);
+    j["quantities"]["p_value_low"] = quantity_value(p_lo);
+    j["quantities"]["p_value_high"] = quantity_value(p_hi);
     j["verdict"] = to_string(v2);
     j["evidence"] = fmt::format(
         "over {} replications of the protocol on n = {}..{} ({} values), r^2 has median {:.4f} and 90% range "
