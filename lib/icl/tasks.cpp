@@ -53,17 +53,32 @@ PolynomialTask PolynomialTask::polynomial(int d, int p) {
 void PolynomialTask::evaluate(const Eigen::Ref<const Eigen::MatrixXd>& X,
                               const Eigen::Ref<const Eigen::VectorXd>& w,
                               Eigen::Ref<Eigen::RowVectorXd> y) const {
+  // y_j = sum_k w_k x_j^{e_k}, summed over k in order, each term formed as w_k times the variables in
+  // order (x_1 first, with multiplicity). The loops run monomial-outer, column-inner with the degree
+  // 0, 1, 2 terms specialised; every y_j sees the same operations in the same order as the plain
+  // column-by-column loop, so the values are bitwise the same.
   const Eigen::Index m = X.cols();
-  for (Eigen::Index j = 0; j < m; ++j) {
-    double s = 0;
-    for (std::size_t k = 0; k < monomials.size(); ++k) {
-      double t = w[static_cast<Eigen::Index>(k)];
-      const Exponent& e = monomials[k];
-      for (int i = 0; i < d; ++i)
-        for (int p = 0; p < e[i]; ++p) t *= X(i, j);
-      s += t;
+  for (Eigen::Index j = 0; j < m; ++j) y[j] = 0.0;
+  for (std::size_t k = 0; k < monomials.size(); ++k) {
+    const double wk = w[static_cast<Eigen::Index>(k)];
+    const Exponent& e = monomials[k];
+    int degree = 0, a = -1, b = -1;
+    for (int i = 0; i < d; ++i)
+      for (int p = 0; p < e[i]; ++p, ++degree) (degree == 0 ? a : b) = i;
+    if (degree == 0) {
+      for (Eigen::Index j = 0; j < m; ++j) y[j] += wk;
+    } else if (degree == 1) {
+      for (Eigen::Index j = 0; j < m; ++j) y[j] += wk * X(a, j);
+    } else if (degree == 2) {
+      for (Eigen::Index j = 0; j < m; ++j) y[j] += wk * X(a, j) * X(b, j);
+    } else {
+      for (Eigen::Index j = 0; j < m; ++j) {
+        double t = wk;
+        for (int i = 0; i < d; ++i)
+          for (int p = 0; p < e[i]; ++p) t *= X(i, j);
+        y[j] += t;
+      }
     }
-    y[j] = s;
   }
 }
 
