@@ -23,8 +23,9 @@ const char* to_string(FlowStatus s);
 struct FlowOptions {
   double t_max = 1e6;
   double grad_tol = 1e-10;
-  double abs_tol = 1e-12;   // odeint error tolerances per step
-  double rel_tol = 1e-10;
+  double abs_tol = 1e-14;   // odeint error tolerances per step (tight: an explicit method on a stiff flow
+                            // leaves noise of this order in the fast modes, a floor for ||grad L||)
+  double rel_tol = 1e-12;
   double dt0 = 1e-3;
   std::size_t max_steps = 2000000;
   double blowup_norm = 1e8;
