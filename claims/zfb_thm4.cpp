@@ -49,42 +49,6 @@ const char* covariance_name(int cov) {
   return n[cov];
 }
 
-// theta: 0, 1 Gaussian d x d; 2 rank one (Theta = v e_1^T).
-Eigen::MatrixXd theta_matrix(int kind, int d, std::uint64_t seed) {
-  PromptRng rng(seed, stable_hash("theta"), static_cast<std::uint64_t>(100 * d + kind));
-  Eigen::MatrixXd t = Eigen::MatrixXd::Zero(d, d);
-  if (kind == 2) {
-    Eigen::VectorXd v(d);
-    rng.fill_normal(v);
-    t.col(0) = v;
-  } else {
-    rng.fill_normal(t);
-  }
-  return t;
-}
-
-// Local curvature at theta: eigenvalues of the Hessian (central differences of the exact gradient).
-std::pair<double, double> curvature_range(const PopulationLoss& pl, const Eigen::VectorXd& theta) {
-  const Eigen::Index n = theta.size();
-  Eigen::MatrixXd H(n, n);
-  Eigen::VectorXd gp(n), gm(n);
-  const double h = 1e-6;
-  for (Eigen::Index k = 0; k < n; ++k) {
-    Eigen::VectorXd tp = theta, tm = theta;
-    tp[k] += h;
-    tm[k] -= h;
-    pl.loss_and_gradient(tp, gp);
-    pl.loss_and_gradient(tm, gm);
-    H.col(k) = (gp - gm) / (2 * h);
-  }
-  const Eigen::VectorXd ev = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(0.5 * (H + H.transpose())).eigenvalues();
-  const double top = ev.maxCoeff();
-  double low = top;
-  for (Eigen::Index k = 0; k < n; ++k)
-    if (ev[k] > 1e-7 * top) low = std::min(low, ev[k]);
-  return {low, top};
-}
-
 constexpr double kLimitTol = 1e-5;   // relative distance of the flow's endpoint to a limit
 constexpr double kExactTol = 1e-9;   // relative distance of two exact computations
 constexpr double kFarTol = 1e-3;     // a limit this far away is a different limit
@@ -116,7 +80,7 @@ ClaimResult run(const ClaimContext& ctx) {
     const Eigen::MatrixXd lambda = covariance(cov, d, ctx.seed);
     const PopulationLoss pl = PopulationLoss::gaussian(lambda, N);
     const double sigma_max = thm4_sigma_bound(lambda, N), sigma = sigma_frac * sigma_max;
-    const LsaWeights init = assumption3_init(sigma, theta_matrix(th, d, ctx.seed));
+    const LsaWeights init = assumption3_init(sigma, assumption3_theta(th, d, ctx.seed));
     const LsaWeights stated = thm4_limit(lambda, N);
     const LsaWeights exact = reduced_form_limit(pl, init);
     const ZfbFlow z = zfb_gradient_flow(pl, init, stated, opt);
@@ -124,7 +88,7 @@ ClaimResult run(const ClaimContext& ctx) {
     const double d_fs = relative_distance(z.end, stated), d_es = relative_distance(exact, stated),
                  d_fe = relative_distance(z.end, exact);
     const double l_flow = pl.loss(z.end), l_stated = pl.loss(stated), lower = pl.tensor_lower_bound();
-    const auto [curv_lo, curv_hi] = curvature_range(pl, z.flow.theta);
+    const auto [curv_lo, curv_hi] = curvature_range(pl, z.end);
 
     PromptModel m;
     m.d = d;
@@ -216,7 +180,7 @@ ClaimResult run(const ClaimContext& ctx) {
       const LsaWeights stated = thm4_limit(lambda, N);
       for (double f : ctx.quick ? std::vector<double>{3.0} : std::vector<double>{1.5, 5.0, 30.0}) {
         const double sigma = f * thm4_sigma_bound(lambda, N);
-        const LsaWeights init = assumption3_init(sigma, theta_matrix(0, d, ctx.seed));
+        const LsaWeights init = assumption3_init(sigma, assumption3_theta(0, d, ctx.seed));
         const ZfbFlow z = zfb_gradient_flow(pl, init, stated, opt);
         nlohmann::ordered_json j;
         j["d"] = d, j["N"] = N, j["covariance"] = covariance_name(cov);

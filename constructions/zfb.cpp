@@ -1,5 +1,7 @@
 #include "constructions/zfb.hpp"
 
+#include "icl/rng.hpp"
+
 #include <cmath>
 #include <stdexcept>
 
@@ -13,6 +15,19 @@ LsaWeights assumption3_init(double sigma, const Eigen::MatrixXd& theta) {
   w.pv(d, d) = sigma;
   w.kq.topLeftCorner(d, d) = sigma * tt / tt.norm();
   return w;
+}
+
+Eigen::MatrixXd assumption3_theta(int kind, int d, std::uint64_t seed) {
+  PromptRng rng(seed, stable_hash("theta"), static_cast<std::uint64_t>(100 * d + kind));
+  Eigen::MatrixXd t = Eigen::MatrixXd::Zero(d, d);
+  if (kind == 2) {
+    Eigen::VectorXd v(d);
+    rng.fill_normal(v);
+    t.col(0) = v;
+  } else {
+    rng.fill_normal(t);
+  }
+  return t;
 }
 
 double thm4_sigma_bound(const Eigen::MatrixXd& lambda, int N) {

@@ -5,11 +5,16 @@
 
 #include <Eigen/Dense>
 
+#include <cstdint>
+
 namespace icl::zfb {
 
 // Assumption 3 (eq. 10): W^{PV}(0) = sigma [0, 0; 0, 1], W^{KQ}(0) = sigma [Theta Theta^T, 0; 0, 0]
 // (Theta is rescaled so that ||Theta Theta^T||_F = 1).
 LsaWeights assumption3_init(double sigma, const Eigen::MatrixXd& theta);
+
+// Test family for Theta: kind 0, 1 Gaussian d x d matrices; kind 2 rank one (Theta = v e_1^T).
+Eigen::MatrixXd assumption3_theta(int kind, int d, std::uint64_t seed);
 
 // sigma_max of Theorem 4: sigma^2 ||Gamma||_op sqrt(d) < 2.
 double thm4_sigma_bound(const Eigen::MatrixXd& lambda, int N);

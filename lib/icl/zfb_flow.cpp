@@ -54,6 +54,28 @@ ZfbFlow zfb_gradient_flow(const PopulationLoss& pl, const LsaWeights& init, cons
   return z;
 }
 
+std::pair<double, double> curvature_range(const PopulationLoss& pl, const LsaWeights& w) {
+  const Eigen::VectorXd theta = w.theta();
+  const Eigen::Index n = theta.size();
+  Eigen::MatrixXd H(n, n);
+  Eigen::VectorXd gp(n), gm(n);
+  const double h = 1e-6;
+  for (Eigen::Index k = 0; k < n; ++k) {
+    Eigen::VectorXd tp = theta, tm = theta;
+    tp[k] += h;
+    tm[k] -= h;
+    pl.loss_and_gradient(tp, gp);
+    pl.loss_and_gradient(tm, gm);
+    H.col(k) = (gp - gm) / (2 * h);
+  }
+  const Eigen::VectorXd ev = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(0.5 * (H + H.transpose())).eigenvalues();
+  const double top = ev.maxCoeff();
+  double low = top;
+  for (Eigen::Index k = 0; k < n; ++k)
+    if (ev[k] > 1e-7 * top) low = std::min(low, ev[k]);
+  return {low, top};
+}
+
 LsaWeights reduced_form_limit(const PopulationLoss& pl, const LsaWeights& init) {
   const int d = pl.d();
   const Eigen::MatrixXd B = pl.reduced_minimiser();

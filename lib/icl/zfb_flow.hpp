@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <utility>
+
 namespace icl::zfb {
 
 struct ReducedFormWatch {
@@ -34,6 +36,10 @@ double balance(const LsaWeights& w);
 // minimiser B* of the loss over yhat = w^T S B x_q / N (a linear solve), split as w^{PV}_22 W^{KQ}_11 = B*
 // with the balance of `init` conserved: u^2 - ||W||_F^2 = C, u ||W||_F = ||B*||_F.
 LsaWeights reduced_form_limit(const PopulationLoss& pl, const LsaWeights& init);
+
+// Smallest nonzero and largest eigenvalue of the Hessian of L at w (central differences of the exact
+// gradient): the slowest and fastest local rates of the flow; their ratio is its stiffness.
+std::pair<double, double> curvature_range(const PopulationLoss& pl, const LsaWeights& w);
 
 // ||a - b|| / ||b|| over both matrices.
 double relative_distance(const LsaWeights& a, const LsaWeights& b);
