@@ -32,24 +32,6 @@ constexpr double kLimitTol = 1e-5;
 constexpr double kExactTol = 1e-9;
 constexpr double kFarTol = 1e-3;
 
-// The loss averaged over Lambda_tau, exactly: tensor product of the 2-point rule over the d coordinates.
-PopulationLoss averaged_loss(const GaussRule& r, int d, int N) {
-  std::vector<double> weights;
-  std::vector<Eigen::MatrixXd> lambdas;
-  for (int code = 0; code < (1 << d); ++code) {
-    Eigen::VectorXd lam(d);
-    double w = 1;
-    for (int i = 0; i < d; ++i) {
-      const int k = (code >> i) & 1;
-      lam[i] = r.nodes[k];
-      w *= r.weights[k];
-    }
-    weights.push_back(w);
-    lambdas.push_back(lam.asDiagonal());
-  }
-  return PopulationLoss::mixture(weights, lambdas, N);
-}
-
 // E[||Gamma_tau||_op ||Lambda_tau||_F^2] by Monte Carlo over tau (mean and standard error).
 std::pair<double, double> condition_denominator(const PositiveDistribution& dist, int d, int N, std::uint64_t seed,
                                                 std::uint64_t purpose, std::uint64_t samples) {
@@ -87,7 +69,7 @@ ClaimResult run(const ClaimContext& ctx) {
     const double sigma_frac = c.get("sigma");
     const std::vector<double> m = dist.raw_moments_to_3();
     const GaussRule rule = gauss_rule_from_moments(m, 2);
-    const PopulationLoss pl = averaged_loss(rule, d, N);
+    const PopulationLoss pl = PopulationLoss::random_diagonal(rule.nodes, rule.weights, d, N);  // exact E over tau
     const double eg = (N + 1.0) / N * m[3] + (m[3] + (d - 1) * m[1] * m[2]) / N;  // (E Gamma Lambda^2)_ii
     const Eigen::MatrixXd I = Eigen::MatrixXd::Identity(d, d);
     const LsaWeights stated = thm8_limit(eg * I, m[2] * I);

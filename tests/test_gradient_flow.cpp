@@ -262,6 +262,8 @@ TEST_CASE("moment quadrature: the 2-point rule integrates the random-covariance 
   const double l2 = tensor(r2).loss(W), l3 = tensor(r3).loss(W);
   INFO("2-point " << l2 << " 3-point " << l3);
   CHECK(std::abs(l2 - l3) < 1e-10 * std::abs(l3));
+  const double lr = PopulationLoss::random_diagonal(r2.nodes, r2.weights, d, N).loss(W);
+  CHECK(std::abs(lr - l2) < 1e-12 * std::abs(l2));
   // Boost.Math moments of Exp(1) are 1, 1, 2, 6.
   const auto m = PositiveDistribution::parse(0).raw_moments_to_3();
   CHECK(m[1] == doctest::Approx(1));

@@ -118,6 +118,37 @@ PopulationLoss PopulationLoss::mixture(const std::vector<double>& weights, const
   return p;
 }
 
+PopulationLoss PopulationLoss::random_diagonal(const std::vector<double>& nodes, const std::vector<double>& weights,
+                                               int d, int N) {
+  if (nodes.size() != weights.size() || nodes.empty()) throw std::invalid_argument("random_diagonal: bad rule");
+  const std::size_t k = nodes.size();
+  std::size_t total = 1;
+  for (int i = 0; i < d; ++i) total *= k;
+  std::vector<double> w;
+  std::vector<Eigen::MatrixXd> lambdas;
+  for (std::size_t code = 0; code < total; ++code) {
+    Eigen::VectorXd lam(d);
+    double wt = 1;
+    std::size_t c = code;
+    for (int i = 0; i < d; ++i, c /= k) {
+      lam[i] = nodes[c % k];
+      wt *= weights[c % k];
+    }
+    w.push_back(wt);
+    lambdas.push_back(lam.asDiagonal());
+  }
+  return mixture(w, lambdas, N);
+}
+
+double PopulationLoss::cross_moment(const LsaWeights& w) const {
+  const int d = d_, n = d + 1;
+  double s = 0;
+  for (int c = 0; c < d; ++c)
+    for (int b = 0; b < n; ++b)
+      for (int a = 0; a < n; ++a) s += m_[index(a, b, c)] * w.pv(d, a) * w.kq(b, c);
+  return s;
+}
+
 double PopulationLoss::loss(const LsaWeights& w) const { return loss(w.theta()); }
 
 double PopulationLoss::loss(const Eigen::Ref<const Eigen::VectorXd>& theta) const {

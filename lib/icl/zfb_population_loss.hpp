@@ -54,6 +54,10 @@ public:
   static PopulationLoss gaussian(const Eigen::MatrixXd& lambda, int N);
   // Lambda drawn from a finite mixture: sum_k weight_k * (loss under lambda_k).
   static PopulationLoss mixture(const std::vector<double>& weights, const std::vector<Eigen::MatrixXd>& lambdas, int N);
+  // Lambda = diag(lambda_1..lambda_d), lambda_i i.i.d. on the given nodes with the given weights (a quadrature
+  // rule): the tensor-product mixture of its nodes^d Gaussian components.
+  static PopulationLoss random_diagonal(const std::vector<double>& nodes, const std::vector<double>& weights, int d,
+                                        int N);
 
   int d() const { return d_; }
   int N() const { return N_; }
@@ -71,6 +75,8 @@ public:
   const Eigen::MatrixXd& K() const { return K_; }
   const Eigen::VectorXd& m() const { return m_; }
   double ey2() const { return ey2_; }
+  // E[yhat y_q] = m^T p: the prediction's covariance with the target.
+  double cross_moment(const LsaWeights& w) const;
   int index(int a, int b, int c) const { return a + (d_ + 1) * (b + (d_ + 1) * c); }
 
 private:
@@ -100,6 +106,9 @@ class PromptWorker {
 public:
   PromptWorker(const LsaWeights& weights, const PromptModel& model, std::uint64_t seed, std::uint64_t purpose);
   void operator()(std::uint64_t i, double* out);
+  // The last prompt's covariates (d x (N+1), query last) and task vector.
+  const Eigen::MatrixXd& inputs() const { return X_; }
+  const Eigen::VectorXd& task() const { return model_.fixed_w ? *model_.fixed_w : task_; }
 
 private:
   Transformer net_;
