@@ -31,6 +31,7 @@
 #include "icl/zfb_population_loss.hpp"
 
 #include <cmath>
+#include <map>
 
 namespace icl {
 namespace {
@@ -269,14 +270,21 @@ ClaimResult run(const ClaimContext& ctx) {
         "fixed (scenario 2).");
   res.extra["findings"] = findings;
   const Verdict v = aggregate_verdict(res.cases);
+  // One line per scenario, at the largest n run.
+  std::map<int, const nlohmann::ordered_json*> last;
+  for (const auto& j : res.cases) last[j["params"]["scenario"].get<int>()] = &j;
+  static const char* what[] = {"c = 1/2: E[yhat | x_q, w]", "c = 2: E[yhat | x_q, w]", "Exp(1), query fixed: E[yhat | x_q, w]",
+                               "Exp(1), query from its prompt: E[yhat y_q]/E[y_q^2]"};
   std::string parts;
-  for (const auto& j : res.cases)
-    parts += fmt::format("{}[scenario {}, n={}: stated {:.4g}, exact limit {:.4g}, mc {:.4g}] ", parts.empty() ? "" : "",
-                         j["params"]["scenario"].get<int>(), j["params"]["n"].get<int>(),
-                         j["quantities"]["stated"]["value"].get<double>(),
-                         j["quantities"]["exact_limit"]["value"].get<double>(),
-                         j["quantities"]["mc"]["mean"].get<double>());
-  res.summary = fmt::format("{}: {}", to_string(v), parts);
+  for (const auto& [s, j] : last) {
+    const auto& q = (*j)["quantities"];
+    parts += fmt::format("{}{} -> {:.4g} (exact limit; stated {:.4g}; Monte Carlo {:.4g} +/- {:.2g} at n = {}) {}",
+                         parts.empty() ? "" : "; ", what[s], q["exact_limit"]["value"].get<double>(),
+                         q["stated"]["value"].get<double>(), q["mc"]["mean"].get<double>(),
+                         (q["mc"]["ci_high"].get<double>() - q["mc"]["ci_low"].get<double>()) / 2,
+                         (*j)["params"]["n"].get<int>(), (*j)["verdict"].get<std::string>());
+  }
+  res.summary = fmt::format("{}: {}.", to_string(v), parts);
   return res;
 }
 
