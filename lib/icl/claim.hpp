@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -52,6 +53,8 @@ struct ClaimResult {
   nlohmann::ordered_json cases = nlohmann::ordered_json::array();
   std::string summary;
   nlohmann::ordered_json extra = nlohmann::ordered_json::object();  // merged into the report
+  // Extra files (e.g. SVG plots) written next to the JSON as <out>/<claim>.<suffix>, suffix -> content.
+  std::map<std::string, std::string> files;
 };
 
 struct Claim {

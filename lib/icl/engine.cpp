@@ -144,7 +144,7 @@ std::vector<PlannedClaim> plan_run(const RunOptions& o) {
   return plan;
 }
 
-nlohmann::ordered_json run_claim(const PlannedClaim& p, const RunOptions&) {
+nlohmann::ordered_json run_claim(const PlannedClaim& p, const RunOptions&, std::map<std::string, std::string>* files) {
   const Claim& c = *p.claim;
   const auto t0 = std::chrono::steady_clock::now();
   ClaimContext ctx = p.ctx;
@@ -158,6 +158,7 @@ nlohmann::ordered_json run_claim(const PlannedClaim& p, const RunOptions&) {
     printed = true;
   };
   ClaimResult res = c.run(ctx);
+  if (files) *files = res.files;
   if (printed) std::fprintf(stderr, "\r%60s\r", "");
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   nlohmann::ordered_json r;
@@ -185,8 +186,10 @@ int run_command(const RunOptions& o) {
   fs::create_directories(o.out);
   bool expectation_failed = false;
   for (const auto& p : plan) {
-    auto r = run_claim(p, o);
+    std::map<std::string, std::string> files;
+    auto r = run_claim(p, o, &files);
     write_file_atomic(o.out + "/" + p.claim->id + ".json", r.dump(2) + "\n");
+    for (const auto& [suffix, content] : files) write_file_atomic(o.out + "/" + p.claim->id + "." + suffix, content);
     write_file_atomic(o.out + "/" + p.claim->id + ".tex", latex_table(r));
     const std::string v = r["verdict"];
     std::printf("%-14s %-12s %6.1f s  %s\n", p.claim->id.c_str(), v.c_str(), r["elapsed_s"].get<double>(),

@@ -3,6 +3,7 @@
 #pragma once
 #include "icl/claim.hpp"
 
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -41,6 +42,8 @@ int report_command(const std::string& dir);
 int list_command();
 
 // Runs one planned claim and returns the whole report (envelope included).
-nlohmann::ordered_json run_claim(const PlannedClaim& p, const RunOptions& o);
+// `files`, if given, receives the claim's extra files (suffix -> content).
+nlohmann::ordered_json run_claim(const PlannedClaim& p, const RunOptions& o,
+                                 std::map<std::string, std::string>* files = nullptr);
 
 }  // namespace icl

@@ -1,0 +1,250 @@
+// zfb.thm4 — Zhang, Frei, Bartlett (003), Theorem 4 with Assumption 3.
+//
+// Statement: gradient flow on the population loss L = 1/2 E[(yhat - y_q)^2] of the unmasked linear
+// self-attention layer, x ~ N(0, Lambda), w ~ N(0, I), prompt length N, from W^{PV}(0) = sigma [0,0;0,1],
+// W^{KQ}(0) = sigma [Theta Theta^T, 0; 0, 0] (||Theta Theta^T||_F = 1, Theta Lambda != 0) with
+// sigma^2 ||Gamma||_op sqrt(d) < 2, Gamma = (1 + 1/N) Lambda + tr(Lambda)/N I, converges to a global minimum,
+// W^{KQ}_* = tr(Gamma^-2)^{-1/4} [Gamma^-1, 0; 0, 0], W^{PV}_* = tr(Gamma^-2)^{1/4} [0, 0; 0, 1].
+//
+// The quantity in `stated`, `exact`, `mc` is the population loss at the limit:
+// stated    L at W^{KQ}_*, W^{PV}_* of eq. (11) (constructions/zfb.hpp), exact;
+// exact     L at the flow's endpoint, exact: the endpoint of the adaptive Dormand-Prince integration of
+//           d theta/dt = -grad L on all 2 (d+1)^2 weights, with L and grad L in closed form
+//           (lib/icl/zfb_population_loss.hpp);
+// mc        L at the flow's endpoint measured through the real forward pass.
+// The limits themselves: stated_kq / stated_pv_dd (eq. 11), flow_kq / flow_pv (the endpoint), and
+// exact_kq / exact_pv_dd, the limit on the reduced form from an exact linear solve for the minimiser B* of
+//           the loss over yhat = w^T S B x_q / N and the conserved balance ||u||^2 - ||V||_F^2
+//           (lib/icl/zfb_flow.hpp): nothing of eq. (11) enters it. The verdict rests on the distances
+//           between the three (distance_*) and on the Monte Carlo agreement.
+// global_min_lower_bound  inf over all tensors p of the quadratic p^T K p - 2 m^T p + E y^2 (/2): a lower
+//           bound on the loss over all weights; the endpoint attaining it is a global minimum.
+// Cases also report whether the flow stayed on the reduced form the proof uses, the conserved balance,
+// the local curvature at the endpoint (stiffness), and the loss / distance against time.
+#include "constructions/zfb.hpp"
+#include "icl/checks.hpp"
+#include "icl/zfb_flow.hpp"
+#include "icl/zfb_population_loss.hpp"
+
+#include <map>
+
+namespace icl {
+namespace {
+
+using namespace zfb;
+
+// cov: 0 isotropic; 1 diagonal, eigenvalues geometric from 1 to 1/10; 2 the same rotated by a random
+// orthogonal matrix (not diagonal); 3 ill-conditioned, rotated, kappa = 30; 4 ill-conditioned, kappa = 100.
+Eigen::MatrixXd covariance(int cov, int d, std::uint64_t seed) {
+  const double kappa = cov == 0 ? 1.0 : cov <= 2 ? 10.0 : cov == 3 ? 30.0 : 100.0;
+  Eigen::VectorXd lam(d);
+  for (int i = 0; i < d; ++i) lam[i] = d == 1 ? 1.0 : std::pow(kappa, -static_cast<double>(i) / (d - 1));
+  if (cov <= 1) return lam.asDiagonal();
+  PromptRng rng(seed, stable_hash("rotation"), static_cast<std::uint64_t>(d));
+  Eigen::MatrixXd g(d, d);
+  rng.fill_normal(g);
+  const Eigen::MatrixXd U = g.householderQr().householderQ();
+  return U * lam.asDiagonal() * U.transpose();
+}
+const char* covariance_name(int cov) {
+  static const char* n[] = {"isotropic", "diagonal (kappa 10)", "rotated (kappa 10)", "ill-conditioned (kappa 30)",
+                            "ill-conditioned (kappa 100)"};
+  return n[cov];
+}
+
+constexpr double kLimitTol = 1e-5;   // relative distance of the flow's endpoint to a limit
+constexpr double kExactTol = 1e-9;   // relative distance of two exact computations
+constexpr double kFarTol = 1e-3;     // a limit this far away is a different limit
+
+FlowOptions flow_options(bool quick) {
+  FlowOptions opt;
+  opt.grad_tol = 1e-10;
+  opt.t_max = 1e7;
+  opt.max_steps = quick ? 200000 : 1500000;
+  opt.trace_t_min = 1e-2;
+  opt.trace_per_decade = 4;
+  return opt;
+}
+
+ClaimResult run(const ClaimContext& ctx) {
+  ClaimResult res;
+  const Tolerance tol{0.05, 0.0};
+  const Tolerance exact_tol{1e-9, 1e-12};
+  const double alpha_case = ctx.alpha / static_cast<double>(ctx.cases.size());
+  const FlowOptions opt = flow_options(ctx.quick);
+  std::size_t looks = 0, done = 0;
+  double worst_dist = 0, max_off = 0, max_drift = 0, max_time = 0;
+  std::string worst;
+  std::vector<PlotSeries> loss_plot, dist_plot;
+  std::map<int, bool> plotted;
+  for (const auto& c : ctx.cases) {
+    const int d = c.geti("d"), N = c.geti("N"), cov = c.geti("cov"), th = c.geti("theta");
+    const double sigma_frac = c.get("sigma");
+    const Eigen::MatrixXd lambda = covariance(cov, d, ctx.seed);
+    const PopulationLoss pl = PopulationLoss::gaussian(lambda, N);
+    const double sigma_max = thm4_sigma_bound(lambda, N), sigma = sigma_frac * sigma_max;
+    const LsaWeights init = assumption3_init(sigma, assumption3_theta(th, d, ctx.seed));
+    const LsaWeights stated = thm4_limit(lambda, N);
+    const LsaWeights exact = reduced_form_limit(pl, init);
+    const ZfbFlow z = zfb_gradient_flow(pl, init, stated, opt);
+    const bool converged = z.flow.status == FlowStatus::converged;
+    const double d_fs = relative_distance(z.end, stated), d_es = relative_distance(exact, stated),
+                 d_fe = relative_distance(z.end, exact);
+    const double l_flow = pl.loss(z.end), l_stated = pl.loss(stated), lower = pl.tensor_lower_bound();
+    const auto [curv_lo, curv_hi] = curvature_range(pl, z.end);
+
+    PromptModel m;
+    m.d = d;
+    m.N = N;
+    m.chol = lambda.llt().matrixL();
+    const std::uint64_t purpose = ctx.purpose(c.label());
+    auto make_worker = [&] { return PromptWorker(z.end, m, ctx.seed, purpose); };
+    auto o = sequential_equality(ctx, alpha_case, l_stated, l_flow, tol, exact_tol, m.dims(), 0, 4096, make_worker);
+    looks = std::max(looks, o.looks_planned);
+
+    Verdict v = Verdict::inconclusive;
+    std::string why;
+    const bool global = l_flow - lower <= 1e-9 * std::max(1.0, std::abs(lower));
+    if (!converged) {
+      why = "the flow did not converge: " + z.flow.describe();
+    } else if (d_fs <= kLimitTol && d_es <= kExactTol && global && o.verdict.verdict == Verdict::confirmed) {
+      v = Verdict::confirmed;
+      why = fmt::format("flow endpoint within {:.2e} (relative) of the stated limit, exact reduced-form limit within "
+                        "{:.2e}; loss {:.10g} attains the global lower bound {:.10g}; Monte Carlo: {}",
+                        d_fs, d_es, l_flow, lower, o.verdict.why);
+    } else if (d_fs > kFarTol && d_es > kFarTol && d_fe <= kLimitTol && o.mc_vs_exact &&
+               o.mc_vs_exact->verdict != Verdict::refuted) {
+      v = Verdict::refuted;
+      why = fmt::format("flow and exact reduced-form limit agree ({:.2e}) but lie {:.3g} (relative) from the stated "
+                        "limit; loss there {:.10g} vs {:.10g} at the stated limit; Monte Carlo {:.6g} +/- {:.2g}",
+                        d_fe, d_fs, l_flow, l_stated, o.mc.mean, (o.mc.ci_high - o.mc.ci_low) / 2);
+    } else {
+      why = fmt::format("mixed evidence: flow-stated {:.3g}, exact-stated {:.3g}, flow-exact {:.3g}, loss gap to the "
+                        "global bound {:.3g}; Monte Carlo: {}",
+                        d_fs, d_es, d_fe, l_flow - lower, o.verdict.why);
+    }
+    if (converged && d_fs > worst_dist) {
+      worst_dist = d_fs;
+      worst = c.label();
+    }
+    max_off = std::max(max_off, z.reduced.max_off_reduced);
+    max_drift = std::max(max_drift, z.reduced.max_balance_drift);
+    max_time = std::max(max_time, z.flow.t_end);
+
+    nlohmann::ordered_json j;
+    j["params"] = c.to_json();
+    j["covariance"] = covariance_name(cov);
+    j["lambda"] = quantity_matrix(lambda);
+    j["sigma"] = sigma;
+    j["sigma_bound"] = sigma_max;
+    j["quantities"]["stated"] = quantity_value(l_stated);
+    j["quantities"]["exact"] = quantity_value(l_flow);
+    j["quantities"]["mc"] = quantity_mc(o.mc);
+    j["quantities"]["stated_kq"] = quantity_matrix(stated.kq);
+    j["quantities"]["stated_pv_dd"] = quantity_value(stated.pv(d, d));
+    j["quantities"]["exact_kq"] = quantity_matrix(exact.kq);
+    j["quantities"]["exact_pv_dd"] = quantity_value(exact.pv(d, d));
+    j["quantities"]["flow_kq"] = quantity_matrix(z.end.kq);
+    j["quantities"]["flow_pv"] = quantity_matrix(z.end.pv);
+    j["quantities"]["distance_flow_to_stated"] = quantity_value(d_fs);
+    j["quantities"]["distance_exact_to_stated"] = quantity_value(d_es);
+    j["quantities"]["distance_flow_to_exact"] = quantity_value(d_fe);
+    j["quantities"]["global_min_lower_bound"] = quantity_value(lower);
+    j["quantities"]["loss_gap_to_global_min"] = quantity_value(l_flow - lower);
+    j["quantities"]["time_to_converge"] = quantity_value(converged ? z.flow.t_end : NAN);
+    j["verdict"] = to_string(v);
+    j["evidence"] = why;
+    j["decisions"] = decisions_json(o);
+    j["reduced_form"] = z.reduced.to_json();
+    j["reduced_form"]["stayed"] = z.reduced.max_off_reduced <= 1e-12;
+    j["curvature_at_endpoint"] = {{"min_nonzero", curv_lo}, {"max", curv_hi}, {"ratio", curv_hi / curv_lo}};
+    j["flow"] = z.flow.to_json();
+    res.cases.push_back(j);
+    if (!plotted[cov] && loss_plot.size() < 6) {
+      plotted[cov] = true;
+      PlotSeries ls{fmt::format("{} N={}", covariance_name(cov), N), {}, {}}, ds = ls;
+      for (const auto& s : z.flow.trace) {
+        ls.t.push_back(s.t), ls.y.push_back(s.loss - lower);
+        ds.t.push_back(s.t), ds.y.push_back(s.distance);
+      }
+      loss_plot.push_back(ls);
+      dist_plot.push_back(ds);
+    }
+    if (ctx.progress) ctx.progress(++done, ctx.cases.size());
+  }
+
+  // Outside Assumption 3's condition: sigma^2 ||Gamma||_op sqrt(d) >= 2 (the theorem says nothing there).
+  nlohmann::ordered_json outside = nlohmann::ordered_json::array();
+  {
+    const int d = ctx.cases.front().geti("d"), N = ctx.cases.front().geti("N");
+    for (int cov : {0, 2}) {
+      const Eigen::MatrixXd lambda = covariance(cov, d, ctx.seed);
+      const PopulationLoss pl = PopulationLoss::gaussian(lambda, N);
+      const LsaWeights stated = thm4_limit(lambda, N);
+      for (double f : ctx.quick ? std::vector<double>{3.0} : std::vector<double>{1.5, 5.0, 30.0}) {
+        const double sigma = f * thm4_sigma_bound(lambda, N);
+        const LsaWeights init = assumption3_init(sigma, assumption3_theta(0, d, ctx.seed));
+        const ZfbFlow z = zfb_gradient_flow(pl, init, stated, opt);
+        nlohmann::ordered_json j;
+        j["d"] = d, j["N"] = N, j["covariance"] = covariance_name(cov);
+        j["sigma_over_bound"] = f;
+        j["sigma2_gamma_op_sqrt_d"] = 2 * f * f;
+        j["flow"] = z.flow.to_json(false);
+        j["distance_flow_to_stated"] = relative_distance(z.end, stated);
+        j["loss_gap_to_global_min"] = pl.loss(z.end) - pl.tensor_lower_bound();
+        j["reduced_form"] = z.reduced.to_json();
+        outside.push_back(j);
+      }
+    }
+  }
+
+  res.extra["error_rates"] = error_rates_json(ctx.alpha, ctx.cases.size(), looks, tol);
+  res.extra["tolerances"] = {{"limit_relative", kLimitTol}, {"exact_relative", kExactTol}, {"different_limit", kFarTol},
+                             {"gradient_norm_to_stop", opt.grad_tol}};
+  res.extra["outside_assumption_3"] = outside;
+  res.extra["plots"] = {fmt::format("{}.loss.svg", ctx.claim_id), fmt::format("{}.distance.svg", ctx.claim_id)};
+  res.files["loss.svg"] = svg_loglog_plot("zfb.thm4: L(t) - global minimum", "loss gap", loss_plot);
+  res.files["distance.svg"] = svg_loglog_plot("zfb.thm4: ||theta(t) - theta_*|| / ||theta_*||", "distance", dist_plot);
+  const Verdict v = aggregate_verdict(res.cases);
+  bool outside_all = true;
+  double outside_worst = 0;
+  for (const auto& j : outside) {
+    outside_all &= j["flow"]["status"] == "converged";
+    outside_worst = std::max(outside_worst, j["distance_flow_to_stated"].get<double>());
+  }
+  res.summary = fmt::format(
+      "{}: over {} cases the flow's endpoint lies at most {:.2g} (relative) from eq. (11) (case {}); longest time to "
+      "converge {:.3g}; the flow stayed on the reduced form (largest other entry {:.1e}, balance drift {:.1e}). "
+      "Outside the sigma condition the flow {} (largest distance {:.2g}).",
+      to_string(v), ctx.cases.size(), worst_dist, worst.empty() ? "-" : worst, max_time, max_off, max_drift,
+      outside_all ? "still converged to eq. (11)" : "did NOT always converge", outside_worst);
+  nlohmann::ordered_json findings = nlohmann::ordered_json::array();
+  findings.push_back(fmt::format(
+      "Sufficiency only: with sigma up to 30 times the bound of Theorem 4 the flow {} ({} runs, largest distance to eq. "
+      "(11) {:.2g}).",
+      outside_all ? "still converges to the stated limit" : "does not always converge", outside.size(), outside_worst));
+  res.extra["findings"] = findings;
+  return res;
+}
+
+const RegisterClaim reg{Claim{
+    "zfb.thm4",
+    "Gradient flow converges to the stated W_KQ*, W_PV*",
+    "003_6b331cefcf2a0758.txt, Assumption 3 and Theorem 4 (eqs. 10-11)",
+    "Gradient flow on L = 1/2 E[(yhat - y)^2], x ~ N(0, Lambda), w ~ N(0, I), from W^{PV}(0) = sigma [0,0;0,1], "
+    "W^{KQ}(0) = sigma [Theta Theta^T, 0; 0, 0] with ||Theta Theta^T||_F = 1, Theta Lambda != 0, sigma^2 ||Gamma||_op "
+    "sqrt(d) < 2, Gamma = (1 + 1/N) Lambda + tr(Lambda)/N I, converges to a global minimum with W^{KQ}_* = "
+    "tr(Gamma^-2)^{-1/4} [Gamma^-1, 0; 0, 0], W^{PV}_* = tr(Gamma^-2)^{1/4} [0, 0; 0, 1].",
+    {ParamSpec{"d", {3}, {2}, 1, 6, true, "input dimension"},
+     ParamSpec{"N", {2, 20, 100}, {5}, 1, 1e6, true, "training prompt length"},
+     ParamSpec{"cov", {0, 1, 2, 3}, {0, 2}, 0, 4, true,
+               "Lambda: 0 isotropic, 1 diagonal kappa 10, 2 rotated kappa 10, 3 rotated kappa 30, 4 rotated kappa 100"},
+     ParamSpec{"theta", {0, 2}, {0}, 0, 2, true, "Theta: 0, 1 Gaussian; 2 rank one"},
+     ParamSpec{"sigma", {0.25, 0.9}, {0.5}, 1e-3, 0.999, false, "sigma as a fraction of the bound of Theorem 4"}},
+    262144,
+    131072,
+    [](const Case& c, int threads) { return threads * 8.0 * 8 * (c.geti("d") + 1) * (c.get("N") + 1) + 1e6; },
+    run}};
+
+}  // namespace
+}  // namespace icl

@@ -1,0 +1,64 @@
+#include "constructions/zfb.hpp"
+
+#include "icl/rng.hpp"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace icl::zfb {
+
+LsaWeights assumption3_init(double sigma, const Eigen::MatrixXd& theta) {
+  const int d = static_cast<int>(theta.rows());
+  const Eigen::MatrixXd tt = theta * theta.transpose();
+  if (tt.norm() == 0) throw std::invalid_argument("Assumption 3: Theta Theta^T must be nonzero");
+  LsaWeights w = LsaWeights::zero(d);
+  w.pv(d, d) = sigma;
+  w.kq.topLeftCorner(d, d) = sigma * tt / tt.norm();
+  return w;
+}
+
+Eigen::MatrixXd assumption3_theta(int kind, int d, std::uint64_t seed) {
+  PromptRng rng(seed, stable_hash("theta"), static_cast<std::uint64_t>(100 * d + kind));
+  Eigen::MatrixXd t = Eigen::MatrixXd::Zero(d, d);
+  if (kind == 2) {
+    Eigen::VectorXd v(d);
+    rng.fill_normal(v);
+    t.col(0) = v;
+  } else {
+    rng.fill_normal(t);
+  }
+  return t;
+}
+
+double thm4_sigma_bound(const Eigen::MatrixXd& lambda, int N) {
+  const Eigen::MatrixXd g = zfb_gamma(lambda, N);
+  const double op = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(g).eigenvalues().maxCoeff();
+  return std::sqrt(2.0 / (op * std::sqrt(static_cast<double>(lambda.rows()))));
+}
+
+LsaWeights thm4_limit(const Eigen::MatrixXd& lambda, int N) {
+  const int d = static_cast<int>(lambda.rows());
+  const Eigen::MatrixXd gi = zfb_gamma(lambda, N).inverse();
+  const double s = std::pow((gi * gi).trace(), 0.25);
+  LsaWeights w = LsaWeights::zero(d);
+  w.pv(d, d) = s;
+  w.kq.topLeftCorner(d, d) = gi / s;
+  return w;
+}
+
+LsaWeights thm8_limit(const Eigen::MatrixXd& e_gamma_lambda2, const Eigen::MatrixXd& e_lambda2) {
+  const int d = static_cast<int>(e_lambda2.rows());
+  const Eigen::MatrixXd a = e_gamma_lambda2.inverse() * e_lambda2;
+  const double s = std::sqrt(a.norm());
+  LsaWeights w = LsaWeights::zero(d);
+  w.pv(d, d) = s;
+  w.kq.topLeftCorner(d, d) = a / s;
+  return w;
+}
+
+Eigen::MatrixXd reduced_product(const LsaWeights& w) {
+  const int d = w.d();
+  return w.pv(d, d) * w.kq.topLeftCorner(d, d);
+}
+
+}  // namespace icl::zfb
