@@ -216,7 +216,7 @@ ClaimResult run(const ClaimContext& ctx) {
     j["quantities"]["exact"] = quantity_value(exact_n);
     j["quantities"]["exact_limit"] = quantity_value(limit);
     j["quantities"]["exact_limit_relative_gap"] = quantity_value(limit_gap);
-    j["quantities"]["exact_at_n_1e4_1e5_1e6"] = seq;
+    j["exact_at_n_1e4_1e5_1e6"] = seq;  // the sequence behind the extrapolated limit
     if (sc <= 2) {
       j["quantities"]["coefficient_limit"] = quantity_matrix(coef_limit);
       j["quantities"]["coefficient_at_n"] = quantity_matrix(test_lam * reduced_product(W));
