@@ -50,3 +50,13 @@ TEST_CASE("regression: sja.thm7 --quick") {
   CHECK(worst(r, "max_scratch_error") < 1e-9);
   for (const auto& c : r["cases"]) CHECK(c["quantities"]["negative_control_error"]["value"].get<double>() > 1e-3);
 }
+
+TEST_CASE("regression: sja.cor8 --quick") {
+  const auto r = run_quick("sja.cor8");
+  CHECK(r["verdict"] == "confirmed");
+  for (const auto& c : r["cases"]) {
+    CHECK(c["quantities"]["covered"]["value"] == c["quantities"]["monomials"]["value"]);
+    CHECK(c["quantities"]["exact"]["value"].get<double>() <= c["quantities"]["bound"]["value"].get<double>());
+  }
+  CHECK(worst(r, "max_rel_error") < 1e-9);
+}
