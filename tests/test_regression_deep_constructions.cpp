@@ -60,3 +60,14 @@ TEST_CASE("regression: sja.cor8 --quick") {
   }
   CHECK(worst(r, "max_rel_error") < 1e-9);
 }
+
+TEST_CASE("regression: sja.sec42 --quick") {
+  const auto r = run_quick("sja.sec42");
+  CHECK(r["verdict"] == "refuted");  // the row-writing stack with sparse bilinear layers goes below the floor
+  CHECK(r["floor"].get<double>() == doctest::Approx(2.0).epsilon(1e-12));
+  for (const auto& c : r["cases"]) {
+    const double exact = c["quantities"]["exact"]["value"], floor = c["quantities"]["floor"]["value"];
+    if (c["params"]["stack"] == 0) CHECK(exact >= floor);
+    else CHECK(exact < floor);
+  }
+}
