@@ -71,3 +71,23 @@ TEST_CASE("regression: sja.sec42 --quick") {
     else CHECK(exact < floor);
   }
 }
+
+TEST_CASE("regression: xlssc.onelayer --quick") {
+  const auto r = run_quick("xlssc.onelayer");
+  CHECK(r["verdict"] == "refuted");  // softmax beats predicting 0
+  for (const auto& c : r["cases"]) {
+    if (c["params"]["act"] == 0) {
+      CHECK(c["verdict"] == "confirmed");
+      CHECK(c["quantities"]["evenness_error"]["value"].get<double>() <= 1e-12);
+    } else {
+      CHECK(c["quantities"]["excess"]["ci_high"].get<double>() < 0);
+    }
+  }
+}
+
+TEST_CASE("regression: xlssc.twolayer --quick") {
+  const auto r = run_quick("xlssc.twolayer");
+  CHECK(r["verdict"] == "refuted");  // worse than predicting 0 at every tested D
+  for (const auto& c : r["cases"])
+    if (c.contains("check")) CHECK(c["verdict"] == "confirmed");  // the loss does fall with D
+}
