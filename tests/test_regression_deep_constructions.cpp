@@ -91,3 +91,10 @@ TEST_CASE("regression: xlssc.twolayer --quick") {
   for (const auto& c : r["cases"])
     if (c.contains("check")) CHECK(c["verdict"] == "confirmed");  // the loss does fall with D
 }
+
+TEST_CASE("regression: sja.cor10 --quick") {
+  const auto r = run_quick("sja.cor10");
+  CHECK(r["verdict"] == "confirmed");
+  CHECK(worst(r, "max_rel_error") < 1e-9);
+  CHECK(worst(r, "max_hidden_error") < 1e-9);
+}

@@ -108,3 +108,27 @@ TEST_CASE("one-layer xlssc: linear output is even in theta, softmax output is no
       CHECK(std::abs(unstructured_prediction(Zp) - unstructured_prediction(Zm)) > 1e-6);
   }
 }
+
+TEST_CASE("xlssc two-layer output equals the direct formula of App. A (layer 1 averages, layer 2 linear)") {
+  const int d = 3, D = 7, N = 2 * D + 1;
+  PromptRng rng(5, 3, 0);
+  Eigen::MatrixXd X(d, D + 1);
+  rng.fill_normal(X);
+  Eigen::VectorXd theta(d);
+  rng.fill_normal(theta);
+  const Eigen::RowVectorXd y = theta.transpose() * X;
+  Eigen::MatrixXd Z(d + 1, N);
+  embed_unstructured(X, y.head(D), Z);
+  const Eigen::MatrixXd E = Z;
+  xlssc::twolayer(d, D).forward(Z, true);
+  // F_t = E_t + (1/t) sum_{k <= t} E_k; yhat = F[label, N] + (1/log D) sum_t F[label, t] (F[x, t] . F[x, N]).
+  Eigen::MatrixXd F(d + 1, N);
+  for (int t = 0; t < N; ++t) {
+    Eigen::VectorXd s = Eigen::VectorXd::Zero(d + 1);
+    for (int k = 0; k <= t; ++k) s += E.col(k);
+    F.col(t) = E.col(t) + s / (t + 1.0);
+  }
+  double yhat = F(d, N - 1);
+  for (int t = 0; t < N; ++t) yhat += F(d, t) * F.col(t).head(d).dot(F.col(N - 1).head(d)) / std::log(double(D));
+  CHECK(unstructured_prediction(Z) == doctest::Approx(yhat).epsilon(1e-12));
+}
