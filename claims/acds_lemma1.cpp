@@ -199,8 +199,9 @@ ClaimResult run(const ClaimContext& ctx) {
       worst_corrected, worst_query));
   if (!counterexample.empty())
     findings.push_back("For general (non-symmetric) A_l the stated recursion is not what the stack computes: " +
-                       counterexample + ". The proof (App. C.1) writes the update as x_q^T A_k x_j where the layer "
-                       "computes x_j^T A_k x_q.");
+                       counterexample + ". The layer adds -(1/n) sum_j y_j x_j^T A_l x_q to the query entry; the "
+                       "transcribed proof (App. C.1) writes this term as x_q^T A_k x_j, which is where the transpose "
+                       "is lost.");
   findings.push_back(
       "The transcription defines w^(l+1) 'for l = 1, ..., L-1', which leaves w^1 undefined; the check uses l = 0, ..., "
       "L-1 (layers A_0, ..., A_{L-1}).");

@@ -5,8 +5,6 @@
 // maxima, and chunks are merged in order (ties go to the smaller prompt index). A NaN error counts as
 // +infinity, so a blown-up forward pass can never pass for agreement.
 #pragma once
-#include "icl/montecarlo.hpp"
-
 #include <atomic>
 #include <cmath>
 #include <cstdint>
