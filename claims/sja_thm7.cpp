@@ -322,6 +322,10 @@ ClaimResult run(const ClaimContext& ctx) {
       "transposition slip would have been seen.",
       min_negative));
   findings.push_back(
+      "Theorem 13 writes yhat_i^(l) = y_i + [1 x_query] W^(l) [1 x_query]^T, mixing the column index i with the query; "
+      "what the stack computes (and what is checked) is y_i + f(x_i; W^(l)) in context column i and f(x_q; W^(l)) in "
+      "the query column.");
+  findings.push_back(
       "Convention: w holds one coefficient per monomial (as the proof's gradient x~_i[j] requires); W^(l) is the "
       "symmetric matrix with the cross coefficients split in halves. With smat conventions that put w_ab in both "
       "off-diagonal entries, eta = -Gamma^T would need a diagonal rescaling.");

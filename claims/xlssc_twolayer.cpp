@@ -185,6 +185,8 @@ ClaimResult run(const ClaimContext& ctx) {
   }
   findings.push_back("Eq. (5)'s main term alone, by D (loss; slope E[yhat y_q]/E[y_q^2] of the construction against "
                      "(H_D - 1/2)/log D; E(yhat - main term)^2, the part eq. (5) calls eps / log D): " + eq5 + ".");
+  findings.push_back("Layer 1's output is eq. (4) exactly (tests/test_softmax_attention.cpp); App. A's second display "
+                     "prints x_1/3 + x_2/3 in the third column, where eq. (4) and the computation give x_1/3 + 4 x_2/3.");
   res.extra["findings"] = findings;
   const Verdict v = aggregate_verdict(res.cases);
   res.summary = fmt::format("{}: the loss falls with D ({} of {} steps) but stays {} E[y_q^2] = 1{}: {}.", to_string(v),
