@@ -1,0 +1,71 @@
+#include "constructions/sja_appG.hpp"
+
+#include <stdexcept>
+
+namespace icl::sja {
+
+int appG_width(int d) { return 2 * d + 1; }
+int appG_mod(int l, int d) { return (l - 1) % d + 1; }
+
+BilinearLayer appG_bilinear(int d, int l) {
+  if (d < 1 || l < 1) throw std::invalid_argument("appG_bilinear: need d >= 1, l >= 1");
+  const int dbar = appG_width(d);
+  // W~ occupies rows d+1..2d (0-based; the scratch rows) and columns 1..d (the x rows).
+  Eigen::MatrixXd W0t = Eigen::MatrixXd::Identity(d, d);
+  Eigen::MatrixXd W1t = Eigen::MatrixXd::Zero(d, d);
+  if (l == 1) {
+    W1t.col(0).setOnes();  // E_1
+  } else {
+    W1t.col(appG_mod(l - 1, d) - 1).array() -= 1.0;  // -E_{(l-1)%d}
+    W1t.col(appG_mod(l, d) - 1).array() += 1.0;      // +E_{l%d}
+  }
+  BilinearLayer b;
+  b.W0 = Eigen::MatrixXd::Zero(dbar, dbar);
+  b.W1 = Eigen::MatrixXd::Zero(dbar, dbar);
+  b.W0.block(d + 1, 1, d, d) = W0t;
+  b.W1.block(d + 1, 1, d, d) = W1t;
+  return b;
+}
+
+LinearSelfAttention appG_attention(const Eigen::MatrixXd& Gamma) {
+  const Eigen::Index D = Gamma.rows() + 1;
+  LinearSelfAttention a;
+  a.P = Eigen::MatrixXd::Zero(D, D);
+  a.P(D - 1, D - 1) = 1.0;
+  a.Q = Eigen::MatrixXd::Zero(D, D);
+  a.Q.topLeftCorner(D - 1, D - 1) = Gamma;
+  a.masked = true;
+  return a;
+}
+
+Transformer appG_stack(int d, const std::vector<Eigen::MatrixXd>& Gammas) {
+  Transformer t;
+  const int dbar = appG_width(d);
+  for (std::size_t k = 0; k < Gammas.size(); ++k) {
+    if (Gammas[k].rows() != dbar || Gammas[k].cols() != dbar)
+      throw std::invalid_argument("appG_stack: Gamma must be (2d+1) x (2d+1)");
+    t.layers.emplace_back(appG_bilinear(d, static_cast<int>(k) + 1));
+    t.layers.emplace_back(appG_attention(Gammas[k]));
+  }
+  return t;
+}
+
+std::vector<Exponent> appG_block(int d, int l) {
+  std::vector<Exponent> b;
+  b.emplace_back(d, 0);
+  for (int k = 0; k < d; ++k) {
+    Exponent e(d, 0);
+    e[k] = 1;
+    b.push_back(e);
+  }
+  const int j = appG_mod(l, d) - 1;
+  for (int k = 0; k < d; ++k) {
+    Exponent e(d, 0);
+    e[k] += 1;
+    e[j] += 1;
+    b.push_back(e);
+  }
+  return b;
+}
+
+}  // namespace icl::sja

@@ -1,0 +1,132 @@
+#include "constructions/sja_sec42.hpp"
+
+#include "constructions/sja_appG.hpp"
+#include "icl/symbolic_forward.hpp"
+
+#include <stdexcept>
+
+namespace icl::sja {
+namespace {
+
+constexpr int D = kSec42D, W = kSec42Width;
+int xrow(int i) { return i; }           // x_i (1-based) sits in row i
+int srow(int k) { return D + k; }       // scratch k (1-based) sits in row D + k
+
+BilinearLayer empty_bilinear() {
+  BilinearLayer b;
+  b.W0 = Eigen::MatrixXd::Zero(W, W);
+  b.W1 = Eigen::MatrixXd::Zero(W, W);
+  return b;
+}
+
+// scratch k += row a * row b
+void product(BilinearLayer& b, int k, int a, int c) {
+  b.W0(srow(k), a) = 1;
+  b.W1(srow(k), c) = 1;
+}
+
+// Adds row `source` to row `target` in every column: P = e_target e_ones^T, Q = e_ones e_source^T.
+LinearSelfAttention copy_row(int source, int target) {
+  LinearSelfAttention a;
+  a.P = Eigen::MatrixXd::Zero(W + 1, W + 1);
+  a.Q = Eigen::MatrixXd::Zero(W + 1, W + 1);
+  a.P(target, 0) = 1;
+  a.Q(0, source) = 1;
+  a.masked = true;
+  return a;
+}
+
+}  // namespace
+
+PolynomialTask sec42_task() {
+  auto e = [](int a, int b, int c, int d) { return Exponent{static_cast<std::uint8_t>(a), static_cast<std::uint8_t>(b),
+                                                           static_cast<std::uint8_t>(c), static_cast<std::uint8_t>(d)}; };
+  return {D,
+          {e(0, 0, 0, 0), e(1, 0, 0, 0), e(0, 1, 0, 0), e(0, 0, 1, 0), e(0, 0, 0, 1), e(1, 1, 0, 0), e(0, 1, 1, 0),
+           e(0, 0, 1, 1), e(1, 1, 1, 0), e(0, 1, 1, 1)},
+          "sec42 10-term cubic"};
+}
+
+std::string to_string(Sec42Stack s) {
+  switch (s) {
+    case Sec42Stack::sparse_quadratic: return "sparse (12), attention on the label row only";
+    case Sec42Stack::dense: return "dense (11)";
+    default: return "sparse (12) bilinear, attention also writing the x rows";
+  }
+}
+
+std::vector<Layer> sec42_feature_layers(Sec42Stack s) {
+  std::vector<Layer> layers;
+  if (s == Sec42Stack::sparse_quadratic) {
+    BilinearLayer b = empty_bilinear();
+    int k = 1;
+    for (int i = 1; i <= D; ++i)
+      for (int j = i; j <= D; ++j) product(b, k++, xrow(i), xrow(j));
+    layers.emplace_back(b);
+  } else if (s == Sec42Stack::dense) {
+    BilinearLayer b1 = empty_bilinear();
+    product(b1, 1, xrow(1), xrow(2));
+    product(b1, 2, xrow(2), xrow(3));
+    product(b1, 3, xrow(3), xrow(4));
+    BilinearLayer b2 = empty_bilinear();
+    product(b2, 4, srow(1), xrow(3));  // reads the scratch: the C block of (11)
+    product(b2, 5, srow(2), xrow(4));
+    layers.emplace_back(b1);
+    layers.emplace_back(b2);
+  } else {
+    BilinearLayer b1 = empty_bilinear();
+    product(b1, 1, xrow(1), xrow(2));
+    product(b1, 2, xrow(3), xrow(4));
+    product(b1, 3, xrow(2), xrow(3));
+    BilinearLayer b2 = empty_bilinear();
+    product(b2, 4, xrow(1), xrow(2));  // x1' x2
+    product(b2, 5, xrow(4), xrow(3));  // x4' x3
+    layers.emplace_back(b1);
+    layers.emplace_back(copy_row(srow(1), xrow(4)));
+    layers.emplace_back(empty_bilinear());
+    layers.emplace_back(copy_row(srow(2), xrow(1)));
+    layers.emplace_back(b2);
+  }
+  return layers;
+}
+
+std::vector<Polynomial<Rational>> sec42_features(Sec42Stack s) {
+  auto rows = sja_feature_rows<Rational>(D, W);
+  for (const auto& layer : sec42_feature_layers(s)) {
+    if (const auto* b = std::get_if<BilinearLayer>(&layer)) {
+      apply_symbolic(*b, rows);
+    } else {
+      const auto& a = std::get<LinearSelfAttention>(layer);
+      // Only the copy_row form is used here; anything else has no exact per-column effect.
+      for (int t = 0; t < W; ++t)
+        for (int src = 0; src < W; ++src)
+          if (a.P(t, 0) != 0 && a.Q(0, src) != 0) rows[static_cast<std::size_t>(t)] += rows[static_cast<std::size_t>(src)];
+    }
+  }
+  return rows;
+}
+
+bool is_sparse_bilinear(const BilinearLayer& b, int d) {
+  // Non-zero entries only in rows d+1.. and columns 0..d.
+  for (const Eigen::MatrixXd* m : {&b.W0, &b.W1}) {
+    if (!m->topRows(d + 1).isZero(0.0)) return false;
+    if (!m->rightCols(m->cols() - d - 1).isZero(0.0)) return false;
+  }
+  return true;
+}
+
+bool sec42_all_bilinear_sparse(Sec42Stack s) {
+  for (const auto& layer : sec42_feature_layers(s))
+    if (const auto* b = std::get_if<BilinearLayer>(&layer))
+      if (!is_sparse_bilinear(*b, D)) return false;
+  return true;
+}
+
+Transformer sec42_stack(Sec42Stack s, const Eigen::MatrixXd& Gamma) {
+  Transformer t;
+  t.layers = sec42_feature_layers(s);
+  t.layers.emplace_back(appG_attention(Gamma));
+  return t;
+}
+
+}  // namespace icl::sja
