@@ -2,7 +2,7 @@
 """Plot "what depth buys" from icl-verify reports: loss after L blocks (log scale) for the tables in
 sja.thm7.json and sja.cor8.json ("depth" entries), as one SVG. Standard library only.
 
-    tools/plot_depth.py reports/latest [out.svg]
+    reports/plot_depth.py reports/latest [out.svg]
 """
 import json
 import math
