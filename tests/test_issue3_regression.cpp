@@ -29,11 +29,15 @@ nlohmann::json run_quick(const std::string& claim) {
   CHECK(j["schema"] == "icl-verify/report/v1");
   CHECK(j["claim"] == claim);
   CHECK(!j["cases"].empty());
+  bool some_mc = false;
   for (const auto& c : j["cases"]) {
     CHECK(c["quantities"].contains("stated"));
     CHECK(c["quantities"].contains("exact"));
-    CHECK(c["quantities"].contains("mc"));
+    some_mc |= c["quantities"].contains("mc") || c["quantities"].contains("mc_loss");
+    CHECK(c.contains("verdict"));
+    CHECK(c.contains("evidence"));
   }
+  CHECK(some_mc);
   fs::remove_all(out);
   return j;
 }
@@ -43,4 +47,10 @@ nlohmann::json run_quick(const std::string& claim) {
 TEST_CASE("regression: acds.thm1 --quick") {
   const auto j = run_quick("acds.thm1");
   CHECK(j["verdict"] == "confirmed");
+}
+
+TEST_CASE("regression: sja.thm5 --quick") {
+  const auto j = run_quick("sja.thm5");
+  CHECK(j["verdict"] == "refuted");
+  CHECK(j["corrected_formula_holds"] == true);
 }

@@ -69,12 +69,18 @@ void general_layer_weights(const Eigen::VectorXd& b, const Eigen::MatrixXd& A, c
 struct GammaLeastSquares {
   Eigen::MatrixXd gamma;   // mean of the batch estimates
   Eigen::MatrixXd stderr_; // per entry, from the batch spread
+  std::vector<Eigen::MatrixXd> batch_gammas;
   int batches = 0;
   std::uint64_t samples = 0;
 };
 GammaLeastSquares mc_least_squares_gamma(const Transformer& feature_layers, const GaussianIclModel& model,
                                          const PromptShape& shape, std::uint64_t seed, std::uint64_t purpose,
                                          int threads, std::uint64_t samples, int batches = 10, double sign = +1.0);
+
+// ||Gamma - target||_F estimated from the batches without the upward bias of a noisy norm: the
+// U-statistic (1 / (K (K-1))) sum_{k != l} <D_k, D_l>, D_k = Gamma_k - target, estimates ||E D||^2; its
+// standard error is the jackknife over batches; the interval (Student t, K - 1 dof) is mapped through sqrt.
+Estimate lsq_distance(const GammaLeastSquares& est, const Eigen::MatrixXd& target, double confidence);
 
 // Gamma_hat against `target`, entry by entry: Student-t intervals (batches - 1 dof), Bonferroni over the
 // entries, family-wise level alpha. Refuted if some interval lies wholly outside target +/- band;
