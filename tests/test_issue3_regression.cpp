@@ -32,7 +32,9 @@ nlohmann::json run_quick(const std::string& claim) {
   bool some_mc = false;
   for (const auto& c : j["cases"]) {
     CHECK(c["quantities"].contains("stated"));
-    CHECK(c["quantities"].contains("exact"));
+    // Every case has an exact value or a Monte Carlo estimate of its quantity (multi-layer stacks have
+    // no exact loss; some exact quantities are too costly to measure by Monte Carlo at every size).
+    CHECK((c["quantities"].contains("exact") || c["quantities"].contains("mc")));
     some_mc |= c["quantities"].contains("mc") || c["quantities"].contains("mc_loss");
     CHECK(c.contains("verdict"));
     CHECK(c.contains("evidence"));
@@ -53,4 +55,9 @@ TEST_CASE("regression: sja.thm5 --quick") {
   const auto j = run_quick("sja.thm5");
   CHECK(j["verdict"] == "refuted");
   CHECK(j["corrected_formula_holds"] == true);
+}
+
+TEST_CASE("regression: sja.prop1 --quick") {
+  const auto j = run_quick("sja.prop1");
+  CHECK(j["verdict"] == "confirmed");
 }

@@ -3,6 +3,7 @@
 // fit, the exact losses against Monte Carlo through the forward pass, and the general single-layer loss
 // and its alternating minimiser.
 #include "constructions/sja_appC.hpp"
+#include "icl/conditional_loss.hpp"
 #include "icl/gaussian_model.hpp"
 #include "icl/montecarlo.hpp"
 #include "icl/optimal_attention.hpp"
@@ -178,4 +179,32 @@ TEST_CASE("alternating exact solves from random starts reach, and never beat, th
     best = std::min(best, o.loss);
   }
   CHECK(best == doctest::Approx(sparse).epsilon(1e-6));
+}
+
+TEST_CASE("conditional Monte Carlo (query integrated exactly) agrees with the plain estimator and the exact loss") {
+  const int d = 2, n = 6, dbar = sja::kernel_width(d);
+  const auto task = PolynomialTask::quadratic(d);
+  const auto model = GaussianIclModel::from_task(task, test_covariance(d, 2));
+  const auto bil = sja::appC_bilinear(d);
+  const auto u = bilinear_features(bil, d, dbar);
+  const auto fm = model_feature_moments(model, u);
+  const Eigen::MatrixXd G = optimal_sparse_gamma(fm, n);
+  const double exact = sparse_lsa_loss(fm, G, n);
+  Transformer features, attention;
+  features.layers.emplace_back(bil);
+  attention.layers.emplace_back(sja::sparse_attention(G));
+  const Eigen::MatrixXd Psi = query_moment_matrix(model, u);
+  MonteCarlo mc(QueryConditionalWorker::dims, 2);
+  mc.extend_to(100000, [&] {
+    return QueryConditionalWorker(features, attention, model, Psi, sja_shape(d, dbar, n), 1, 23);
+  });
+  const Estimate plain = make_estimate(mc.total(), 0, 0.999), cond = make_estimate(mc.total(), 1, 0.999);
+  INFO("exact " << exact << " plain " << plain.mean << " +/- " << plain.ci_high - plain.mean << " conditional "
+                << cond.mean << " +/- " << cond.ci_high - cond.mean);
+  CHECK(cond.ci_low <= exact);
+  CHECK(cond.ci_high >= exact);
+  CHECK(plain.ci_low <= exact);
+  CHECK(plain.ci_high >= exact);
+  CHECK(cond.stderr_ < 0.5 * plain.stderr_);
+  CHECK(mc.total().mean[2] < 1e-18 * exact * exact + 1e-20);
 }

@@ -95,6 +95,7 @@ public:
   void draw(std::uint64_t prompt_index);
   const Eigen::MatrixXd& inputs() const { return X_; }
   const Eigen::RowVectorXd& labels() const { return y_; }
+  const Eigen::VectorXd& coefficients() const { return w_; }  // the drawn w (used unless the task fixes w)
   Eigen::MatrixXd& prompt() { return Z_; }
   ForwardWorkspace& workspace() { return ws_; }
 
