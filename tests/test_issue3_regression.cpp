@@ -61,3 +61,8 @@ TEST_CASE("regression: sja.prop1 --quick") {
   const auto j = run_quick("sja.prop1");
   CHECK(j["verdict"] == "confirmed");
 }
+
+TEST_CASE("regression: zfb.thm5 --quick") {
+  const auto j = run_quick("zfb.thm5");
+  CHECK(j["verdict"] == "confirmed");
+}
