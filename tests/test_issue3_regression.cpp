@@ -66,3 +66,15 @@ TEST_CASE("regression: zfb.thm5 --quick") {
   const auto j = run_quick("zfb.thm5");
   CHECK(j["verdict"] == "confirmed");
 }
+
+TEST_CASE("regression: sja.prop4 --quick") {
+  const auto j = run_quick("sja.prop4");
+  CHECK(j["verdict"] == "refuted");
+  CHECK(j["corrected_formula_holds"] == true);
+  // A refuted bound carries its counterexample's weights.
+  for (const auto& c : j["cases"])
+    if (c["verdict"] == "refuted") {
+      CHECK(c.contains("weights"));
+      CHECK(c["quantities"]["margin"]["value"].get<double>() > 0);
+    }
+}

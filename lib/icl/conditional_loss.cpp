@@ -30,22 +30,45 @@ void QueryConditionalWorker::operator()(std::uint64_t i, double* out) {
   const int p = shape_.dbar, n = shape_.n;
   embed(shape_, draw_.inputs(), draw_.labels(), Zf_);
   features_->forward(Zf_, draw_.workspace());
-  // The actual prediction on the actual query.
+  // The actual prediction on the actual query, through the real forward pass. For a stack of masked LSA
+  // layers the context columns never see the query, and the query column is mapped linearly:
+  // z_q <- (I + s P G Q) z_q with G = Z_ctx Z_ctx^T of that layer's input; the product of these maps,
+  // read from the same pass, gives b. Other stacks: b_k from one pass per basis vector e_k.
   Z_ = Zf_;
-  attention_->forward(Z_, draw_.workspace());
+  bool fast = true;
+  for (const auto& l : attention_->layers) {
+    const auto* a = std::get_if<LinearSelfAttention>(&l);
+    if (!a || !a->masked) fast = false;
+  }
+  double lin = 0;
+  if (fast) {
+    const Eigen::Index D = Z_.rows();
+    Mq_.setIdentity(D, D);
+    for (const auto& l : attention_->layers) {
+      const auto& a = std::get<LinearSelfAttention>(l);
+      const double s = a.scale != 0.0 ? a.scale : 1.0 / n;
+      a.apply(Z_, draw_.workspace());
+      // The layer has just formed G = Z_ctx Z_ctx^T of its input in the workspace (masked: the context
+      // columns only); its query map is I + s P G Q.
+      const Eigen::MatrixXd& G = draw_.workspace().G;
+      T_.noalias() = a.P * G * a.Q;
+      Mq_ = Mq_ + s * T_ * Mq_;
+    }
+    for (int k = 0; k < p; ++k) c_[k] = Mq_(D - 1, k);
+  }
+  if (!fast) attention_->forward(Z_, draw_.workspace());
   const double yhat = prediction(Z_);
   const double yq = draw_.labels()[n];
   out[0] = (yhat + sign_ * yq) * (yhat + sign_ * yq);
-  // b_k: the prediction when the query's feature column is e_k.
-  double lin = 0;
-  for (int k = 0; k < p; ++k) {
-    Z_ = Zf_;
-    Z_.col(n).setZero();
-    Z_(k, n) = 1.0;
-    attention_->forward(Z_, draw_.workspace());
-    c_[k] = prediction(Z_);
-    lin += c_[k] * Zf_(k, n);
-  }
+  if (!fast)
+    for (int k = 0; k < p; ++k) {
+      Z_ = Zf_;
+      Z_.col(n).setZero();
+      Z_(k, n) = 1.0;
+      attention_->forward(Z_, draw_.workspace());
+      c_[k] = prediction(Z_);
+    }
+  for (int k = 0; k < p; ++k) lin += c_[k] * Zf_(k, n);
   out[2] = (yhat - lin) * (yhat - lin);
   const Eigen::VectorXd& w = model_->random_w ? draw_.coefficients() : model_->fixed_w;
   c_.tail(model_->num_coefficients()) = sign_ * w;
