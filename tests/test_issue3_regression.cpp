@@ -78,3 +78,9 @@ TEST_CASE("regression: sja.prop4 --quick") {
       CHECK(c["quantities"]["margin"]["value"].get<double>() > 0);
     }
 }
+
+TEST_CASE("regression: sja.remark1 --quick") {
+  const auto j = run_quick("sja.remark1");
+  CHECK(j["verdict"] == "refuted");
+  CHECK(j["corrected_formula_holds"] == true);
+}
