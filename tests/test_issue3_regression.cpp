@@ -84,3 +84,8 @@ TEST_CASE("regression: sja.remark1 --quick") {
   CHECK(j["verdict"] == "refuted");
   CHECK(j["corrected_formula_holds"] == true);
 }
+
+TEST_CASE("regression: sja.cor9 --quick") {
+  const auto j = run_quick("sja.cor9");
+  CHECK(j["verdict"] == "confirmed");
+}

@@ -208,3 +208,30 @@ TEST_CASE("conditional Monte Carlo (query integrated exactly) agrees with the pl
   CHECK(cond.stderr_ < 0.5 * plain.stderr_);
   CHECK(mc.total().mean[2] < 1e-18 * exact * exact + 1e-20);
 }
+
+TEST_CASE("conditional Monte Carlo: b from the per-layer query maps matches the real forward pass (random masked stack)") {
+  const int d = 2, n = 7, dbar = d + 2, D = dbar + 1;
+  const auto model = GaussianIclModel::from_task(PolynomialTask::quadratic(d), test_covariance(d, 2));
+  const auto u = sja_embedding_features(d, dbar);
+  Transformer features, attention;
+  PromptRng rng(8, 8, 8);
+  for (int l = 0; l < 3; ++l) {
+    LinearSelfAttention a;
+    a.P.resize(D, D);
+    a.Q.resize(D, D);
+    rng.fill_normal(a.P);
+    rng.fill_normal(a.Q);
+    a.P *= 0.2;
+    a.Q *= 0.2;
+    attention.layers.emplace_back(a);
+  }
+  const Eigen::MatrixXd Psi = query_moment_matrix(model, u);
+  QueryConditionalWorker w(features, attention, model, Psi, sja_shape(d, dbar, n), 1, 31);
+  double out[QueryConditionalWorker::dims];
+  for (std::uint64_t i = 0; i < 50; ++i) {
+    w(i, out);
+    INFO("prompt " << i << ": plain " << out[0] << ", conditional " << out[1]);
+    CHECK(out[2] <= 1e-20 * std::max(1.0, out[0]));
+    CHECK(out[1] >= 0);
+  }
+}

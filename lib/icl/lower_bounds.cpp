@@ -72,7 +72,7 @@ namespace icl {
 
 BlockEvaluation evaluate_block(const ClaimContext& ctx, double alpha, const GaussianIclModel& model,
                                const std::vector<Poly>& v, const Eigen::MatrixXd& C, const BilinearLayer& layer, int d,
-                               int n, double stated, const std::string& tag, bool run_mc) {
+                               int n, double stated, const std::string& tag, const Tolerance& bound_tol) {
   BlockEvaluation e;
   e.dbar = static_cast<int>(layer.W0.rows());
   const auto feats = bilinear_features(layer, d, e.dbar);
@@ -82,7 +82,6 @@ BlockEvaluation evaluate_block(const ClaimContext& ctx, double alpha, const Gaus
   const FeatureMoments fm = model_feature_moments(model, feats);
   e.gamma = optimal_sparse_gamma(fm, n);
   e.exact_loss = sparse_lsa_loss(fm, e.gamma, n);
-  if (!run_mc) return e;
 
   Transformer features, attention;
   features.layers.emplace_back(layer);
@@ -90,7 +89,7 @@ BlockEvaluation evaluate_block(const ClaimContext& ctx, double alpha, const Gaus
   const Eigen::MatrixXd Psi = query_moment_matrix(model, feats);
   const PromptShape shape = sja_shape(d, e.dbar, n);
   const std::uint64_t purpose = ctx.purpose(tag);
-  const Tolerance bound_tol{0.0, 0.0}, eq_tol{0.03, 0.0};
+  const Tolerance eq_tol{0.03, 0.0};
   const auto looks = sequential_looks(2048, ctx.samples);
   e.looks_planned = looks.size();
   const double alpha_look = alpha / 2.0 / static_cast<double>(looks.size());

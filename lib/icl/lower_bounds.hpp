@@ -54,14 +54,14 @@ struct BlockEvaluation {
   Eigen::MatrixXd gamma;
   Estimate mc, mc_plain;
   double linearity_rms = 0;
-  Decision mc_vs_stated;  // lower bound: loss >= stated
+  Decision mc_vs_stated;  // lower bound: loss >= stated (within bound_tol: a bound can be tight)
   Decision mc_vs_exact;   // equality with exact_loss
   std::size_t looks_used = 0, looks_planned = 0;
 };
 
 BlockEvaluation evaluate_block(const ClaimContext& ctx, double alpha, const GaussianIclModel& model,
                                const std::vector<Poly>& v, const Eigen::MatrixXd& C, const BilinearLayer& layer, int d,
-                               int n, double stated, const std::string& tag, bool run_mc = true);
+                               int n, double stated, const std::string& tag, const Tolerance& bound_tol = Tolerance{0.02, 0.0});
 
 nlohmann::ordered_json layer_json(const BilinearLayer& layer);
 
