@@ -2,8 +2,9 @@
 //
 // With masked attention the query column is never a key or a value, so after any stack of masked LSA
 // layers the prediction is linear in the query's feature column: yhat = b^T u_q, b a function of the
-// context only (sja Prop. 11's induction). The worker runs the real forward pass on the context, reads
-// b by feeding the basis vectors e_k as the query's features through the attention stack (p passes),
+// context only (sja Prop. 11's induction). The worker runs the real forward pass, reads b from the
+// per-layer query maps I + s P G Q of that same pass (masked LSA stacks; any other stack: one pass per
+// basis vector e_k fed as the query's features),
 // and returns E_{x_q}[(b^T u(x_q) + sign * y_q)^2 | context, w] = c^T Psi c + noise^2, with
 // c = (b, sign * w) and Psi = E[psi psi^T], psi = (u(x), g(x)) exact Gaussian moments. The query
 // is the only part integrated exactly; the context goes through the forward pass. Its variance is far
@@ -37,7 +38,7 @@ private:
   ModelPromptWorker draw_;
   PromptShape shape_;
   double sign_;
-  Eigen::MatrixXd Zf_, Z_;
+  Eigen::MatrixXd Zf_, Z_, Mq_, G_, T_;
   Eigen::VectorXd c_;
 };
 
