@@ -38,7 +38,7 @@ private:
   ModelPromptWorker draw_;
   PromptShape shape_;
   double sign_;
-  Eigen::MatrixXd Zf_, Z_, Mq_, G_, T_;
+  Eigen::MatrixXd Zf_, Z_, Mq_, T_;
   Eigen::VectorXd c_;
 };
 
