@@ -1,0 +1,170 @@
+// acds.thm1 — Ahn, Cheng, Daneshmand, Sra (002), Theorem 1 and Appendix A.
+//
+// Statement: x ~ N(0, Sigma), Sigma = U Lam U^T, w ~ N(0, I), y = <w, x>, n context examples, masked
+// linear attention with the 1/n scale. A global minimiser of the single-layer in-context loss is, up to
+// P0 -> g P0, Q0 -> Q0 / g,
+//   P0 = e e^T,  Q0 = -[ U diag(1 / ((n+1)/n lam_i + tr(Lam)/n)) U^T, 0 ; 0, 0 ].
+// Sign convention: Appendix A.1 writes the loss as E[(Z_1[d+1, n+1] + w^T x_q)^2], i.e. the raw entry
+// approximates -y, which is the convention that makes Q0 negative (the main text's TF = -Z[...] with
+// (TF + y)^2 would flip the sign of Q0; nothing else changes).
+//
+// Quantities (per case):
+//   stated       the exact loss of the stated (P0, Q0);
+//   exact        the exact minimum of the loss: over the sparse form, Gamma* = -M^+ S Lam^+ from exact
+//                moments (lib/icl/optimal_attention.hpp), and over the full last row of P and full Q by
+//                alternating exact solves from random starts (`general_best`);
+//   mc           the loss of the stated (P0, Q0) through the real forward pass;
+//   stated_matrix / exact_matrix / mc_matrix: the Q0 block, Gamma*, and a Monte Carlo least-squares
+//                fit of the optimal Gamma through the forward pass (with per-entry standard errors).
+#include "constructions/sja_appC.hpp"
+#include "icl/checks.hpp"
+#include "icl/gaussian_model.hpp"
+#include "icl/optimal_attention.hpp"
+
+namespace icl {
+namespace {
+
+Eigen::MatrixXd stated_gamma(const Eigen::MatrixXd& sigma, int n) {
+  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(sigma);
+  const Eigen::VectorXd lam = es.eigenvalues();
+  const double tr = lam.sum();
+  Eigen::VectorXd dg(lam.size());
+  for (Eigen::Index i = 0; i < lam.size(); ++i) dg[i] = 1.0 / ((n + 1.0) / n * lam[i] + tr / n);
+  return -es.eigenvectors() * dg.asDiagonal() * es.eigenvectors().transpose();
+}
+
+ClaimResult run(const ClaimContext& ctx) {
+  ClaimResult res;
+  const Tolerance tol{0.05, 0.0};
+  const Tolerance exact_tol{1e-9, 1e-12};
+  const double alpha_case = ctx.alpha / static_cast<double>(ctx.cases.size());
+  const int starts = ctx.quick ? 3 : 8;
+  std::size_t looks = 0, done = 0;
+  double worst_rel = 0, best_general_gain = -INFINITY;
+  std::string worst;
+  for (const auto& c : ctx.cases) {
+    const int d = c.geti("d"), cov = c.geti("cov"), n = c.geti("n");
+    const Eigen::MatrixXd sigma = test_covariance(d, cov);
+    const auto model = GaussianIclModel::from_task(PolynomialTask::linear(d), sigma);
+    const auto u = identity_features(d);
+    const FeatureMoments fm = model_feature_moments(model, u);
+    const Eigen::MatrixXd G_exact = optimal_sparse_gamma(fm, n);
+    const Eigen::MatrixXd G_stated = stated_gamma(sigma, n);
+    const double L_exact = sparse_lsa_loss(fm, G_exact, n);
+    const double L_stated = sparse_lsa_loss(fm, G_stated, n);
+    const double rel = (G_exact - G_stated).norm() / G_exact.norm();
+
+    // Full P (last row) and full Q: alternating exact solves from random starts.
+    const SingleLayerMoments sm = single_layer_moments(model, u);
+    double general_best = INFINITY;
+    for (int s = 0; s < starts; ++s) {
+      PromptRng rng(ctx.seed, ctx.purpose(c.label() + "/start"), static_cast<std::uint64_t>(s));
+      Eigen::VectorXd b(d + 1);
+      Eigen::MatrixXd A(d + 1, d);
+      rng.fill_normal(b);
+      rng.fill_normal(A);
+      general_best = std::min(general_best, alternating_single_layer(sm, n, b, A).loss);
+    }
+    best_general_gain = std::max(best_general_gain, (L_exact - general_best) / L_exact);
+    const double minimum = std::min(L_exact, general_best);
+
+    // Monte Carlo: the stated construction's loss, and a least-squares fit of the optimal Gamma.
+    const Transformer block = [&] {
+      Transformer t;
+      t.layers.emplace_back(sja::sparse_attention(G_stated));
+      return t;
+    }();
+    const PromptShape shape = acds_shape(d, n);
+    const InputDistribution inputs = InputDistribution::with_covariance(sigma);
+    const std::uint64_t purpose = ctx.purpose(c.label());
+    auto make_worker = [&] { return ModelPromptWorker(block, model, shape, ctx.seed, purpose); };
+    auto o = sequential_equality(ctx, alpha_case / 2, L_stated, minimum, tol, exact_tol, 1, 0, 4096, make_worker,
+                                 std::min<std::uint64_t>(ctx.samples, 16384));
+    looks = std::max(looks, o.looks_planned);
+    const Transformer none;
+    const auto lsq = mc_least_squares_gamma(none, model, shape, ctx.seed, ctx.purpose(c.label() + "/lsq"), ctx.threads,
+                                            ctx.samples / 4, 10);
+    const Decision mat_mc = judge_matrix_equal(lsq, G_stated, 0.1 * G_stated.cwiseAbs().maxCoeff(), alpha_case / 2);
+    Decision mat_exact;
+    mat_exact.band = exact_tol.rel;
+    mat_exact.verdict = rel <= exact_tol.rel ? Verdict::confirmed : Verdict::refuted;
+    mat_exact.why = fmt::format("||Gamma* - Q0 block||_F / ||Gamma*||_F = {:.3g} ({} {:.0e})", rel,
+                                rel <= exact_tol.rel ? "<=" : ">", exact_tol.rel);
+    Decision general;
+    general.verdict = general_best >= L_exact * (1 - 1e-9) ? Verdict::confirmed : Verdict::refuted;
+    general.why = fmt::format("best full (b, A) from {} starts: {:.10g}; sparse optimum {:.10g}", starts, general_best,
+                              L_exact);
+
+    // Case verdict: refuted only where the exact computation and the Monte Carlo fit both disagree with
+    // the stated matrix (or a non-sparse layer beats it exactly and Monte Carlo agrees on its loss);
+    // confirmed only when every check confirms.
+    // The least-squares fit is an independent measurement of the minimiser; at these budgets it can
+    // contradict the stated matrix (refute) but is too noisy to be required for confirmation (its
+    // detectable discrepancy is reported).
+    Decision v;
+    if ((mat_exact.verdict == Verdict::refuted && mat_mc.verdict == Verdict::refuted) ||
+        (o.verdict.verdict == Verdict::refuted))
+      v.verdict = Verdict::refuted;
+    else if (mat_exact.verdict == Verdict::confirmed && mat_mc.verdict != Verdict::refuted &&
+             o.verdict.verdict == Verdict::confirmed && general.verdict == Verdict::confirmed)
+      v.verdict = Verdict::confirmed;
+    else
+      v.verdict = Verdict::inconclusive;
+    v.why = fmt::format("matrix: exact {} ({}); Monte Carlo fit {} ({}). Loss: {}. Full P, Q: {}.",
+                        to_string(mat_exact.verdict), mat_exact.why, to_string(mat_mc.verdict), mat_mc.why,
+                        o.verdict.why, general.why);
+    if (rel >= worst_rel) {
+      worst_rel = rel;
+      worst = c.label();
+    }
+
+    nlohmann::ordered_json j;
+    j["params"] = c.to_json();
+    j["covariance"] = covariance_name(cov);
+    j["quantities"]["stated"] = quantity_value(L_stated);
+    j["quantities"]["exact"] = quantity_value(minimum);
+    j["quantities"]["mc"] = quantity_mc(o.mc);
+    j["quantities"]["exact_sparse_optimum"] = quantity_value(L_exact);
+    j["quantities"]["general_best"] = quantity_value(general_best);
+    j["quantities"]["stated_matrix"] = quantity_matrix(G_stated);
+    j["quantities"]["exact_matrix"] = quantity_matrix(G_exact);
+    j["quantities"]["mc_matrix"] = quantity_matrix(lsq.gamma);
+    j["quantities"]["mc_matrix_stderr"] = quantity_matrix(lsq.stderr_);
+    j["quantities"]["matrix_relative_difference"] = quantity_value(rel);
+    j["quantities"]["sigma"] = quantity_matrix(sigma);
+    j["verdict"] = to_string(v.verdict);
+    j["evidence"] = v.why;
+    j["decisions"] = decisions_json(o);
+    j["decisions"]["matrix_exact"] = decision_json(mat_exact);
+    j["decisions"]["matrix_mc"] = decision_json(mat_mc);
+    j["decisions"]["full_weights"] = decision_json(general);
+    j["decisions"]["mc_matrix_samples"] = lsq.samples;
+    res.cases.push_back(j);
+    if (ctx.progress) ctx.progress(++done, ctx.cases.size());
+  }
+  res.extra["error_rates"] = error_rates_json(ctx.alpha, ctx.cases.size(), 2 * looks, tol);
+  const Verdict v = aggregate_verdict(res.cases);
+  res.summary = fmt::format(
+      "{}: the exact minimiser equals the stated Q0 block to a relative {:.1e} at worst ({}); no full (P, Q) beats "
+      "the sparse optimum (largest relative gain {:.1e}).",
+      to_string(v), worst_rel, worst, best_general_gain);
+  return res;
+}
+
+const RegisterClaim reg{Claim{
+    "acds.thm1",
+    "Single-layer global minimiser of LSA for x ~ N(0, Sigma)",
+    "002_be9a107fe5a9bb15.txt, Theorem 1 and Appendix A",
+    "x ~ N(0, Sigma), Sigma = U Lam U^T, w ~ N(0, I). The single-layer global minimiser is, up to rescaling "
+    "P0 -> g P0, Q0 -> Q0/g: P0 = e e^T, Q0 = -[U diag(1/((n+1)/n lam_i + tr(Lam)/n)) U^T, 0; 0, 0].",
+    {ParamSpec{"d", {2, 4}, {2}, 1, 8, true, "input dimension"},
+     ParamSpec{"cov", {0, 1, 2, 3}, {0, 2}, 0, 3, true,
+               "covariance: 0 isotropic, 1 diagonal, 2 rotated, 3 rotated ill-conditioned (kappa 100)"},
+     ParamSpec{"n", {2, 20}, {20}, 1, 1e6, true, "context length"}},
+    600000,
+    300000,
+    [](const Case& c, int threads) { return threads * acds_shape(c.geti("d"), c.geti("n")).workspace_bytes(); },
+    run}};
+
+}  // namespace
+}  // namespace icl

@@ -1,0 +1,300 @@
+// sja.thm5 — Sun, Jadbabaie, Azizan (000), Theorem 5 and Appendix F.
+//
+// Statement: with the bilinear layer fixed to the kernel (7) (x -> xbar, dbar = C(d+2, 2)), the optimal
+// attention layer has the sparse form P = e e^T, Q = diag(Gamma*, 0) (Part 1), and (Part 2)
+//   ||Gamma* + E[xbar xbar^T]^{-1}||_F <= n^{-1/2} sqrt( ((d+2)(d+1) + d) / (d + 2 - sqrt(d^2 + 4d)) ).
+//
+// stated     the bound above.
+// exact      ||Gamma* + Lam^{-1}||_F with Gamma* = -M^+ S Lam^+ (lib/icl/optimal_attention.hpp) from exact
+//            rational moments of the App. C features.
+// mc         the same norm for a Monte Carlo least-squares fit of the optimal Gamma through the real
+//            bilinear layer (unbiased U-statistic over batches; d <= 3, where it is affordable).
+// mc_loss    (d >= 4) the loss of Gamma* through the real forward pass (bilinear + attention) against the
+//            exact loss: checks the moments Gamma* is built from.
+// worst_over_n  the exact deviation against the bound for every n in [2, 2000] (the cases sample n <= 60,
+//            where the bound is tightest and Monte Carlo affordable; the moments do not depend on n).
+// general_best  Part 1: the best loss over the full last row of P and the full Q found by alternating
+//            exact solves from random starts, against the sparse optimum.
+// corrected  the bound the paper's own argument gives once Theorem 2's loss is corrected (sja.thm2:
+//            L = d(d^3 + 18d^2 + 95d + 142)/(4n)):  n^{-1/2} sqrt( L n * 2 / (d + 2 - sqrt(d^2 + 4d)) ).
+//
+// Where the paper goes wrong (App. F, Part 2): the argument ||Lam^{1/2} Delta^T Sigma^{1/2}||_F^2 <=
+// min loss <= L(Theorem 2) is sound, but it uses Theorem 2's value ((d+2)(d+1)+d)/(2n), which is wrong
+// (sja.thm2 is refuted); with the true value the same argument gives `corrected`.
+#include "constructions/sja_appC.hpp"
+#include "icl/checks.hpp"
+#include "icl/gaussian_model.hpp"
+#include "icl/optimal_attention.hpp"
+
+#include <map>
+
+namespace icl {
+namespace {
+
+double stated_bound(int d, int n) {
+  return std::sqrt(((d + 2.0) * (d + 1.0) + d) / (d + 2.0 - std::sqrt(d * d + 4.0 * d))) / std::sqrt(n);
+}
+double corrected_bound(int d, int n) {
+  const double D = d, Ln = D * (D * D * D + 18 * D * D + 95 * D + 142) / 4.0;  // n * L(App. C block)
+  return std::sqrt(Ln * 2.0 / (D + 2.0 - std::sqrt(D * D + 4.0 * D))) / std::sqrt(n);
+}
+
+struct PerDim {
+  FeatureMoments fm;
+  SingleLayerMoments sm;
+  GaussianIclModel model;
+  Eigen::MatrixXd Lambda_inv;
+};
+
+ClaimResult run(const ClaimContext& ctx) {
+  ClaimResult res;
+  const Tolerance tol{0.05, 0.0};
+  const Tolerance exact_tol{1e-9, 1e-12};
+  // Four Monte Carlo decisions per case (loss of Gamma*, full layer, least-squares norm, its matrix): Bonferroni.
+  const double alpha_each = ctx.alpha / static_cast<double>(ctx.cases.size()) / 4.0;
+  const int starts = ctx.quick ? 3 : 6;
+  std::map<int, PerDim> dims;
+  std::size_t looks = 0, done = 0;
+  bool corrected_ok = true, part1_ok = true;
+  double worst_ratio = 0;
+  std::string worst;
+  for (const auto& c : ctx.cases) {
+    const int d = c.geti("d"), n = c.geti("n");
+    const int dbar = sja::kernel_width(d);
+    if (!dims.count(d)) {
+      PerDim p;
+      const auto task = PolynomialTask::quadratic(d);
+      p.fm = feature_moments(sja::kernel_features(d), task);  // exact rational moments
+      p.model = GaussianIclModel::from_task(task, Eigen::MatrixXd::Identity(d, d));
+      std::vector<Poly> u;
+      for (const auto& f : sja::kernel_features(d)) u.push_back(f.to_double_poly());
+      p.sm = single_layer_moments(p.model, u);
+      p.Lambda_inv = p.fm.Lambda.inverse();
+      dims.emplace(d, std::move(p));
+    }
+    const PerDim& pd = dims.at(d);
+    const Eigen::MatrixXd G = optimal_sparse_gamma(pd.fm, n);
+    const double exact = (G + pd.Lambda_inv).norm();
+    const double stated = stated_bound(d, n), corrected = corrected_bound(d, n);
+    const double L_opt = sparse_lsa_loss(pd.fm, G, n);
+
+    // Part 1: full last row of P and full Q, alternating exact solves from random starts.
+    double general_best = INFINITY;
+    Eigen::VectorXd best_b;
+    Eigen::MatrixXd best_A;
+    for (int s = 0; s < starts; ++s) {
+      PromptRng rng(ctx.seed, ctx.purpose(c.label() + "/start"), static_cast<std::uint64_t>(s));
+      Eigen::VectorXd b(dbar + 1);
+      Eigen::MatrixXd A(dbar + 1, dbar);
+      rng.fill_normal(b);
+      rng.fill_normal(A);
+      const auto o = alternating_single_layer(pd.sm, n, b, A);
+      if (o.loss < general_best) {
+        general_best = o.loss;
+        best_b = o.b;
+        best_A = o.A;
+      }
+    }
+    Decision part1;
+    part1.verdict = general_best >= L_opt * (1 - 1e-9) ? Verdict::confirmed : Verdict::refuted;
+    part1.why = fmt::format("best full (P last row, Q) from {} random starts: loss {:.10g}; sparse optimum {:.10g}",
+                            starts, general_best, L_opt);
+    if (part1.verdict == Verdict::refuted) part1_ok = false;
+
+    // Monte Carlo validation. Where the least-squares fit is affordable (dbar <= 10, i.e. d <= 3) it
+    // measures Gamma* itself (below); otherwise the loss of Gamma* through the real forward pass checks the
+    // moments Gamma* is built from.
+    const bool use_lsq = dbar <= 10;
+    const PromptShape shape = sja_shape(d, dbar, n);
+    ClaimContext lctx = ctx;
+    lctx.samples = std::max<std::uint64_t>(32768, static_cast<std::uint64_t>(ctx.samples * std::min(1.0, 60.0 / n)));
+    std::optional<EqualityOutcome> o;
+    if (!use_lsq) {
+      Transformer block;
+      block.layers.emplace_back(sja::appC_bilinear(d));
+      block.layers.emplace_back(sja::sparse_attention(G));
+      auto make_worker = [&] { return ModelPromptWorker(block, pd.model, shape, ctx.seed, ctx.purpose(c.label())); };
+      o = sequential_equality(lctx, alpha_each, L_opt, L_opt, tol, exact_tol, 1, 0, 4096, make_worker,
+                              std::min<std::uint64_t>(lctx.samples, 16384));
+      looks = std::max(looks, o->looks_planned);
+    }
+
+    // Monte Carlo 1b (short prompts): the best full layer found, with every entry that cannot reach the
+    // prediction filled with random numbers, through the forward pass against its exact general loss.
+    std::optional<Decision> general_mc;
+    std::optional<Estimate> general_mc_est;
+    if (n <= 10) {
+      PromptRng rng(ctx.seed, ctx.purpose(c.label() + "/filler"), 0);
+      Eigen::MatrixXd filler(dbar + 1, dbar + 1);
+      rng.fill_normal(filler);
+      LinearSelfAttention full;
+      general_layer_weights(best_b, best_A, filler, full.P, full.Q);
+      Transformer gblock;
+      gblock.layers.emplace_back(sja::appC_bilinear(d));
+      gblock.layers.emplace_back(full);
+      auto make_g = [&] { return ModelPromptWorker(gblock, pd.model, shape, ctx.seed, ctx.purpose(c.label() + "/g")); };
+      auto og = sequential_equality(lctx, alpha_each, general_best, general_best, tol, exact_tol, 1, 0, 4096, make_g,
+                                    std::min<std::uint64_t>(lctx.samples, 16384));
+      general_mc = *og.mc_vs_exact;
+      general_mc_est = og.mc;
+      if (general_mc->verdict == Verdict::refuted) part1.verdict = Verdict::inconclusive;
+      part1.why += "; through the forward pass with random filler entries: " + general_mc->why;
+    }
+
+    // Monte Carlo 2: least-squares fit of Gamma* through the real bilinear layer, and the norm.
+    nlohmann::ordered_json j;
+    std::optional<Estimate> norm_mc;
+    std::uint64_t lsq_samples = 0;
+    std::optional<Decision> norm_mc_vs_exact, norm_mc_vs_stated, norm_mc_vs_corrected;
+    if (use_lsq) {
+      Transformer features;
+      features.layers.emplace_back(sja::appC_bilinear(d));
+      const auto lsq = mc_least_squares_gamma(features, pd.model, shape, ctx.seed, ctx.purpose(c.label() + "/lsq"),
+                                              ctx.threads, ctx.samples, 10);
+      lsq_samples = lsq.samples;
+      norm_mc = lsq_distance(lsq, -pd.Lambda_inv, 1 - alpha_each);
+      norm_mc_vs_exact = judge_mc_equal(*norm_mc, exact, Tolerance{0.05, 0.05}, alpha_each);
+      norm_mc_vs_stated = judge_mc_upper_bound(*norm_mc, stated, Tolerance{}, alpha_each);
+      norm_mc_vs_corrected = judge_mc_upper_bound(*norm_mc, corrected, Tolerance{}, alpha_each);
+      j["quantities_lsq_matrix"] = quantity_matrix(lsq.gamma);
+    }
+
+    // Part 2 verdict. The deviation is a deterministic function of exact moments; Monte Carlo validates
+    // those moments (the loss of Gamma* through the forward pass) and the minimiser (the least-squares
+    // fit). When every validation agrees with the exact value, the case gets the exact verdict (exact and
+    // Monte Carlo agree with each other, and with or against the paper); a validation that contradicts
+    // the exact value makes the case inconclusive (internal inconsistency); a validation too noisy to
+    // agree makes it inconclusive.
+    const bool exact_holds = exact <= stated;
+    std::vector<const Decision*> checks;
+    if (o) checks.push_back(&*o->mc_vs_exact);
+    if (norm_mc_vs_exact) checks.push_back(&*norm_mc_vs_exact);
+    if (general_mc) checks.push_back(&*general_mc);
+    bool any_refuted = false, all_confirmed = true;
+    for (const Decision* k : checks) {
+      any_refuted |= k->verdict == Verdict::refuted;
+      all_confirmed &= k->verdict == Verdict::confirmed;
+    }
+    Decision v;
+    if (part1.verdict == Verdict::refuted)
+      v.verdict = Verdict::refuted;
+    else if (any_refuted || !all_confirmed)
+      v.verdict = Verdict::inconclusive;
+    else
+      v.verdict = exact_holds ? Verdict::confirmed : Verdict::refuted;
+    v.why = fmt::format("exact ||Gamma* + Lam^-1||_F = {:.6g} {} the bound {:.6g} (ratio {:.4f}); Monte Carlo "
+                        "validation: {}{}; Part 1: {}",
+                        exact, exact_holds ? "<=" : ">", stated, exact / stated,
+                        o ? "loss of Gamma* " + o->mc_vs_exact->why : std::string("least-squares fit of Gamma*"),
+                        norm_mc ? fmt::format("; least-squares fit: norm {:.6g} [{:.6g}, {:.6g}] ({} against the exact "
+                                              "value; {} against the bound)",
+                                              norm_mc->mean, norm_mc->ci_low, norm_mc->ci_high,
+                                              to_string(norm_mc_vs_exact->verdict), to_string(norm_mc_vs_stated->verdict))
+                                : std::string(""),
+                        part1.why);
+    const bool corr_ok = exact <= corrected && (!norm_mc_vs_corrected || norm_mc_vs_corrected->verdict != Verdict::refuted);
+    if (!corr_ok) corrected_ok = false;
+    if (exact / stated > worst_ratio) {
+      worst_ratio = exact / stated;
+      worst = fmt::format("d={}, n={}: {:.4g} against the bound {:.4g}", d, n, exact, stated);
+    }
+
+    j["params"] = c.to_json();
+    j["quantities"]["stated"] = quantity_value(stated);
+    j["quantities"]["exact"] = quantity_value(exact);
+    if (norm_mc) j["quantities"]["mc"] = quantity_mc(*norm_mc);
+    j["quantities"]["corrected"] = quantity_value(corrected);
+    j["quantities"]["exact_over_stated"] = quantity_value(exact / stated);
+    if (o) j["quantities"]["mc_loss"] = quantity_mc(o->mc);
+    j["quantities"]["exact_loss"] = quantity_value(L_opt);
+    j["quantities"]["general_best"] = quantity_value(general_best);
+    j["quantities"]["exact_matrix"] = quantity_matrix(G);
+    j["quantities"]["mc_lsq_samples"] = quantity_value(static_cast<double>(lsq_samples));
+    j["verdict"] = to_string(v.verdict);
+    j["evidence"] = v.why;
+    if (o) {
+      j["decisions"]["mc_loss_vs_exact"] = decision_json(*o->mc_vs_exact);
+      j["decisions"]["mc_loss_looks"] = fmt::format("{} of {}", o->looks_used, o->looks_planned);
+    }
+    j["decisions"]["part1_full_weights"] = decision_json(part1);
+    if (general_mc_est) j["quantities"]["mc_general_best"] = quantity_mc(*general_mc_est);
+    if (norm_mc) {
+      j["decisions"]["mc_vs_exact"] = decision_json(*norm_mc_vs_exact);
+      j["decisions"]["mc_vs_stated"] = decision_json(*norm_mc_vs_stated);
+      j["decisions"]["mc_vs_corrected"] = decision_json(*norm_mc_vs_corrected);
+    }
+    j["decisions"]["corrected_holds_exactly"] = exact <= corrected;
+    if (j.contains("quantities_lsq_matrix")) {
+      j["quantities"]["mc_matrix"] = j["quantities_lsq_matrix"];
+      j.erase("quantities_lsq_matrix");
+    }
+    res.cases.push_back(j);
+    if (ctx.progress) ctx.progress(++done, ctx.cases.size());
+  }
+
+  // The worst case over every n in [2, 2000] (exact; one linear solve per n).
+  nlohmann::ordered_json scan = nlohmann::ordered_json::array();
+  nlohmann::ordered_json findings = nlohmann::ordered_json::array();
+  for (const auto& [d, pd] : dims) {
+    double r = 0, rc = 0;
+    int at = 2, n_viol = 0;
+    for (int n = 2; n <= 2000; ++n) {
+      const double e = (optimal_sparse_gamma(pd.fm, n) + pd.Lambda_inv).norm();
+      if (e / stated_bound(d, n) > r) {
+        r = e / stated_bound(d, n);
+        at = n;
+      }
+      if (e > stated_bound(d, n)) ++n_viol;
+      rc = std::max(rc, e / corrected_bound(d, n));
+    }
+    nlohmann::ordered_json s;
+    s["d"] = d;
+    s["worst_ratio_exact_over_stated"] = r;
+    s["at_n"] = at;
+    s["n_in_2_2000_violating_the_bound"] = n_viol;
+    s["worst_ratio_exact_over_corrected"] = rc;
+    scan.push_back(s);
+    if (rc > 1) corrected_ok = false;
+    findings.push_back(fmt::format("d = {}: over n = 2..2000 the exact deviation reaches {:.4f} x the stated bound (at n = "
+                                   "{}); the bound fails for {} values of n; the corrected bound is never exceeded "
+                                   "(largest ratio {:.3f}).",
+                                   d, r, at, n_viol, rc));
+  }
+  findings.push_back(
+      "Part 2's argument is sound up to its last step, which inserts Theorem 2's loss ((d+2)(d+1)+d)/(2n); the true loss "
+      "of that construction is d(d^3+18d^2+95d+142)/(4n) (sja.thm2), and with it the same argument gives the "
+      "`corrected` bound.");
+  findings.push_back(part1_ok ? "Part 1 (the optimum over all P, Q is sparse): no full (P last row, Q) found by alternating "
+                                "exact solves beats the sparse optimum in any case."
+                              : "Part 1 FAILS: a full (P, Q) beats the sparse optimum (see cases).");
+  res.extra["error_rates"] = error_rates_json(ctx.alpha, ctx.cases.size(), 4 * looks, tol);
+  res.extra["worst_over_n"] = scan;
+  res.extra["corrected_formula"] =
+      "||Gamma* + E[xbar xbar^T]^-1||_F <= n^{-1/2} sqrt( d(d^3+18d^2+95d+142) / (2 (d+2-sqrt(d^2+4d))) )";
+  res.extra["corrected_formula_holds"] = corrected_ok;
+  res.extra["findings"] = findings;
+  const Verdict v = aggregate_verdict(res.cases);
+  res.summary = fmt::format("{}: worst case {} ({:.3f}x); Part 1 (sparse optimum) {}; corrected bound {}.", to_string(v),
+                            worst, worst_ratio, part1_ok ? "holds" : "FAILS", corrected_ok ? "holds" : "FAILS");
+  return res;
+}
+
+const RegisterClaim reg{Claim{
+    "sja.thm5",
+    "Optimal attention is sparse, ||Gamma* + E[xx^T]^-1||_F bound",
+    "000_72a77bb517664bbf.txt, Theorem 5 and Appendix F",
+    "With the bilinear layer fixed to the kernel (7), the optimal attention has the sparse form P = e e^T, "
+    "Q = diag(Gamma*, 0) and ||Gamma* + E[xbar xbar^T]^-1||_F <= n^{-1/2} sqrt(((d+2)(d+1)+d)/(d+2-sqrt(d^2+4d))).",
+    {ParamSpec{"d", {1, 2, 3, 4}, {4}, 1, 6, true, "input dimension"},
+     ParamSpec{"n", {2, 10, 40, 60}, {10, 40}, 1, 1e6, true, "context length"}},
+    400000,
+    200000,
+    [](const Case& c, int threads) {
+      const int d = c.geti("d"), dbar = sja::kernel_width(d);
+      const double p2 = static_cast<double>(dbar) * dbar;
+      return threads * (sja_shape(d, dbar, c.geti("n")).workspace_bytes() + 8.0 * 1024 * p2) + 8.0 * 600 * p2 * p2;
+    },
+    run}};
+
+}  // namespace
+}  // namespace icl

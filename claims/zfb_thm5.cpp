@@ -1,0 +1,275 @@
+// zfb.thm5 — Zhang, Frei, Bartlett (003, slides), Theorem 5 and the corollaries after it.
+//
+// Statement: for the limit model of Theorem 4 (trained on prompts of length N with x ~ N(0, Lam)),
+//   W_KQ = tr(Gam^-2)^{-1/4} [Gam^-1, 0; 0, 0],  W_PV = tr(Gam^-2)^{1/4} [0, 0; 0, 1],
+//   Gam = (1 + 1/N) Lam + tr(Lam)/N I,
+// and any distribution D of (x, y) with x-marginal N(0, Lam), a test prompt of length M gives
+//   E(yhat - y)^2 = min_w E(<w,x> - y)^2 + (1/M) tr(Sig Gam^-2 Lam)
+//                   + (1/N^2) [ ||a||^2_{Gam^-2 Lam^3} + 2 tr(Lam) ||a||^2_{Gam^-2 Lam^2} + tr(Lam)^2 ||a||^2_{Gam^-2 Lam} ],
+//   a = Lam^-1 E[xy], Sig = Cov(xy);
+// for the noiseless linear D the special form (1/M){||w||^2_{Gam^-2 Lam^3} + tr(Gam^-2 Lam^2)||w||^2_Lam}
+// + (1/N^2){...} and the bound (d+1)/M ||w||^2_Lam + (1/N^2)[||w||^2_Lam + 2||w||^2 tr(Lam) + ||w||^2_{Lam^-1} tr(Lam)^2];
+// and for w ~ N(0, I): E(yhat - y)^2 <= (d+1) tr(Lam)/M + (1 + 2d + d^2 kappa) tr(Lam)/N^2.
+//
+// zfb convention: unmasked attention E + W_PV E (E^T W_KQ E)/M (the test prompt's own length M), the
+// prediction approximates +y, the error is (yhat - y)^2 (Thm. 5 states it without the 1/2 of the
+// training loss).
+//
+// Tasks (parameter `task`): 0 noiseless linear y = <w, x> with a fixed w; 1 noisy linear y = <w, x> +
+// 0.5 eps with a fixed w; 2 a fixed quadratic y (coefficients over 1, x_i, x_i x_j); 3 linear with
+// w ~ N(0, I) per prompt (the final bound).
+// stated   tasks 0-2: the decomposition (16) evaluated with exact moments of D; task 3: the bound.
+// exact    the error computed independently: the direct expansion of E(yhat - y)^2 for the sparse layer
+//          (lib/icl/sparse_attention.hpp) with Gamma = -Gam^-1 and n = M, exact moments under N(0, Lam).
+// mc       the error through the real forward pass of (W_PV, W_KQ) on unmasked prompts of length M,
+//          conditional Monte Carlo with the query integrated exactly (lib/icl/conditional_loss.hpp; the
+//          linearity in the query that this uses is re-checked on every prompt).
+#include "icl/bound_checks.hpp"
+#include "icl/checks.hpp"
+#include "icl/conditional_loss.hpp"
+#include "icl/gaussian_model.hpp"
+#include "icl/optimal_attention.hpp"
+
+namespace icl {
+namespace {
+
+double qform(const Eigen::VectorXd& a, const Eigen::MatrixXd& B) { return a.dot(B * a); }
+
+std::string task_name(int t) {
+  switch (t) {
+    case 0: return "noiseless linear, fixed w";
+    case 1: return "noisy linear (noise sd 0.5), fixed w";
+    case 2: return "quadratic, fixed coefficients";
+    default: return "noiseless linear, w ~ N(0, I)";
+  }
+}
+
+struct Setting {
+  Eigen::MatrixXd Lam, Gam, Gam_inv, Gm2;
+  double trL = 0, kappa = 1;
+};
+
+Setting setting(const Eigen::MatrixXd& Lam, int N) {
+  Setting s;
+  const int d = static_cast<int>(Lam.rows());
+  s.Lam = Lam;
+  s.trL = Lam.trace();
+  s.Gam = (1.0 + 1.0 / N) * Lam + s.trL / N * Eigen::MatrixXd::Identity(d, d);
+  s.Gam_inv = s.Gam.inverse();
+  s.Gm2 = s.Gam_inv * s.Gam_inv;
+  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(Lam);
+  s.kappa = es.eigenvalues().maxCoeff() / es.eigenvalues().minCoeff();
+  return s;
+}
+
+// The decomposition (16) with exact moments of D (fixed w): m.xi = E[xy], m.K4 = E[x x^T y^2], m.Ey2.
+double stated_decomposition(const Setting& s, const FeatureMoments& m, int N, int M) {
+  const Eigen::VectorXd a = s.Lam.ldlt().solve(m.xi);
+  const Eigen::MatrixXd Sig = m.K4 - m.xi * m.xi.transpose();
+  const double best_linear = m.Ey2 - m.xi.dot(a);
+  const Eigen::MatrixXd L2 = s.Lam * s.Lam, L3 = L2 * s.Lam;
+  return best_linear + (Sig * s.Gm2 * s.Lam).trace() / M +
+         (qform(a, s.Gm2 * L3) + 2 * s.trL * qform(a, s.Gm2 * L2) + s.trL * s.trL * qform(a, s.Gm2 * s.Lam)) /
+             (static_cast<double>(N) * N);
+}
+
+double stated_special(const Setting& s, const Eigen::VectorXd& w, int N, int M) {
+  const Eigen::MatrixXd L2 = s.Lam * s.Lam, L3 = L2 * s.Lam;
+  return (qform(w, s.Gm2 * L3) + (s.Gm2 * L2).trace() * qform(w, s.Lam)) / M +
+         (qform(w, s.Gm2 * L3) + 2 * qform(w, s.Gm2 * L2) * s.trL + qform(w, s.Gm2 * s.Lam) * s.trL * s.trL) /
+             (static_cast<double>(N) * N);
+}
+
+double stated_fixed_w_bound(const Setting& s, const Eigen::VectorXd& w, int N, int M) {
+  const int d = static_cast<int>(w.size());
+  return (d + 1.0) / M * qform(w, s.Lam) +
+         (qform(w, s.Lam) + 2 * w.squaredNorm() * s.trL + qform(w, s.Lam.inverse()) * s.trL * s.trL) /
+             (static_cast<double>(N) * N);
+}
+
+double stated_final_bound(const Setting& s, int d, int N, int M) {
+  return (d + 1.0) * s.trL / M + (1.0 + 2 * d + d * d * s.kappa) * s.trL / (static_cast<double>(N) * N);
+}
+
+// The exact error of the limit model: (yhat - y)^2 = (yhat' + y)^2 with yhat' = -yhat, i.e. the sparse
+// loss at Gamma = -Gam^-1 (the product of the W_PV and W_KQ scales is 1), n = M.
+double exact_error(const Setting& s, const FeatureMoments& m, int M) { return sparse_lsa_loss(m, -s.Gam_inv, M); }
+
+LinearSelfAttention limit_model(const Setting& s, int M) {
+  const Eigen::Index d = s.Lam.rows();
+  const double c = std::pow((s.Gm2).trace(), 0.25);
+  LinearSelfAttention a;
+  a.P = Eigen::MatrixXd::Zero(d + 1, d + 1);
+  a.P(d, d) = c;
+  a.Q = Eigen::MatrixXd::Zero(d + 1, d + 1);
+  a.Q.topLeftCorner(d, d) = s.Gam_inv / c;
+  a.masked = false;
+  a.scale = 1.0 / M;
+  return a;
+}
+
+GaussianIclModel make_task(int task, int d, const Eigen::MatrixXd& Lam, std::uint64_t seed, std::uint64_t purpose) {
+  GaussianIclModel m = GaussianIclModel::from_task(task == 2 ? PolynomialTask::quadratic(d) : PolynomialTask::linear(d), Lam);
+  if (task == 3) return m;
+  m.random_w = false;
+  m.fixed_w.resize(m.num_coefficients());
+  PromptRng rng(seed, purpose, 0);
+  rng.fill_normal(m.fixed_w);
+  if (task == 1) m.noise_sd = 0.5;
+  return m;
+}
+
+ClaimResult run(const ClaimContext& ctx) {
+  ClaimResult res;
+  const Tolerance tol{0.02, 0.0};
+  const Tolerance exact_tol{1e-9, 1e-12};
+  const double alpha_case = ctx.alpha / static_cast<double>(ctx.cases.size());
+  std::size_t looks = 0, done = 0;
+  double worst_ratio_bound = 0, worst_rel_decomp = 0;
+  for (const auto& c : ctx.cases) {
+    const int d = c.geti("d"), cov = c.geti("cov"), N = c.geti("N"), M = c.geti("M"), task = c.geti("task");
+    const Eigen::MatrixXd Lam = test_covariance(d, cov);
+    const Setting s = setting(Lam, N);
+    const GaussianIclModel model = make_task(task, d, Lam, ctx.seed, ctx.purpose(fmt::format("w/d={}/task={}", d, task)));
+    const auto u = identity_features(d);
+    const FeatureMoments fm = model_feature_moments(model, u);
+    const double exact = exact_error(s, fm, M);
+    const bool bound_case = task == 3;
+    const double stated = bound_case ? stated_final_bound(s, d, N, M) : stated_decomposition(s, fm, N, M);
+
+    Transformer block;
+    block.layers.emplace_back(limit_model(s, M));
+    const Transformer no_features;
+    const Eigen::MatrixXd Psi = query_moment_matrix(model, u);
+    const PromptShape shape = zfb_shape(d, M);
+    auto make_worker = [&] {
+      return QueryConditionalWorker(no_features, block, model, Psi, shape, ctx.seed, ctx.purpose(c.label()), -1.0);
+    };
+
+    nlohmann::ordered_json j;
+    j["params"] = c.to_json();
+    j["task"] = task_name(task);
+    j["covariance"] = covariance_name(cov);
+    j["quantities"]["stated"] = quantity_value(stated);
+    j["quantities"]["exact"] = quantity_value(exact);
+    Decision v;
+    if (!bound_case) {
+      auto o = sequential_equality(ctx, alpha_case, stated, exact, tol, exact_tol, QueryConditionalWorker::dims, 1, 2048,
+                                   make_worker, 8192);
+      looks = std::max(looks, o.looks_planned);
+      v = o.verdict;
+      worst_rel_decomp = std::max(worst_rel_decomp, std::abs(exact - stated) / exact);
+      j["quantities"]["mc"] = quantity_mc(o.mc);
+      j["decisions"] = decisions_json(o);
+      if (task == 0) {
+        // The noiseless special form and its per-w bound (exact).
+        const double special = stated_special(s, model.fixed_w, N, M);
+        const double wbound = stated_fixed_w_bound(s, model.fixed_w, N, M);
+        const Decision sp = combine_equality(judge_exact_equal(exact, special, exact_tol),
+                                             judge_mc_equal(o.mc, special, tol, o.alpha_look), o.mc_vs_exact);
+        Decision wb = judge_mc_upper_bound(o.mc, wbound, Tolerance{}, o.alpha_look);
+        const bool wb_exact = exact <= wbound * (1 + 1e-12);
+        if (wb_exact != (wb.verdict != Verdict::refuted)) wb.verdict = Verdict::inconclusive;
+        wb.why = fmt::format("exact {:.10g} {} the per-w bound {:.10g}; Monte Carlo: {}", exact, wb_exact ? "<=" : ">",
+                             wbound, wb.why);
+        j["quantities"]["stated_special"] = quantity_value(special);
+        j["quantities"]["stated_fixed_w_bound"] = quantity_value(wbound);
+        j["decisions"]["special_form"] = decision_json(sp);
+        j["decisions"]["fixed_w_bound"] = decision_json(wb);
+        for (const Decision& k : {sp, wb}) {
+          if (k.verdict == Verdict::refuted)
+            v.verdict = Verdict::refuted;
+          else if (k.verdict == Verdict::inconclusive && v.verdict == Verdict::confirmed)
+            v.verdict = Verdict::inconclusive;
+        }
+        v.why += "; special form: " + sp.why + "; per-w bound: " + wb.why;
+      }
+    } else {
+      auto o = sequential_bound(ctx, alpha_case, BoundKind::upper, stated, Tolerance{}, 2048, ctx.samples, make_worker,
+                                8192, QueryConditionalWorker::dims, 1);
+      looks = std::max(looks, o.looks_planned);
+      const bool holds = exact <= stated;
+      if (holds && o.decision.verdict == Verdict::confirmed)
+        v.verdict = Verdict::confirmed;
+      else if (!holds && o.decision.verdict == Verdict::refuted)
+        v.verdict = Verdict::refuted;
+      else
+        v.verdict = Verdict::inconclusive;
+      v.why = fmt::format("exact {:.8g} {} the bound {:.8g} (ratio {:.3f}); Monte Carlo: {}", exact, holds ? "<=" : ">",
+                          stated, exact / stated, o.decision.why);
+      worst_ratio_bound = std::max(worst_ratio_bound, exact / stated);
+      const double intermediate = (d + 1.0) * s.trL / M +
+                                  (s.trL + 2 * d * s.trL + s.Lam.inverse().trace() * s.trL * s.trL) / (double(N) * N);
+      j["quantities"]["mc"] = quantity_mc(o.mc);
+      j["quantities"]["stated_intermediate_bound"] = quantity_value(intermediate);
+      j["quantities"]["exact_over_stated"] = quantity_value(exact / stated);
+      j["decisions"]["mc_vs_stated"] = decision_json(o.decision);
+      j["decisions"]["looks"] = fmt::format("{} of {}", o.looks_used, o.looks_planned);
+    }
+    j["verdict"] = to_string(v.verdict);
+    j["evidence"] = v.why;
+    res.cases.push_back(j);
+    if (ctx.progress) ctx.progress(++done, ctx.cases.size());
+  }
+
+  // Worst case of the final bound over a family of spectra, N and M (exact only).
+  double scan_worst = 0;
+  std::string scan_at;
+  for (int d = 1; d <= 4; ++d)
+    for (double kappa : {1.0, 10.0, 100.0})
+      for (int shape = 0; shape < 3; ++shape)
+        for (int N : {1, 2, 5, 20, 100, 10000})
+          for (int M : {1, 2, 10, 100, 10000}) {
+            Eigen::VectorXd lam(d);
+            for (int i = 0; i < d; ++i) {
+              const double t = d == 1 ? 1.0 : static_cast<double>(i) / (d - 1);
+              lam[i] = shape == 0 ? std::pow(kappa, t) : (shape == 1 ? (i == 0 ? kappa : 1.0) : (i == 0 ? 1.0 : kappa));
+            }
+            const Eigen::MatrixXd Lam = lam.asDiagonal();
+            const Setting s = setting(Lam, N);
+            const auto model = GaussianIclModel::from_task(PolynomialTask::linear(d), Lam);
+            const FeatureMoments fm = model_feature_moments(model, identity_features(d));
+            const double r = exact_error(s, fm, M) / stated_final_bound(s, d, N, M);
+            if (r > scan_worst) {
+              scan_worst = r;
+              scan_at = fmt::format("d={}, spectrum {} (kappa {}), N={}, M={}", d,
+                                    shape == 0 ? "geometric" : (shape == 1 ? "one large" : "one small"), kappa, N, M);
+            }
+          }
+  res.extra["error_rates"] = error_rates_json(ctx.alpha, ctx.cases.size(), looks, tol);
+  res.extra["final_bound_worst_ratio_scan"] = scan_worst;
+  res.extra["final_bound_worst_at"] = scan_at;
+  nlohmann::ordered_json findings = nlohmann::ordered_json::array();
+  findings.push_back(fmt::format("Over d = 1..4, three spectrum shapes with condition numbers 1, 10, 100, N in "
+                                 "{{1..10^4}} and M in {{1..10^4}}, the exact error reaches at most {:.4f} of the final "
+                                 "bound ({}).",
+                                 scan_worst, scan_at));
+  res.extra["findings"] = findings;
+  const Verdict v = aggregate_verdict(res.cases);
+  res.summary = fmt::format("{}: the decomposition matches the exact error to a relative {:.1e} at worst; the final bound "
+                            "is used up to {:.3f} of itself in these cases ({:.3f} in a wider exact scan).",
+                            to_string(v), worst_rel_decomp, worst_ratio_bound, scan_worst);
+  return res;
+}
+
+const RegisterClaim reg{Claim{
+    "zfb.thm5",
+    "Error decomposition of the limit model at test length M",
+    "003_6b331cefcf2a0758.txt, Theorem 5 and the slides after it",
+    "For the limit model, any D with x-marginal N(0, Lam) and a test prompt of length M: E(yhat - y)^2 = "
+    "min_w E(<w, x> - y)^2 + (1/M) tr(Sig Gam^-2 Lam) + (1/N^2)[||a||^2_{Gam^-2 Lam^3} + 2 tr(Lam) ||a||^2_{Gam^-2 Lam^2} "
+    "+ tr(Lam)^2 ||a||^2_{Gam^-2 Lam}], a = Lam^-1 E[xy], Sig = Cov(xy); the noiseless-linear special case and the bound "
+    "(d+1) tr(Lam)/M + (1 + 2d + d^2 kappa) tr(Lam)/N^2 for w ~ N(0, I).",
+    {ParamSpec{"d", {3}, {2}, 1, 6, true, "input dimension"},
+     ParamSpec{"cov", {1, 2, 3}, {3}, 0, 3, true, "covariance Lam: 0 isotropic, 1 diagonal, 2 rotated, 3 ill-conditioned"},
+     ParamSpec{"N", {4, 40}, {4}, 1, 1e6, true, "training prompt length (enters Gam)"},
+     ParamSpec{"M", {8, 100}, {8}, 1, 1e5, true, "test prompt length"},
+     ParamSpec{"task", {0, 1, 2, 3}, {0, 1, 2, 3}, 0, 3, true,
+               "0 noiseless linear, 1 noisy linear, 2 quadratic (fixed coefficients), 3 linear with w ~ N(0, I)"}},
+    400000,
+    100000,
+    [](const Case& c, int threads) { return threads * zfb_shape(c.geti("d"), c.geti("M")).workspace_bytes(); },
+    run}};
+
+}  // namespace
+}  // namespace icl

@@ -1,0 +1,149 @@
+#include "constructions/sja_lower_bound.hpp"
+
+#include "constructions/sja_appC.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <stdexcept>
+
+namespace icl::sja {
+
+std::vector<Poly> orthonormal_v(int d) {
+  const auto o = orthonormal_features(d);
+  std::vector<Poly> v;
+  for (std::size_t a = 0; a < o.unnormalised.size(); ++a)
+    v.push_back(o.unnormalised[a].to_double_poly() * std::sqrt(to_double(o.scale_squared[a])));
+  return v;
+}
+
+double lambda_minus(int d) { return (d + 3.0 - std::sqrt((d + 3.0) * (d + 3.0) - 8.0)) / 2.0; }
+double lambda_plus(int d) { return (d + 3.0 + std::sqrt((d + 3.0) * (d + 3.0) - 8.0)) / 2.0; }
+
+namespace {
+
+// Rows of W0, W1 being built, with extra rows appended after the d + 1 embedding rows.
+struct Rows {
+  int d;
+  std::vector<Eigen::VectorXd> w0, w1;  // each of length d + 1 (embedding columns 0..d)
+  explicit Rows(int d_) : d(d_), w0(d_ + 1, Eigen::VectorXd::Zero(d_ + 1)), w1(d_ + 1, Eigen::VectorXd::Zero(d_ + 1)) {}
+  Eigen::VectorXd e(int c) const {
+    Eigen::VectorXd v = Eigen::VectorXd::Zero(d + 1);
+    v[c] = 1;
+    return v;
+  }
+  void set(int r, const Eigen::VectorXd& a, const Eigen::VectorXd& b) {
+    w0[r] = a;
+    w1[r] = b;
+  }
+  void add(const Eigen::VectorXd& a, const Eigen::VectorXd& b) {
+    w0.push_back(a);
+    w1.push_back(b);
+  }
+  void zero_row(int r) { set(r, e(r), -e(0)); }  // base_r + base_r * (-1) = 0
+  BilinearLayer layer() const {
+    const int dbar = static_cast<int>(w0.size());
+    BilinearLayer l;
+    l.W0 = Eigen::MatrixXd::Zero(dbar, dbar);
+    l.W1 = Eigen::MatrixXd::Zero(dbar, dbar);
+    for (int r = 0; r < dbar; ++r) {
+      l.W0.row(r).head(d + 1) = w0[r].transpose();
+      l.W1.row(r).head(d + 1) = w1[r].transpose();
+    }
+    return l;
+  }
+};
+
+// Row 0 = 1 + (a0 + x1)(b0 + b1 x1) = kappa [sqrt(2d) v00 + sqrt(d) (lam+ - d - 1) v11]: the e+
+// direction modulo the differences v11 - vjj.
+void set_eplus_row(Rows& R) {
+  const int d = R.d;
+  const double c = std::sqrt(d) * (lambda_plus(d) - d - 1.0) / std::sqrt(2.0);  // coefficient of (x1^2 - 1)
+  const double kappa = 1.0 / (2.0 * std::sqrt(2.0 * d));
+  const double a0 = std::sqrt((1.0 + kappa * c - kappa * std::sqrt(2.0 * d)) / (kappa * c));
+  Eigen::VectorXd a = R.e(1), b = kappa * c * R.e(1);
+  a[0] = a0;
+  b[0] = -a0 * kappa * c;
+  R.set(0, a, b);
+}
+
+}  // namespace
+
+BilinearConstruction quadratic_exclusion_layer(int d, int k) {
+  const int m = kernel_width(d), n1 = d * (d + 1) / 2;
+  if (k < 1 || k > m) throw std::invalid_argument("quadratic_exclusion_layer: k must be in [1, m]");
+  Rows R(d);
+  BilinearConstruction out;
+  if (k == m) {
+    for (int r = 0; r <= d; ++r) R.zero_row(r);
+    out.description = "every feature zero";
+  } else if (k <= 1 + n1) {
+    const int K = n1 + 1 - k;  // eigenvalue-1 directions kept: the first K of x_1..x_d, x_i x_j
+    set_eplus_row(R);
+    std::vector<std::pair<int, int>> pairs;
+    for (int i = 1; i <= d; ++i)
+      for (int j = i + 1; j <= d; ++j) pairs.emplace_back(i, j);
+    if (K >= 1) {
+      // row 1 keeps x_1; rows j = 2..d carry x1^2 - xj^2 + x1.
+      for (int j = 2; j <= d; ++j) R.set(j, R.e(1) - R.e(j), R.e(1) + R.e(j) + R.e(0));
+      for (int t = 1; t < K; ++t) {
+        if (t < d)
+          R.add(R.e(t + 1), R.e(0));  // x_{t+1}
+        else
+          R.add(R.e(pairs[t - d].first), R.e(pairs[t - d].second));  // x_i x_j
+      }
+    } else {
+      for (int r = 1; r <= d; ++r) R.zero_row(r);
+      for (int j = 2; j <= d; ++j) R.add(R.e(1) - R.e(j), R.e(1) + R.e(j));  // x1^2 - xj^2
+    }
+    out.description = fmt::format("e+ direction, the {} differences x1^2 - xj^2, and {} of the unit-eigenvalue "
+                                  "features (x_j, then x_i x_j)",
+                                  d - 1, K);
+  } else {
+    const int keep_diffs = m - k - 1;  // 0 .. d - 2
+    set_eplus_row(R);
+    for (int r = 1; r <= d; ++r) R.zero_row(r);
+    for (int j = 2; j < 2 + keep_diffs; ++j) R.add(R.e(1) - R.e(j), R.e(1) + R.e(j));
+    out.description = fmt::format("e+ direction (modulo differences) and {} differences x1^2 - xj^2", keep_diffs);
+  }
+  out.layer = R.layer();
+  out.dbar = static_cast<int>(out.layer.W0.rows());
+  return out;
+}
+
+BilinearConstruction orthonormal_subset_layer(int d, const std::vector<int>& keep) {
+  const auto names = orthonormal_features(d).names;
+  const int m = kernel_width(d);
+  std::vector<bool> kept(m, false);
+  for (int a : keep) {
+    if (a < 0 || a >= m) throw std::invalid_argument("orthonormal_subset_layer: index out of range");
+    kept[a] = true;
+  }
+  Rows R(d);
+  std::string desc;
+  for (int a = 0; a < m; ++a) {
+    if (kept[a]) desc += (desc.empty() ? "" : ", ") + names[a];
+    if (a <= d) {
+      if (!kept[a]) R.zero_row(a);
+      continue;
+    }
+    if (!kept[a]) continue;
+    // a > d: a quadratic v_ij; find (i, j).
+    int idx = d + 1;
+    for (int i = 1; i <= d; ++i)
+      for (int j = i; j <= d; ++j, ++idx)
+        if (idx == a) {
+          if (i == j)
+            R.add((R.e(i) - R.e(0)) / std::sqrt(2.0), R.e(i) + R.e(0));  // (x_i^2 - 1)/sqrt2
+          else
+            R.add(R.e(i), R.e(j));
+        }
+  }
+  BilinearConstruction out;
+  out.layer = R.layer();
+  out.dbar = static_cast<int>(out.layer.W0.rows());
+  out.description = "features " + (desc.empty() ? std::string("(none)") : desc);
+  return out;
+}
+
+}  // namespace icl::sja
