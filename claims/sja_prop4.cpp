@@ -21,6 +21,7 @@
 #include "constructions/sja_appC.hpp"
 #include "constructions/sja_lower_bound.hpp"
 #include "icl/checks.hpp"
+#include "icl/lower_bound_case.hpp"
 #include "icl/lower_bounds.hpp"
 #include "icl/optimal_attention.hpp"
 
@@ -85,64 +86,19 @@ ClaimResult run(const ClaimContext& ctx) {
       random_best_limit = std::min(random_best_limit, projected_residual(C, U));
     }
 
-    // Verdict at the worst case. A counterexample is the explicit layer at this n: its exact loss below
-    // the bound and Monte Carlo agreeing (interval below the bound, and consistent with the exact loss).
-    const bool mc_consistent = e.mc_vs_exact.verdict != Verdict::refuted;
-    Decision v_;
-    if (e.projected_dim != dt) {
-      v_.verdict = Verdict::inconclusive;
-      v_.why = fmt::format("INTERNAL: the construction's projected dimension is {}, not {}", e.projected_dim, dt);
-    } else if (e.exact_loss < stated * (1 - 1e-9) && e.mc_vs_stated.verdict == Verdict::refuted && mc_consistent) {
-      v_.verdict = Verdict::refuted;
-      v_.why = fmt::format("counterexample: a bilinear layer of projected dimension {} (width {}) with its optimal "
-                           "attention at n = {} has loss {:.6g} (exact; Monte Carlo {}) < {} = C(d+2,2) - dt, "
-                           "margin {:.4g}; infimum over the family {:.6g}",
-                           dt, e.dbar, n, e.exact_loss, e.mc_vs_stated.why, k, stated - e.exact_loss, inf);
-    } else if (inf >= stated * (1 - 1e-12) && e.mc_vs_stated.verdict == Verdict::confirmed && mc_consistent) {
-      v_.verdict = Verdict::confirmed;
-      v_.why = fmt::format("the infimum over the family {:.6g} >= {}; the explicit layer at n = {}: exact {:.6g}, "
-                           "Monte Carlo {}",
-                           inf, k, n, e.exact_loss, e.mc_vs_stated.why);
-    } else {
-      v_.verdict = Verdict::inconclusive;
-      v_.why = fmt::format("infimum {:.6g} vs bound {}; at n = {} the explicit layer's exact loss is {:.6g} (limit "
-                           "{:.6g}); Monte Carlo: {}; vs exact: {}",
-                           inf, k, n, e.exact_loss, e.limit, e.mc_vs_stated.why, e.mc_vs_exact.why);
-    }
-    // The corrected bound: equal to the exact infimum, below every loss measured.
-    const bool corr_ok = std::abs(corrected - inf) <= 1e-9 * std::max(1.0, inf) && e.exact_loss >= corrected - 1e-9 &&
-                         random_best_limit >= corrected - 1e-9 && e.mc_vs_stated.verdict != Verdict::inconclusive &&
-                         judge_mc_lower_bound(e.mc, corrected, Tolerance{}, 0.01).verdict != Verdict::refuted;
+    LowerBoundCase lb;
+    lb.n = n, lb.k = k, lb.inf = inf, lb.corrected = corrected, lb.random_best_limit = random_best_limit;
+    if (e.projected_dim != dt)
+      lb.internal_error = fmt::format("INTERNAL: the construction's projected dimension is {}, not {}", e.projected_dim, dt);
+    lb.layer = fmt::format("projected dimension {} (width {})", dt, e.dbar);
+    lb.bound = "C(d+2,2) - dt";
+    auto [j, corr_ok] = judge_lower_bound_case(c, e, cons.layer, cons.description, lb);
     if (!corr_ok) corrected_ok = false;
     if (stated - e.exact_loss > worst_margin) {
       worst_margin = stated - e.exact_loss;
       worst = fmt::format("d={}, dt={}, n={}: loss {:.4g} < {}", d, dt, n, e.exact_loss, k);
     }
-
-    nlohmann::ordered_json j;
-    j["params"] = c.to_json();
-    j["quantities"]["stated"] = quantity_value(stated);
-    j["quantities"]["exact"] = quantity_value(inf);
-    j["quantities"]["mc"] = quantity_mc(e.mc);
-    j["quantities"]["exact_construction"] = quantity_value(e.exact_loss);
-    j["quantities"]["construction_limit"] = quantity_value(e.limit);
-    j["quantities"]["corrected"] = quantity_value(corrected);
-    j["quantities"]["margin"] = quantity_value(stated - e.exact_loss);
-    j["quantities"]["mc_plain"] = quantity_mc(e.mc_plain);
-    j["quantities"]["linearity_check_rms"] = quantity_value(e.linearity_rms);
-    if (std::isfinite(random_best_limit)) j["quantities"]["random_layers_best_limit"] = quantity_value(random_best_limit);
-    j["quantities"]["gamma"] = quantity_matrix(e.gamma);
-    j["construction"] = cons.description;
-    j["weights"] = layer_json(cons.layer);
-    j["width"] = e.dbar;
-    j["projected_dimension"] = e.projected_dim;
-    j["verdict"] = to_string(v_.verdict);
-    j["evidence"] = v_.why;
-    j["decisions"]["mc_vs_stated"] = decision_json(e.mc_vs_stated);
-    j["decisions"]["mc_vs_exact_construction"] = decision_json(e.mc_vs_exact);
-    j["decisions"]["looks"] = fmt::format("{} of {}", e.looks_used, e.looks_planned);
-    j["decisions"]["corrected_holds"] = corr_ok;
-    res.cases.push_back(j);
+    res.cases.push_back(std::move(j));
     if (ctx.progress) ctx.progress(++done, ctx.cases.size());
   }
   res.extra["error_rates"] = error_rates_json(ctx.alpha, valid, looks, Tolerance{0.02, 0.0});

@@ -91,7 +91,6 @@ ClaimResult run(const ClaimContext& ctx) {
     const double d_fs = relative_distance(z.end, stated), d_es = relative_distance(exact, stated),
                  d_fe = relative_distance(z.end, exact);
     const double l_flow = pl.loss(z.end), l_stated = pl.loss(stated), lower = pl.tensor_lower_bound();
-    const auto [curv_lo, curv_hi] = curvature_range(pl, z.end);
 
     PromptModel m;
     m.d = d;
@@ -137,28 +136,7 @@ ClaimResult run(const ClaimContext& ctx) {
     j["lambda"] = quantity_matrix(lambda);
     j["sigma"] = sigma;
     j["sigma_bound"] = sigma_max;
-    j["quantities"]["stated"] = quantity_value(l_stated);
-    j["quantities"]["exact"] = quantity_value(l_flow);
-    j["quantities"]["mc"] = quantity_mc(o.mc);
-    j["quantities"]["stated_kq"] = quantity_matrix(stated.kq);
-    j["quantities"]["stated_pv_dd"] = quantity_value(stated.pv(d, d));
-    j["quantities"]["exact_kq"] = quantity_matrix(exact.kq);
-    j["quantities"]["exact_pv_dd"] = quantity_value(exact.pv(d, d));
-    j["quantities"]["flow_kq"] = quantity_matrix(z.end.kq);
-    j["quantities"]["flow_pv"] = quantity_matrix(z.end.pv);
-    j["quantities"]["distance_flow_to_stated"] = quantity_value(d_fs);
-    j["quantities"]["distance_exact_to_stated"] = quantity_value(d_es);
-    j["quantities"]["distance_flow_to_exact"] = quantity_value(d_fe);
-    j["quantities"]["global_min_lower_bound"] = quantity_value(lower);
-    j["quantities"]["loss_gap_to_global_min"] = quantity_value(l_flow - lower);
-    j["quantities"]["time_to_converge"] = quantity_value(converged ? z.flow.t_end : NAN);
-    j["verdict"] = to_string(v);
-    j["evidence"] = why;
-    j["decisions"] = decisions_json(o);
-    j["reduced_form"] = z.reduced.to_json();
-    j["reduced_form"]["stayed"] = z.reduced.max_off_reduced <= 1e-12;
-    j["curvature_at_endpoint"] = {{"min_nonzero", curv_lo}, {"max", curv_hi}, {"ratio", curv_hi / curv_lo}};
-    j["flow"] = z.flow.to_json();
+    append_flow_case_json(j, pl, stated, exact, z, o, v, why);
     res.cases.push_back(j);
     if (!plotted[cov] && loss_plot.size() < 6) {
       plotted[cov] = true;

@@ -87,4 +87,35 @@ LsaWeights reduced_form_limit(const PopulationLoss& pl, const LsaWeights& init) 
   return w;
 }
 
+void append_flow_case_json(nlohmann::ordered_json& j, const PopulationLoss& pl, const LsaWeights& stated,
+                           const LsaWeights& exact, const ZfbFlow& z, const EqualityOutcome& o, Verdict v,
+                           const std::string& why) {
+  const int d = stated.d();
+  const bool converged = z.flow.status == FlowStatus::converged;
+  const double l_flow = pl.loss(z.end), l_stated = pl.loss(stated), lower = pl.tensor_lower_bound();
+  j["quantities"]["stated"] = quantity_value(l_stated);
+  j["quantities"]["exact"] = quantity_value(l_flow);
+  j["quantities"]["mc"] = quantity_mc(o.mc);
+  j["quantities"]["stated_kq"] = quantity_matrix(stated.kq);
+  j["quantities"]["stated_pv_dd"] = quantity_value(stated.pv(d, d));
+  j["quantities"]["exact_kq"] = quantity_matrix(exact.kq);
+  j["quantities"]["exact_pv_dd"] = quantity_value(exact.pv(d, d));
+  j["quantities"]["flow_kq"] = quantity_matrix(z.end.kq);
+  j["quantities"]["flow_pv"] = quantity_matrix(z.end.pv);
+  j["quantities"]["distance_flow_to_stated"] = quantity_value(relative_distance(z.end, stated));
+  j["quantities"]["distance_exact_to_stated"] = quantity_value(relative_distance(exact, stated));
+  j["quantities"]["distance_flow_to_exact"] = quantity_value(relative_distance(z.end, exact));
+  j["quantities"]["global_min_lower_bound"] = quantity_value(lower);
+  j["quantities"]["loss_gap_to_global_min"] = quantity_value(l_flow - lower);
+  j["quantities"]["time_to_converge"] = quantity_value(converged ? z.flow.t_end : NAN);
+  j["verdict"] = to_string(v);
+  j["evidence"] = why;
+  j["decisions"] = decisions_json(o);
+  j["reduced_form"] = z.reduced.to_json();
+  j["reduced_form"]["stayed"] = z.reduced.max_off_reduced <= 1e-12;
+  const auto [clo, chi] = curvature_range(pl, z.end);
+  j["curvature_at_endpoint"] = nlohmann::ordered_json{{"min_nonzero", clo}, {"max", chi}, {"ratio", chi / clo}};
+  j["flow"] = z.flow.to_json();
+}
+
 }  // namespace icl::zfb

@@ -3,11 +3,13 @@
 // conserved balance ||u||^2 - ||V||_F^2 (u the last row of W^{PV}, V the first d columns of W^{KQ}:
 // the loss depends on them only through u (x) V, so the flow conserves it).
 #pragma once
+#include "icl/checks.hpp"
 #include "icl/gradient_flow.hpp"
 #include "icl/zfb_population_loss.hpp"
 
 #include <nlohmann/json.hpp>
 
+#include <string>
 #include <utility>
 
 namespace icl::zfb {
@@ -43,5 +45,14 @@ std::pair<double, double> curvature_range(const PopulationLoss& pl, const LsaWei
 
 // ||a - b|| / ||b|| over both matrices.
 double relative_distance(const LsaWeights& a, const LsaWeights& b);
+
+// The part of a flow case's JSON shared by zfb.thm4 and zfb.thm8, appended to j in this order: the
+// quantities (losses at the stated limit and at the flow's endpoint, Monte Carlo, the stated / exact /
+// flow limits, their distances, the lower bound on the global minimum and the gap to it, the time to
+// converge), verdict, evidence, decisions, reduced_form, curvature_at_endpoint and flow. Recomputes the
+// losses, distances and curvature from pl (deterministic).
+void append_flow_case_json(nlohmann::ordered_json& j, const PopulationLoss& pl, const LsaWeights& stated,
+                           const LsaWeights& exact, const ZfbFlow& z, const EqualityOutcome& o, Verdict v,
+                           const std::string& why);
 
 }  // namespace icl::zfb
