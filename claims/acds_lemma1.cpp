@@ -184,10 +184,7 @@ ClaimResult run(const ClaimContext& ctx) {
     if (ctx.progress) ctx.progress(++done, ctx.cases.size());
   }
   const Verdict v = aggregate_verdict(res.cases);
-  res.extra["tolerance"] = fmt::format(
-      "confirmed when the worst relative error is <= {:.0e}, refuted when >= {:.0e} (errors relative to the sum of "
-      "absolute values of the terms of each entry; truth = long double reference)",
-      tol.confirm, tol.refute);
+  res.extra["tolerance"] = identity_tolerance_text(tol);
   nlohmann::ordered_json findings = nlohmann::ordered_json::array();
   findings.push_back(fmt::format(
       "With symmetric A_l the forward pass equals preconditioned GD as stated: worst relative error {:.2g} over all "

@@ -1,5 +1,7 @@
 #include "constructions/sja_appG.hpp"
 
+#include "constructions/sja_appC.hpp"
+
 #include <stdexcept>
 
 namespace icl::sja {
@@ -27,16 +29,8 @@ BilinearLayer appG_bilinear(int d, int l) {
   return b;
 }
 
-LinearSelfAttention appG_attention(const Eigen::MatrixXd& Gamma) {
-  const Eigen::Index D = Gamma.rows() + 1;
-  LinearSelfAttention a;
-  a.P = Eigen::MatrixXd::Zero(D, D);
-  a.P(D - 1, D - 1) = 1.0;
-  a.Q = Eigen::MatrixXd::Zero(D, D);
-  a.Q.topLeftCorner(D - 1, D - 1) = Gamma;
-  a.masked = true;
-  return a;
-}
+// App. G uses the same sparse attention as App. C: P = e e^T, Q = diag(Gamma, 0).
+LinearSelfAttention appG_attention(const Eigen::MatrixXd& Gamma) { return sparse_attention(Gamma); }
 
 Transformer appG_stack(int d, const std::vector<Eigen::MatrixXd>& Gammas) {
   Transformer t;

@@ -93,6 +93,13 @@ struct IdentityTolerance {
   double refute = 1e-6;
 };
 
+inline std::string identity_tolerance_text(const IdentityTolerance& tol) {
+  return fmt::format(
+      "confirmed when the worst relative error is <= {:.0e}, refuted when >= {:.0e} (errors relative to the sum of "
+      "absolute values of the terms of each entry; truth = long double reference)",
+      tol.confirm, tol.refute);
+}
+
 inline Decision judge_identity(double worst, const IdentityTolerance& tol, const std::string& what) {
   Decision d;
   d.band = tol.confirm;
