@@ -258,15 +258,7 @@ nlohmann::ordered_json depth_table(const ClaimContext& ctx, int d, int p, int n,
   MonteCarlo mc(blocks + 1, ctx.threads);
   mc.extend_to(prompts, [&] { return DepthProfileWorker(model, blocks, task, shape, nm.monomials, ctx.seed, purpose); });
   const Accumulator a = mc.total();
-  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
-  for (int l = 0; l <= blocks; ++l) {
-    const Estimate e = make_estimate(a, l, 0.95);
-    nlohmann::ordered_json r;
-    r["blocks"] = l < blocks ? nlohmann::ordered_json(l + 1) : nlohmann::ordered_json("OLS, all monomials");
-    r["loss"] = e.mean;
-    r["stderr"] = e.stderr_;
-    rows.push_back(r);
-  }
+  const nlohmann::ordered_json rows = depth_rows_json(a, blocks);
   nlohmann::ordered_json j;
   j["d"] = d;
   j["p"] = p;

@@ -61,18 +61,8 @@ ClaimResult run(const ClaimContext& ctx) {
     looks = std::max(looks, e.looks_planned);
 
     // Sanity: random bilinear layers of width dbar never beat the infimum (exact).
-    double random_best_limit = INFINITY;
-    PromptRng rng(ctx.seed, ctx.purpose(c.label() + "/random"), 0);
-    for (int r = 0; r < 20; ++r) {
-      BilinearLayer L;
-      L.W0.resize(cons.dbar, cons.dbar);
-      L.W1.resize(cons.dbar, cons.dbar);
-      rng.fill_normal(L.W0);
-      rng.fill_normal(L.W1);
-      const auto feats = bilinear_features(L, d, cons.dbar);
-      const Eigen::MatrixXd U = feature_projection(model, v, feats);
-      random_best_limit = std::min(random_best_limit, projected_residual(C, U));
-    }
+    const double random_best_limit =
+        random_bilinear_best_limit(ctx, c.label() + "/random", model, v, C, d, cons.dbar);
 
     LowerBoundCase lb;
     lb.n = n, lb.k = k, lb.inf = inf, lb.corrected = corrected, lb.random_best_limit = random_best_limit;

@@ -222,21 +222,14 @@ nlohmann::ordered_json depth_table(const ClaimContext& ctx, int d, int n, int bl
   const Accumulator a = mc.total();
   std::vector<Polynomial<Rational>> f;
   for (const auto& e : sja::appG_block(d, 1)) f.push_back(Polynomial<Rational>::monomial(e, Rational(1)));
-  const double exact1 = sparse_lsa_loss(feature_moments(f, s.task), G[0], n);
-  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
-  for (int l = 0; l <= blocks; ++l) {
-    const Estimate e = make_estimate(a, l, 0.95);
-    nlohmann::ordered_json r;
-    r["blocks"] = l < blocks ? nlohmann::ordered_json(l + 1) : nlohmann::ordered_json("OLS, all monomials");
-    r["loss"] = e.mean;
-    r["stderr"] = e.stderr_;
-    rows.push_back(r);
-  }
+  const FeatureMoments block1 = feature_moments(f, s.task);
+  const double exact1 = sparse_lsa_loss(block1, G[0], n);
+  const nlohmann::ordered_json rows = depth_rows_json(a, blocks);
   nlohmann::ordered_json j;
   j["d"] = d;
   j["n"] = n;
   j["dbar"] = sja::appG_width(d);
-  j["target"] = "quadratic, N(0,1) coefficients; E[y^2] = " + fmt::format("{:g}", feature_moments(f, s.task).Ey2);
+  j["target"] = "quadratic, N(0,1) coefficients; E[y^2] = " + fmt::format("{:g}", block1.Ey2);
   j["preconditioner"] = "Gamma^(l) = -E[xbar_b xbar_b^T]^{-1} (exact moments)";
   j["prompts"] = a.count;
   j["exact_first_block"] = exact1;

@@ -9,12 +9,15 @@
 #pragma once
 #include "icl/block_coordinate_descent.hpp"
 #include "icl/layers.hpp"
+#include "icl/montecarlo.hpp"
+#include "icl/statistics.hpp"
 #include "icl/prompt.hpp"
 #include "icl/rng.hpp"
 #include "icl/tasks.hpp"
 
 #include <Eigen/Dense>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <vector>
 
 namespace icl {
@@ -62,5 +65,20 @@ private:
   Eigen::RowVectorXd y_;
   ForwardWorkspace ws_;
 };
+
+// The rows of a depth table from a DepthProfileWorker run: loss and standard error after each block,
+// then the OLS line.
+inline nlohmann::ordered_json depth_rows_json(const Accumulator& a, int blocks) {
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  for (int l = 0; l <= blocks; ++l) {
+    const Estimate e = make_estimate(a, l, 0.95);
+    nlohmann::ordered_json r;
+    r["blocks"] = l < blocks ? nlohmann::ordered_json(l + 1) : nlohmann::ordered_json("OLS, all monomials");
+    r["loss"] = e.mean;
+    r["stderr"] = e.stderr_;
+    rows.push_back(r);
+  }
+  return rows;
+}
 
 }  // namespace icl

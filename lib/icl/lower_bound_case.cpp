@@ -66,4 +66,22 @@ LowerBoundCaseResult judge_lower_bound_case(const Case& c, const BlockEvaluation
   return {j, corr_ok};
 }
 
+double random_bilinear_best_limit(const ClaimContext& ctx, const std::string& tag, const GaussianIclModel& model,
+                                  const std::vector<Poly>& v, const Eigen::MatrixXd& C, int d, int dbar,
+                                  int max_rank) {
+  double best = INFINITY;
+  PromptRng rng(ctx.seed, ctx.purpose(tag), 0);
+  for (int r = 0; r < 20; ++r) {
+    BilinearLayer L;
+    L.W0.resize(dbar, dbar);
+    L.W1.resize(dbar, dbar);
+    rng.fill_normal(L.W0);
+    rng.fill_normal(L.W1);
+    const Eigen::MatrixXd U = feature_projection(model, v, bilinear_features(L, d, dbar));
+    if (max_rank >= 0 && numerical_rank(U) > max_rank) continue;
+    best = std::min(best, projected_residual(C, U));
+  }
+  return best;
+}
+
 }  // namespace icl

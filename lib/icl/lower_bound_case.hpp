@@ -31,4 +31,11 @@ struct LowerBoundCaseResult {
 LowerBoundCaseResult judge_lower_bound_case(const Case& c, const BlockEvaluation& e, const BilinearLayer& layer,
                                             const std::string& construction, const LowerBoundCase& in);
 
+// Sanity check on a family of bilinear layers: the best n -> infinity loss (exact) of 20 random layers of
+// width dbar drawn from the stream `tag` of the claim; layers of projected rank above max_rank (if >= 0)
+// are skipped, since they are outside the family.
+double random_bilinear_best_limit(const ClaimContext& ctx, const std::string& tag, const GaussianIclModel& model,
+                                  const std::vector<Poly>& v, const Eigen::MatrixXd& C, int d, int dbar,
+                                  int max_rank = -1);
+
 }  // namespace icl
