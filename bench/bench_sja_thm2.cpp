@@ -2,11 +2,11 @@
 // second at 1 and 2 threads, with the estimate it produced (it must not depend on the thread count).
 // bench/compare_numpy.sh runs it beside bench/numpy_sja_thm2.py.
 #include "constructions/sja_appC.hpp"
-#include "icl/icl_loss.hpp"
-#include "icl/montecarlo.hpp"
-#include "icl/prompt.hpp"
-#include "icl/rng.hpp"
-#include "icl/tasks.hpp"
+#include "icl/model/prompt.hpp"
+#include "icl/model/rng.hpp"
+#include "icl/model/tasks.hpp"
+#include "icl/montecarlo/montecarlo.hpp"
+#include "icl/montecarlo/prompt_loss.hpp"
 
 #include <benchmark/benchmark.h>
 

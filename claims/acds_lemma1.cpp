@@ -28,11 +28,12 @@
 // the query entry, i.e. w^{l+1} = w^l - A_l^T grad R(w^l). The statement drops the transpose: it holds
 // for symmetric A_l (the case of Theorems 2 and 3), not for general A_l.
 #include "constructions/acds_lemma1.hpp"
-#include "icl/block_coordinate_descent.hpp"
-#include "icl/claim.hpp"
-#include "icl/identity.hpp"
-#include "icl/prompt.hpp"
-#include "icl/rng.hpp"
+#include "icl/claim/case_json.hpp"
+#include "icl/exact/block_coordinate_descent.hpp"
+#include "icl/model/prompt.hpp"
+#include "icl/model/rng.hpp"
+#include "icl/montecarlo/worst_case.hpp"
+#include "icl/verdict/identity.hpp"
 
 #include <fmt/format.h>
 
@@ -163,24 +164,22 @@ ClaimResult run(const ClaimContext& ctx) {
           "-<x_q, w^L> gives {:.12g}, the recursion with A_l^T gives {:.12g}",
           d, n, L, w.where[kStated], kFamilies[at.family], at.forward, at.stated, at.corrected);
 
-    nlohmann::ordered_json j;
-    j["params"] = c.to_json();
-    j["quantities"]["stated"] = quantity_value(at.stated);
-    j["quantities"]["exact"] = quantity_value(at.forward);
-    j["quantities"]["corrected"] = quantity_value(at.corrected);
-    j["quantities"]["max_rel_error"] = quantity_value(w.worst[kStated]);
-    j["quantities"]["max_rel_error_corrected"] = quantity_value(w.worst[kCorrected]);
-    j["quantities"]["max_rel_error_query"] = quantity_value(w.worst[kQueryPlain]);
-    j["quantities"]["reference_self_error"] = quantity_value(w.worst[kRefSelf]);
-    j["quantities"]["max_x_row_change"] = quantity_value(w.worst[kXRows]);
-    j["quantities"]["prompts"] = quantity_value(static_cast<double>(w.prompts));
-    j["verdict"] = to_string(verdict.verdict);
-    j["evidence"] = fmt::format("{}; worst at prompt {} ({}). {}. Reference's own double error {:.2g}.", verdict.why,
-                                w.where[kStated], kFamilies[at.family], corrected.why, w.worst[kRefSelf]);
-    j["decisions"]["stated"] = decision_json(stated);
-    j["decisions"]["corrected"] = decision_json(corrected);
-    j["decisions"]["x_rows"] = decision_json(xrows);
-    res.cases.push_back(j);
+    CaseJson j(c);
+    j.quantity("stated", at.stated);
+    j.quantity("exact", at.forward);
+    j.quantity("corrected", at.corrected);
+    j.quantity("max_rel_error", w.worst[kStated]);
+    j.quantity("max_rel_error_corrected", w.worst[kCorrected]);
+    j.quantity("max_rel_error_query", w.worst[kQueryPlain]);
+    j.quantity("reference_self_error", w.worst[kRefSelf]);
+    j.quantity("max_x_row_change", w.worst[kXRows]);
+    j.quantity("prompts", static_cast<double>(w.prompts));
+    j.verdict(verdict.verdict, fmt::format("{}; worst at prompt {} ({}). {}. Reference's own double error {:.2g}.", verdict.why,
+                                w.where[kStated], kFamilies[at.family], corrected.why, w.worst[kRefSelf]));
+    j.decision("stated", stated);
+    j.decision("corrected", corrected);
+    j.decision("x_rows", xrows);
+    res.cases.push_back(j.take());
     if (ctx.progress) ctx.progress(++done, ctx.cases.size());
   }
   const Verdict v = aggregate_verdict(res.cases);

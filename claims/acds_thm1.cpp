@@ -11,15 +11,19 @@
 // Quantities (per case):
 //   stated       the exact loss of the stated (P0, Q0);
 //   exact        the exact minimum of the loss: over the sparse form, Gamma* = -M^+ S Lam^+ from exact
-//                moments (lib/icl/optimal_attention.hpp), and over the full last row of P and full Q by
+//                moments (lib/icl/exact/optimal_attention.hpp), and over the full last row of P and full Q by
 //                alternating exact solves from random starts (`general_best`);
 //   mc           the loss of the stated (P0, Q0) through the real forward pass;
 //   stated_matrix / exact_matrix / mc_matrix: the Q0 block, Gamma*, and a Monte Carlo least-squares
 //                fit of the optimal Gamma through the forward pass (with per-entry standard errors).
 #include "constructions/sja_appC.hpp"
-#include "icl/checks.hpp"
-#include "icl/gaussian_model.hpp"
-#include "icl/optimal_attention.hpp"
+#include "icl/claim/case_json.hpp"
+#include "icl/exact/feature_moments.hpp"
+#include "icl/exact/optimal_attention.hpp"
+#include "icl/model/gaussian_model.hpp"
+#include "icl/montecarlo/least_squares_gamma.hpp"
+#include "icl/montecarlo/prompt_loss.hpp"
+#include "icl/verdict/checks.hpp"
 
 namespace icl {
 namespace {
@@ -118,28 +122,26 @@ ClaimResult run(const ClaimContext& ctx) {
       worst = c.label();
     }
 
-    nlohmann::ordered_json j;
-    j["params"] = c.to_json();
-    j["covariance"] = covariance_name(cov);
-    j["quantities"]["stated"] = quantity_value(L_stated);
-    j["quantities"]["exact"] = quantity_value(minimum);
-    j["quantities"]["mc"] = quantity_mc(o.mc);
-    j["quantities"]["exact_sparse_optimum"] = quantity_value(L_exact);
-    j["quantities"]["general_best"] = quantity_value(general_best);
-    j["quantities"]["stated_matrix"] = quantity_matrix(G_stated);
-    j["quantities"]["exact_matrix"] = quantity_matrix(G_exact);
-    j["quantities"]["mc_matrix"] = quantity_matrix(lsq.gamma);
-    j["quantities"]["mc_matrix_stderr"] = quantity_matrix(lsq.stderr_);
-    j["quantities"]["matrix_relative_difference"] = quantity_value(rel);
-    j["quantities"]["sigma"] = quantity_matrix(sigma);
-    j["verdict"] = to_string(v.verdict);
-    j["evidence"] = v.why;
-    j["decisions"] = decisions_json(o);
-    j["decisions"]["matrix_exact"] = decision_json(mat_exact);
-    j["decisions"]["matrix_mc"] = decision_json(mat_mc);
-    j["decisions"]["full_weights"] = decision_json(general);
-    j["decisions"]["mc_matrix_samples"] = lsq.samples;
-    res.cases.push_back(j);
+    CaseJson j(c);
+    j.field("covariance", covariance_name(cov));
+    j.quantity("stated", L_stated);
+    j.quantity("exact", minimum);
+    j.quantity("mc", o.mc);
+    j.quantity("exact_sparse_optimum", L_exact);
+    j.quantity("general_best", general_best);
+    j.quantity("stated_matrix", G_stated);
+    j.quantity("exact_matrix", G_exact);
+    j.quantity("mc_matrix", lsq.gamma);
+    j.quantity("mc_matrix_stderr", lsq.stderr_);
+    j.quantity("matrix_relative_difference", rel);
+    j.quantity("sigma", sigma);
+    j.verdict(v.verdict, v.why);
+    j.decisions(o);
+    j.decision("matrix_exact", mat_exact);
+    j.decision("matrix_mc", mat_mc);
+    j.decision("full_weights", general);
+    j.decision("mc_matrix_samples", lsq.samples);
+    res.cases.push_back(j.take());
     if (ctx.progress) ctx.progress(++done, ctx.cases.size());
   }
   res.extra["error_rates"] = error_rates_json(ctx.alpha, ctx.cases.size(), 2 * looks, tol);

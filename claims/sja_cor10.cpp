@@ -25,12 +25,13 @@
 // `max_hidden_error` (hidden rows against the polynomials, relative to their absolute-term sums),
 // `max_rel_error_query` (plain, final prediction), `reference_self_error`, `feature_degree`.
 #include "constructions/sja_cor10.hpp"
-#include "icl/block_coordinate_descent.hpp"
-#include "icl/claim.hpp"
-#include "icl/identity.hpp"
-#include "icl/prompt.hpp"
-#include "icl/rng.hpp"
-#include "icl/symbolic_forward.hpp"
+#include "icl/claim/case_json.hpp"
+#include "icl/exact/block_coordinate_descent.hpp"
+#include "icl/exact/symbolic_forward.hpp"
+#include "icl/model/prompt.hpp"
+#include "icl/model/rng.hpp"
+#include "icl/montecarlo/worst_case.hpp"
+#include "icl/verdict/identity.hpp"
 
 #include <fmt/format.h>
 
@@ -225,22 +226,20 @@ ClaimResult run(const ClaimContext& ctx) {
     worst_hidden = std::max({worst_hidden, wc.worst[kHidden], wc.worst[kTop]});
     worst_query = std::max(worst_query, wc.worst[kQueryPlain]);
     max_degree = std::max(max_degree, s.degree);
-    nlohmann::ordered_json j;
-    j["params"] = c.to_json();
-    j["quantities"]["stated"] = quantity_value(at.reference);
-    j["quantities"]["exact"] = quantity_value(at.forward);
-    j["quantities"]["max_rel_error"] = quantity_value(wc.worst[kLabels]);
-    j["quantities"]["max_hidden_error"] = quantity_value(wc.worst[kHidden]);
-    j["quantities"]["max_carried_row_change"] = quantity_value(wc.worst[kTop]);
-    j["quantities"]["max_rel_error_query"] = quantity_value(wc.worst[kQueryPlain]);
-    j["quantities"]["reference_self_error"] = quantity_value(wc.worst[kRefSelf]);
-    j["quantities"]["feature_degree"] = quantity_value(s.degree);
-    j["quantities"]["prompts"] = quantity_value(static_cast<double>(wc.prompts));
-    j["verdict"] = to_string(v.verdict);
-    j["evidence"] = fmt::format("{}; {}. Worst label error at prompt {}.", labels.why, rows.why, wc.where[kLabels]);
-    j["decisions"]["labels"] = decision_json(labels);
-    j["decisions"]["rows"] = decision_json(rows);
-    res.cases.push_back(j);
+    CaseJson j(c);
+    j.quantity("stated", at.reference);
+    j.quantity("exact", at.forward);
+    j.quantity("max_rel_error", wc.worst[kLabels]);
+    j.quantity("max_hidden_error", wc.worst[kHidden]);
+    j.quantity("max_carried_row_change", wc.worst[kTop]);
+    j.quantity("max_rel_error_query", wc.worst[kQueryPlain]);
+    j.quantity("reference_self_error", wc.worst[kRefSelf]);
+    j.quantity("feature_degree", s.degree);
+    j.quantity("prompts", static_cast<double>(wc.prompts));
+    j.verdict(v.verdict, fmt::format("{}; {}. Worst label error at prompt {}.", labels.why, rows.why, wc.where[kLabels]));
+    j.decision("labels", labels);
+    j.decision("rows", rows);
+    res.cases.push_back(j.take());
     if (ctx.progress) ctx.progress(++done, ctx.cases.size());
   }
   const Verdict v = aggregate_verdict(res.cases);

@@ -7,7 +7,7 @@
 // How it is checked, per (d, p):
 //  1. Exactly: the scratch rows of one column are pushed through one full cycle of the schedule (and
 //     on into the next, where `clear` meets non-zero scratch) as polynomials, with the layers' actual
-//     weight matrices (lib/icl/symbolic_forward.hpp). Every scratch row must be 0 or a single monomial
+//     weight matrices (lib/icl/exact/symbolic_forward.hpp). Every scratch row must be 0 or a single monomial
 //     with coefficient 1; the union of the blocks' monomials (1, x, scratch) must be all C(d+p, p)
 //     monomials of degree <= p; the second cycle must repeat the first.
 //  2. The cycle length is compared with C(d+p-2, p-1) * p and with max(d, p)^min(d, p) (exact
@@ -24,14 +24,15 @@
 // not a single monomial), `max_rel_error` (identity, when run), `max_scratch_error`, `prompts`.
 #include "constructions/sja_appG.hpp"
 #include "constructions/sja_appH.hpp"
-#include "icl/block_coordinate_descent.hpp"
-#include "icl/claim.hpp"
-#include "icl/depth_profile.hpp"
-#include "icl/identity.hpp"
-#include "icl/prompt.hpp"
-#include "icl/rng.hpp"
-#include "icl/symbolic_forward.hpp"
-#include "icl/tasks.hpp"
+#include "icl/claim/case_json.hpp"
+#include "icl/exact/block_coordinate_descent.hpp"
+#include "icl/exact/symbolic_forward.hpp"
+#include "icl/model/prompt.hpp"
+#include "icl/model/rng.hpp"
+#include "icl/model/tasks.hpp"
+#include "icl/montecarlo/depth_profile.hpp"
+#include "icl/montecarlo/worst_case.hpp"
+#include "icl/verdict/identity.hpp"
 
 #include <boost/multiprecision/cpp_int.hpp>
 #include <fmt/format.h>
@@ -316,15 +317,14 @@ ClaimResult run(const ClaimContext& ctx) {
     if (count != stated) problems.push_back(fmt::format("block count {} != stated {}", count.str(), stated.str()));
     if (count > bound) problems.push_back(fmt::format("block count {} exceeds max(d,p)^min(d,p) = {}", count.str(), bound.str()));
 
-    nlohmann::ordered_json j;
-    j["params"] = c.to_json();
-    j["quantities"]["stated"] = quantity_value(stated.convert_to<double>());
-    j["quantities"]["exact"] = quantity_value(count.convert_to<double>());
-    j["quantities"]["bound"] = quantity_value(bound.convert_to<double>());
-    j["quantities"]["count_over_bound"] = quantity_value(ratio);
-    j["quantities"]["monomials"] = quantity_value(static_cast<double>(all.size()));
-    j["quantities"]["covered"] = quantity_value(static_cast<double>(covered));
-    j["quantities"]["non_monomial_rows"] = quantity_value(sym.non_monomial_rows);
+    CaseJson j(c);
+    j.quantity("stated", stated.convert_to<double>());
+    j.quantity("exact", count.convert_to<double>());
+    j.quantity("bound", bound.convert_to<double>());
+    j.quantity("count_over_bound", ratio);
+    j.quantity("monomials", static_cast<double>(all.size()));
+    j.quantity("covered", static_cast<double>(covered));
+    j.quantity("non_monomial_rows", sym.non_monomial_rows);
 
     Decision identity;
     identity.verdict = Verdict::confirmed;
@@ -344,24 +344,23 @@ ClaimResult run(const ClaimContext& ctx) {
       identity = judge_identity(std::max(w.worst[kLabels], w.worst[kScratch]), tol,
                                 "forward pass vs block-coordinate descent (label and scratch rows)");
       worst_identity = std::max(worst_identity, std::max(w.worst[kLabels], w.worst[kScratch]));
-      j["quantities"]["max_rel_error"] = quantity_value(w.worst[kLabels]);
-      j["quantities"]["max_rel_error_query"] = quantity_value(w.worst[kQueryPlain]);
-      j["quantities"]["max_scratch_error"] = quantity_value(w.worst[kScratch]);
-      j["quantities"]["reference_self_error"] = quantity_value(w.worst[kRefSelf]);
-      j["quantities"]["blocks_run"] = quantity_value(nm.L);
-      j["quantities"]["prompts"] = quantity_value(static_cast<double>(w.prompts));
+      j.quantity("max_rel_error", w.worst[kLabels]);
+      j.quantity("max_rel_error_query", w.worst[kQueryPlain]);
+      j.quantity("max_scratch_error", w.worst[kScratch]);
+      j.quantity("reference_self_error", w.worst[kRefSelf]);
+      j.quantity("blocks_run", nm.L);
+      j.quantity("prompts", static_cast<double>(w.prompts));
     }
     Verdict v = problems.empty() ? Verdict::confirmed : Verdict::refuted;
     if (identity.verdict == Verdict::refuted) v = Verdict::refuted;
     else if (identity.verdict == Verdict::inconclusive && v == Verdict::confirmed) v = Verdict::inconclusive;
-    j["verdict"] = to_string(v);
-    j["evidence"] = problems.empty()
+    j.verdict(v, problems.empty()
                         ? fmt::format("{} blocks (= C(d+p-2,p-1) p) cover all {} monomials, every scratch row a single "
                                       "monomial; {} <= max(d,p)^min(d,p) = {}. {}",
                                       count.str(), all.size(), count.str(), bound.str(), identity.why)
-                        : fmt::format("{}. {}", fmt::join(problems, "; "), identity.why);
-    j["decisions"]["identity"] = decision_json(identity);
-    res.cases.push_back(j);
+                        : fmt::format("{}. {}", fmt::join(problems, "; "), identity.why));
+    j.decision("identity", identity);
+    res.cases.push_back(j.take());
     if (ctx.progress) ctx.progress(++done, ctx.cases.size());
   }
   // The bound beyond the run's grid: counts only, exact integers, d, p <= 40.

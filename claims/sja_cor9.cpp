@@ -4,7 +4,7 @@
 // targets f = sum_i w_i g_i with w_i i.i.d. N(0, 1), any block whose feed-forward kernel x -> xt projects
 // onto span{g} with dimension dt < m has loss >= m - dt.
 //
-// Judged at its worst case (lib/icl/lower_bounds.hpp): in the g basis the coefficients are w itself, so
+// Judged at its worst case (lib/icl/exact/lower_bounds.hpp): in the g basis the coefficients are w itself, so
 // C = I and the infimum over every kernel of projected dimension dt (and every attention, every n) is the
 // sum of the m - dt smallest eigenvalues of I, i.e. m - dt: the bound is exactly the infimum, approached as
 // n -> infinity by any kernel spanning dt of the g's.
@@ -16,11 +16,14 @@
 // exact      the infimum over the family (sum of the m - dt smallest eigenvalues of C, C computed exactly).
 // mc         the explicit layer (weights in the JSON) with its exactly optimal attention at n, through the
 //            real forward pass; exact_construction is its exact loss; construction_limit its n -> inf loss.
+#include "claims/common/sja_lower_bound_case.hpp"
 #include "constructions/sja_appC.hpp"
 #include "constructions/sja_lower_bound.hpp"
-#include "icl/checks.hpp"
-#include "icl/lower_bounds.hpp"
-#include "icl/optimal_attention.hpp"
+#include "icl/claim/case_json.hpp"
+#include "icl/exact/lower_bounds.hpp"
+#include "icl/exact/optimal_attention.hpp"
+#include "icl/model/prompt.hpp"
+#include "icl/verdict/checks.hpp"
 
 namespace icl {
 namespace {
@@ -138,25 +141,23 @@ ClaimResult run(const ClaimContext& ctx) {
       closest_case = fmt::format("{}: loss {:.5g} vs bound {}", c.label(), e.exact_loss, stated);
     }
 
-    nlohmann::ordered_json j;
-    j["params"] = c.to_json();
-    j["quantities"]["stated"] = quantity_value(stated);
-    j["quantities"]["exact"] = quantity_value(inf);
-    j["quantities"]["mc"] = quantity_mc(e.mc);
-    j["quantities"]["exact_construction"] = quantity_value(e.exact_loss);
-    j["quantities"]["construction_limit"] = quantity_value(e.limit);
-    j["quantities"]["mc_plain"] = quantity_mc(e.mc_plain);
-    j["quantities"]["linearity_check_rms"] = quantity_value(e.linearity_rms);
-    j["quantities"]["C_minus_identity_norm"] = quantity_value((C - Eigen::MatrixXd::Identity(m, m)).norm());
-    j["construction"] = desc;
-    j["weights"] = layer_json(layer);
-    j["projected_dimension"] = e.projected_dim;
-    j["verdict"] = to_string(v_.verdict);
-    j["evidence"] = v_.why;
-    j["decisions"]["mc_vs_stated"] = decision_json(e.mc_vs_stated);
-    j["decisions"]["mc_vs_exact_construction"] = decision_json(e.mc_vs_exact);
-    j["decisions"]["looks"] = fmt::format("{} of {}", e.looks_used, e.looks_planned);
-    res.cases.push_back(j);
+    CaseJson j(c);
+    j.quantity("stated", stated);
+    j.quantity("exact", inf);
+    j.quantity("mc", e.mc);
+    j.quantity("exact_construction", e.exact_loss);
+    j.quantity("construction_limit", e.limit);
+    j.quantity("mc_plain", e.mc_plain);
+    j.quantity("linearity_check_rms", e.linearity_rms);
+    j.quantity("C_minus_identity_norm", (C - Eigen::MatrixXd::Identity(m, m)).norm());
+    j.field("construction", desc);
+    j.field("weights", layer_json(layer));
+    j.field("projected_dimension", e.projected_dim);
+    j.verdict(v_.verdict, v_.why);
+    j.decision("mc_vs_stated", e.mc_vs_stated);
+    j.decision("mc_vs_exact_construction", e.mc_vs_exact);
+    j.decision("looks", fmt::format("{} of {}", e.looks_used, e.looks_planned));
+    res.cases.push_back(j.take());
     if (ctx.progress) ctx.progress(++done, ctx.cases.size());
   }
   res.extra["error_rates"] = error_rates_json(ctx.alpha, valid, looks, Tolerance{0.02, 0.0});

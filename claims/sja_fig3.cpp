@@ -11,9 +11,10 @@
 //   (Clopper-Pearson bounds): refuted if even the upper bound is below alpha, confirmed (consistent)
 //   if the lower bound exceeds alpha, inconclusive otherwise.
 #include "constructions/sja_appC.hpp"
-#include "icl/checks.hpp"
-#include "icl/icl_loss.hpp"
-#include "icl/sparse_attention.hpp"
+#include "icl/claim/case_json.hpp"
+#include "icl/exact/sparse_attention.hpp"
+#include "icl/montecarlo/prompt_loss.hpp"
+#include "icl/verdict/checks.hpp"
 
 #include <boost/math/distributions/beta.hpp>
 #include <algorithm>
@@ -106,19 +107,17 @@ ClaimResult run(const ClaimContext& ctx) {
   const Decision mx = judge_mc_equal(slope, fe.slope, slope_tol, alpha_case);
   const Decision v1 = combine_equality(ex, mv, mx);
   {
-    nlohmann::ordered_json j;
-    j["params"] = {{"test", 1}, {"d", d}, {"n_min", ns.front()}, {"n_max", ns.back()}};
-    j["quantities"]["stated"] = quantity_value(-1.0);
-    j["quantities"]["exact"] = quantity_value(fe.slope);
-    j["quantities"]["mc"] = quantity_mc(slope);
-    j["quantities"]["exact_r2"] = quantity_value(fe.r2);
-    j["quantities"]["mc_r2"] = quantity_value(fit_line(logn, mc_log).r2);
-    j["curve"] = curve;
-    j["verdict"] = to_string(v1.verdict);
-    j["evidence"] = v1.why + fmt::format(" (exact L = {:.6g}/n at every n)", std::exp(fe.intercept));
-    j["decisions"] = {{"exact_vs_stated", decision_json(ex)}, {"mc_vs_stated", decision_json(mv)},
+    CaseJson j(nlohmann::ordered_json{{"test", 1}, {"d", d}, {"n_min", ns.front()}, {"n_max", ns.back()}});
+    j.quantity("stated", -1.0);
+    j.quantity("exact", fe.slope);
+    j.quantity("mc", slope);
+    j.quantity("exact_r2", fe.r2);
+    j.quantity("mc_r2", fit_line(logn, mc_log).r2);
+    j.field("curve", curve);
+    j.verdict(v1.verdict, v1.why + fmt::format(" (exact L = {:.6g}/n at every n)", std::exp(fe.intercept)));
+    j.json()["decisions"] = {{"exact_vs_stated", decision_json(ex)}, {"mc_vs_stated", decision_json(mv)},
                       {"mc_vs_exact", decision_json(mx)}};
-    res.cases.push_back(j);
+    res.cases.push_back(j.take());
   }
   if (ctx.progress) ctx.progress(1, 2);
 
@@ -151,24 +150,22 @@ ClaimResult run(const ClaimContext& ctx) {
   const Estimate r2e = make_estimate(acc, 0, 1 - alpha_case);
   Verdict v2 = p_hi < alpha_case ? Verdict::refuted : (p_lo > alpha_case ? Verdict::confirmed : Verdict::inconclusive);
   {
-    nlohmann::ordered_json j;
-    j["params"] = {{"test", 2}, {"d", d}, {"prompts_per_n", per_n}, {"replications", reps}};
-    j["quantities"]["stated"] = quantity_value(0.97);
-    j["quantities"]["mc"] = quantity_mc(r2e);
-    j["quantities"]["r2_q05"] = quantity_value(sorted[reps / 20]);
-    j["quantities"]["r2_median"] = quantity_value(sorted[reps / 2]);
-    j["quantities"]["r2_q95"] = quantity_value(sorted[reps * 19 / 20]);
-    j["quantities"]["p_value_low"] = quantity_value(p_lo);
-    j["quantities"]["p_value_high"] = quantity_value(p_hi);
-    j["verdict"] = to_string(v2);
-    j["evidence"] = fmt::format(
+    CaseJson j(nlohmann::ordered_json{{"test", 2}, {"d", d}, {"prompts_per_n", per_n}, {"replications", reps}});
+    j.quantity("stated", 0.97);
+    j.quantity("mc", r2e);
+    j.quantity("r2_q05", sorted[reps / 20]);
+    j.quantity("r2_median", sorted[reps / 2]);
+    j.quantity("r2_q95", sorted[reps * 19 / 20]);
+    j.quantity("p_value_low", p_lo);
+    j.quantity("p_value_high", p_hi);
+    j.verdict(v2, fmt::format(
         "over {} replications of the protocol on n = {}..{} ({} values), r^2 has median {:.4f} and 90% range "
         "[{:.4f}, {:.4f}]; {} of {} replications give r^2 <= 0.97; two-sided p-value in [{:.3g}, {:.3g}] against "
         "alpha {:.3g}: 0.97 is {}",
         reps, ns.front(), ns.back(), ns.size(), sorted[reps / 2], sorted[reps / 20], sorted[reps * 19 / 20], below,
         reps, p_lo, p_hi, alpha_case,
-        v2 == Verdict::confirmed ? "a plausible outcome" : v2 == Verdict::refuted ? "implausible" : "borderline");
-    res.cases.push_back(j);
+        v2 == Verdict::confirmed ? "a plausible outcome" : v2 == Verdict::refuted ? "implausible" : "borderline"));
+    res.cases.push_back(j.take());
   }
   if (ctx.progress) ctx.progress(2, 2);
   res.extra["error_rates"] = error_rates_json(ctx.alpha, 2, 1, slope_tol);

@@ -18,9 +18,10 @@
 //   5 linear task, u = x, one fixed w
 //   6 quadratic task on raw features u = (1, x) (no bilinear layer): min_beta term > 0
 #include "constructions/sja_appC.hpp"
-#include "icl/checks.hpp"
-#include "icl/icl_loss.hpp"
-#include "icl/sparse_attention.hpp"
+#include "icl/claim/case_json.hpp"
+#include "icl/exact/sparse_attention.hpp"
+#include "icl/montecarlo/prompt_loss.hpp"
+#include "icl/verdict/checks.hpp"
 
 namespace icl {
 namespace {
@@ -91,24 +92,22 @@ ClaimResult run(const ClaimContext& ctx) {
     };
     auto o = sequential_equality(ctx, alpha_case, stated, exact, tol, exact_tol, 1, 0, 16384, make_worker);
     looks = std::max(looks, o.looks_planned);
-    nlohmann::ordered_json j;
-    j["params"] = c.to_json();
-    j["setting"] = std::vector<std::string>{"", "quadratic task, u = xbar (App. C bilinear layer), fixed w",
+    CaseJson j(c);
+    j.field("setting", std::vector<std::string>{"", "quadratic task, u = xbar (App. C bilinear layer), fixed w",
                                             "quadratic task, u = xbar, averaged over w",
                                             "quadratic task, u = xbar, averaged over w, Gamma i.i.d. N(0, 1/dbar)",
                                             "linear task, u = x, averaged over w", "linear task, u = x, fixed w",
-                                            "quadratic task, raw features u = (1, x), averaged over w"}[setting];
-    j["quantities"]["stated"] = quantity_value(stated);
-    j["quantities"]["exact"] = quantity_value(exact);
-    j["quantities"]["mc"] = quantity_mc(o.mc);
-    j["quantities"]["min_beta_term"] = quantity_value(m.Ey2 - (m.Lambda.inverse() * m.S).trace());
-    j["quantities"]["Gamma"] = quantity_matrix(Gamma);
-    if (fixed_w) j["w"] = std::vector<double>(w.data(), w.data() + w.size());
-    j["tolerance"] = tolerance_text(tol);
-    j["verdict"] = to_string(o.verdict.verdict);
-    j["evidence"] = o.verdict.why;
-    j["decisions"] = decisions_json(o);
-    res.cases.push_back(j);
+                                            "quadratic task, raw features u = (1, x), averaged over w"}[setting]);
+    j.quantity("stated", stated);
+    j.quantity("exact", exact);
+    j.quantity("mc", o.mc);
+    j.quantity("min_beta_term", m.Ey2 - (m.Lambda.inverse() * m.S).trace());
+    j.quantity("Gamma", Gamma);
+    if (fixed_w) j.field("w", std::vector<double>(w.data(), w.data() + w.size()));
+    j.field("tolerance", tolerance_text(tol));
+    j.verdict(o.verdict.verdict, o.verdict.why);
+    j.decisions(o);
+    res.cases.push_back(j.take());
     if (ctx.progress) ctx.progress(++done, ctx.cases.size());
   }
   res.extra["error_rates"] = error_rates_json(ctx.alpha, ctx.cases.size(), looks, tol_linear);

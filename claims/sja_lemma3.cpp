@@ -10,8 +10,9 @@
 // mc      the Gram matrix estimated from samples of x; `mc` is the entry farthest from the identity
 //         (in standard errors); every entry is judged with the error budget split over entries.
 #include "constructions/sja_appC.hpp"
-#include "icl/checks.hpp"
-#include "icl/rng.hpp"
+#include "icl/claim/case_json.hpp"
+#include "icl/model/rng.hpp"
+#include "icl/verdict/checks.hpp"
 
 namespace icl {
 namespace {
@@ -95,17 +96,15 @@ ClaimResult run(const ClaimContext& ctx) {
                                          : "exact Gram matrix is not the identity: " + exact_fail};
     Decision mc_dec{mc_verdict, tol.abs, 0, mc_why};
     const Decision v = combine_equality(exact_dec, mc_dec, std::nullopt);
-    nlohmann::ordered_json j;
-    j["params"] = c.to_json();
-    j["quantities"]["stated"] = quantity_matrix(Eigen::MatrixXd::Identity(m, m));
-    j["quantities"]["exact"] = quantity_matrix(G);
-    j["quantities"]["mc"] = quantity_mc(worst);
-    j["quantities"]["mc_gram"] = quantity_matrix(Ghat);
-    j["quantities"]["mc_gram_stderr"] = quantity_matrix(Gse);
-    j["variables"] = f.names;
-    j["verdict"] = to_string(v.verdict);
-    j["evidence"] = v.why;
-    res.cases.push_back(j);
+    CaseJson j(c);
+    j.quantity("stated", Eigen::MatrixXd::Identity(m, m));
+    j.quantity("exact", G);
+    j.quantity("mc", worst);
+    j.quantity("mc_gram", Ghat);
+    j.quantity("mc_gram_stderr", Gse);
+    j.field("variables", f.names);
+    j.verdict(v.verdict, v.why);
+    res.cases.push_back(j.take());
     if (ctx.progress) ctx.progress(++done, ctx.cases.size());
   }
   auto er = error_rates_json(ctx.alpha, ctx.cases.size(), looks_max, tol);

@@ -5,11 +5,11 @@
 // For the quadratic task the right side averaged over w is a number, computed here exactly.
 //
 // stated     the bound: E_w[min_{alpha,beta} E_x(...)^2] = E[y^2] - tr(Lam_u^{-1} E_w[xi xi^T]) over the
-//            features u = (1, x), exact Gaussian moments under N(0, Sigma) (lib/icl/gaussian_model.hpp);
+//            features u = (1, x), exact Gaussian moments under N(0, Sigma) (lib/icl/model/gaussian_model.hpp);
 //            for Sigma = I it equals d(d+3)/2 (the part of a quadratic outside span{1, x}).
-// exact      the model's exact loss where there is one (single sparse layers, lib/icl/sparse_attention.hpp).
+// exact      the model's exact loss where there is one (single sparse layers, lib/icl/exact/sparse_attention.hpp).
 // mc         the model's loss through its real forward pass, judged as a lower bound against `stated`:
-//            conditional Monte Carlo with the query integrated exactly (lib/icl/conditional_loss.hpp; the
+//            conditional Monte Carlo with the query integrated exactly (lib/icl/montecarlo/conditional_loss.hpp; the
 //            prediction is linear in the query column, which every prompt re-checks: linearity_check_rms);
 //            mc_plain is the plain estimate on the same prompts.
 // Models (parameter `model`): 0 the exactly optimal single layer (Gamma* = -M^+ S Lam^+ on the sja
@@ -20,11 +20,13 @@
 // weights make the degree-3^L output so heavy-tailed that no Monte Carlo estimate of its mean is meaningful).
 // The worst case over single layers is model 0 (exact, for every n); deeper stacks are sampled.
 #include "constructions/sja_appC.hpp"
-#include "icl/bound_checks.hpp"
-#include "icl/checks.hpp"
-#include "icl/conditional_loss.hpp"
-#include "icl/gaussian_model.hpp"
-#include "icl/optimal_attention.hpp"
+#include "icl/claim/case_json.hpp"
+#include "icl/exact/feature_moments.hpp"
+#include "icl/exact/optimal_attention.hpp"
+#include "icl/model/gaussian_model.hpp"
+#include "icl/montecarlo/conditional_loss.hpp"
+#include "icl/verdict/bound_checks.hpp"
+#include "icl/verdict/checks.hpp"
 
 namespace icl {
 namespace {
@@ -123,22 +125,20 @@ ClaimResult run(const ClaimContext& ctx) {
                                  covariance_name(cov), exact ? *exact : o.mc.mean, stated);
     }
 
-    nlohmann::ordered_json j;
-    j["params"] = c.to_json();
-    j["model"] = model_name(model);
-    j["covariance"] = covariance_name(cov);
-    j["quantities"]["stated"] = quantity_value(stated);
-    if (exact) j["quantities"]["exact"] = quantity_value(*exact);
-    j["quantities"]["mc"] = quantity_mc(o.mc);
-    j["quantities"]["mc_plain"] = quantity_mc(plain);
-    j["quantities"]["linearity_check_rms"] = quantity_value(linearity_rms);
-    if (general_best) j["quantities"]["general_best"] = quantity_value(*general_best);
-    if (cov == 0) j["quantities"]["stated_closed_form_identity"] = quantity_value(d * (d + 3) / 2.0);
-    j["verdict"] = to_string(v.verdict);
-    j["evidence"] = v.why;
-    j["decisions"]["mc_vs_stated"] = decision_json(o.decision);
-    j["decisions"]["looks"] = fmt::format("{} of {}", o.looks_used, o.looks_planned);
-    res.cases.push_back(j);
+    CaseJson j(c);
+    j.field("model", model_name(model));
+    j.field("covariance", covariance_name(cov));
+    j.quantity("stated", stated);
+    if (exact) j.quantity("exact", *exact);
+    j.quantity("mc", o.mc);
+    j.quantity("mc_plain", plain);
+    j.quantity("linearity_check_rms", linearity_rms);
+    if (general_best) j.quantity("general_best", *general_best);
+    if (cov == 0) j.quantity("stated_closed_form_identity", d * (d + 3) / 2.0);
+    j.verdict(v.verdict, v.why);
+    j.decision("mc_vs_stated", o.decision);
+    j.decision("looks", fmt::format("{} of {}", o.looks_used, o.looks_planned));
+    res.cases.push_back(j.take());
     if (ctx.progress) ctx.progress(++done, ctx.cases.size());
   }
   res.extra["error_rates"] = error_rates_json(ctx.alpha, ctx.cases.size(), looks, tol);

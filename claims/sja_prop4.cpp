@@ -4,7 +4,7 @@
 // projection onto span{v_ij} (the C(d+2,2) orthonormal variables of Lemma 3) has dimension dt < C(d+2,2),
 // then L(BTFB) >= C(d+2,2) - dt, for every attention layer and every n.
 //
-// The bound is judged at its worst case (lib/icl/lower_bounds.hpp): over every kernel of projected
+// The bound is judged at its worst case (lib/icl/exact/lower_bounds.hpp): over every kernel of projected
 // dimension dt, every attention layer and every n, the infimum of the loss is the sum of the m - dt
 // smallest eigenvalues of C = Cov(wbar), wbar the target's coefficients in the v basis.
 // stated      m - dt.
@@ -18,12 +18,13 @@
 // Where the paper goes wrong (App. E): it writes Cov(wbar) with off-diagonal entries 1 between wbar00 and
 // wbarii; they are sqrt2 (wbarii = sqrt2 w_ii, wbar00 = w00 + sum_i w_ii), so the smallest eigenvalue of
 // C is lam- = (d+3 - sqrt((d+3)^2 - 8))/2 < 1, not 1, and tr((I - P2) C) >= ||I - P2||_F^2 fails.
+#include "claims/common/sja_lower_bound_case.hpp"
 #include "constructions/sja_appC.hpp"
 #include "constructions/sja_lower_bound.hpp"
-#include "icl/checks.hpp"
-#include "icl/lower_bound_case.hpp"
-#include "icl/lower_bounds.hpp"
-#include "icl/optimal_attention.hpp"
+#include "icl/exact/lower_bounds.hpp"
+#include "icl/exact/optimal_attention.hpp"
+#include "icl/model/prompt.hpp"
+#include "icl/verdict/checks.hpp"
 
 #include <algorithm>
 

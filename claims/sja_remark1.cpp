@@ -3,7 +3,7 @@
 // Statement: for the quadratic task, if the embedding width dbar < C(d+2,2), then
 // L(BTFB) >= C(d+2,2) - dbar (for every bilinear layer of width dbar, every attention layer, every n).
 //
-// Judged at its worst case (lib/icl/lower_bounds.hpp): a bilinear layer of width dbar has features whose
+// Judged at its worst case (lib/icl/exact/lower_bounds.hpp): a bilinear layer of width dbar has features whose
 // projection onto span{v_ij} has dimension <= dbar, so over the whole family the infimum of the loss is the
 // sum of the m - dbar smallest eigenvalues of C = Cov(wbar) (wbar: the target's coefficients in the v
 // basis), approached as n -> infinity by the explicit width-dbar layer of constructions/sja_lower_bound.hpp.
@@ -14,12 +14,13 @@
 // corrected   the corrected bound m - dbar - 1 + lam-, lam- = (d+3 - sqrt((d+3)^2-8))/2 (dbar >= d + 1).
 // Where the paper goes wrong: Remark 1 inherits Prop. 4's error (App. E: Cov(wbar) has off-diagonal
 // entries sqrt2, not 1, so its smallest eigenvalue is lam- < 1); see sja.prop4.
+#include "claims/common/sja_lower_bound_case.hpp"
 #include "constructions/sja_appC.hpp"
 #include "constructions/sja_lower_bound.hpp"
-#include "icl/checks.hpp"
-#include "icl/lower_bound_case.hpp"
-#include "icl/lower_bounds.hpp"
-#include "icl/optimal_attention.hpp"
+#include "icl/exact/lower_bounds.hpp"
+#include "icl/exact/optimal_attention.hpp"
+#include "icl/model/prompt.hpp"
+#include "icl/verdict/checks.hpp"
 
 #include <algorithm>
 

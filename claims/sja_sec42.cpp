@@ -11,7 +11,7 @@
 // linear combination of such polynomials of x_q (induction over the layers), so
 //   E[(yhat + y_q)^2] >= E_w || f_w - Proj_{deg <= 2} f_w ||^2 = E[y^2] - tr(Lambda2^{-1} S2),
 // with Lambda2 = E[u u^T], S2 = E_w[xi xi^T], xi = E[u y] over the 15 monomials u of degree <= 2
-// (exact Gaussian moments, lib/icl/sparse_attention.hpp). This is `floor`.
+// (exact Gaussian moments, lib/icl/exact/sparse_attention.hpp). This is `floor`.
 //
 // Cases (constructions/sja_sec42.hpp), each ending in attention P = e e^T, Q = diag(Gamma, 0) with
 // Gamma = -E[u u^T]^+ over the stack's features u (exact moments):
@@ -29,12 +29,13 @@
 // cases and looks; `mc` must agree with `exact` within 2% (else the case is inconclusive), and is
 // judged against the floor one-sidedly with no tolerance band.
 #include "constructions/sja_sec42.hpp"
-#include "icl/checks.hpp"
-#include "icl/claim.hpp"
-#include "icl/icl_loss.hpp"
-#include "icl/prompt.hpp"
-#include "icl/sparse_attention.hpp"
-#include "icl/symbolic_forward.hpp"
+#include "icl/claim/case_json.hpp"
+#include "icl/claim/claim.hpp"
+#include "icl/exact/sparse_attention.hpp"
+#include "icl/exact/symbolic_forward.hpp"
+#include "icl/model/prompt.hpp"
+#include "icl/montecarlo/prompt_loss.hpp"
+#include "icl/verdict/checks.hpp"
 
 #include <fmt/format.h>
 
@@ -154,21 +155,19 @@ ClaimResult run(const ClaimContext& ctx) {
             "the next sparse layer multiplies (features include x1x2 + x2x3x4 and x3x4 + x1x2x3).",
             n, exact, e.mean, (e.ci_high - e.ci_low) / 2, floor);
     }
-    nlohmann::ordered_json j;
-    j["params"] = c.to_json();
-    j["stack"] = sja::to_string(s);
-    j["quantities"]["stated"] = quantity_value(floor);  // the floor the claim puts under every sparse stack
-    j["quantities"]["exact"] = quantity_value(exact);
-    j["quantities"]["mc"] = quantity_mc(e);
-    j["quantities"]["floor"] = quantity_value(floor);
-    j["quantities"]["limit_n_infinite"] = quantity_value(limit);
-    j["quantities"]["feature_degree"] = quantity_value(max_degree(u));
-    j["quantities"]["bilinear_all_sparse"] = quantity_value(sja::sec42_all_bilinear_sparse(s) ? 1 : 0);
-    j["verdict"] = to_string(v);
-    j["evidence"] = why;
-    j["decisions"]["mc_vs_exact"] = decision_json(vs_exact);
-    j["decisions"]["mc_vs_floor"] = decision_json(vs_floor);
-    res.cases.push_back(j);
+    CaseJson j(c);
+    j.field("stack", sja::to_string(s));
+    j.quantity("stated", floor);  // the floor the claim puts under every sparse stack
+    j.quantity("exact", exact);
+    j.quantity("mc", e);
+    j.quantity("floor", floor);
+    j.quantity("limit_n_infinite", limit);
+    j.quantity("feature_degree", max_degree(u));
+    j.quantity("bilinear_all_sparse", sja::sec42_all_bilinear_sparse(s) ? 1 : 0);
+    j.verdict(v, why);
+    j.decision("mc_vs_exact", vs_exact);
+    j.decision("mc_vs_floor", vs_floor);
+    res.cases.push_back(j.take());
     if (ctx.progress) ctx.progress(++done, ctx.cases.size());
   }
   res.extra["error_rates"] = error_rates_json(ctx.alpha, ctx.cases.size(), looks_planned, tol);

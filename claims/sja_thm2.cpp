@@ -5,7 +5,7 @@
 //
 // stated    the paper's formula.
 // exact     the construction's loss from the direct expansion of E[(yhat + y_q)^2] in exact Gaussian
-//           moments (lib/icl/sparse_attention.hpp), averaged over w ~ N(0, I).
+//           moments (lib/icl/exact/sparse_attention.hpp), averaged over w ~ N(0, I).
 // mc        the loss measured through the real forward pass of the App. C weights.
 // corrected our closed form d (d^3 + 18 d^2 + 95 d + 142) / (4 n), judged against exact and mc.
 //
@@ -13,11 +13,12 @@
 // which is E_w[xi xi^T]; but Phi = Cov[xbar y] = E[xbar xbar^T y^2] - xi xi^T, whose first term holds
 // the fourth- to eighth-order moments that dominate the loss.
 #include "constructions/sja_appC.hpp"
-#include "icl/checks.hpp"
-#include "icl/icl_loss.hpp"
-#include "icl/prompt.hpp"
-#include "icl/sparse_attention.hpp"
-#include "icl/tasks.hpp"
+#include "icl/claim/case_json.hpp"
+#include "icl/exact/sparse_attention.hpp"
+#include "icl/model/prompt.hpp"
+#include "icl/model/tasks.hpp"
+#include "icl/montecarlo/prompt_loss.hpp"
+#include "icl/verdict/checks.hpp"
 
 #include <map>
 
@@ -69,19 +70,17 @@ ClaimResult run(const ClaimContext& ctx) {
       worst = fmt::format("d={}, n={}: loss {:.6g} (exact; Monte Carlo {:.4g} ± {:.2g}) against the stated {:.4g}", d, n,
                           exact, o.mc.mean, (o.mc.ci_high - o.mc.ci_low) / 2, stated);
     }
-    nlohmann::ordered_json j;
-    j["params"] = c.to_json();
-    j["quantities"]["stated"] = quantity_value(stated);
-    j["quantities"]["exact"] = quantity_value(exact);
-    j["quantities"]["mc"] = quantity_mc(o.mc);
-    j["quantities"]["corrected"] = quantity_value(corrected);
-    j["quantities"]["exact_over_stated"] = quantity_value(exact / stated);
-    j["verdict"] = to_string(o.verdict.verdict);
-    j["evidence"] = o.verdict.why;
-    j["decisions"] = decisions_json(o);
-    j["decisions"]["corrected_vs_exact"] = decision_json(corr_exact);
-    j["decisions"]["corrected_vs_mc"] = decision_json(corr_mc);
-    res.cases.push_back(j);
+    CaseJson j(c);
+    j.quantity("stated", stated);
+    j.quantity("exact", exact);
+    j.quantity("mc", o.mc);
+    j.quantity("corrected", corrected);
+    j.quantity("exact_over_stated", exact / stated);
+    j.verdict(o.verdict.verdict, o.verdict.why);
+    j.decisions(o);
+    j.decision("corrected_vs_exact", corr_exact);
+    j.decision("corrected_vs_mc", corr_mc);
+    res.cases.push_back(j.take());
     if (ctx.progress) ctx.progress(++done, ctx.cases.size());
   }
   res.extra["error_rates"] = error_rates_json(ctx.alpha, ctx.cases.size(), looks, tol);

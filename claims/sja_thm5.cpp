@@ -5,7 +5,7 @@
 //   ||Gamma* + E[xbar xbar^T]^{-1}||_F <= n^{-1/2} sqrt( ((d+2)(d+1) + d) / (d + 2 - sqrt(d^2 + 4d)) ).
 //
 // stated     the bound above.
-// exact      ||Gamma* + Lam^{-1}||_F with Gamma* = -M^+ S Lam^+ (lib/icl/optimal_attention.hpp) from exact
+// exact      ||Gamma* + Lam^{-1}||_F with Gamma* = -M^+ S Lam^+ (lib/icl/exact/optimal_attention.hpp) from exact
 //            rational moments of the App. C features.
 // mc         the same norm for a Monte Carlo least-squares fit of the optimal Gamma through the real
 //            bilinear layer (unbiased U-statistic over batches; d <= 3, where it is affordable).
@@ -22,9 +22,12 @@
 // min loss <= L(Theorem 2) is sound, but it uses Theorem 2's value ((d+2)(d+1)+d)/(2n), which is wrong
 // (sja.thm2 is refuted); with the true value the same argument gives `corrected`.
 #include "constructions/sja_appC.hpp"
-#include "icl/checks.hpp"
-#include "icl/gaussian_model.hpp"
-#include "icl/optimal_attention.hpp"
+#include "icl/claim/case_json.hpp"
+#include "icl/exact/optimal_attention.hpp"
+#include "icl/model/gaussian_model.hpp"
+#include "icl/montecarlo/least_squares_gamma.hpp"
+#include "icl/montecarlo/prompt_loss.hpp"
+#include "icl/verdict/checks.hpp"
 
 #include <map>
 
@@ -142,7 +145,7 @@ ClaimResult run(const ClaimContext& ctx) {
     }
 
     // Monte Carlo 2: least-squares fit of Gamma* through the real bilinear layer, and the norm.
-    nlohmann::ordered_json j;
+    std::optional<Eigen::MatrixXd> lsq_matrix;  // the least-squares fit of Gamma*, when run
     std::optional<Estimate> norm_mc;
     std::uint64_t lsq_samples = 0;
     std::optional<Decision> norm_mc_vs_exact, norm_mc_vs_stated, norm_mc_vs_corrected;
@@ -156,7 +159,7 @@ ClaimResult run(const ClaimContext& ctx) {
       norm_mc_vs_exact = judge_mc_equal(*norm_mc, exact, Tolerance{0.05, 0.05}, alpha_each);
       norm_mc_vs_stated = judge_mc_upper_bound(*norm_mc, stated, Tolerance{}, alpha_each);
       norm_mc_vs_corrected = judge_mc_upper_bound(*norm_mc, corrected, Tolerance{}, alpha_each);
-      j["quantities_lsq_matrix"] = quantity_matrix(lsq.gamma);
+      lsq_matrix = lsq.gamma;
     }
 
     // Part 2 verdict. The deviation is a deterministic function of exact moments; Monte Carlo validates
@@ -199,36 +202,32 @@ ClaimResult run(const ClaimContext& ctx) {
       worst = fmt::format("d={}, n={}: {:.4g} against the bound {:.4g}", d, n, exact, stated);
     }
 
-    j["params"] = c.to_json();
-    j["quantities"]["stated"] = quantity_value(stated);
-    j["quantities"]["exact"] = quantity_value(exact);
-    if (norm_mc) j["quantities"]["mc"] = quantity_mc(*norm_mc);
-    j["quantities"]["corrected"] = quantity_value(corrected);
-    j["quantities"]["exact_over_stated"] = quantity_value(exact / stated);
-    if (o) j["quantities"]["mc_loss"] = quantity_mc(o->mc);
-    j["quantities"]["exact_loss"] = quantity_value(L_opt);
-    j["quantities"]["general_best"] = quantity_value(general_best);
-    j["quantities"]["exact_matrix"] = quantity_matrix(G);
-    j["quantities"]["mc_lsq_samples"] = quantity_value(static_cast<double>(lsq_samples));
-    j["verdict"] = to_string(v.verdict);
-    j["evidence"] = v.why;
+    CaseJson j(c);
+    j.quantity("stated", stated);
+    j.quantity("exact", exact);
+    if (norm_mc) j.quantity("mc", *norm_mc);
+    j.quantity("corrected", corrected);
+    j.quantity("exact_over_stated", exact / stated);
+    if (o) j.quantity("mc_loss", o->mc);
+    j.quantity("exact_loss", L_opt);
+    j.quantity("general_best", general_best);
+    j.quantity("exact_matrix", G);
+    j.quantity("mc_lsq_samples", static_cast<double>(lsq_samples));
+    j.verdict(v.verdict, v.why);
     if (o) {
-      j["decisions"]["mc_loss_vs_exact"] = decision_json(*o->mc_vs_exact);
-      j["decisions"]["mc_loss_looks"] = fmt::format("{} of {}", o->looks_used, o->looks_planned);
+      j.decision("mc_loss_vs_exact", *o->mc_vs_exact);
+      j.decision("mc_loss_looks", fmt::format("{} of {}", o->looks_used, o->looks_planned));
     }
-    j["decisions"]["part1_full_weights"] = decision_json(part1);
-    if (general_mc_est) j["quantities"]["mc_general_best"] = quantity_mc(*general_mc_est);
+    j.decision("part1_full_weights", part1);
+    if (general_mc_est) j.quantity("mc_general_best", *general_mc_est);
     if (norm_mc) {
-      j["decisions"]["mc_vs_exact"] = decision_json(*norm_mc_vs_exact);
-      j["decisions"]["mc_vs_stated"] = decision_json(*norm_mc_vs_stated);
-      j["decisions"]["mc_vs_corrected"] = decision_json(*norm_mc_vs_corrected);
+      j.decision("mc_vs_exact", *norm_mc_vs_exact);
+      j.decision("mc_vs_stated", *norm_mc_vs_stated);
+      j.decision("mc_vs_corrected", *norm_mc_vs_corrected);
     }
-    j["decisions"]["corrected_holds_exactly"] = exact <= corrected;
-    if (j.contains("quantities_lsq_matrix")) {
-      j["quantities"]["mc_matrix"] = j["quantities_lsq_matrix"];
-      j.erase("quantities_lsq_matrix");
-    }
-    res.cases.push_back(j);
+    j.decision("corrected_holds_exactly", exact <= corrected);
+    if (lsq_matrix) j.quantity("mc_matrix", *lsq_matrix);
+    res.cases.push_back(j.take());
     if (ctx.progress) ctx.progress(++done, ctx.cases.size());
   }
 

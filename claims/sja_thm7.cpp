@@ -30,14 +30,15 @@
 // `max_scratch_error` (the x[l%d] x rows), `max_matrix_form_error` ([1 x_q] W^(l) [1 x_q]^T in double
 // against the forward pass), `reference_self_error`, `negative_control_error`, `W_final` (W^(L) there).
 #include "constructions/sja_appG.hpp"
-#include "icl/block_coordinate_descent.hpp"
-#include "icl/claim.hpp"
-#include "icl/depth_profile.hpp"
-#include "icl/identity.hpp"
-#include "icl/sparse_attention.hpp"
-#include "icl/prompt.hpp"
-#include "icl/rng.hpp"
-#include "icl/tasks.hpp"
+#include "icl/claim/case_json.hpp"
+#include "icl/exact/block_coordinate_descent.hpp"
+#include "icl/exact/sparse_attention.hpp"
+#include "icl/model/prompt.hpp"
+#include "icl/model/rng.hpp"
+#include "icl/model/tasks.hpp"
+#include "icl/montecarlo/depth_profile.hpp"
+#include "icl/montecarlo/worst_case.hpp"
+#include "icl/verdict/identity.hpp"
 
 #include <fmt/format.h>
 
@@ -272,28 +273,26 @@ ClaimResult run(const ClaimContext& ctx) {
     worst_scratch = std::max({worst_scratch, w.worst[kScratch], w.worst[kTopRows], w.worst[kLabelCarry]});
     min_negative = std::min(min_negative, w.worst[kNegative]);
 
-    nlohmann::ordered_json j;
-    j["params"] = c.to_json();
-    j["quantities"]["stated"] = quantity_value(at.reference);
-    j["quantities"]["exact"] = quantity_value(at.forward);
-    j["quantities"]["max_rel_error"] = quantity_value(w.worst[kStated]);
-    j["quantities"]["max_rel_error_query"] = quantity_value(w.worst[kQueryPlain]);
-    j["quantities"]["max_scratch_error"] = quantity_value(std::max(w.worst[kScratch], w.worst[kTopRows]));
-    j["quantities"]["max_label_carry_change"] = quantity_value(w.worst[kLabelCarry]);
-    j["quantities"]["max_matrix_form_error"] = quantity_value(w.worst[kMatrixForm]);
-    j["quantities"]["reference_self_error"] = quantity_value(w.worst[kRefSelf]);
-    j["quantities"]["negative_control_error"] = quantity_value(w.worst[kNegative]);
-    j["quantities"]["prompts"] = quantity_value(static_cast<double>(w.prompts));
-    j["quantities"]["W_final"] = quantity_matrix(at.W_final);
-    j["verdict"] = to_string(verdict.verdict);
-    j["evidence"] = fmt::format("{}; {}; {}. Worst label error at prompt {} ({}). Negative control (eta = -Gamma, no "
+    CaseJson j(c);
+    j.quantity("stated", at.reference);
+    j.quantity("exact", at.forward);
+    j.quantity("max_rel_error", w.worst[kStated]);
+    j.quantity("max_rel_error_query", w.worst[kQueryPlain]);
+    j.quantity("max_scratch_error", std::max(w.worst[kScratch], w.worst[kTopRows]));
+    j.quantity("max_label_carry_change", w.worst[kLabelCarry]);
+    j.quantity("max_matrix_form_error", w.worst[kMatrixForm]);
+    j.quantity("reference_self_error", w.worst[kRefSelf]);
+    j.quantity("negative_control_error", w.worst[kNegative]);
+    j.quantity("prompts", static_cast<double>(w.prompts));
+    j.quantity("W_final", at.W_final);
+    j.verdict(verdict.verdict, fmt::format("{}; {}; {}. Worst label error at prompt {} ({}). Negative control (eta = -Gamma, no "
                                 "transpose): worst error {:.3g}.",
                                 labels.why, rows.why, form.why, w.where[kStated], kFamilies[at.family],
-                                w.worst[kNegative]);
-    j["decisions"]["labels"] = decision_json(labels);
-    j["decisions"]["rows"] = decision_json(rows);
-    j["decisions"]["matrix_form"] = decision_json(form);
-    res.cases.push_back(j);
+                                w.worst[kNegative]));
+    j.decision("labels", labels);
+    j.decision("rows", rows);
+    j.decision("matrix_form", form);
+    res.cases.push_back(j.take());
     if (ctx.progress) ctx.progress(++done, ctx.cases.size());
   }
   const Verdict v = aggregate_verdict(res.cases);

@@ -26,11 +26,13 @@
 // (evenness_error <= 1e-9, which proves the bound for every weight choice) and the test does not
 // contradict it; inconclusive otherwise.
 #include "constructions/xlssc_sec4.hpp"
-#include "icl/checks.hpp"
-#include "icl/claim.hpp"
-#include "icl/identity.hpp"
-#include "icl/montecarlo.hpp"
-#include "icl/rng.hpp"
+#include "icl/claim/case_json.hpp"
+#include "icl/claim/claim.hpp"
+#include "icl/model/rng.hpp"
+#include "icl/montecarlo/montecarlo.hpp"
+#include "icl/montecarlo/worst_case.hpp"
+#include "icl/verdict/checks.hpp"
+#include "icl/verdict/identity.hpp"
 
 #include <fmt/format.h>
 
@@ -204,21 +206,19 @@ ClaimResult run(const ClaimContext& ctx) {
       why = fmt::format("{} (the symmetry argument does not apply), and no candidate beat predicting 0: {}", evenness.why,
                         vs_zero.why);
     }
-    nlohmann::ordered_json j;
-    j["params"] = c.to_json();
-    j["quantities"]["stated"] = quantity_value(1.0);  // best loss = E[y_q^2] (prediction 0)
-    j["quantities"]["exact"] = quantity_value(theta0.squaredNorm());
-    j["quantities"]["mc"] = quantity_mc(loss);
-    j["quantities"]["excess"] = quantity_mc(excess);
-    j["quantities"]["evenness_error"] = quantity_value(even.worst[0]);
-    j["quantities"]["train_loss_best"] = quantity_value(best_train);
-    j["quantities"]["alpha_best"] = quantity_value(best_alpha);
-    j["best_candidate"] = describe(best);
-    j["verdict"] = to_string(v);
-    j["evidence"] = why;
-    j["decisions"]["evenness"] = decision_json(evenness);
-    j["decisions"]["excess_vs_zero"] = decision_json(vs_zero);
-    res.cases.push_back(j);
+    CaseJson j(c);
+    j.quantity("stated", 1.0);  // best loss = E[y_q^2] (prediction 0)
+    j.quantity("exact", theta0.squaredNorm());
+    j.quantity("mc", loss);
+    j.quantity("excess", excess);
+    j.quantity("evenness_error", even.worst[0]);
+    j.quantity("train_loss_best", best_train);
+    j.quantity("alpha_best", best_alpha);
+    j.field("best_candidate", describe(best));
+    j.verdict(v, why);
+    j.decision("evenness", evenness);
+    j.decision("excess_vs_zero", vs_zero);
+    res.cases.push_back(j.take());
     if (ctx.progress) ctx.progress(++done, ctx.cases.size());
   }
   res.extra["error_rates"] = error_rates_json(ctx.alpha, ctx.cases.size(), looks_planned, Tolerance{0, 0});

@@ -25,10 +25,11 @@
 // loss at D_next is below the loss at D (intervals of the difference, Bonferroni), confirming "the
 // error shrinks as D grows".
 #include "constructions/xlssc_sec4.hpp"
-#include "icl/checks.hpp"
-#include "icl/claim.hpp"
-#include "icl/montecarlo.hpp"
-#include "icl/rng.hpp"
+#include "icl/claim/case_json.hpp"
+#include "icl/claim/claim.hpp"
+#include "icl/model/rng.hpp"
+#include "icl/montecarlo/montecarlo.hpp"
+#include "icl/verdict/checks.hpp"
 
 #include <fmt/format.h>
 
@@ -115,25 +116,23 @@ ClaimResult run(const ClaimContext& ctx) {
     // confirmed: beats predicting 0 (excess < 0); refuted: worse than predicting 0.
     Verdict v = vs_zero.verdict;
     if (v == Verdict::refuted && D == 30 && d == 5) refuted_at_paper_setting = true;
-    nlohmann::ordered_json j;
-    j["params"] = c.to_json();
-    j["quantities"]["stated"] = quantity_value(0.0);  // yhat ~ y_q: (asymptotically) zero error
-    j["quantities"]["exact"] = quantity_value(1.0);
-    j["quantities"]["mc"] = quantity_mc(loss);
-    j["quantities"]["excess"] = quantity_mc(excess);
-    j["quantities"]["slope"] = quantity_value(slope);
-    j["quantities"]["slope_eq5"] = quantity_value(slope_eq5);
-    j["quantities"]["eq5_main_loss"] = quantity_value(a.mean[kEq5Loss]);
-    j["quantities"]["eps_share"] = quantity_value(a.mean[kEps]);
-    j["quantities"]["loss_times_logD"] = quantity_value(loss.mean * std::log(static_cast<double>(D)));
-    j["verdict"] = to_string(v);
-    j["evidence"] = fmt::format(
+    CaseJson j(c);
+    j.quantity("stated", 0.0);  // yhat ~ y_q: (asymptotically) zero error
+    j.quantity("exact", 1.0);
+    j.quantity("mc", loss);
+    j.quantity("excess", excess);
+    j.quantity("slope", slope);
+    j.quantity("slope_eq5", slope_eq5);
+    j.quantity("eq5_main_loss", a.mean[kEq5Loss]);
+    j.quantity("eps_share", a.mean[kEps]);
+    j.quantity("loss_times_logD", loss.mean * std::log(static_cast<double>(D)));
+    j.verdict(v, fmt::format(
         "E(yhat - y_q)^2 = {:.4g} +/- {:.2g} against E[y_q^2] = 1 (predicting 0); paired excess over predicting 0: {}. "
         "Slope E[yhat y_q]/E[y_q^2] = {:.4f} (eq. (5) main term: {:.4f}); eq. (5) main term alone has loss {:.4g}; "
         "E(yhat - main term)^2 = {:.4g}.",
-        loss.mean, (loss.ci_high - loss.ci_low) / 2, vs_zero.why, slope, slope_eq5, a.mean[kEq5Loss], a.mean[kEps]);
-    j["decisions"]["vs_predicting_zero"] = decision_json(vs_zero);
-    res.cases.push_back(j);
+        loss.mean, (loss.ci_high - loss.ci_low) / 2, vs_zero.why, slope, slope_eq5, a.mean[kEq5Loss], a.mean[kEps]));
+    j.decision("vs_predicting_zero", vs_zero);
+    res.cases.push_back(j.take());
     rows.push_back({d, D, loss});
     eq5 += fmt::format("{}D={}: {:.3g}; {:.3f} vs {:.3f}; {:.3g}", eq5.empty() ? "" : " | ", D, a.mean[kEq5Loss], slope,
                        slope_eq5, a.mean[kEps]);
@@ -158,15 +157,13 @@ ClaimResult run(const ClaimContext& ctx) {
     }
     dd.why = fmt::format("loss {:.4g} at D={} minus loss {:.4g} at D={}: {:.4g} +/- {:.2g}", rows[k].loss.mean,
                          rows[k].D, rows[k + 1].loss.mean, rows[k + 1].D, diff, z * se);
-    nlohmann::ordered_json j;
-    j["params"] = {{"d", rows[k].d}, {"D", rows[k].D}, {"D_next", rows[k + 1].D}};
-    j["check"] = "trend: the error shrinks as D grows";
-    j["quantities"]["loss_drop"] = quantity_value(diff);
-    j["quantities"]["loss_drop_halfwidth"] = quantity_value(z * se);
-    j["verdict"] = to_string(dd.verdict);
-    j["evidence"] = dd.why;
-    j["decisions"]["trend"] = decision_json(dd);
-    res.cases.push_back(j);
+    CaseJson j(nlohmann::ordered_json{{"d", rows[k].d}, {"D", rows[k].D}, {"D_next", rows[k + 1].D}});
+    j.field("check", "trend: the error shrinks as D grows");
+    j.quantity("loss_drop", diff);
+    j.quantity("loss_drop_halfwidth", z * se);
+    j.verdict(dd.verdict, dd.why);
+    j.decision("trend", dd);
+    res.cases.push_back(j.take());
   }
   res.extra["error_rates"] = error_rates_json(ctx.alpha, 2 * ctx.cases.size(), looks_planned, Tolerance{0, 0});
   nlohmann::ordered_json findings = nlohmann::ordered_json::array();

@@ -24,11 +24,13 @@
 // corrected    (scenario 3) E[yhat | x_q, w] -> (1/3) sum_i w_i x_q,i (1/2 + |x_q,i| / sqrt 2), since
 //              E[lambda | x] = 1/2 + |x|/sqrt 2 for lambda ~ Exp(1), x | lambda ~ N(0, lambda); checked by
 //              Monte Carlo (the residual is uncorrelated with y_q and with sum_i w_i x_q,i^3).
+#include "claims/common/zfb_flow.hpp"
 #include "constructions/zfb.hpp"
-#include "icl/checks.hpp"
-#include "icl/moment_quadrature.hpp"
-#include "icl/zfb_flow.hpp"
-#include "icl/zfb_population_loss.hpp"
+#include "icl/claim/case_json.hpp"
+#include "icl/exact/lsa_population_loss.hpp"
+#include "icl/exact/moment_quadrature.hpp"
+#include "icl/montecarlo/lsa_prompt_worker.hpp"
+#include "icl/verdict/checks.hpp"
 
 #include <cmath>
 #include <map>
@@ -135,7 +137,7 @@ ClaimResult run(const ClaimContext& ctx) {
     }
 
     // Monte Carlo through the forward pass at this n.
-    PromptModel pm;
+    LsaPromptModel pm;
     pm.d = d;
     pm.N = n;
     pm.chol = lambda.llt().matrixL();
@@ -146,7 +148,7 @@ ClaimResult run(const ClaimContext& ctx) {
     // b_n: the trained B = b_n I on the reduced form (scenario 3's corrected conditional mean).
     const double bn = reduced_product(W).trace() / d;
     struct Worker {
-      PromptWorker inner;
+      LsaPromptWorker inner;
       int sc;
       double ey2, bn;
       void operator()(std::uint64_t i, double* out) {
@@ -175,9 +177,9 @@ ClaimResult run(const ClaimContext& ctx) {
         out[3] = (yhat - bn * yq) * yq;  // the residual of the stated form b_n * 3 * (1/3) w^T x_q, times y_q
       }
     };
-    PromptModel pm_nograd = pm;
+    LsaPromptModel pm_nograd = pm;
     const std::uint64_t purpose = ctx.purpose(c.label());
-    auto make_worker = [&] { return Worker{PromptWorker(W, pm_nograd, ctx.seed, purpose), sc, ey2, bn}; };
+    auto make_worker = [&] { return Worker{LsaPromptWorker(W, pm_nograd, ctx.seed, purpose), sc, ey2, bn}; };
     const Tolerance tol{sc <= 2 ? 0.01 : 0.1, 0.0};
     // Sequential looks decide Monte Carlo against the exact value at this n; the stated limit is judged after.
     auto o = sequential_equality(ctx, alpha_case, exact_n, std::nullopt, tol, Tolerance{}, 4, 0, 1024, make_worker, 4096);
@@ -202,33 +204,31 @@ ClaimResult run(const ClaimContext& ctx) {
       why = lim_text + "; Monte Carlo vs exact: " + mc_vs_exact.why + "; vs stated: " + mc_vs_stated.why;
     }
 
-    nlohmann::ordered_json j;
-    j["params"] = c.to_json();
+    CaseJson j(c);
     static const char* names[] = {"fixed Lambda, test covariates scaled by c = 1/2",
                                   "fixed Lambda, test covariates scaled by c = 2",
                                   "Exp(1) covariances, query and w held fixed, test Lambda_new averaged",
                                   "Exp(1) covariances, query drawn with its prompt (x_q ~ N(0, Lambda_new))"};
-    j["scenario"] = names[sc];
-    j["quantity"] = sc <= 2 ? fmt::format("E[yhat | x_q, w] at x_q = linspace(1, 0.5), w = ones (w^T x_q = {:.4g})",
+    j.field("scenario", names[sc]);
+    j.field("quantity", sc <= 2 ? fmt::format("E[yhat | x_q, w] at x_q = linspace(1, 0.5), w = ones (w^T x_q = {:.4g})",
                                           wfix.dot(xq))
-                            : "E[yhat y_q] / E[y_q^2]";
-    j["quantities"]["stated"] = quantity_value(stated);
-    j["quantities"]["exact"] = quantity_value(exact_n);
-    j["quantities"]["exact_limit"] = quantity_value(limit);
-    j["quantities"]["exact_limit_relative_gap"] = quantity_value(limit_gap);
-    j["exact_at_n_1e4_1e5_1e6"] = seq;  // the sequence behind the extrapolated limit
+                            : "E[yhat y_q] / E[y_q^2]");
+    j.quantity("stated", stated);
+    j.quantity("exact", exact_n);
+    j.quantity("exact_limit", limit);
+    j.quantity("exact_limit_relative_gap", limit_gap);
+    j.field("exact_at_n_1e4_1e5_1e6", seq);  // the sequence behind the extrapolated limit
     if (sc <= 2) {
-      j["quantities"]["coefficient_limit"] = quantity_matrix(coef_limit);
-      j["quantities"]["coefficient_at_n"] = quantity_matrix(test_lam * reduced_product(W));
+      j.quantity("coefficient_limit", coef_limit);
+      j.quantity("coefficient_at_n", test_lam * reduced_product(W));
     }
-    j["quantities"]["mc"] = quantity_mc(o.mc);
-    j["verdict"] = to_string(v);
-    j["evidence"] = why;
-    j["decisions"]["mc_vs_exact_at_n"] = decision_json(mc_vs_exact);
-    j["decisions"]["mc_vs_stated_limit"] = decision_json(mc_vs_stated);
-    j["decisions"]["looks"] = fmt::format("{} of {}", o.looks_used, o.looks_planned);
-    j["training_flow"] = z.flow.to_json(false);
-    j["training_flow"]["distance_to_stated_limit"] = relative_distance(W, target);
+    j.quantity("mc", o.mc);
+    j.verdict(v, why);
+    j.decision("mc_vs_exact_at_n", mc_vs_exact);
+    j.decision("mc_vs_stated_limit", mc_vs_stated);
+    j.decision("looks", fmt::format("{} of {}", o.looks_used, o.looks_planned));
+    j.field("training_flow", z.flow.to_json(false));
+    j.json()["training_flow"]["distance_to_stated_limit"] = relative_distance(W, target);
     if (sc == 3) {
       // The corrected conditional mean: its residual is orthogonal to y_q and to sum w_i x_i^3.
       MonteCarlo mc(4, ctx.threads);
@@ -250,10 +250,10 @@ ClaimResult run(const ClaimContext& ctx) {
       cj["corrected_vs_exact"] = decision_json(judge_exact_equal(exact_n, bn * 2.0 * d / ey2, Tolerance{1e-9, 1e-12}));
       // E[yhat y_q] under the corrected formula: b_n * sum_i E[w_i^2 x_i^2 (1/2 + |x_i|/sqrt 2)] = b_n * 2 d.
       cj["implied_ratio"] = bn * 2.0 * d / ey2;
-      j["quantities"]["corrected"] = quantity_value(bn * 2.0 * d / ey2);
-      j["corrected_conditional_mean"] = cj;
+      j.quantity("corrected", bn * 2.0 * d / ey2);
+      j.field("corrected_conditional_mean", cj);
     }
-    res.cases.push_back(j);
+    res.cases.push_back(j.take());
     if (ctx.progress) ctx.progress(++done, ctx.cases.size());
   }
   res.extra["error_rates"] = error_rates_json(ctx.alpha, ctx.cases.size(), looks, Tolerance{0.01, 0});

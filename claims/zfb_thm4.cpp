@@ -10,21 +10,24 @@
 // stated    L at W^{KQ}_*, W^{PV}_* of eq. (11) (constructions/zfb.hpp), exact;
 // exact     L at the flow's endpoint, exact: the endpoint of the adaptive Dormand-Prince integration of
 //           d theta/dt = -grad L on all 2 (d+1)^2 weights, with L and grad L in closed form
-//           (lib/icl/zfb_population_loss.hpp);
+//           (lib/icl/exact/lsa_population_loss.hpp);
 // mc        L at the flow's endpoint measured through the real forward pass.
 // The limits themselves: stated_kq / stated_pv_dd (eq. 11), flow_kq / flow_pv (the endpoint), and
 // exact_kq / exact_pv_dd, the limit on the reduced form from an exact linear solve for the minimiser B* of
 //           the loss over yhat = w^T S B x_q / N and the conserved balance ||u||^2 - ||V||_F^2
-//           (lib/icl/zfb_flow.hpp): nothing of eq. (11) enters it. The verdict rests on the distances
+//           (lib/claims/common/zfb_flow.hpp): nothing of eq. (11) enters it. The verdict rests on the distances
 //           between the three (distance_*) and on the Monte Carlo agreement.
 // global_min_lower_bound  inf over all tensors p of the quadratic p^T K p - 2 m^T p + E y^2 (/2): a lower
 //           bound on the loss over all weights; the endpoint attaining it is a global minimum.
 // Cases also report whether the flow stayed on the reduced form the proof uses, the conserved balance,
 // the local curvature at the endpoint (stiffness), and the loss / distance against time.
+#include "claims/common/zfb_flow.hpp"
 #include "constructions/zfb.hpp"
-#include "icl/checks.hpp"
-#include "icl/zfb_flow.hpp"
-#include "icl/zfb_population_loss.hpp"
+#include "icl/claim/case_json.hpp"
+#include "icl/exact/lsa_population_loss.hpp"
+#include "icl/montecarlo/lsa_prompt_worker.hpp"
+#include "icl/report/svg_plot.hpp"
+#include "icl/verdict/checks.hpp"
 
 #include <map>
 
@@ -92,12 +95,12 @@ ClaimResult run(const ClaimContext& ctx) {
                  d_fe = relative_distance(z.end, exact);
     const double l_flow = pl.loss(z.end), l_stated = pl.loss(stated), lower = pl.tensor_lower_bound();
 
-    PromptModel m;
+    LsaPromptModel m;
     m.d = d;
     m.N = N;
     m.chol = lambda.llt().matrixL();
     const std::uint64_t purpose = ctx.purpose(c.label());
-    auto make_worker = [&] { return PromptWorker(z.end, m, ctx.seed, purpose); };
+    auto make_worker = [&] { return LsaPromptWorker(z.end, m, ctx.seed, purpose); };
     auto o = sequential_equality(ctx, alpha_case, l_stated, l_flow, tol, exact_tol, m.dims(), 0, 4096, make_worker);
     looks = std::max(looks, o.looks_planned);
 
@@ -130,14 +133,13 @@ ClaimResult run(const ClaimContext& ctx) {
     max_drift = std::max(max_drift, z.reduced.max_balance_drift);
     max_time = std::max(max_time, z.flow.t_end);
 
-    nlohmann::ordered_json j;
-    j["params"] = c.to_json();
-    j["covariance"] = covariance_name(cov);
-    j["lambda"] = quantity_matrix(lambda);
-    j["sigma"] = sigma;
-    j["sigma_bound"] = sigma_max;
+    CaseJson j(c);
+    j.field("covariance", covariance_name(cov));
+    j.field("lambda", quantity_matrix(lambda));
+    j.field("sigma", sigma);
+    j.field("sigma_bound", sigma_max);
     append_flow_case_json(j, pl, stated, exact, z, o, v, why);
-    res.cases.push_back(j);
+    res.cases.push_back(j.take());
     if (!plotted[cov] && loss_plot.size() < 6) {
       plotted[cov] = true;
       PlotSeries ls{fmt::format("{} N={}", covariance_name(cov), N), {}, {}}, ds = ls;

@@ -20,15 +20,17 @@
 // w ~ N(0, I) per prompt (the final bound).
 // stated   tasks 0-2: the decomposition (16) evaluated with exact moments of D; task 3: the bound.
 // exact    the error computed independently: the direct expansion of E(yhat - y)^2 for the sparse layer
-//          (lib/icl/sparse_attention.hpp) with Gamma = -Gam^-1 and n = M, exact moments under N(0, Lam).
+//          (lib/icl/exact/sparse_attention.hpp) with Gamma = -Gam^-1 and n = M, exact moments under N(0, Lam).
 // mc       the error through the real forward pass of (W_PV, W_KQ) on unmasked prompts of length M,
-//          conditional Monte Carlo with the query integrated exactly (lib/icl/conditional_loss.hpp; the
+//          conditional Monte Carlo with the query integrated exactly (lib/icl/montecarlo/conditional_loss.hpp; the
 //          linearity in the query that this uses is re-checked on every prompt).
-#include "icl/bound_checks.hpp"
-#include "icl/checks.hpp"
-#include "icl/conditional_loss.hpp"
-#include "icl/gaussian_model.hpp"
-#include "icl/optimal_attention.hpp"
+#include "icl/claim/case_json.hpp"
+#include "icl/exact/feature_moments.hpp"
+#include "icl/exact/optimal_attention.hpp"
+#include "icl/model/gaussian_model.hpp"
+#include "icl/montecarlo/conditional_loss.hpp"
+#include "icl/verdict/bound_checks.hpp"
+#include "icl/verdict/checks.hpp"
 
 namespace icl {
 namespace {
@@ -146,12 +148,11 @@ ClaimResult run(const ClaimContext& ctx) {
       return QueryConditionalWorker(no_features, block, model, Psi, shape, ctx.seed, ctx.purpose(c.label()), -1.0);
     };
 
-    nlohmann::ordered_json j;
-    j["params"] = c.to_json();
-    j["task"] = task_name(task);
-    j["covariance"] = covariance_name(cov);
-    j["quantities"]["stated"] = quantity_value(stated);
-    j["quantities"]["exact"] = quantity_value(exact);
+    CaseJson j(c);
+    j.field("task", task_name(task));
+    j.field("covariance", covariance_name(cov));
+    j.quantity("stated", stated);
+    j.quantity("exact", exact);
     Decision v;
     if (!bound_case) {
       auto o = sequential_equality(ctx, alpha_case, stated, exact, tol, exact_tol, QueryConditionalWorker::dims, 1, 2048,
@@ -159,8 +160,8 @@ ClaimResult run(const ClaimContext& ctx) {
       looks = std::max(looks, o.looks_planned);
       v = o.verdict;
       worst_rel_decomp = std::max(worst_rel_decomp, std::abs(exact - stated) / exact);
-      j["quantities"]["mc"] = quantity_mc(o.mc);
-      j["decisions"] = decisions_json(o);
+      j.quantity("mc", o.mc);
+      j.decisions(o);
       if (task == 0) {
         // The noiseless special form and its per-w bound (exact).
         const double special = stated_special(s, model.fixed_w, N, M);
@@ -172,10 +173,10 @@ ClaimResult run(const ClaimContext& ctx) {
         if (wb_exact != (wb.verdict != Verdict::refuted)) wb.verdict = Verdict::inconclusive;
         wb.why = fmt::format("exact {:.10g} {} the per-w bound {:.10g}; Monte Carlo: {}", exact, wb_exact ? "<=" : ">",
                              wbound, wb.why);
-        j["quantities"]["stated_special"] = quantity_value(special);
-        j["quantities"]["stated_fixed_w_bound"] = quantity_value(wbound);
-        j["decisions"]["special_form"] = decision_json(sp);
-        j["decisions"]["fixed_w_bound"] = decision_json(wb);
+        j.quantity("stated_special", special);
+        j.quantity("stated_fixed_w_bound", wbound);
+        j.decision("special_form", sp);
+        j.decision("fixed_w_bound", wb);
         for (const Decision& k : {sp, wb}) {
           if (k.verdict == Verdict::refuted)
             v.verdict = Verdict::refuted;
@@ -200,15 +201,14 @@ ClaimResult run(const ClaimContext& ctx) {
       worst_ratio_bound = std::max(worst_ratio_bound, exact / stated);
       const double intermediate = (d + 1.0) * s.trL / M +
                                   (s.trL + 2 * d * s.trL + s.Lam.inverse().trace() * s.trL * s.trL) / (double(N) * N);
-      j["quantities"]["mc"] = quantity_mc(o.mc);
-      j["quantities"]["stated_intermediate_bound"] = quantity_value(intermediate);
-      j["quantities"]["exact_over_stated"] = quantity_value(exact / stated);
-      j["decisions"]["mc_vs_stated"] = decision_json(o.decision);
-      j["decisions"]["looks"] = fmt::format("{} of {}", o.looks_used, o.looks_planned);
+      j.quantity("mc", o.mc);
+      j.quantity("stated_intermediate_bound", intermediate);
+      j.quantity("exact_over_stated", exact / stated);
+      j.decision("mc_vs_stated", o.decision);
+      j.decision("looks", fmt::format("{} of {}", o.looks_used, o.looks_planned));
     }
-    j["verdict"] = to_string(v.verdict);
-    j["evidence"] = v.why;
-    res.cases.push_back(j);
+    j.verdict(v.verdict, v.why);
+    res.cases.push_back(j.take());
     if (ctx.progress) ctx.progress(++done, ctx.cases.size());
   }
 

@@ -14,16 +14,19 @@
 // flow_kq   the Dormand-Prince gradient flow on all weights of the loss averaged over tau EXACTLY: the loss
 //           is a cubic polynomial in the entries of Lambda_tau, so the tensor product of 2-point Gauss
 //           rules built from m_0..m_3 (2^d Gaussian components) gives its expectation without error
-//           (lib/icl/moment_quadrature.hpp; the unit tests check it against a 3-point rule).
+//           (lib/icl/exact/moment_quadrature.hpp; the unit tests check it against a 3-point rule).
 // exact_kq  the reduced-form limit from the exact linear solve and the conserved balance.
 // mc        draws Lambda_tau per prompt (Monte Carlo over tau, inverse CDF from Boost.Math), so it also
 //           checks the exact tau-average.
 // The right side of (21) needs E[||Gamma_tau||_op ||Lambda_tau||_F^2], not a polynomial: Monte Carlo over tau.
+#include "claims/common/zfb_flow.hpp"
 #include "constructions/zfb.hpp"
-#include "icl/checks.hpp"
-#include "icl/moment_quadrature.hpp"
-#include "icl/zfb_flow.hpp"
-#include "icl/zfb_population_loss.hpp"
+#include "icl/claim/case_json.hpp"
+#include "icl/exact/lsa_population_loss.hpp"
+#include "icl/exact/moment_quadrature.hpp"
+#include "icl/montecarlo/lsa_prompt_worker.hpp"
+#include "icl/report/svg_plot.hpp"
+#include "icl/verdict/checks.hpp"
 
 namespace icl {
 namespace {
@@ -93,12 +96,12 @@ ClaimResult run(const ClaimContext& ctx) {
                  d_fe = relative_distance(z.end, exact);
     const double l_flow = pl.loss(z.end), l_stated = pl.loss(stated), lower = pl.tensor_lower_bound();
 
-    PromptModel pm;
+    LsaPromptModel pm;
     pm.d = d;
     pm.N = N;
     pm.lambda_quantile = [dist](double u) { return dist.quantile(u); };
     const std::uint64_t purpose = ctx.purpose(c.label());
-    auto make_worker = [&] { return PromptWorker(z.end, pm, ctx.seed, purpose); };
+    auto make_worker = [&] { return LsaPromptWorker(z.end, pm, ctx.seed, purpose); };
     auto o = sequential_equality(ctx, alpha_case, l_stated, l_flow, tol, exact_tol, pm.dims(), 0, 4096, make_worker);
     looks = std::max(looks, o.looks_planned);
 
@@ -128,19 +131,18 @@ ClaimResult run(const ClaimContext& ctx) {
       worst = fmt::format("{} ({})", c.label(), dist.label());
     }
 
-    nlohmann::ordered_json j;
-    j["params"] = c.to_json();
-    j["distribution"] = dist.label();
-    j["raw_moments"] = m;
-    j["quadrature"] = {{"nodes", rule.nodes}, {"weights", rule.weights}, {"components", 1 << d}};
-    j["sigma"] = sigma;
-    j["condition_21"] = {{"E_gamma_op_lambda_F2", den},
+    CaseJson j(c);
+    j.field("distribution", dist.label());
+    j.field("raw_moments", m);
+    j.field("quadrature", {{"nodes", rule.nodes}, {"weights", rule.weights}, {"components", 1 << d}});
+    j.field("sigma", sigma);
+    j.field("condition_21", {{"E_gamma_op_lambda_F2", den},
                          {"stderr", den_se},
                          {"Theta_F2", theta_f2},
                          {"sigma_bound", sigma_bound},
-                         {"holds", sigma < sigma_bound}};
+                         {"holds", sigma < sigma_bound}});
     append_flow_case_json(j, pl, stated, exact, z, o, v, why);
-    res.cases.push_back(j);
+    res.cases.push_back(j.take());
     if (loss_plot.size() < 6 && th == ctx.cases.front().geti("theta") && sigma_frac == ctx.cases.front().get("sigma")) {
       PlotSeries ls{fmt::format("{} N={}", dist.name, N), {}, {}}, ds = ls;
       for (const auto& s : z.flow.trace) {

@@ -8,8 +8,8 @@
 //     W0~[(j,k), j+1] = 1, W1~[(j,k), k+1] = 1                                           (x_j x_k)
 // Attention: P = e e^T, Q = diag(Gamma, 0), Gamma = -E[xbar xbar^T]^{-1}.
 #pragma once
-#include "icl/gaussian_moments.hpp"
-#include "icl/layers.hpp"
+#include "icl/algebra/gaussian_moments.hpp"
+#include "icl/model/layers.hpp"
 
 #include <Eigen/Dense>
 #include <vector>

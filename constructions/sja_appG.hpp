@@ -10,8 +10,8 @@
 // entry of y^(l) is [1 x_q] W^(l) [1 x_q]^T with W^(l) the block-coordinate-descent iterates of (9) on
 // blocks b_l = (1, x[1..d], x[1]x[l%d], ..., x[d]x[l%d]), W^(0) = 0, step eta^(l) = -Gamma^(l)^T.
 #pragma once
-#include "icl/gaussian_moments.hpp"
-#include "icl/layers.hpp"
+#include "icl/algebra/gaussian_moments.hpp"
+#include "icl/model/layers.hpp"
 
 #include <Eigen/Dense>
 #include <vector>

@@ -1,7 +1,7 @@
 #include "constructions/sja_appH.hpp"
 
 #include "constructions/sja_appG.hpp"
-#include "icl/tasks.hpp"
+#include "icl/model/tasks.hpp"
 
 #include <fmt/format.h>
 

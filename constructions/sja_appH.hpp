@@ -13,8 +13,8 @@
 // block of block-coordinate descent). Claimed: the C(d+p-2, p-1) * p blocks cover all C(d+p, p)
 // monomials of degree <= p, and C(d+p-2, p-1) * p <= max(d, p)^min(d, p).
 #pragma once
-#include "icl/gaussian_moments.hpp"
-#include "icl/layers.hpp"
+#include "icl/algebra/gaussian_moments.hpp"
+#include "icl/model/layers.hpp"
 
 #include <Eigen/Dense>
 #include <string>

@@ -9,8 +9,8 @@
 // Its eigenvalues: lam+- = (d + 3 +- sqrt((d+3)^2 - 8)) / 2 on span{v00, sum_j vjj}, 2 on the differences
 // vii - vjj (d - 1 of them), and 1 on every x_j and x_i x_j (n1 = d(d+1)/2 of them). lam- < 1.
 #pragma once
-#include "icl/gaussian_model.hpp"
-#include "icl/layers.hpp"
+#include "icl/model/gaussian_model.hpp"
+#include "icl/model/layers.hpp"
 
 #include <string>
 #include <vector>

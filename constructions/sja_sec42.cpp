@@ -1,7 +1,7 @@
 #include "constructions/sja_sec42.hpp"
 
 #include "constructions/sja_appG.hpp"
-#include "icl/symbolic_forward.hpp"
+#include "icl/exact/symbolic_forward.hpp"
 
 #include <stdexcept>
 

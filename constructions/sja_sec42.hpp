@@ -16,9 +16,9 @@
 //                    Q = e_ones e_s^T and P = e_r e_ones^T adds (1/n) sum_{j<=n} 1 * s(column) = s to
 //                    row r of every column, exactly (the ones row averages to 1).
 #pragma once
-#include "icl/gaussian_moments.hpp"
-#include "icl/layers.hpp"
-#include "icl/tasks.hpp"
+#include "icl/algebra/gaussian_moments.hpp"
+#include "icl/model/layers.hpp"
+#include "icl/model/tasks.hpp"
 
 #include <Eigen/Dense>
 #include <string>

@@ -8,7 +8,7 @@
 //   claimed: yhat_q ~ x_q^T (sum_i (1/i - 1/(2D)) x_i x_i^T) theta / log D + eps / log D ~ y_q.
 // One-layer attention (Sec. 4.2): yhat_q = v^T E phi(E^T K e_q + M) with v the last row of W_out W^V.
 #pragma once
-#include "icl/softmax_attention.hpp"
+#include "icl/model/softmax_attention.hpp"
 
 #include <Eigen/Dense>
 

@@ -1,11 +1,16 @@
 #include "constructions/zfb.hpp"
 
-#include "icl/rng.hpp"
+#include "icl/model/rng.hpp"
 
 #include <cmath>
 #include <stdexcept>
 
 namespace icl::zfb {
+
+Eigen::MatrixXd zfb_gamma(const Eigen::MatrixXd& lambda, int N) {
+  const int d = static_cast<int>(lambda.rows());
+  return (1.0 + 1.0 / N) * lambda + lambda.trace() / N * Eigen::MatrixXd::Identity(d, d);
+}
 
 LsaWeights assumption3_init(double sigma, const Eigen::MatrixXd& theta) {
   const int d = static_cast<int>(theta.rows());

@@ -1,13 +1,16 @@
 // Zhang, Frei, Bartlett (003): the initialisation of Assumption 3 and the stated limits of Theorem 4
 // (eq. 11) and Theorem 8 (eq. 22), as weight matrices W^{PV}, W^{KQ} in R^{(d+1)x(d+1)}.
 #pragma once
-#include "icl/zfb_population_loss.hpp"
+#include "icl/exact/lsa_population_loss.hpp"
 
 #include <Eigen/Dense>
 
 #include <cstdint>
 
 namespace icl::zfb {
+
+// Gamma = (1 + 1/N) Lam + tr(Lam)/N I (Theorem 4).
+Eigen::MatrixXd zfb_gamma(const Eigen::MatrixXd& lambda, int N);
 
 // Assumption 3 (eq. 10): W^{PV}(0) = sigma [0, 0; 0, 1], W^{KQ}(0) = sigma [Theta Theta^T, 0; 0, 0]
 // (Theta is rescaled so that ||Theta Theta^T||_F = 1).

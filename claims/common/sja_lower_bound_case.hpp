@@ -1,0 +1,66 @@
+// One feed-forward + attention block evaluated against a stated lower bound (evaluate_block, shared by
+// sja.prop4, sja.remark1 and sja.cor9), and the per-case judgement shared by sja.prop4 and sja.remark1: the stated lower bound k = C(d+2,2) - dt over a
+// family of bilinear layers (projected dimension dt, or width dbar), judged at its worst case (the infimum over
+// the family) and against the explicit construction evaluated at context length n (lib/icl/exact/lower_bounds.hpp),
+// together with the corrected bound's check and the case's JSON.
+#pragma once
+#include "icl/claim/claim.hpp"
+#include "icl/exact/lower_bounds.hpp"
+#include "icl/model/layers.hpp"
+#include "icl/verdict/decision.hpp"
+
+#include <cmath>
+#include <string>
+
+namespace icl {
+
+// One feed-forward (bilinear) + attention block on the sja embedding, evaluated at context length n with
+// its exactly optimal sparse attention: exact quantities and a Monte Carlo run through the real forward
+// pass (conditional Monte Carlo, lib/icl/montecarlo/conditional_loss.hpp), judged against a stated lower bound.
+struct BlockEvaluation {
+  int dbar = 0, projected_dim = 0;
+  double limit = 0;       // tr((I - P_U) C): the n -> infinity loss (features inside span{v})
+  double exact_loss = 0;  // the loss at n with the optimal Gamma
+  Eigen::MatrixXd gamma;
+  Estimate mc, mc_plain;
+  double linearity_rms = 0;
+  Decision mc_vs_stated;  // lower bound: loss >= stated (within bound_tol: a bound can be tight)
+  Decision mc_vs_exact;   // equality with exact_loss
+  std::size_t looks_used = 0, looks_planned = 0;
+};
+
+BlockEvaluation evaluate_block(const ClaimContext& ctx, double alpha, const GaussianIclModel& model,
+                               const std::vector<Poly>& v, const Eigen::MatrixXd& C, const BilinearLayer& layer, int d,
+                               int n, double stated, const std::string& tag, const Tolerance& bound_tol = Tolerance{0.02, 0.0});
+
+nlohmann::ordered_json layer_json(const BilinearLayer& layer);
+
+struct LowerBoundCase {
+  int n = 0;                             // context length
+  int k = 0;                             // the stated bound, C(d+2,2) - dt
+  double inf = 0;                        // the infimum of the loss over the family
+  double corrected = 0;                  // the corrected bound
+  double random_best_limit = INFINITY;   // best n -> infinity loss of random layers of the family (exact)
+  std::string internal_error;            // non-empty: the construction is not in the family (inconclusive)
+  std::string layer;                     // the construction in the evidence, e.g. "width 5"
+  std::string bound;                     // the bound's formula in the evidence, e.g. "C(d+2,2) - dbar"
+};
+
+struct LowerBoundCaseResult {
+  nlohmann::ordered_json json;   // the case: params, quantities, construction, verdict, evidence, decisions
+  bool corrected_holds = false;  // the corrected bound equals the infimum and lies below every loss measured
+};
+
+// c: the case; e: the construction's evaluation (evaluate_block with stated = k); layer, construction: its
+// weights and description.
+LowerBoundCaseResult judge_lower_bound_case(const Case& c, const BlockEvaluation& e, const BilinearLayer& layer,
+                                            const std::string& construction, const LowerBoundCase& in);
+
+// Sanity check on a family of bilinear layers: the best n -> infinity loss (exact) of 20 random layers of
+// width dbar drawn from the stream `tag` of the claim; layers of projected rank above max_rank (if >= 0)
+// are skipped, since they are outside the family.
+double random_bilinear_best_limit(const ClaimContext& ctx, const std::string& tag, const GaussianIclModel& model,
+                                  const std::vector<Poly>& v, const Eigen::MatrixXd& C, int d, int dbar,
+                                  int max_rank = -1);
+
+}  // namespace icl

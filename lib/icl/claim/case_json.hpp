@@ -1,0 +1,56 @@
+// One case of a claim's report, as REPORT-FORMAT.md fixes it: `params`, `quantities` (`stated`, `exact`,
+// `mc` and the claim's own), `verdict`, `evidence` and `decisions`, plus any fields of the claim's own.
+// Every claim writes its cases through this builder, so the case contract lives here; fields appear in
+// the order the claim writes them.
+#pragma once
+#include "icl/claim/claim.hpp"
+#include "icl/montecarlo/statistics.hpp"
+#include "icl/report/quantities.hpp"
+#include "icl/verdict/decision.hpp"
+
+#include <Eigen/Dense>
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace icl {
+
+struct EqualityOutcome;
+
+class CaseJson {
+public:
+  explicit CaseJson(const Case& c) : CaseJson(c.to_json()) {}
+  explicit CaseJson(nlohmann::ordered_json params) { j_["params"] = std::move(params); }
+
+  // quantities: a scalar, a Monte Carlo estimate, or a matrix (REPORT-FORMAT.md quantity kinds).
+  CaseJson& quantity(const std::string& name, double v);
+  CaseJson& quantity(const std::string& name, const Estimate& e);
+  CaseJson& quantity(const std::string& name, const Eigen::MatrixXd& m);
+  CaseJson& stated(double v) { return quantity("stated", v); }
+  CaseJson& stated(const Eigen::MatrixXd& m) { return quantity("stated", m); }
+  CaseJson& exact(double v) { return quantity("exact", v); }
+  CaseJson& exact(const Eigen::MatrixXd& m) { return quantity("exact", m); }
+  CaseJson& mc(const Estimate& e) { return quantity("mc", e); }
+
+  // A field of the claim's own at the case's top level (a construction, its weights, a trace...).
+  CaseJson& field(const std::string& name, nlohmann::ordered_json v);
+
+  // The case's verdict and the evidence for it, in words and numbers.
+  CaseJson& verdict(Verdict v, std::string evidence);
+  CaseJson& verdict(const Decision& d) { return verdict(d.verdict, d.why); }
+
+  // decisions: one judged comparison, or any other entry (a look count, a sample size, a flag).
+  CaseJson& decision(const std::string& name, const Decision& d);
+  CaseJson& decision(const std::string& name, nlohmann::ordered_json v);
+  // The decisions of a sequential equality check (verdict/checks.hpp): exact_vs_stated, mc_vs_stated,
+  // mc_vs_exact, looks, detectable_discrepancy.
+  CaseJson& decisions(const EqualityOutcome& o);
+
+  nlohmann::ordered_json& json() { return j_; }
+  nlohmann::ordered_json take() { return std::move(j_); }
+
+private:
+  nlohmann::ordered_json j_;
+};
+
+}  // namespace icl

@@ -1,0 +1,98 @@
+#include "icl/claim/claim.hpp"
+
+#include "icl/model/rng.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace icl {
+
+double Case::get(const std::string& name) const {
+  for (const auto& [k, v] : params)
+    if (k == name) return v;
+  throw std::logic_error("case has no parameter '" + name + "'");
+}
+
+nlohmann::ordered_json Case::to_json() const {
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  for (const auto& [k, v] : params) {
+    if (v == static_cast<double>(static_cast<long long>(v)))
+      j[k] = static_cast<long long>(v);
+    else
+      j[k] = v;
+  }
+  return j;
+}
+
+std::string Case::label() const {
+  std::string s;
+  for (const auto& [k, v] : params) s += fmt::format("{}{}={:g}", s.empty() ? "" : ", ", k, v);
+  return s;
+}
+
+std::uint64_t ClaimContext::purpose(const std::string& tag) const {
+  return stable_hash((claim_id + "/" + tag).c_str());
+}
+
+std::vector<Claim>& claim_registry() {
+  static std::vector<Claim> r;
+  return r;
+}
+
+const Claim* find_claim(const std::string& id) {
+  for (const auto& c : claim_registry())
+    if (c.id == id) return &c;
+  return nullptr;
+}
+
+RegisterClaim::RegisterClaim(Claim c) {
+  auto& r = claim_registry();
+  r.push_back(std::move(c));
+  std::sort(r.begin(), r.end(), [](const Claim& a, const Claim& b) { return a.id < b.id; });
+}
+
+const std::vector<CatalogueEntry>& claim_catalogue() {
+  static const std::vector<CatalogueEntry> c = {
+      {"sja.prop1", "LSA stacks cannot beat the best linear predictor (quadratic task)"},
+      {"sja.thm2", "App. C bilinear block: loss ((d+2)(d+1)+d)/(2n)"},
+      {"sja.fig3", "App. C block at d=4: log-log slope -1, r^2 = 0.97"},
+      {"sja.lemma3", "The C(d+2,2) variables v_ij are orthonormal"},
+      {"sja.lemma12", "Loss decomposition of a sparse LSA on i.i.d. pairs"},
+      {"sja.prop4", "Kernel of projected dimension d~ forces loss >= C(d+2,2) - d~"},
+      {"sja.remark1", "Width dbar < C(d+2,2) forces loss >= C(d+2,2) - dbar"},
+      {"sja.thm5", "Optimal attention is sparse, ||Gamma* + E[xx^T]^-1||_F bound"},
+      {"sja.cor6", "Algorithm 1 gives x -> M v and loss O(1/n)"},
+      {"sja.thm7", "2L-layer bilinear Transformer = block-coordinate descent (App. G)"},
+      {"sja.cor8", "Deep bilinear stack cycles through all monomials of degree <= p"},
+      {"sja.cor9", "Orthonormal features: projected dimension d~ < m forces loss >= m - d~"},
+      {"sja.cor10", "Width d+h+1 stack = block-coordinate descent over kernel regression"},
+      {"sja.sec42", "Sparse bilinear stacks cannot compose degree > 2; dense can"},
+      {"acds.thm1", "Single-layer global minimiser of LSA for x ~ N(0, Sigma)"},
+      {"acds.lemma1", "L-layer sparse LSA = L steps of preconditioned GD"},
+      {"acds.thm2", "Two layers: diagonal A_1, A_2 are global minimisers"},
+      {"acds.thm3", "inf over A_i = a_i Sigma^-1 of the gradient norm is 0"},
+      {"acds.thm4", "Same with P_i = [B_i 0; 0 1], B_i = b_i I"},
+      {"zfb.thm4", "Gradient flow converges to the stated W_KQ*, W_PV*"},
+      {"zfb.thm5", "Error decomposition of the limit model at test length M"},
+      {"zfb.thm8", "Gradient flow limit with random diagonal covariances"},
+      {"zfb.shift", "Covariate scaling c gives c^2 x_q^T w; Exp(1) gives (1/3) w^T x_q"},
+      {"xlssc.onelayer", "One-layer attention on unstructured prompts predicts 0"},
+      {"xlssc.twolayer", "Two-layer look-ahead construction gives y_q approximately"},
+  };
+  return c;
+}
+
+Verdict aggregate_verdict(const nlohmann::ordered_json& cases) {
+  if (cases.empty()) return Verdict::inconclusive;
+  bool all_confirmed = true;
+  for (const auto& c : cases) {
+    const Verdict v = verdict_from_string(c.at("verdict").get<std::string>());
+    if (v == Verdict::refuted) return Verdict::refuted;
+    if (v != Verdict::confirmed) all_confirmed = false;
+  }
+  return all_confirmed ? Verdict::confirmed : Verdict::inconclusive;
+}
+
+}  // namespace icl

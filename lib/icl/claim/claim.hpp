@@ -1,0 +1,85 @@
+// Claims: one registered entry per claim of CLAIMS.md that is implemented (claims/<id>.cpp).
+//
+// A claim declares its parameters (with default and --quick grids), its Monte Carlo budget, and a
+// run function that computes `stated`, `exact` and `mc` per case and decides each case. The engine
+// (engine.cpp) wraps the result into the report envelope and derives the claim's verdict from the
+// case verdicts; nothing in the engine knows what any claim is expected to give.
+#pragma once
+#include "icl/montecarlo/montecarlo.hpp"
+#include "icl/verdict/decision.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace icl {
+
+struct ParamSpec {
+  std::string name;
+  std::vector<double> defaults;
+  std::vector<double> quick;
+  double min = 1;
+  double max = 1e9;
+  bool integer = true;
+  std::string help;
+};
+
+struct Case {
+  std::vector<std::pair<std::string, double>> params;
+  double get(const std::string& name) const;
+  int geti(const std::string& name) const { return static_cast<int>(get(name)); }
+  nlohmann::ordered_json to_json() const;
+  std::string label() const;  // "d=2, n=100"
+};
+
+// The run context of one claim: seed, threads and budget (SamplingPlan), and what the claim decides with.
+struct ClaimContext : SamplingPlan {
+  std::string claim_id;
+  bool quick = false;
+  double alpha = 0.01;        // family-wise false-fail rate for the whole claim
+  std::vector<Case> cases;
+  std::function<void(std::size_t done, std::size_t total)> progress;
+  // Random-stream id for one use within this claim (e.g. "case 3"): the same for the same seed.
+  std::uint64_t purpose(const std::string& tag) const;
+};
+
+struct ClaimResult {
+  nlohmann::ordered_json cases = nlohmann::ordered_json::array();
+  std::string summary;
+  nlohmann::ordered_json extra = nlohmann::ordered_json::object();  // merged into the report
+  // Extra files (e.g. SVG plots) written next to the JSON as <out>/<claim>.<suffix>, suffix -> content.
+  std::map<std::string, std::string> files;
+};
+
+struct Claim {
+  std::string id, title, source, statement;
+  std::vector<ParamSpec> params;
+  std::uint64_t default_samples = 100000;
+  std::uint64_t quick_samples = 5000;
+  // Memory one case needs (bytes), estimated before anything is allocated.
+  std::function<double(const Case&, int threads)> memory_bytes;
+  std::function<ClaimResult(const ClaimContext&)> run;
+};
+
+std::vector<Claim>& claim_registry();
+const Claim* find_claim(const std::string& id);
+struct RegisterClaim {
+  explicit RegisterClaim(Claim c);
+};
+
+// Every claim ID of CLAIMS.md with a one-line title (implemented or not).
+struct CatalogueEntry {
+  const char* id;
+  const char* title;
+};
+const std::vector<CatalogueEntry>& claim_catalogue();
+
+// Aggregate case verdicts: refuted if any case refutes, confirmed if all confirm, else inconclusive.
+Verdict aggregate_verdict(const nlohmann::ordered_json& cases);
+
+}  // namespace icl

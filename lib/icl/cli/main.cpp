@@ -1,0 +1,57 @@
+// icl-verify: command line (REPORT-FORMAT.md). Exit status: 0 run completed, 1 --expect did not hold,
+// 2 bad usage or bad input (one line on stderr, nothing written), 3 internal failure.
+#include "icl/cli/engine.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <exception>
+
+int main(int argc, char** argv) {
+  CLI::App app{"icl-verify: checks the theorems of in-context-learning theory"};
+  app.require_subcommand(1);
+  app.set_help_all_flag("--help-all", "Help for every subcommand");
+
+  auto* list = app.add_subcommand("list", "Every claim ID with a one-line title");
+
+  icl::RunOptions o;
+  long long samples = 0;
+  auto* run = app.add_subcommand("run", "Verify the named claims (or: all)");
+  run->add_option("claims", o.claims, "Claim IDs, or 'all'")->required();
+  run->add_option("--set", o.sets, "Parameter grid KEY=V1,V2,... (repeatable)");
+  auto* samples_opt = run->add_option("--samples", samples, "Monte Carlo prompts per case (a budget)");
+  run->add_option("--seed", o.seed, "Master seed: same seed, same numbers, whatever the thread count");
+  run->add_option("--threads", o.threads, "Worker threads (default: all cores)");
+  run->add_option("--out", o.out, "Where reports go")->capture_default_str();
+  run->add_flag("--quick", o.quick, "Small grid and budget, for CI and a first look");
+  run->add_option("--expect", o.expect, "Exit 1 unless every claim run got this verdict");
+  run->add_option("--alpha", o.alpha, "Family-wise false-fail rate per claim")->capture_default_str();
+
+  std::string from = "reports/latest";
+  auto* report = app.add_subcommand("report", "Rebuild Markdown/LaTeX from existing JSON");
+  report->add_option("--from", from, "Report folder")->capture_default_str();
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "icl-verify: %s\n", e.what());
+    return 2;
+  }
+  try {
+    if (*list) return icl::list_command();
+    if (*report) return icl::report_command(from);
+    if (samples_opt->count()) o.samples = samples;
+    if (o.threads == 0 && run->count("--threads")) throw icl::UsageError("--threads must be >= 1");
+    return icl::run_command(o);
+  } catch (const icl::UsageError& e) {
+    std::fprintf(stderr, "icl-verify: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "icl-verify: internal failure: %s\n", e.what());
+    return 3;
+  }
+}

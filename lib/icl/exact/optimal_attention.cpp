@@ -1,0 +1,177 @@
+#include "icl/exact/optimal_attention.hpp"
+
+#include "icl/montecarlo/montecarlo.hpp"
+
+#include <fmt/format.h>
+
+#include <atomic>
+#include <cmath>
+#include <stdexcept>
+#include <thread>
+
+namespace icl {
+
+Eigen::MatrixXd psd_pinv(const Eigen::MatrixXd& A, double rel_tol) {
+  const Eigen::MatrixXd sym = 0.5 * (A + A.transpose());
+  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(sym);
+  const Eigen::VectorXd& ev = es.eigenvalues();
+  const double top = ev.size() ? ev.cwiseAbs().maxCoeff() : 0.0;
+  Eigen::VectorXd inv = Eigen::VectorXd::Zero(ev.size());
+  for (Eigen::Index i = 0; i < ev.size(); ++i)
+    if (ev[i] > rel_tol * top && ev[i] > 0) inv[i] = 1.0 / ev[i];
+  return es.eigenvectors() * inv.asDiagonal() * es.eigenvectors().transpose();
+}
+
+Eigen::MatrixXd optimal_sparse_gamma(const FeatureMoments& m, double n) {
+  const Eigen::MatrixXd M = m.K4 / n + (1.0 - 1.0 / n) * m.S;
+  return -psd_pinv(M) * m.S * psd_pinv(m.Lambda);
+}
+
+SingleLayerMoments single_layer_moments(const GaussianIclModel& model, const std::vector<Poly>& u) {
+  SingleLayerMoments m;
+  m.p = static_cast<int>(u.size());
+  const int D = m.D(), ex = model.example_vars();
+  std::vector<Poly> z;
+  for (const auto& f : u) z.push_back(model.compose(f));
+  z.push_back(model.label());
+  // Pair products z_a z_b (a <= b), their flat forms, and their conditional means G_ab(w).
+  std::vector<int> pair_index(D * D);
+  std::vector<FlatPoly> pair, G;
+  for (int a = 0; a < D; ++a)
+    for (int b = a; b < D; ++b) {
+      pair_index[a * D + b] = pair_index[b * D + a] = static_cast<int>(pair.size());
+      const Poly zz = z[a] * z[b];
+      pair.emplace_back(zz);
+      G.emplace_back(expect_over(zz, 0, ex));
+    }
+  const int np = static_cast<int>(pair.size());
+  Eigen::MatrixXd T(np, np), GG(np, np);
+  for (int s = 0; s < np; ++s)
+    for (int t = s; t < np; ++t) {
+      T(s, t) = T(t, s) = expect_product(pair[s], pair[t]);
+      GG(s, t) = GG(t, s) = expect_product(G[s], G[t]);
+    }
+  std::vector<FlatPoly> xi;
+  for (int j = 0; j < m.p; ++j) xi.emplace_back(expect_over(z[j] * z[D - 1], 0, ex));
+  Eigen::MatrixXd GX(np, m.p);
+  for (int s = 0; s < np; ++s)
+    for (int j = 0; j < m.p; ++j) GX(s, j) = expect_product(G[s], xi[j]);
+  m.T4.resize(D * D, D * D);
+  m.G2.resize(D * D, D * D);
+  m.X3.resize(D * D, m.p);
+  for (int r = 0; r < D * D; ++r) {
+    for (int c = 0; c < D * D; ++c) {
+      m.T4(r, c) = T(pair_index[r], pair_index[c]);
+      m.G2(r, c) = GG(pair_index[r], pair_index[c]);
+    }
+    m.X3.row(r) = GX.row(pair_index[r]);
+  }
+  // Lambda = E[u u^T] and Ey2: expectations of the pair products themselves.
+  m.Lambda.resize(m.p, m.p);
+  const FlatPoly one(Poly::constant(model.num_vars(), 1.0));
+  for (int a = 0; a < m.p; ++a)
+    for (int b = 0; b < m.p; ++b) m.Lambda(a, b) = expect_product(pair[pair_index[a * D + b]], one);
+  m.Ey2 = expect_product(pair[pair_index[(D - 1) * D + (D - 1)]], one);
+  return m;
+}
+
+namespace {
+
+// K_b[k, l] = sum_{a, e} b_a b_e E[H_ka H_le]
+Eigen::MatrixXd K_of_b(const Eigen::MatrixXd& EHH, const Eigen::VectorXd& b, int D) {
+  Eigen::MatrixXd K = Eigen::MatrixXd::Zero(D, D);
+  for (int k = 0; k < D; ++k)
+    for (int l = 0; l < D; ++l) {
+      double s = 0;
+      for (int a = 0; a < D; ++a)
+        for (int e = 0; e < D; ++e) s += b[a] * b[e] * EHH(k * D + a, l * D + e);
+      K(k, l) = s;
+    }
+  return K;
+}
+
+// K_A[a, e] = sum_{b, c} B_bc E[H_ab H_ec], B = A Lam A^T
+Eigen::MatrixXd K_of_A(const Eigen::MatrixXd& EHH, const Eigen::MatrixXd& B, int D) {
+  Eigen::MatrixXd K = Eigen::MatrixXd::Zero(D, D);
+  for (int a = 0; a < D; ++a)
+    for (int e = 0; e < D; ++e) {
+      double s = 0;
+      for (int b = 0; b < D; ++b)
+        for (int c = 0; c < D; ++c) s += B(b, c) * EHH(a * D + b, e * D + c);
+      K(a, e) = s;
+    }
+  return K;
+}
+
+}  // namespace
+
+double single_layer_loss(const SingleLayerMoments& m, const Eigen::VectorXd& b, const Eigen::MatrixXd& A, double n) {
+  const int D = m.D();
+  const Eigen::MatrixXd EHH = m.EHH(n);
+  const Eigen::MatrixXd B = A * m.Lambda * A.transpose();
+  const double quad = b.dot(K_of_A(EHH, B, D) * b);
+  double lin = 0;
+  for (int a = 0; a < D; ++a)
+    for (int c = 0; c < D; ++c)
+      for (int j = 0; j < m.p; ++j) lin += b[a] * A(c, j) * m.X3(a * D + c, j);
+  return quad + 2 * lin + m.Ey2;
+}
+
+SingleLayerOptimum alternating_single_layer(const SingleLayerMoments& m, double n, Eigen::VectorXd b,
+                                            Eigen::MatrixXd A, int max_iter, double tol) {
+  const int D = m.D(), p = m.p;
+  const Eigen::MatrixXd EHH = m.EHH(n);
+  const Eigen::MatrixXd Lp = psd_pinv(m.Lambda);
+  SingleLayerOptimum o;
+  double prev = single_layer_loss(m, b, A, n);
+  for (int it = 1; it <= max_iter; ++it) {
+    // A-step: K_b A Lam = -R_b.
+    Eigen::MatrixXd R = Eigen::MatrixXd::Zero(D, p);
+    for (int k = 0; k < D; ++k)
+      for (int a = 0; a < D; ++a) R.row(k) += b[a] * m.X3.row(k * D + a);
+    A = -psd_pinv(K_of_b(EHH, b, D)) * R * Lp;
+    // b-step: K_A b = -r_A.
+    Eigen::VectorXd r = Eigen::VectorXd::Zero(D);
+    for (int a = 0; a < D; ++a)
+      for (int c = 0; c < D; ++c) r[a] += m.X3.row(a * D + c).dot(A.row(c));
+    b = -psd_pinv(K_of_A(EHH, A * m.Lambda * A.transpose(), D)) * r;
+    // Balance the scale (b, A) -> (g b, A / g): the loss is invariant, the iteration better conditioned.
+    const double nb = b.norm(), na = A.norm();
+    if (nb > 0 && na > 0) {
+      const double g = std::sqrt(na / nb);
+      b *= g;
+      A /= g;
+    }
+    const double L = single_layer_loss(m, b, A, n);
+    o.iterations = it;
+    if (prev - L <= tol * std::max(1.0, std::abs(L))) {
+      prev = std::min(prev, L);
+      break;
+    }
+    prev = L;
+  }
+  o.b = b;
+  o.A = A;
+  o.loss = single_layer_loss(m, b, A, n);
+  return o;
+}
+
+void sparse_as_general(const Eigen::MatrixXd& Gamma, Eigen::VectorXd& b, Eigen::MatrixXd& A) {
+  const Eigen::Index p = Gamma.rows();
+  b = Eigen::VectorXd::Zero(p + 1);
+  b[p] = 1.0;
+  A = Eigen::MatrixXd::Zero(p + 1, p);
+  A.topRows(p) = Gamma;
+}
+
+void general_layer_weights(const Eigen::VectorXd& b, const Eigen::MatrixXd& A, const Eigen::MatrixXd& filler,
+                           Eigen::MatrixXd& P, Eigen::MatrixXd& Q) {
+  const Eigen::Index D = b.size();
+  if (filler.rows() != D || filler.cols() != D) throw std::invalid_argument("general_layer_weights: filler shape");
+  P = filler;
+  P.row(D - 1) = b.transpose();
+  Q = filler.transpose();
+  Q.leftCols(D - 1) = A;
+}
+
+}  // namespace icl

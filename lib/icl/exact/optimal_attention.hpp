@@ -1,0 +1,65 @@
+// The best single linear self-attention layer on a fixed feature map, exactly.
+//
+// Sparse form (P = e e^T, Q = diag(Gamma, 0)): the loss of lib/icl/exact/sparse_attention.hpp,
+//   L(Gamma) = Ey2 + 2 tr(Gamma S) + (1 - 1/n) tr(Gamma Lam Gamma^T S) + (1/n) tr(Gamma Lam Gamma^T K4),
+// is a convex quadratic in Gamma (S, Lam, K4 symmetric PSD). Its gradient is 2 S + 2 M Gamma Lam with
+// M = (1/n) K4 + (1 - 1/n) S, so the minimisers solve M Gamma Lam = -S, and
+//   Gamma* = -M^+ S Lam^+
+// is one (the minimum-norm one) even when M or Lam is singular: range(S) lies in range(M) and in
+// range(Lam) (if M v = 0 or Lam v = 0 then v^T u y = 0 almost surely, so S v = 0).
+//
+// General form: with b the last row of P and A the first p columns of Q (nothing else reaches the
+// prediction), yhat = b^T H A u_q, H = (1/n) sum_{i<=n} z_i z_i^T, z = (u, y) (masked attention). Then
+//   L(b, A) = E[b^T H A Lam A^T H b] + 2 E[b^T H A xi(w)] + Ey2,
+//   E[H_ab H_ce] = (1/n) E[z_a z_b z_c z_e] + (1 - 1/n) E_w[G_ab(w) G_ce(w)],  G(w) = E_x[z z^T | w],
+// which is quadratic in A for fixed b and in b for fixed A: `alternating_single_layer` minimises it
+// by exact alternating solves (each step a linear solve; the loss never increases).
+#pragma once
+#include "icl/exact/sparse_attention.hpp"
+#include "icl/model/gaussian_model.hpp"
+#include "icl/verdict/decision.hpp"
+
+#include <Eigen/Dense>
+
+namespace icl {
+
+// Pseudo-inverse of a symmetric PSD matrix (eigenvalues below rel_tol * max dropped).
+Eigen::MatrixXd psd_pinv(const Eigen::MatrixXd& A, double rel_tol = 1e-12);
+
+// Gamma* = -M^+ S Lam^+ (see above).
+Eigen::MatrixXd optimal_sparse_gamma(const FeatureMoments& m, double n);
+
+// Moments for the general single layer (masked attention, n context columns).
+struct SingleLayerMoments {
+  int p = 0;                // features; z = (u, y) has D = p + 1 entries
+  Eigen::MatrixXd Lambda;   // p x p, E[u u^T]
+  Eigen::MatrixXd T4;       // D^2 x D^2, [(a,b),(c,e)] = E[z_a z_b z_c z_e]
+  Eigen::MatrixXd G2;       // D^2 x D^2, E_w[G_ab G_ce]
+  Eigen::MatrixXd X3;       // D^2 x p,   E_w[G_ab xi_j]
+  double Ey2 = 0;
+  int D() const { return p + 1; }
+  Eigen::MatrixXd EHH(double n) const { return T4 / n + (1.0 - 1.0 / n) * G2; }
+};
+SingleLayerMoments single_layer_moments(const GaussianIclModel& model, const std::vector<Poly>& u);
+
+double single_layer_loss(const SingleLayerMoments& m, const Eigen::VectorXd& b, const Eigen::MatrixXd& A, double n);
+
+struct SingleLayerOptimum {
+  Eigen::VectorXd b;
+  Eigen::MatrixXd A;
+  double loss = 0;
+  int iterations = 0;
+};
+// Alternating exact solves from (b0, A0) until the relative loss decrease is below tol.
+SingleLayerOptimum alternating_single_layer(const SingleLayerMoments& m, double n, Eigen::VectorXd b0,
+                                            Eigen::MatrixXd A0, int max_iter = 5000, double tol = 1e-14);
+
+// The sparse form as (b, A): b = e_D, A = [Gamma; 0].
+void sparse_as_general(const Eigen::MatrixXd& Gamma, Eigen::VectorXd& b, Eigen::MatrixXd& A);
+// Full (D x D) P, Q of a single layer from (b, A); the entries that cannot reach the prediction (other
+// rows of P, last column of Q) are filled with `filler` (e.g. random numbers) so that a forward pass
+// exercises the whole matrices.
+void general_layer_weights(const Eigen::VectorXd& b, const Eigen::MatrixXd& A, const Eigen::MatrixXd& filler,
+                           Eigen::MatrixXd& P, Eigen::MatrixXd& Q);
+
+}  // namespace icl

@@ -1,0 +1,93 @@
+#include "icl/model/gaussian_model.hpp"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace icl {
+
+GaussianIclModel GaussianIclModel::from_task(const PolynomialTask& task, const Eigen::MatrixXd& sigma) {
+  std::vector<Poly> basis;
+  for (const auto& e : task.monomials) basis.push_back(Poly::monomial(e, 1.0));
+  return from_basis(task.d, std::move(basis), sigma, task.name);
+}
+
+GaussianIclModel GaussianIclModel::from_basis(int d, std::vector<Poly> basis, const Eigen::MatrixXd& sigma,
+                                              std::string name) {
+  GaussianIclModel m;
+  m.d = d;
+  m.sigma = sigma;
+  m.basis = std::move(basis);
+  m.name = std::move(name);
+  for (const auto& g : m.basis)
+    if (g.nvars() != d) throw std::invalid_argument("GaussianIclModel: basis polynomial arity");
+  if (sigma.rows() != d || sigma.cols() != d) throw std::invalid_argument("GaussianIclModel: Sigma shape");
+  return m;
+}
+
+Eigen::MatrixXd GaussianIclModel::cholesky() const {
+  Eigen::LLT<Eigen::MatrixXd> llt(sigma);
+  if (llt.info() != Eigen::Success) throw std::invalid_argument("Sigma is not positive definite");
+  return llt.matrixL();
+}
+
+std::vector<Poly> GaussianIclModel::inputs() const {
+  const int nv = num_vars();
+  const Eigen::MatrixXd L = cholesky();
+  std::vector<Poly> xs;
+  for (int i = 0; i < d; ++i) {
+    Poly xi(nv);
+    for (int j = 0; j <= i; ++j)
+      if (L(i, j) != 0.0) xi += Poly::variable(nv, j) * L(i, j);
+    xs.push_back(xi);
+  }
+  return xs;
+}
+
+Poly GaussianIclModel::compose(const Poly& f) const {
+  if (f.nvars() != d) throw std::invalid_argument("compose: polynomial must be in the d input variables");
+  const bool isotropic = sigma.isApprox(Eigen::MatrixXd::Identity(d, d), 0.0);
+  if (isotropic) return lift(f, num_vars());
+  return f.substitute(inputs());
+}
+
+Poly GaussianIclModel::label() const {
+  const int nv = num_vars();
+  Poly y(nv);
+  for (int m = 0; m < num_coefficients(); ++m) {
+    const Poly g = compose(basis[m]);
+    if (random_w)
+      y += Poly::variable(nv, example_vars() + m) * g;
+    else
+      y += g * fixed_w[m];
+  }
+  if (noise_sd > 0) y += Poly::variable(nv, d) * noise_sd;
+  return y;
+}
+
+Eigen::MatrixXd test_covariance(int d, int kind) {
+  if (kind == 0) return Eigen::MatrixXd::Identity(d, d);
+  Eigen::VectorXd lam(d);
+  const double lo = kind == 3 ? 0.1 : 0.5, hi = kind == 3 ? 10.0 : 2.0;
+  for (int i = 0; i < d; ++i) lam[i] = d == 1 ? hi : lo * std::pow(hi / lo, static_cast<double>(i) / (d - 1));
+  Eigen::MatrixXd U = Eigen::MatrixXd::Identity(d, d);
+  if (kind >= 2 && d > 1) {
+    Eigen::VectorXd v(d);
+    for (int i = 0; i < d; ++i) v[i] = i + 1.0;
+    v.normalize();
+    U -= 2.0 * v * v.transpose();
+  }
+  if (kind < 0 || kind > 3) throw std::invalid_argument("test_covariance: kind must be 0..3");
+  return U * lam.asDiagonal() * U.transpose();
+}
+
+std::string covariance_name(int kind) {
+  switch (kind) {
+    case 0: return "isotropic";
+    case 1: return "diagonal, spectrum [1/2, 2]";
+    case 2: return "rotated, spectrum [1/2, 2]";
+    case 3: return "rotated, ill-conditioned, spectrum [1/10, 10]";
+    default: return "?";
+  }
+}
+
+}  // namespace icl

@@ -1,0 +1,55 @@
+// A prompt distribution written in independent standard normals, for exact moments and Monte Carlo
+// alike.
+//
+// Inputs x ~ N(0, Sigma) (x = L z, Sigma = L L^T), labels y = sum_m w_m g_m(x) + noise_sd * eps with
+// any polynomial basis g_m (monomials, the orthonormal v_ij of sja Lemma 3, Hermite polynomials...),
+// coefficients w ~ N(0, I) drawn once per prompt (or fixed), eps ~ N(0, 1) per example.
+//
+// Exact side: every quantity is a polynomial in the standard normals
+//   (z_1..z_d, eps, w_1..w_m)     ("example" variables first, then "task" variables),
+// so E[.] is exact Gaussian-moment arithmetic (algebra/gaussian_moments.hpp), and expectations over
+// the examples only, with w held fixed, are partial expectations (`expect_over`).
+// Monte Carlo side: `ModelPromptWorker` (montecarlo/prompt_loss.hpp) draws the same distribution and runs
+// a real forward pass; exact side: exact/feature_moments.hpp.
+#pragma once
+#include "icl/algebra/flat_polynomial.hpp"
+#include "icl/model/tasks.hpp"
+
+#include <Eigen/Dense>
+#include <string>
+#include <vector>
+
+namespace icl {
+
+struct GaussianIclModel {
+  int d = 1;
+  Eigen::MatrixXd sigma;     // d x d input covariance
+  std::vector<Poly> basis;   // g_m(x), polynomials in d variables
+  bool random_w = true;      // w ~ N(0, I) per prompt; else fixed_w
+  Eigen::VectorXd fixed_w;
+  double noise_sd = 0;       // y += noise_sd * eps
+  std::string name;
+
+  // y = sum_m w_m x^{e_m} for the monomials of a PolynomialTask.
+  static GaussianIclModel from_task(const PolynomialTask& task, const Eigen::MatrixXd& sigma);
+  static GaussianIclModel from_basis(int d, std::vector<Poly> basis, const Eigen::MatrixXd& sigma,
+                                     std::string name);
+
+  int num_coefficients() const { return static_cast<int>(basis.size()); }
+  int example_vars() const { return d + (noise_sd > 0 ? 1 : 0); }
+  int task_vars() const { return random_w ? num_coefficients() : 0; }
+  int num_vars() const { return example_vars() + task_vars(); }
+  // Polynomials in all num_vars() standard normals.
+  std::vector<Poly> inputs() const;                       // x_i = sum_j L_ij z_j
+  Poly compose(const Poly& f) const;                      // f(x) in the standard normals
+  Poly label() const;                                     // y
+  Eigen::MatrixXd cholesky() const;
+};
+
+// Standard test covariances (deterministic): 0 isotropic I; 1 diagonal, eigenvalues spread geometrically
+// over [1/2, 2]; 2 the same spectrum rotated by a fixed Householder reflection; 3 ill-conditioned,
+// eigenvalues geometric over [1/10, 10] (condition number 100), rotated.
+Eigen::MatrixXd test_covariance(int d, int kind);
+std::string covariance_name(int kind);
+
+}  // namespace icl

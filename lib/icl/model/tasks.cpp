@@ -1,0 +1,132 @@
+#include "icl/model/tasks.hpp"
+
+#include <fmt/format.h>
+
+#include <functional>
+#include <stdexcept>
+
+namespace icl {
+
+std::vector<Exponent> monomials_up_to(int d, int max_degree, int min_degree) {
+  std::vector<Exponent> out;
+  Exponent e(d, 0);
+  // Generate monomials of exactly degree k with exponents non-increasing in "first variable first"
+  // order: recursive over variables.
+  std::function<void(int, int)> rec = [&](int var, int left) {
+    if (var == d - 1) {
+      e[var] = static_cast<std::uint8_t>(left);
+      out.push_back(e);
+      e[var] = 0;
+      return;
+    }
+    for (int k = left; k >= 0; --k) {
+      e[var] = static_cast<std::uint8_t>(k);
+      rec(var + 1, left - k);
+    }
+    e[var] = 0;
+  };
+  for (int k = min_degree; k <= max_degree; ++k) rec(0, k);
+  return out;
+}
+
+std::string monomial_name(const Exponent& e) {
+  std::string s;
+  for (std::size_t i = 0; i < e.size(); ++i) {
+    if (!e[i]) continue;
+    if (!s.empty()) s += "*";
+    s += fmt::format("x{}", i + 1);
+    if (e[i] > 1) s += fmt::format("^{}", e[i]);
+  }
+  return s.empty() ? "1" : s;
+}
+
+PolynomialTask PolynomialTask::linear(int d) {
+  return {d, monomials_up_to(d, 1, 1), "linear"};
+}
+PolynomialTask PolynomialTask::quadratic(int d) {
+  return {d, monomials_up_to(d, 2, 0), "quadratic"};
+}
+PolynomialTask PolynomialTask::polynomial(int d, int p) {
+  return {d, monomials_up_to(d, p, 0), fmt::format("degree-{}", p)};
+}
+
+void PolynomialTask::evaluate(const Eigen::Ref<const Eigen::MatrixXd>& X,
+                              const Eigen::Ref<const Eigen::VectorXd>& w,
+                              Eigen::Ref<Eigen::RowVectorXd> y) const {
+  // y_j = sum_k w_k x_j^{e_k}, summed over k in order, each term formed as w_k times the variables in
+  // order (x_1 first, with multiplicity). The loops run monomial-outer, column-inner with the degree
+  // 0, 1, 2 terms specialised; every y_j sees the same operations in the same order as the plain
+  // column-by-column loop, so the values are bitwise the same.
+  const Eigen::Index m = X.cols();
+  for (Eigen::Index j = 0; j < m; ++j) y[j] = 0.0;
+  for (std::size_t k = 0; k < monomials.size(); ++k) {
+    const double wk = w[static_cast<Eigen::Index>(k)];
+    const Exponent& e = monomials[k];
+    int degree = 0, a = -1, b = -1;
+    for (int i = 0; i < d; ++i)
+      for (int p = 0; p < e[i]; ++p, ++degree) (degree == 0 ? a : b) = i;
+    if (degree == 0) {
+      for (Eigen::Index j = 0; j < m; ++j) y[j] += wk;
+    } else if (degree == 1) {
+      for (Eigen::Index j = 0; j < m; ++j) y[j] += wk * X(a, j);
+    } else if (degree == 2) {
+      for (Eigen::Index j = 0; j < m; ++j) y[j] += wk * X(a, j) * X(b, j);
+    } else {
+      for (Eigen::Index j = 0; j < m; ++j) {
+        double t = wk;
+        for (int i = 0; i < d; ++i)
+          for (int p = 0; p < e[i]; ++p) t *= X(i, j);
+        y[j] += t;
+      }
+    }
+  }
+}
+
+std::vector<Polynomial<Rational>> PolynomialTask::features() const {
+  std::vector<Polynomial<Rational>> f;
+  for (const auto& e : monomials) f.push_back(Polynomial<Rational>::monomial(e, Rational(1)));
+  return f;
+}
+
+Polynomial<Rational> PolynomialTask::kernel_diagonal() const {
+  Polynomial<Rational> k(d);
+  for (const auto& e : monomials) {
+    Exponent e2(e);
+    for (auto& v : e2) v = static_cast<std::uint8_t>(2 * v);
+    k += Polynomial<Rational>::monomial(e2, Rational(1));
+  }
+  return k;
+}
+
+InputDistribution InputDistribution::standard(int d) {
+  InputDistribution r;
+  r.sigma = Eigen::MatrixXd::Identity(d, d);
+  r.chol = r.sigma;
+  r.isotropic = true;
+  return r;
+}
+
+InputDistribution InputDistribution::with_covariance(const Eigen::MatrixXd& sigma) {
+  InputDistribution r;
+  r.sigma = sigma;
+  Eigen::LLT<Eigen::MatrixXd> llt(sigma);
+  if (llt.info() != Eigen::Success) throw std::invalid_argument("Sigma is not positive definite");
+  r.chol = llt.matrixL();
+  r.isotropic = sigma.isApprox(Eigen::MatrixXd::Identity(sigma.rows(), sigma.cols()), 0.0);
+  return r;
+}
+
+void InputDistribution::sample(PromptRng& rng, Eigen::Ref<Eigen::MatrixXd> X) const {
+  rng.fill_normal(X);
+  if (isotropic) return;
+  // x = L z in place, bottom row first (row i only reads rows j <= i, not yet overwritten).
+  const Eigen::Index d = X.rows();
+  for (Eigen::Index c = 0; c < X.cols(); ++c)
+    for (Eigen::Index i = d - 1; i >= 0; --i) {
+      double s = 0;
+      for (Eigen::Index j = 0; j <= i; ++j) s += chol(i, j) * X(j, c);
+      X(i, c) = s;
+    }
+}
+
+}  // namespace icl

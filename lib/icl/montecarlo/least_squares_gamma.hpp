@@ -1,0 +1,41 @@
+// The optimal sparse attention Gamma measured by Monte Carlo least squares through the real forward pass,
+// independently of the exact solve of exact/optimal_attention.hpp, and judged against a target matrix.
+#pragma once
+#include "icl/model/gaussian_model.hpp"
+#include "icl/model/layers.hpp"
+#include "icl/model/prompt.hpp"
+#include "icl/montecarlo/statistics.hpp"
+#include "icl/verdict/decision.hpp"
+
+#include <Eigen/Dense>
+#include <cstdint>
+#include <vector>
+
+namespace icl {
+
+// Monte Carlo least-squares estimate of the optimal sparse Gamma. The prediction of the sparse layer is
+// linear in Gamma: yhat = <Gamma, F>, F = (1/n) sum_{i<=n} y_i u_i u_q^T, with u read from the prompt
+// after `feature_layers` (real forward pass). Gamma_hat = -E[f f^T]^+ E[f * sign * y_q], f = vec(F)
+// (row-major), from `batches` independent batches; the spread of the batch estimates gives standard errors.
+struct GammaLeastSquares {
+  Eigen::MatrixXd gamma;   // mean of the batch estimates
+  Eigen::MatrixXd stderr_; // per entry, from the batch spread
+  std::vector<Eigen::MatrixXd> batch_gammas;
+  int batches = 0;
+  std::uint64_t samples = 0;
+};
+GammaLeastSquares mc_least_squares_gamma(const Transformer& feature_layers, const GaussianIclModel& model,
+                                         const PromptShape& shape, std::uint64_t seed, std::uint64_t purpose,
+                                         int threads, std::uint64_t samples, int batches = 10, double sign = +1.0);
+
+// ||Gamma - target||_F estimated from the batches without the upward bias of a noisy norm: the
+// U-statistic (1 / (K (K-1))) sum_{k != l} <D_k, D_l>, D_k = Gamma_k - target, estimates ||E D||^2; its
+// standard error is the jackknife over batches; the interval (Student t, K - 1 dof) is mapped through sqrt.
+Estimate lsq_distance(const GammaLeastSquares& est, const Eigen::MatrixXd& target, double confidence);
+
+// Gamma_hat against `target`, entry by entry: Student-t intervals (batches - 1 dof), Bonferroni over the
+// entries, family-wise level alpha. Refuted if some interval lies wholly outside target +/- band;
+// confirmed if every interval lies within target +/- band; inconclusive otherwise (too noisy).
+Decision judge_matrix_equal(const GammaLeastSquares& est, const Eigen::MatrixXd& target, double band, double alpha);
+
+}  // namespace icl

@@ -1,0 +1,73 @@
+// Per-prompt ICL loss through the real forward pass: draw a task and a prompt from counter i, run the
+// Transformer, and return the squared error of the sja/acds convention (yhat + y_q)^2 (sign = +1) or
+// the zfb convention (yhat - y_q)^2 (sign = -1). One worker per thread; nothing allocated per prompt.
+#pragma once
+#include "icl/model/gaussian_model.hpp"
+#include "icl/model/layers.hpp"
+#include "icl/model/prompt.hpp"
+#include "icl/model/rng.hpp"
+#include "icl/model/tasks.hpp"
+
+#include <Eigen/Dense>
+
+namespace icl {
+
+class PromptLossWorker {
+public:
+  // fixed_w: use these coefficients for every prompt instead of drawing w ~ N(0, I).
+  PromptLossWorker(const Transformer& model, const PolynomialTask& task, const InputDistribution& inputs,
+                   const PromptShape& shape, std::uint64_t seed, std::uint64_t purpose,
+                   const Eigen::VectorXd* fixed_w = nullptr, double sign = +1.0);
+
+  double loss(std::uint64_t prompt_index);
+  void operator()(std::uint64_t i, double* out) { out[0] = loss(i); }
+  const Eigen::MatrixXd& prompt() const { return Z_; }  // after the forward pass of the last prompt
+
+private:
+  const Transformer* model_;
+  const PolynomialTask* task_;
+  const InputDistribution* inputs_;
+  PromptShape shape_;
+  std::uint64_t seed_, purpose_;
+  const Eigen::VectorXd* fixed_w_;
+  double sign_;
+  Eigen::MatrixXd X_, Z_;
+  Eigen::VectorXd w_;
+  Eigen::RowVectorXd y_;
+  ForwardWorkspace ws_;
+};
+
+// Monte Carlo through a real forward pass: draws w (always, so a fixed w sees the same stream), the
+// inputs, the noise, builds the prompt with `shape`, runs `model`, returns (yhat + sign * y_q)^2.
+// sign = +1: the sja/acds loss (yhat approximates -y); sign = -1: the zfb loss (yhat approximates y).
+class ModelPromptWorker {
+public:
+  ModelPromptWorker(const Transformer& model, const GaussianIclModel& task, const PromptShape& shape,
+                    std::uint64_t seed, std::uint64_t purpose, double sign = +1.0);
+  double loss(std::uint64_t prompt_index);
+  void operator()(std::uint64_t i, double* out) { out[0] = loss(i); }
+  // Draws prompt i into X (d x (n+1)) and y (n+1, with the query label at n), without running the model.
+  void draw(std::uint64_t prompt_index);
+  const Eigen::MatrixXd& inputs() const { return X_; }
+  const Eigen::RowVectorXd& labels() const { return y_; }
+  const Eigen::VectorXd& coefficients() const { return w_; }  // the drawn w (used unless the task fixes w)
+  Eigen::MatrixXd& prompt() { return Z_; }
+  ForwardWorkspace& workspace() { return ws_; }
+
+private:
+  const Transformer* model_;
+  const GaussianIclModel* task_;
+  std::vector<FlatPoly> basis_;
+  Eigen::MatrixXd chol_;
+  bool isotropic_;
+  PromptShape shape_;
+  std::uint64_t seed_, purpose_;
+  double sign_;
+  Eigen::MatrixXd X_, Z_;
+  Eigen::VectorXd w_;
+  Eigen::RowVectorXd y_;
+  std::vector<double> xcol_;
+  ForwardWorkspace ws_;
+};
+
+}  // namespace icl

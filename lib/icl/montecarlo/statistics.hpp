@@ -1,0 +1,20 @@
+// Estimates and intervals from a Monte Carlo accumulator: the mean, its standard error and a
+// Student-t interval at a stated two-sided confidence. What an interval decides is verdict/decision.hpp.
+#pragma once
+#include "icl/montecarlo/montecarlo.hpp"
+
+#include <cstdint>
+
+namespace icl {
+
+struct Estimate {
+  double mean = 0, stderr_ = 0, sd = 0, ci_low = 0, ci_high = 0;
+  std::uint64_t samples = 0;
+  double confidence = 0;
+};
+// Student-t interval at the given two-sided confidence.
+Estimate make_estimate(const Accumulator& acc, int component, double confidence);
+double student_t_quantile(double p, double dof);
+double normal_quantile(double p);
+
+}  // namespace icl

@@ -1,0 +1,79 @@
+// The worst error of each kind over prompts 0..count-1, and the prompt where it occurs: how an identity
+// (a construction *is* an algorithm) is measured over many prompts (verdict/identity.hpp judges it).
+//
+// Deterministic whatever the thread count: prompts are cut into fixed chunks, each chunk keeps its
+// maxima, and chunks are merged in order (ties go to the smaller prompt index). A NaN error counts as
+// +infinity, so a blown-up forward pass can never pass for agreement.
+#pragma once
+#include <atomic>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <thread>
+#include <vector>
+
+namespace icl {
+
+struct WorstCase {
+  std::vector<double> worst;         // per error kind, the largest value seen
+  std::vector<std::uint64_t> where;  // the prompt index where it was seen
+  std::uint64_t prompts = 0;
+  explicit WorstCase(int dims = 0) : worst(dims, 0.0), where(dims, 0) {}
+  void add(std::uint64_t i, const double* v) {
+    for (std::size_t k = 0; k < worst.size(); ++k) {
+      const double e = std::isnan(v[k]) ? std::numeric_limits<double>::infinity() : v[k];
+      if (e > worst[k]) {
+        worst[k] = e;
+        where[k] = i;
+      }
+    }
+    ++prompts;
+  }
+  void merge(const WorstCase& o) {  // o covers later prompts than *this
+    for (std::size_t k = 0; k < worst.size(); ++k)
+      if (o.worst[k] > worst[k]) {
+        worst[k] = o.worst[k];
+        where[k] = o.where[k];
+      }
+    prompts += o.prompts;
+  }
+};
+
+// make_worker() returns a per-thread callable worker(prompt_index, double* out) writing `dims` errors.
+template <class MakeWorker>
+WorstCase worst_over_prompts(std::uint64_t count, int dims, int threads, MakeWorker&& make_worker) {
+  constexpr std::uint64_t chunk = 64;
+  const std::uint64_t chunks = (count + chunk - 1) / chunk;
+  std::vector<WorstCase> slots(chunks, WorstCase(dims));
+  std::atomic<std::uint64_t> next{0};
+  auto body = [&] {
+    auto worker = make_worker();
+    std::vector<double> out(static_cast<std::size_t>(dims));
+    for (std::uint64_t c; (c = next.fetch_add(1)) < chunks;) {
+      WorstCase w(dims);
+      for (std::uint64_t i = c * chunk; i < std::min(count, (c + 1) * chunk); ++i) {
+        worker(i, out.data());
+        w.add(i, out.data());
+      }
+      slots[c] = std::move(w);
+    }
+  };
+  const int t = static_cast<int>(std::min<std::uint64_t>(static_cast<std::uint64_t>(std::max(1, threads)),
+                                                         std::max<std::uint64_t>(chunks, 1)));
+  std::vector<std::thread> pool;
+  for (int k = 1; k < t; ++k) pool.emplace_back(body);
+  body();
+  for (auto& th : pool) th.join();
+  WorstCase total(dims);
+  for (const auto& s : slots) total.merge(s);
+  return total;
+}
+
+// |a - b| / scale, with scale > 0 (callers pass a magnitude that cannot cancel, e.g. a sum of
+// absolute values of the terms that make up b); infinity when a is not finite.
+inline double scaled_error(double a, double b, double scale) {
+  if (!std::isfinite(a)) return std::numeric_limits<double>::infinity();
+  return std::abs(a - b) / (scale > 0 ? scale : std::numeric_limits<double>::min());
+}
+
+}  // namespace icl

@@ -1,0 +1,58 @@
+// The common shape of a Monte Carlo equality check: run looks of doubling size until the estimate
+// decides against the stated value (and against our exact value, where there is one) or the budget
+// is spent; report every decision and the error rates behind it.
+#pragma once
+#include "icl/claim/claim.hpp"
+#include "icl/montecarlo/montecarlo.hpp"
+#include "icl/verdict/decision.hpp"
+
+#include <fmt/format.h>
+#include <optional>
+
+namespace icl {
+
+struct EqualityOutcome {
+  Estimate mc;
+  Decision mc_vs_stated;
+  std::optional<Decision> exact_vs_stated, mc_vs_exact;
+  Decision verdict;
+  double alpha_look = 0;
+  std::size_t looks_used = 0, looks_planned = 0;
+};
+
+// Error-rate block for a claim's report.
+nlohmann::ordered_json error_rates_json(double alpha, std::size_t cases, std::size_t looks, const Tolerance& tol,
+                                        double beta = 0.05);
+nlohmann::ordered_json decisions_json(const EqualityOutcome& o);
+std::string tolerance_text(const Tolerance& tol);
+
+// make_worker(): a per-thread callable worker(prompt_index, out) that writes out[component].
+// Stops at the first look where the estimate decides against the stated value, does not contradict
+// the exact value, and has at least `min_samples` prompts (so the agreement of Monte Carlo with the
+// exact value rests on a real sample); otherwise runs to the budget.
+template <class MakeWorker>
+EqualityOutcome sequential_equality(const SamplingPlan& ctx, double alpha_case, double stated,
+                                    std::optional<double> exact, const Tolerance& tol, const Tolerance& exact_tol,
+                                    int dims, int component, std::uint64_t first, MakeWorker&& make_worker,
+                                    std::uint64_t min_samples = 16384) {
+  EqualityOutcome o;
+  const auto looks = sequential_looks(first, ctx.samples);
+  o.looks_planned = looks.size();
+  o.alpha_look = alpha_case / static_cast<double>(looks.size());
+  if (exact) o.exact_vs_stated = judge_exact_equal(*exact, stated, exact_tol);
+  MonteCarlo mc(dims, ctx.threads);
+  for (std::uint64_t n : looks) {
+    mc.extend_to(n, make_worker);
+    ++o.looks_used;
+    o.mc = make_estimate(mc.total(), component, 1 - o.alpha_look);
+    o.mc_vs_stated = judge_mc_equal(o.mc, stated, tol, o.alpha_look);
+    if (exact) o.mc_vs_exact = judge_mc_equal(o.mc, *exact, tol, o.alpha_look);
+    const bool decided = o.mc_vs_stated.verdict != Verdict::inconclusive &&
+                         (!exact || o.mc_vs_exact->verdict != Verdict::refuted) && mc.samples() >= min_samples;
+    if (decided) break;
+  }
+  o.verdict = combine_equality(o.exact_vs_stated, o.mc_vs_stated, o.mc_vs_exact);
+  return o;
+}
+
+}  // namespace icl

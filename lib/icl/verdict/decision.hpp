@@ -1,0 +1,60 @@
+// Verdicts and the decisions behind them.
+//
+// Error rates (after TensorFlow Probability's statistical_testing): a claim gets a family-wise
+// false-fail budget alpha (probability of refuting a true claim), split over its cases (Bonferroni)
+// and over the sequential looks within a case. An equality with target s and tolerance band
+// |mu - s| <= tol is
+//   refuted    when the (1 - alpha') interval lies wholly outside the band,
+//   confirmed  when it lies wholly inside the band (an equivalence test: a discrepancy larger than
+//              the band passes with probability <= alpha'/2, the false-pass rate),
+//   inconclusive otherwise (too noisy to decide).
+// The smallest discrepancy detected with power 1 - beta is tol + (z_{1-alpha'/2} + z_{1-beta}) * se.
+#pragma once
+#include "icl/montecarlo/statistics.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace icl {
+
+enum class Verdict { confirmed, refuted, inconclusive };
+const char* to_string(Verdict v);
+Verdict verdict_from_string(const std::string& s);  // throws on unknown
+
+struct Tolerance {
+  double rel = 0.0;
+  double abs = 0.0;
+  double band(double target) const;
+};
+
+struct Decision {
+  Verdict verdict = Verdict::inconclusive;
+  double band = 0;        // allowed |mean - target|
+  double detectable = 0;  // smallest |discrepancy| detected with the stated power
+  std::string why;
+};
+
+// Equality mu == target (within tol), judged from a Monte Carlo estimate.
+Decision judge_mc_equal(const Estimate& e, double target, const Tolerance& tol, double alpha,
+                        double beta = 0.05);
+// Upper bound mu <= bound (within tol) / lower bound mu >= bound.
+Decision judge_mc_upper_bound(const Estimate& e, double bound, const Tolerance& tol, double alpha,
+                              double beta = 0.05);
+Decision judge_mc_lower_bound(const Estimate& e, double bound, const Tolerance& tol, double alpha,
+                              double beta = 0.05);
+// Exact values: equal within a floating-point tolerance.
+Decision judge_exact_equal(double exact, double target, const Tolerance& tol);
+
+// Case verdict for an equality claim with a stated value, our exact value (if any) and our Monte
+// Carlo estimate: refuted only when exact and Monte Carlo agree with each other and not with the
+// paper; confirmed only when all three agree; inconclusive otherwise (e.g. Monte Carlo too noisy,
+// or Monte Carlo and exact disagree, which is flagged as an internal inconsistency).
+Decision combine_equality(const std::optional<Decision>& exact_vs_stated, const Decision& mc_vs_stated,
+                          const std::optional<Decision>& mc_vs_exact);
+
+// Sequential sample sizes: first, 2*first, 4*first, ... up to budget (inclusive).
+std::vector<std::uint64_t> sequential_looks(std::uint64_t first, std::uint64_t budget);
+
+}  // namespace icl

@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+"""Compares two report folders claim by claim, ignoring what may differ between identical runs (elapsed_s).
+
+    reports/compare_reports.py reports/latest /tmp/new
+
+Prints one line per report that differs (and the first differing path inside it) and exits 1 if any does;
+0 when every JSON report of the first folder is in the second with the same content. Used to show that a
+refactor changes no number, verdict or word of any report.
+"""
+import json
+import pathlib
+import sys
+
+
+def strip(j):
+    if isinstance(j, dict):
+        return {k: strip(v) for k, v in j.items() if k != "elapsed_s"}
+    if isinstance(j, list):
+        return [strip(v) for v in j]
+    return j
+
+
+def first_difference(a, b, path="$"):
+    if type(a) is not type(b):
+        return path
+    if isinstance(a, dict):
+        if list(a) != list(b):
+            return path + " (keys)"
+        for k in a:
+            d = first_difference(a[k], b[k], f"{path}.{k}")
+            if d:
+                return d
+        return None
+    if isinstance(a, list):
+        if len(a) != len(b):
+            return path + " (length)"
+        for i, (x, y) in enumerate(zip(a, b)):
+            d = first_difference(x, y, f"{path}[{i}]")
+            if d:
+                return d
+        return None
+    return None if a == b else path
+
+
+def main():
+    if len(sys.argv) != 3:
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    old, new = map(pathlib.Path, sys.argv[1:])
+    bad = 0
+    files = sorted(old.glob("*.json"))
+    for f in files:
+        g = new / f.name
+        if not g.exists():
+            print(f"missing: {g}")
+            bad += 1
+            continue
+        a, b = strip(json.loads(f.read_text())), strip(json.loads(g.read_text()))
+        d = first_difference(a, b)
+        if d:
+            print(f"differs: {f.name} at {d}")
+            bad += 1
+    print(f"{len(files) - bad} of {len(files)} reports identical (elapsed_s ignored)")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,327 @@
+// The icl-verify command line (lib/main.cpp, lib/icl/engine.cpp) against REPORT-FORMAT.md: bad input
+// exits 2 and writes nothing; `list` and `--expect` behave; and (the "regression" test case) every
+// registered claim runs at --quick and writes a well-formed, thread-count-independent report.
+#include "icl/claim/claim.hpp"
+
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+#include <vector>
+
+#ifndef ICL_VERIFY_BINARY
+#error "ICL_VERIFY_BINARY must name the icl-verify binary"
+#endif
+
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::ordered_json;
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    std::string tmpl = (fs::temp_directory_path() / "icl-tests-XXXXXX").string();
+    REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
+    path = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream f(p);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+struct CliResult {
+  int status = -1;
+  std::string out, err;
+};
+
+// Runs `icl-verify <args>` with working directory `cwd`; stdout/stderr are captured in `capture`
+// (outside cwd, so that "writes nothing" can be checked on cwd).
+CliResult run_cli(const std::string& args, const fs::path& cwd, const fs::path& capture) {
+  const fs::path out = capture / "stdout.txt", err = capture / "stderr.txt";
+  const std::string cmd = "cd '" + cwd.string() + "' && '" + std::string(ICL_VERIFY_BINARY) + "' " + args + " > '" +
+                          out.string() + "' 2> '" + err.string() + "'";
+  const int raw = std::system(cmd.c_str());
+  CliResult r;
+  r.status = (raw != -1 && WIFEXITED(raw)) ? WEXITSTATUS(raw) : -1;
+  r.out = slurp(out);
+  r.err = slurp(err);
+  return r;
+}
+
+bool is_empty_dir(const fs::path& p) { return fs::is_directory(p) && fs::directory_iterator(p) == fs::directory_iterator(); }
+
+std::string list_dir(const fs::path& p) {
+  std::string s;
+  for (const auto& e : fs::recursive_directory_iterator(p)) s += e.path().string() + "\n";
+  return s;
+}
+
+const std::set<std::string> kVerdicts = {"confirmed", "refuted", "inconclusive"};
+
+// A failed structural check is recorded and ends the current check (not the whole test case), so
+// that one malformed report does not hide the others.
+#define CHECK_OR_RETURN(cond, ret) \
+  do {                             \
+    const bool ok_ = (cond);       \
+    CHECK_MESSAGE(ok_, #cond);     \
+    if (!ok_) return ret;          \
+  } while (0)
+
+bool is_number(const json& j, const char* key) { return j.contains(key) && j.at(key).is_number(); }
+bool is_nonempty_string(const json& j, const char* key) {
+  return j.contains(key) && j.at(key).is_string() && !j.at(key).get<std::string>().empty();
+}
+
+// Checks one quantity against the kinds of REPORT-FORMAT.md; returns the kind found ("" if none).
+std::string check_quantity(const std::string& name, const json& q) {
+  INFO("quantity '" << name << "': " << q.dump());
+  CHECK_OR_RETURN(q.is_object(), "");
+  if (q.contains("value")) {
+    CHECK(q.at("value").is_number());
+    return "value";
+  }
+  if (q.contains("mean")) {
+    CHECK_OR_RETURN(is_number(q, "mean"), "");
+    CHECK_OR_RETURN(is_number(q, "stderr"), "");
+    CHECK_OR_RETURN(is_number(q, "ci_low"), "");
+    CHECK_OR_RETURN(is_number(q, "ci_high"), "");
+    CHECK_OR_RETURN(q.contains("samples") && q.at("samples").is_number_unsigned(), "");
+    const double mean = q.at("mean"), se = q.at("stderr"), lo = q.at("ci_low"), hi = q.at("ci_high");
+    CHECK(se >= 0);
+    CHECK(lo <= mean);
+    CHECK(mean <= hi);
+    CHECK(q.at("samples").get<std::uint64_t>() > 0);
+    return "mc";
+  }
+  if (q.contains("matrix")) {
+    const json& m = q.at("matrix");
+    CHECK_OR_RETURN(m.is_array() && !m.empty(), "");
+    CHECK_OR_RETURN(m[0].is_array() && !m[0].empty(), "");
+    const std::size_t cols = m[0].size();
+    for (const auto& row : m) {
+      CHECK_OR_RETURN(row.is_array() && row.size() == cols, "");
+      for (const auto& x : row) CHECK(x.is_number());
+    }
+    return "matrix";
+  }
+  FAIL_CHECK("quantity '" << name << "' is none of the kinds value / mean,stderr,ci_low,ci_high,samples / matrix");
+  return "";
+}
+
+// The whole report contract for one claim's JSON.
+bool check_report(const json& r, const icl::Claim& c, int threads) {
+  INFO("claim " << c.id);
+  CHECK_OR_RETURN(r.is_object(), false);
+  for (const char* k : {"schema", "claim", "title", "source", "statement", "verdict", "summary"}) {
+    INFO("field " << k);
+    CHECK_OR_RETURN(is_nonempty_string(r, k), false);
+  }
+  CHECK(r.at("schema") == "icl-verify/report/v1");
+  CHECK(r.at("claim") == c.id);
+  CHECK(r.at("title") == c.title);
+  CHECK(r.at("source") == c.source);
+  CHECK(r.at("statement") == c.statement);
+  CHECK(kVerdicts.count(r.at("verdict").get<std::string>()) == 1);
+  CHECK_OR_RETURN(r.contains("seed") && r.contains("threads") && is_number(r, "elapsed_s"), false);
+  CHECK(r.at("seed") == 1);
+  CHECK(r.at("threads") == threads);
+  CHECK(r.at("elapsed_s").get<double>() >= 0);
+
+  CHECK_OR_RETURN(r.contains("cases") && r.at("cases").is_array() && !r.at("cases").empty(), false);
+  const json& cases = r.at("cases");
+  bool any_refuted = false, all_confirmed = true;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const json& k = cases[i];
+    INFO("case " << i << ": " << (k.is_object() && k.contains("params") ? k.at("params").dump() : std::string("?")));
+    CHECK_OR_RETURN(k.is_object(), false);
+    CHECK_OR_RETURN(k.contains("params") && k.at("params").is_object(), false);
+    CHECK_OR_RETURN(k.contains("quantities") && k.at("quantities").is_object(), false);
+    const json& q = k.at("quantities");
+    CHECK(!q.empty());
+    for (auto it = q.begin(); it != q.end(); ++it) {
+      const std::string kind = check_quantity(it.key(), it.value());
+      INFO("quantity " << it.key() << " of kind '" << kind << "'");
+      if (it.key() == "mc") CHECK(kind == "mc");
+      if (it.key() == "stated" || it.key() == "exact") CHECK((kind == "value" || kind == "matrix"));
+    }
+    CHECK_OR_RETURN(is_nonempty_string(k, "verdict"), false);
+    const std::string v = k.at("verdict");
+    CHECK(kVerdicts.count(v) == 1);
+    CHECK(is_nonempty_string(k, "evidence"));
+    any_refuted |= v == "refuted";
+    all_confirmed &= v == "confirmed";
+  }
+  // The claim's verdict from its cases (REPORT-FORMAT.md), derived here independently.
+  const std::string expected = any_refuted ? "refuted" : all_confirmed ? "confirmed" : "inconclusive";
+  CHECK(r.at("verdict") == expected);
+  return true;
+}
+
+// The parsed report, or null (with a recorded failure) if missing or not JSON.
+json load_json(const fs::path& p) {
+  CHECK_MESSAGE(fs::exists(p), "missing report " << p.string());
+  if (!fs::exists(p)) return nullptr;
+  try {
+    return json::parse(slurp(p));
+  } catch (const std::exception& e) {
+    FAIL_CHECK("report " << p.string() << " is not valid JSON: " << e.what());
+    return nullptr;
+  }
+}
+
+}  // namespace
+
+TEST_CASE("cli: bad input exits 2 with a message and writes nothing") {
+  const std::vector<std::string> bad = {
+      "run no.such.claim",
+      "run sja.thm2 no.such.claim",  // one bad ID among good ones: still nothing runs
+      "run sja.thm2 --set d=-1",
+      "run sja.thm2 --set d=abc",
+      "run sja.thm2 --set n=0",
+      "run sja.thm2 --set d=1.5",  // integer parameter
+      "run sja.thm2 --set d=100",  // above the declared maximum
+      "run sja.thm2 --set d=nan",
+      "run sja.thm2 --set n=inf",
+      "run sja.thm2 --set d",
+      "run sja.thm2 --set =3",
+      "run sja.thm2 --set d=",
+      "run sja.thm2 --set d=1,,2",
+      "run sja.thm2 --set d=1,",
+      "run sja.thm2 --set zz=1",  // unknown key
+      "run all --set zz=1",
+      "run sja.thm2 --expect bogus",
+      "run sja.thm2 --samples 0",
+      "run sja.thm2 --samples -3",
+      "run sja.thm2 --samples abc",
+      "run sja.thm2 --threads 0",
+      "run sja.thm2 --threads -1",
+      "run sja.thm2 --alpha 0",
+      "run sja.thm2 --alpha 1",
+      "run sja.thm2 --set n=1000000000",                                         // beyond any grid
+      "run sja.thm2 --set d=8 --set n=10000000 --threads 64 --samples 1",        // grid too large for memory
+      "run sja.thm2 --no-such-option",
+      "run",
+      "no-such-subcommand",
+      "",
+      "report --from does-not-exist",
+      "report --from .",  // a folder without reports
+  };
+  for (const auto& args : bad) {
+    TempDir work, capture;
+    const std::string full = args.rfind("run", 0) == 0 ? args + " --out out" : args;
+    CAPTURE(full);
+    const CliResult r = run_cli(full, work.path, capture.path);
+    CAPTURE(r.out);
+    CAPTURE(r.err);
+    CHECK(r.status == 2);
+    CHECK(!r.err.empty());
+    INFO("files written: " << list_dir(work.path));
+    CHECK(is_empty_dir(work.path));
+  }
+  // The memory guard says why.
+  TempDir work, capture;
+  const CliResult r = run_cli("run sja.thm2 --set d=8 --set n=10000000 --threads 64 --samples 1 --out out", work.path,
+                              capture.path);
+  CHECK(r.status == 2);
+  CHECK(r.err.find("memory") != std::string::npos);
+}
+
+TEST_CASE("cli: list exits 0 and names every registered claim") {
+  TempDir work, capture;
+  const CliResult r = run_cli("list", work.path, capture.path);
+  CHECK(r.status == 0);
+  CHECK(r.out.find("sja.thm2") != std::string::npos);
+  REQUIRE(!icl::claim_registry().empty());
+  for (const auto& c : icl::claim_registry()) {
+    CAPTURE(c.id);
+    CHECK(r.out.find(c.id) != std::string::npos);
+  }
+  for (const auto& e : icl::claim_catalogue()) {
+    CAPTURE(e.id);
+    CHECK(r.out.find(e.id) != std::string::npos);
+  }
+  CHECK(is_empty_dir(work.path));
+}
+
+TEST_CASE("cli: --expect exits 1 when the verdict differs, 0 when it holds") {
+  TempDir work, capture;
+  const std::string base = "run sja.thm2 --set d=1 --set n=25 --samples 2048 --threads 2";
+  const CliResult first = run_cli(base + " --out first", work.path, capture.path);
+  REQUIRE(first.status == 0);
+  const json r = load_json(work.path / "first" / "sja.thm2.json");
+  REQUIRE(r.is_object());
+  REQUIRE(r.contains("verdict"));
+  const std::string verdict = r.at("verdict");
+  REQUIRE(kVerdicts.count(verdict) == 1);
+  for (const auto& v : kVerdicts) {
+    CAPTURE(v);
+    const fs::path out = work.path / ("expect-" + v);
+    const CliResult e = run_cli(base + " --expect " + v + " --out " + out.string(), work.path, capture.path);
+    CAPTURE(e.err);
+    CHECK(e.status == (v == verdict ? 0 : 1));
+    if (v != verdict) CHECK(e.err.find("--expect") != std::string::npos);
+    CHECK(fs::exists(out / "sja.thm2.json"));  // the run completed and its report was written
+    // Same seed, same numbers.
+    const json again = load_json(out / "sja.thm2.json");
+    CHECK(again.value("cases", json()).dump() == r.at("cases").dump());
+  }
+}
+
+TEST_CASE("cli regression: every claim --quick") {
+  TempDir root, capture;
+  const fs::path out2 = root.path / "threads2", out1 = root.path / "threads1";
+  REQUIRE(!icl::claim_registry().empty());
+  for (const auto& c : icl::claim_registry()) {
+    INFO("claim " << c.id);
+    const CliResult r2 = run_cli("run " + c.id + " --quick --threads 2 --out '" + out2.string() + "'", root.path,
+                                 capture.path);
+    MESSAGE(r2.out);
+    CHECK_MESSAGE(r2.status == 0, "exit status " << r2.status << ", stderr: " << r2.err);
+    if (r2.status != 0) continue;
+    const json j2 = load_json(out2 / (c.id + ".json"));
+    if (j2.is_null() || !check_report(j2, c, 2)) continue;
+    CHECK(j2.value("quick", false) == true);
+    CHECK(fs::exists(out2 / (c.id + ".tex")));
+    CHECK(!slurp(out2 / (c.id + ".tex")).empty());
+    CHECK(fs::exists(out2 / "summary.md"));
+    CHECK(slurp(out2 / "summary.md").find(c.id) != std::string::npos);
+
+    // Same seed, one thread: identical cases.
+    const CliResult r1 = run_cli("run " + c.id + " --quick --threads 1 --out '" + out1.string() + "'", root.path,
+                                 capture.path);
+    CHECK_MESSAGE(r1.status == 0, "exit status " << r1.status << ", stderr: " << r1.err);
+    if (r1.status != 0) continue;
+    const json j1 = load_json(out1 / (c.id + ".json"));
+    if (j1.is_null() || !check_report(j1, c, 1)) continue;
+    CHECK(j1.at("cases").dump() == j2.at("cases").dump());
+    CHECK(j1.at("verdict") == j2.at("verdict"));
+  }
+  // Rebuilding the Markdown/LaTeX from the JSON alone works on the folder just written.
+  fs::remove(out2 / "summary.md");
+  const CliResult rep = run_cli("report --from '" + out2.string() + "'", root.path, capture.path);
+  CAPTURE(rep.err);
+  CHECK(rep.status == 0);
+  CHECK(fs::exists(out2 / "summary.md"));
+  for (const auto& c : icl::claim_registry()) {
+    CAPTURE(c.id);
+    CHECK(slurp(out2 / "summary.md").find(c.id) != std::string::npos);
+    CHECK(fs::exists(out2 / (c.id + ".tex")));
+  }
+}

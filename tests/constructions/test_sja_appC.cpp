@@ -1,0 +1,154 @@
+// sja App. C construction (constructions/sja_appC.hpp): the bilinear layer must turn the prompt
+// column (1, x, 0, ..., 0, y) into (xbar(x), y) with xbar the features (7):
+//   1, x_1..x_d, then for 1 <= j <= k <= d: x_j^2 - 1 (j = k) or x_j x_k (j < k),
+// and appC_gamma must be -E[xbar xbar^T]^{-1} = -diag(1, 1 (x), 1/2 (squares), 1 (cross terms)).
+#include "constructions/sja_appC.hpp"
+#include "icl/model/prompt.hpp"
+#include "icl/model/rng.hpp"
+
+#include <doctest/doctest.h>
+
+#include <vector>
+
+namespace {
+
+// xbar(x) written out from the paper's (7), independently of kernel_features.
+std::vector<double> xbar_by_hand(const Eigen::VectorXd& x) {
+  const int d = static_cast<int>(x.size());
+  std::vector<double> v{1.0};
+  for (int j = 0; j < d; ++j) v.push_back(x[j]);
+  for (int j = 0; j < d; ++j)
+    for (int k = j; k < d; ++k) v.push_back(j == k ? x[j] * x[j] - 1.0 : x[j] * x[k]);
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("kernel_width is C(d+2, 2)") {
+  const int expected[] = {0, 3, 6, 10, 15, 21, 28, 36, 45};
+  for (int d = 1; d <= 8; ++d) {
+    CAPTURE(d);
+    CHECK(icl::sja::kernel_width(d) == expected[d]);
+    CHECK(icl::sja::kernel_width(d) == 1 + d + d * (d + 1) / 2);
+    CHECK(static_cast<int>(icl::sja::kernel_features(d).size()) == expected[d]);
+  }
+}
+
+TEST_CASE("kernel_features evaluate to the features (7) in the paper's order") {
+  icl::PromptRng rng(7, icl::stable_hash("test_sja_appC/features"), 0);
+  for (int d = 1; d <= 5; ++d) {
+    Eigen::VectorXd x(d);
+    rng.fill_normal(x);
+    const auto f = icl::sja::kernel_features(d);
+    const auto hand = xbar_by_hand(x);
+    REQUIRE(f.size() == hand.size());
+    for (std::size_t a = 0; a < f.size(); ++a) {
+      CAPTURE(d);
+      CAPTURE(a);
+      CHECK(f[a].evaluate(x.data()) == doctest::Approx(hand[a]).epsilon(1e-14));
+    }
+  }
+}
+
+TEST_CASE("App. C bilinear layer maps the prompt (1, x, 0, y) to (xbar(x), y) exactly") {
+  for (int d = 1; d <= 5; ++d) {
+    const int dbar = icl::sja::kernel_width(d);
+    const int n = 7;
+    const auto shape = icl::sja_shape(d, dbar, n);
+    for (std::uint64_t trial = 0; trial < 20; ++trial) {
+      icl::PromptRng rng(2024, icl::stable_hash("test_sja_appC/bilinear"), trial * 16 + d);
+      Eigen::MatrixXd X(d, n + 1);
+      rng.fill_normal(X);
+      X *= 1.0 + static_cast<double>(trial % 4);  // also inputs far from the unit scale
+      Eigen::RowVectorXd y(n + 1);
+      rng.fill_normal(y);
+      Eigen::MatrixXd Z(shape.rows(), shape.cols());
+      icl::embed(shape, X, y, Z);
+      const Eigen::MatrixXd before = Z;
+      icl::ForwardWorkspace ws;
+      icl::sja::appC_bilinear(d).apply(Z, ws);
+      for (int c = 0; c <= n; ++c) {
+        const auto hand = xbar_by_hand(X.col(c));
+        REQUIRE(static_cast<int>(hand.size()) == dbar);
+        for (int r = 0; r < dbar; ++r) {
+          CAPTURE(d);
+          CAPTURE(trial);
+          CAPTURE(c);
+          CAPTURE(r);
+          // The layer forms x_j^2 - 1 as (x_j - 1)(x_j + 1): equal up to rounding only.
+          CHECK(Z(r, c) == doctest::Approx(hand[r]).epsilon(1e-13).scale(1.0));
+        }
+        CHECK(Z(dbar, c) == before(dbar, c));  // the label row passes through
+      }
+      CHECK(Z(dbar, n) == 0.0);  // the query label stays absent
+    }
+  }
+}
+
+TEST_CASE("appC_gamma = -E[xbar xbar^T]^{-1} = -diag(1, 1.., 1/2 for squares, 1 for cross terms)") {
+  for (int d = 1; d <= 5; ++d) {
+    CAPTURE(d);
+    const int dbar = icl::sja::kernel_width(d);
+    Eigen::VectorXd diag(dbar);
+    int a = 0;
+    diag[a++] = 1.0;
+    for (int j = 0; j < d; ++j) diag[a++] = 1.0;
+    for (int j = 0; j < d; ++j)
+      for (int k = j; k < d; ++k) diag[a++] = j == k ? 0.5 : 1.0;
+    const Eigen::MatrixXd expected = -Eigen::MatrixXd(diag.asDiagonal());
+    const Eigen::MatrixXd gamma = icl::sja::appC_gamma(d);
+    REQUIRE(gamma.rows() == dbar);
+    REQUIRE(gamma.cols() == dbar);
+    CHECK((gamma - expected).cwiseAbs().maxCoeff() <= 1e-14);
+
+    // Gamma inverts the moment matrix: Gamma * Lambda = -I, with Lambda from exact moments.
+    const auto f = icl::sja::kernel_features(d);
+    const Eigen::MatrixXd lambda = icl::to_eigen(
+        icl::moment_matrix(f, f, icl::Polynomial<icl::Rational>::constant(d, icl::Rational(1))));
+    CHECK((gamma * lambda + Eigen::MatrixXd::Identity(dbar, dbar)).cwiseAbs().maxCoeff() <= 1e-13);
+  }
+}
+
+TEST_CASE("sparse_attention(Gamma): P = e e^T, Q = diag(Gamma, 0), masked") {
+  Eigen::MatrixXd G(2, 2);
+  G << 1, 2,  //
+      3, 4;
+  const auto a = icl::sja::sparse_attention(G);
+  Eigen::MatrixXd P = Eigen::MatrixXd::Zero(3, 3), Q = Eigen::MatrixXd::Zero(3, 3);
+  P(2, 2) = 1;
+  Q.topLeftCorner(2, 2) = G;
+  CHECK(a.P == P);
+  CHECK(a.Q == Q);
+  CHECK(a.masked);
+  CHECK(a.scale == 0.0);
+}
+
+TEST_CASE("appC_block predicts (1/n) sum_i y_i xbar_i^T Gamma xbar_q") {
+  for (int d = 1; d <= 3; ++d) {
+    const int dbar = icl::sja::kernel_width(d), n = 9;
+    const auto shape = icl::sja_shape(d, dbar, n);
+    icl::PromptRng rng(99, icl::stable_hash("test_sja_appC/block"), d);
+    Eigen::MatrixXd X(d, n + 1);
+    rng.fill_normal(X);
+    Eigen::RowVectorXd y(n + 1);
+    rng.fill_normal(y);
+    Eigen::MatrixXd Z(shape.rows(), shape.cols());
+    icl::embed(shape, X, y, Z);
+    icl::ForwardWorkspace ws;
+    const auto block = icl::sja::appC_block(d);
+    REQUIRE(block.layers.size() == 2);
+    block.forward(Z, ws);
+
+    const Eigen::MatrixXd gamma = icl::sja::appC_gamma(d);
+    const auto q = xbar_by_hand(X.col(n));
+    const Eigen::VectorXd xq = Eigen::Map<const Eigen::VectorXd>(q.data(), dbar);
+    double expected = 0;
+    for (int i = 0; i < n; ++i) {
+      const auto v = xbar_by_hand(X.col(i));
+      expected += y[i] * Eigen::Map<const Eigen::VectorXd>(v.data(), dbar).dot(gamma * xq);
+    }
+    expected /= n;
+    CAPTURE(d);
+    CHECK(icl::prediction(Z) == doctest::Approx(expected).epsilon(1e-12));
+  }
+}

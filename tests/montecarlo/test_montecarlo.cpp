@@ -1,0 +1,182 @@
+// The Monte Carlo engine (lib/icl/montecarlo/montecarlo.hpp) and the prompt streams (lib/icl/model/rng.hpp):
+// bitwise-identical results for any thread count, Accumulator merges equal to sequential adds, and
+// reproducible, correctly distributed random numbers.
+#include "constructions/sja_appC.hpp"
+#include "icl/model/rng.hpp"
+#include "icl/montecarlo/montecarlo.hpp"
+#include "icl/montecarlo/prompt_loss.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <vector>
+
+namespace {
+
+struct Thm2Setup {
+  int d = 2, n = 20;
+  icl::Transformer block = icl::sja::appC_block(2);
+  icl::PolynomialTask task = icl::PolynomialTask::quadratic(2);
+  icl::InputDistribution inputs = icl::InputDistribution::standard(2);
+  icl::PromptShape shape = icl::sja_shape(2, icl::sja::kernel_width(2), 20);
+  std::uint64_t purpose = icl::stable_hash("test_montecarlo/thm2");
+  auto make_worker(std::uint64_t seed) const {
+    return [this, seed] { return icl::PromptLossWorker(block, task, inputs, shape, seed, purpose); };
+  }
+};
+
+icl::Accumulator run_mc(const Thm2Setup& s, int threads, std::uint64_t total, std::uint64_t seed = 1) {
+  icl::MonteCarlo mc(1, threads);
+  mc.extend_to(total, s.make_worker(seed));
+  return mc.total();
+}
+
+}  // namespace
+
+TEST_CASE("Monte Carlo of the sja.thm2 loss is bitwise identical at 1, 2 and 3 threads") {
+  const Thm2Setup s;
+  const std::uint64_t total = 10 * icl::MonteCarlo::kChunk + 17;  // not a multiple of the chunk
+  const icl::Accumulator a1 = run_mc(s, 1, total), a2 = run_mc(s, 2, total), a3 = run_mc(s, 3, total);
+  REQUIRE(a1.count == 11 * icl::MonteCarlo::kChunk);  // rounded up to whole chunks
+  CHECK(a2.count == a1.count);
+  CHECK(a3.count == a1.count);
+  CHECK(a1.mean[0] == a2.mean[0]);
+  CHECK(a1.mean[0] == a3.mean[0]);
+  CHECK(a1.m2[0] == a2.m2[0]);
+  CHECK(a1.m2[0] == a3.m2[0]);
+  // The estimate is a real loss (positive, finite) and a different seed gives different numbers.
+  CHECK(a1.mean[0] > 0);
+  CHECK(std::isfinite(a1.m2[0]));
+  const icl::Accumulator b = run_mc(s, 2, total, 2);
+  CHECK(b.mean[0] != a1.mean[0]);
+
+  // Extending a run in stages gives the same numbers as one run to the same total.
+  icl::MonteCarlo staged(1, 3);
+  staged.extend_to(3 * icl::MonteCarlo::kChunk, s.make_worker(1));
+  CHECK(staged.samples() == 3 * icl::MonteCarlo::kChunk);
+  staged.extend_to(2 * icl::MonteCarlo::kChunk, s.make_worker(1));  // already there: no-op
+  CHECK(staged.samples() == 3 * icl::MonteCarlo::kChunk);
+  staged.extend_to(total, s.make_worker(1));
+  const icl::Accumulator st = staged.total();
+  CHECK(st.count == a1.count);
+  CHECK(st.mean[0] == a1.mean[0]);
+  CHECK(st.m2[0] == a1.m2[0]);
+}
+
+TEST_CASE("PromptLossWorker: prompt i's loss depends on (seed, purpose, i) only") {
+  const Thm2Setup s;
+  auto w1 = s.make_worker(5)();
+  auto w2 = s.make_worker(5)();
+  const double a = w1.loss(41), b = w1.loss(7);
+  CHECK(w2.loss(7) == b);  // order of evaluation does not matter
+  CHECK(w2.loss(41) == a);
+  CHECK(w1.loss(41) == a);
+  CHECK(a != b);
+  double out = -1;
+  w2(41, &out);
+  CHECK(out == a);
+}
+
+TEST_CASE("Accumulator: merging chunks equals adding sequentially") {
+  icl::PromptRng rng(3, icl::stable_hash("test_montecarlo/acc"), 0);
+  const int dims = 3, N = 1000;
+  std::vector<double> data(N * dims);
+  for (int i = 0; i < N; ++i) {
+    data[i * dims + 0] = rng.normal();
+    data[i * dims + 1] = 1e3 + 5.0 * rng.normal();  // large offset: tests the stable update
+    data[i * dims + 2] = rng.uniform() * rng.uniform();
+  }
+  icl::Accumulator seq(dims);
+  for (int i = 0; i < N; ++i) seq.add(&data[i * dims]);
+  REQUIRE(seq.count == static_cast<std::uint64_t>(N));
+
+  // Two-pass reference values.
+  for (int k = 0; k < dims; ++k) {
+    double m = 0;
+    for (int i = 0; i < N; ++i) m += data[i * dims + k];
+    m /= N;
+    double v = 0;
+    for (int i = 0; i < N; ++i) v += (data[i * dims + k] - m) * (data[i * dims + k] - m);
+    v /= (N - 1);
+    CAPTURE(k);
+    CHECK(seq.mean[k] == doctest::Approx(m).epsilon(1e-12));
+    CHECK(seq.variance(k) == doctest::Approx(v).epsilon(1e-12));
+  }
+
+  // Uneven split points, including an empty part on either side of a merge.
+  for (const std::vector<int>& cuts : {std::vector<int>{0, 1, 17, 500, 999, 1000}, std::vector<int>{0, 0, 1000},
+                                       std::vector<int>{0, 1000, 1000}, std::vector<int>{0, 333, 666, 1000}}) {
+    icl::Accumulator merged(dims);
+    for (std::size_t p = 0; p + 1 < cuts.size(); ++p) {
+      icl::Accumulator part(dims);
+      for (int i = cuts[p]; i < cuts[p + 1]; ++i) part.add(&data[i * dims]);
+      merged.merge(part);
+    }
+    CHECK(merged.count == seq.count);
+    for (int k = 0; k < dims; ++k) {
+      CAPTURE(k);
+      CHECK(merged.mean[k] == doctest::Approx(seq.mean[k]).epsilon(1e-12));
+      CHECK(merged.variance(k) == doctest::Approx(seq.variance(k)).epsilon(1e-12));
+    }
+  }
+  icl::Accumulator empty(dims);
+  CHECK(empty.variance(0) == 0.0);
+  icl::Accumulator one(dims);
+  one.add(&data[0]);
+  CHECK(one.variance(0) == 0.0);
+  CHECK(one.mean[0] == data[0]);
+}
+
+TEST_CASE("PromptRng: reproducible streams, separated by seed, purpose and prompt") {
+  auto draw = [](std::uint64_t seed, std::uint64_t purpose, std::uint64_t i) {
+    icl::PromptRng r(seed, purpose, i);
+    std::vector<double> v;
+    for (int k = 0; k < 11; ++k) v.push_back(r.normal());
+    for (int k = 0; k < 5; ++k) v.push_back(r.uniform());
+    return v;
+  };
+  const auto base = draw(1, 2, 3);
+  CHECK(draw(1, 2, 3) == base);
+  CHECK(draw(2, 2, 3) != base);
+  CHECK(draw(1, 3, 3) != base);
+  CHECK(draw(1, 2, 4) != base);
+  for (double v : base) CHECK(std::isfinite(v));
+
+  // fill_normal writes the same sequence as normal(), column-major.
+  icl::PromptRng r1(9, 9, 9), r2(9, 9, 9);
+  Eigen::MatrixXd m(3, 4);
+  r1.fill_normal(m);
+  for (int j = 0; j < 4; ++j)
+    for (int i = 0; i < 3; ++i) CHECK(m(i, j) == r2.normal());
+
+  static_assert(icl::stable_hash("a") != icl::stable_hash("b"));
+  CHECK(icl::stable_hash("sja.thm2/d=1, n=25") == icl::stable_hash("sja.thm2/d=1, n=25"));
+  CHECK(icl::stable_hash("") == 1469598103934665603ull);  // FNV-1a offset basis
+}
+
+TEST_CASE("PromptRng: uniform in (0, 1], normal has mean 0, variance 1, kurtosis 3") {
+  const int N = 200000;
+  double s1 = 0, s2 = 0, s4 = 0, u1 = 0, umin = 1, umax = 0;
+  for (int i = 0; i < N / 100; ++i) {
+    icl::PromptRng r(11, 0, static_cast<std::uint64_t>(i));
+    for (int k = 0; k < 100; ++k) {
+      const double z = r.normal();
+      s1 += z;
+      s2 += z * z;
+      s4 += z * z * z * z;
+      const double u = r.uniform();
+      u1 += u;
+      umin = std::min(umin, u);
+      umax = std::max(umax, u);
+    }
+  }
+  const double mean = s1 / N, var = s2 / N - mean * mean, m4 = s4 / N, umean = u1 / N;
+  // Five standard errors: sd(mean) = 1/sqrt(N), sd(E z^2) = sqrt(2/N), sd(E z^4) = sqrt(96/N),
+  // sd(uniform mean) = sqrt(1/(12 N)).
+  CHECK(std::abs(mean) < 5 / std::sqrt(N));
+  CHECK(std::abs(var - 1) < 5 * std::sqrt(2.0 / N));
+  CHECK(std::abs(m4 - 3) < 5 * std::sqrt(96.0 / N));
+  CHECK(std::abs(umean - 0.5) < 5 * std::sqrt(1.0 / (12.0 * N)));
+  CHECK(umin > 0);
+  CHECK(umax <= 1);
+}

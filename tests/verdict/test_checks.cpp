@@ -1,0 +1,165 @@
+// Verdict logic (lib/icl/verdict/decision.hpp, lib/icl/verdict/checks.hpp) on synthetic data whose truth is known:
+// samples N(mu, 1) drawn through MonteCarlo by a tiny worker. A true equality must be refuted no more
+// often than the declared false-fail rate, confirmed once the sample suffices; a 5% discrepancy must
+// be refuted at a realistic budget; the judges' edge cases and the combination rules are checked
+// with hand-made estimates.
+#include "icl/claim/claim.hpp"
+#include "icl/model/rng.hpp"
+#include "icl/montecarlo/montecarlo.hpp"
+#include "icl/report/quantities.hpp"
+#include "icl/verdict/checks.hpp"
+#include "icl/verdict/decision.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <optional>
+#include <string>
+
+namespace {
+
+using icl::Verdict;
+
+// Worker writing mu + N(0, 1) for prompt i, from the prompt's own stream.
+struct NormalWorker {
+  std::uint64_t seed, purpose;
+  double mu;
+  void operator()(std::uint64_t i, double* out) const {
+    icl::PromptRng r(seed, purpose, i);
+    out[0] = mu + r.normal();
+  }
+};
+
+icl::ClaimContext context(std::uint64_t seed, std::uint64_t budget) {
+  icl::ClaimContext ctx;
+  ctx.claim_id = "test.statistics";
+  ctx.seed = seed;
+  ctx.threads = 2;
+  ctx.samples = budget;
+  return ctx;
+}
+
+icl::EqualityOutcome run_equality(std::uint64_t seed, double mu, double stated, std::optional<double> exact,
+                                  const icl::Tolerance& tol, double alpha_case, std::uint64_t budget,
+                                  std::uint64_t first, std::uint64_t min_samples) {
+  const auto ctx = context(seed, budget);
+  const std::uint64_t purpose = ctx.purpose("normal");
+  auto make_worker = [&] { return NormalWorker{seed, purpose, mu}; };
+  return icl::sequential_equality(ctx, alpha_case, stated, exact, tol, icl::Tolerance{1e-9, 1e-12}, 1, 0, first,
+                                  make_worker, min_samples);
+}
+
+}  // namespace
+
+TEST_CASE("sequential_equality: a true equality is refuted at most at the declared rate") {
+  const double mu = 1.0;
+  SUBCASE("zero band, alpha 0.2, stopping at the first decided look") {
+    // Refutation here means some look's interval excluded mu: the false-fail event itself. With a
+    // zero band nothing can be confirmed. Count ~ Bin(200, p) with p <= 0.2: mean <= 40, sd <= 5.7.
+    const double alpha = 0.2;
+    int refuted = 0, confirmed = 0;
+    for (std::uint64_t seed = 1; seed <= 200; ++seed) {
+      const auto o = run_equality(seed, mu, mu, std::nullopt, icl::Tolerance{0.0, 0.0}, alpha, 4096, 256, 1);
+      CHECK(o.looks_planned == 5);
+      CHECK(o.alpha_look == doctest::Approx(alpha / 5));
+      if (o.verdict.verdict == Verdict::refuted) ++refuted;
+      if (o.verdict.verdict == Verdict::confirmed) ++confirmed;
+    }
+    MESSAGE("true equality, zero band: refuted " << refuted << " of 200 at declared alpha " << alpha);
+    CHECK(refuted <= 57);  // 200 alpha + 3 sd
+    CHECK(confirmed == 0);
+    // The intervals are not vacuous either: the last look alone errs with probability ~alpha/5.
+    CHECK(refuted >= 1);
+  }
+  SUBCASE("realistic: 2% band, alpha 0.01, default min_samples") {
+    int refuted = 0;
+    for (std::uint64_t seed = 1; seed <= 200; ++seed) {
+      const auto o = run_equality(seed, mu, mu, std::nullopt, icl::Tolerance{0.02, 0.0}, 0.01, 8192, 1024, 16384);
+      if (o.verdict.verdict == Verdict::refuted) ++refuted;
+    }
+    MESSAGE("true equality, 2% band: refuted " << refuted << " of 200 at declared alpha 0.01");
+    CHECK(refuted <= 6);  // 200 * 0.01 + 3 sd
+  }
+}
+
+TEST_CASE("sequential_equality: a true equality is confirmed when the samples suffice") {
+  // Band 5% of 1 = 0.05; at 16384 samples the 1 - 0.01/6 interval has half-width ~ 3.14/128 = 0.025.
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    CAPTURE(seed);
+    const auto o = run_equality(seed, 1.0, 1.0, 1.0, icl::Tolerance{0.05, 0.0}, 0.01, 1 << 15, 1024, 16384);
+    CHECK(o.verdict.verdict == Verdict::confirmed);
+    CHECK(o.mc_vs_stated.verdict == Verdict::confirmed);
+    REQUIRE(o.mc_vs_exact.has_value());
+    CHECK(o.mc_vs_exact->verdict == Verdict::confirmed);
+    REQUIRE(o.exact_vs_stated.has_value());
+    CHECK(o.exact_vs_stated->verdict == Verdict::confirmed);
+    CHECK(o.mc.samples >= 16384);  // min_samples is honoured
+    CHECK(o.mc.samples <= (1u << 15));
+    CHECK(o.looks_used <= o.looks_planned);
+  }
+  // Too small a budget: the same truth stays inconclusive, never confirmed.
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    CAPTURE(seed);
+    const auto o = run_equality(seed, 1.0, 1.0, std::nullopt, icl::Tolerance{0.02, 0.0}, 0.01, 512, 256, 16384);
+    CHECK(o.verdict.verdict == Verdict::inconclusive);
+    CHECK(o.mc.samples == 512);
+  }
+}
+
+TEST_CASE("sequential_equality: a 5% offset is refuted at a realistic budget") {
+  // mu = 1.05 against the stated 1 with a 2% band, alpha 0.01 over 4 cases, budget 100000 (the
+  // default claim budget); the reported detectable discrepancy must be below the true one.
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    CAPTURE(seed);
+    const auto o = run_equality(seed, 1.05, 1.0, std::nullopt, icl::Tolerance{0.02, 0.0}, 0.01 / 4, 100000, 2048, 16384);
+    CHECK(o.verdict.verdict == Verdict::refuted);
+    CHECK(o.mc.ci_low > 1.02);
+    // The reported detectable discrepancy is band + (z_{1 - alpha'/2} + z_{0.95}) se at the deciding look.
+    CHECK(o.mc_vs_stated.detectable ==
+          doctest::Approx(0.02 + (icl::normal_quantile(1 - o.alpha_look / 2) + 1.644853626951472) * o.mc.stderr_)
+              .epsilon(1e-9));
+    CHECK(o.mc.samples < 100000);  // decided before the budget was spent
+  }
+}
+
+TEST_CASE("sequential_equality: a 5% offset with an exact value that agrees: refuted, both cited") {
+  {
+    const auto o = run_equality(1, 1.05, 1.0, 1.05, icl::Tolerance{0.02, 0.0}, 0.01, 100000, 2048, 16384);
+    CHECK(o.verdict.verdict == Verdict::refuted);
+    REQUIRE(o.exact_vs_stated.has_value());
+    CHECK(o.exact_vs_stated->verdict == Verdict::refuted);
+    CHECK(o.verdict.why.find("exact") != std::string::npos);
+  }
+}
+
+TEST_CASE("sequential_equality: Monte Carlo against a wrong exact value: internal inconsistency") {
+  {
+    const auto o = run_equality(1, 1.05, 1.0, 1.2, icl::Tolerance{0.02, 0.0}, 0.01, 100000, 2048, 16384);
+    REQUIRE(o.mc_vs_exact.has_value());
+    CHECK(o.mc_vs_exact->verdict == Verdict::refuted);
+    CHECK(o.verdict.verdict == Verdict::inconclusive);
+    CHECK(o.verdict.why.find("INTERNAL INCONSISTENCY") != std::string::npos);
+    // Never "decided" while Monte Carlo contradicts the exact value: runs to the budget (rounded up
+    // to whole Monte Carlo chunks).
+    CHECK(o.mc.samples >= 100000);
+    CHECK(o.mc.samples < 100000 + icl::MonteCarlo::kChunk);
+    CHECK(o.looks_used == o.looks_planned);
+  }
+}
+
+TEST_CASE("sequential_equality: stops at the first decided look with enough samples") {
+  // A gross discrepancy (mu = 3 against 1) decides at the first look...
+  auto o = run_equality(1, 3.0, 1.0, std::nullopt, icl::Tolerance{0.02, 0.0}, 0.01, 1 << 16, 512, 1);
+  CHECK(o.verdict.verdict == Verdict::refuted);
+  CHECK(o.looks_used == 1);
+  CHECK(o.looks_planned == 8);  // 512 .. 65536
+  CHECK(o.mc.samples == 512);
+  // ...but not before min_samples prompts have been drawn.
+  o = run_equality(1, 3.0, 1.0, std::nullopt, icl::Tolerance{0.02, 0.0}, 0.01, 1 << 16, 512, 4096);
+  CHECK(o.verdict.verdict == Verdict::refuted);
+  CHECK(o.looks_used == 4);
+  CHECK(o.mc.samples == 4096);
+  // The per-look alpha is the case's alpha split over the planned looks.
+  CHECK(o.alpha_look == doctest::Approx(0.01 / 8));
+  CHECK(o.mc.confidence == doctest::Approx(1 - 0.01 / 8));
+}

@@ -1,0 +1,197 @@
+// Verdict logic (lib/icl/verdict/decision.hpp, lib/icl/verdict/checks.hpp) on synthetic data whose truth is known:
+// samples N(mu, 1) drawn through MonteCarlo by a tiny worker. A true equality must be refuted no more
+// often than the declared false-fail rate, confirmed once the sample suffices; a 5% discrepancy must
+// be refuted at a realistic budget; the judges' edge cases and the combination rules are checked
+// with hand-made estimates.
+#include "icl/claim/claim.hpp"
+#include "icl/model/rng.hpp"
+#include "icl/montecarlo/montecarlo.hpp"
+#include "icl/report/quantities.hpp"
+#include "icl/verdict/checks.hpp"
+#include "icl/verdict/decision.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <optional>
+#include <string>
+
+namespace {
+
+using icl::Verdict;
+
+// Worker writing mu + N(0, 1) for prompt i, from the prompt's own stream.
+struct NormalWorker {
+  std::uint64_t seed, purpose;
+  double mu;
+  void operator()(std::uint64_t i, double* out) const {
+    icl::PromptRng r(seed, purpose, i);
+    out[0] = mu + r.normal();
+  }
+};
+
+icl::Estimate estimate(double mean, double half_width, double stderr_ = 0.01) {
+  icl::Estimate e;
+  e.mean = mean;
+  e.ci_low = mean - half_width;
+  e.ci_high = mean + half_width;
+  e.stderr_ = stderr_;
+  e.samples = 1000;
+  return e;
+}
+
+icl::Decision decision(Verdict v, const std::string& why = "w") {
+  icl::Decision d;
+  d.verdict = v;
+  d.why = why;
+  return d;
+}
+
+}  // namespace
+
+TEST_CASE("Tolerance::band is max(rel |target|, abs)") {
+  CHECK(icl::Tolerance{0.1, 0.0}.band(-2.0) == doctest::Approx(0.2));
+  CHECK(icl::Tolerance{0.1, 0.5}.band(2.0) == 0.5);
+  CHECK(icl::Tolerance{0.1, 0.5}.band(10.0) == doctest::Approx(1.0));
+  CHECK(icl::Tolerance{0.0, 0.0}.band(3.0) == 0.0);
+}
+
+TEST_CASE("judge_mc_equal: refuted outside, confirmed inside, inconclusive across the band edge") {
+  const icl::Tolerance tol{0.0, 0.25};
+  // Dyadic numbers so the band edges are exact.
+  CHECK(icl::judge_mc_equal(estimate(1.0, 0.25), 1.0, tol, 0.05).verdict == Verdict::confirmed);  // edges touch
+  CHECK(icl::judge_mc_equal(estimate(1.0, 0.125), 1.0, tol, 0.05).verdict == Verdict::confirmed);
+  CHECK(icl::judge_mc_equal(estimate(1.0, 0.5), 1.0, tol, 0.05).verdict == Verdict::inconclusive);
+  CHECK(icl::judge_mc_equal(estimate(1.5, 0.125), 1.0, tol, 0.05).verdict == Verdict::refuted);
+  CHECK(icl::judge_mc_equal(estimate(0.5, 0.125), 1.0, tol, 0.05).verdict == Verdict::refuted);
+  // ci_low exactly on the upper edge: not wholly outside, not wholly inside.
+  CHECK(icl::judge_mc_equal(estimate(1.375, 0.125), 1.0, tol, 0.05).verdict == Verdict::inconclusive);
+  // Negative target: the relative band uses |target|.
+  CHECK(icl::judge_mc_equal(estimate(-2.0, 0.125), -2.0, icl::Tolerance{0.125, 0.0}, 0.05).verdict ==
+        Verdict::confirmed);
+  // Zero band: never confirmed, refuted only when the interval excludes the target.
+  CHECK(icl::judge_mc_equal(estimate(1.0, 0.125), 1.0, icl::Tolerance{}, 0.05).verdict == Verdict::inconclusive);
+  CHECK(icl::judge_mc_equal(estimate(1.25, 0.125), 1.0, icl::Tolerance{}, 0.05).verdict == Verdict::refuted);
+
+  // Detectable discrepancy: band + (z_{1-alpha/2} + z_{1-beta}) se.
+  const auto d = icl::judge_mc_equal(estimate(1.0, 0.125, 0.1), 1.0, tol, 0.05, 0.05);
+  CHECK(d.band == 0.25);
+  CHECK(d.detectable == doctest::Approx(0.25 + (1.959963984540054 + 1.644853626951472) * 0.1).epsilon(1e-10));
+  CHECK(!d.why.empty());
+}
+
+TEST_CASE("judge_mc_upper_bound and judge_mc_lower_bound") {
+  const icl::Tolerance none{};
+  CHECK(icl::judge_mc_upper_bound(estimate(0.75, 0.125), 1.0, none, 0.05).verdict == Verdict::confirmed);
+  CHECK(icl::judge_mc_upper_bound(estimate(1.25, 0.125), 1.0, none, 0.05).verdict == Verdict::refuted);
+  CHECK(icl::judge_mc_upper_bound(estimate(1.0, 0.125), 1.0, none, 0.05).verdict == Verdict::inconclusive);
+  CHECK(icl::judge_mc_upper_bound(estimate(0.875, 0.125), 1.0, none, 0.05).verdict == Verdict::confirmed);  // touches
+  // The tolerance widens the bound: [0.875, 1.125] <= 1 + 0.25.
+  CHECK(icl::judge_mc_upper_bound(estimate(1.0, 0.125), 1.0, icl::Tolerance{0.0, 0.25}, 0.05).verdict ==
+        Verdict::confirmed);
+  CHECK(icl::judge_mc_upper_bound(estimate(1.5, 0.125), 1.0, icl::Tolerance{0.0, 0.25}, 0.05).verdict ==
+        Verdict::refuted);
+
+  CHECK(icl::judge_mc_lower_bound(estimate(1.25, 0.125), 1.0, none, 0.05).verdict == Verdict::confirmed);
+  CHECK(icl::judge_mc_lower_bound(estimate(0.75, 0.125), 1.0, none, 0.05).verdict == Verdict::refuted);
+  CHECK(icl::judge_mc_lower_bound(estimate(1.0, 0.125), 1.0, none, 0.05).verdict == Verdict::inconclusive);
+  CHECK(icl::judge_mc_lower_bound(estimate(1.125, 0.125), 1.0, none, 0.05).verdict == Verdict::confirmed);  // touches
+  CHECK(icl::judge_mc_lower_bound(estimate(1.0, 0.125), 1.0, icl::Tolerance{0.0, 0.25}, 0.05).verdict ==
+        Verdict::confirmed);
+  CHECK(icl::judge_mc_lower_bound(estimate(0.5, 0.125), 1.0, icl::Tolerance{0.0, 0.25}, 0.05).verdict ==
+        Verdict::refuted);
+}
+
+TEST_CASE("judge_exact_equal: confirmed within the band, refuted outside") {
+  const icl::Tolerance tol{1e-9, 1e-12};
+  CHECK(icl::judge_exact_equal(2.56, 2.56, tol).verdict == Verdict::confirmed);
+  CHECK(icl::judge_exact_equal(2.56 * (1 + 5e-10), 2.56, tol).verdict == Verdict::confirmed);
+  CHECK(icl::judge_exact_equal(2.56 * (1 + 2e-9), 2.56, tol).verdict == Verdict::refuted);
+  CHECK(icl::judge_exact_equal(0.0, 0.0, icl::Tolerance{}).verdict == Verdict::confirmed);
+  CHECK(icl::judge_exact_equal(1e-13, 0.0, tol).verdict == Verdict::confirmed);  // the absolute floor
+  CHECK(icl::judge_exact_equal(1e-11, 0.0, tol).verdict == Verdict::refuted);
+  CHECK(icl::judge_exact_equal(2.56, 0.14, tol).verdict == Verdict::refuted);
+}
+
+TEST_CASE("combine_equality: refuted or confirmed only when exact and Monte Carlo agree") {
+  const auto C = Verdict::confirmed, R = Verdict::refuted, I = Verdict::inconclusive;
+  auto combined = [](std::optional<Verdict> ex, Verdict mc, std::optional<Verdict> mcex) {
+    std::optional<icl::Decision> a, c;
+    if (ex) a = decision(*ex, "exact-why");
+    if (mcex) c = decision(*mcex, "mcex-why");
+    return icl::combine_equality(a, decision(mc, "mc-why"), c);
+  };
+  CHECK(combined(R, R, I).verdict == R);
+  CHECK(combined(R, R, C).verdict == R);
+  CHECK(combined(C, C, C).verdict == C);
+  CHECK(combined(R, I, I).verdict == I);  // Monte Carlo too noisy: no verdict
+  CHECK(combined(C, R, I).verdict == I);  // exact and Monte Carlo disagree
+  CHECK(combined(R, C, I).verdict == I);
+  CHECK(combined(C, I, C).verdict == I);
+  // Monte Carlo contradicts the exact value: inconclusive whatever both say about the paper.
+  for (Verdict ex : {C, R, I})
+    for (Verdict mc : {C, R, I}) {
+      const auto d = combined(ex, mc, R);
+      CHECK(d.verdict == I);
+      CHECK(d.why.find("INTERNAL INCONSISTENCY") != std::string::npos);
+    }
+  // No exact value: the Monte Carlo decision stands.
+  CHECK(combined(std::nullopt, R, std::nullopt).verdict == R);
+  CHECK(combined(std::nullopt, C, std::nullopt).verdict == C);
+  CHECK(combined(std::nullopt, I, std::nullopt).verdict == I);
+  const auto both = combined(R, R, C);
+  CHECK(both.why.find("exact-why") != std::string::npos);
+  CHECK(both.why.find("mc-why") != std::string::npos);
+}
+
+TEST_CASE("sequential_looks doubles from first up to the budget, inclusive") {
+  using V = std::vector<std::uint64_t>;
+  CHECK(icl::sequential_looks(256, 4096) == V{256, 512, 1024, 2048, 4096});
+  CHECK(icl::sequential_looks(256, 1000) == V{256, 512, 1000});
+  CHECK(icl::sequential_looks(0, 5) == V{1, 2, 4, 5});
+  CHECK(icl::sequential_looks(10, 5) == V{5});
+  CHECK(icl::sequential_looks(5, 5) == V{5});
+  CHECK(icl::sequential_looks(7, 0).empty());
+}
+
+TEST_CASE("verdict strings, aggregation and report fragments") {
+  for (Verdict v : {Verdict::confirmed, Verdict::refuted, Verdict::inconclusive})
+    CHECK(icl::verdict_from_string(icl::to_string(v)) == v);
+  CHECK_THROWS_AS(icl::verdict_from_string("bogus"), std::invalid_argument);
+  CHECK_THROWS_AS(icl::verdict_from_string("Confirmed"), std::invalid_argument);
+
+  auto cases = [](std::initializer_list<const char*> vs) {
+    nlohmann::ordered_json a = nlohmann::ordered_json::array();
+    for (const char* v : vs) a.push_back({{"verdict", v}});
+    return a;
+  };
+  CHECK(icl::aggregate_verdict(cases({})) == Verdict::inconclusive);
+  CHECK(icl::aggregate_verdict(cases({"confirmed", "confirmed"})) == Verdict::confirmed);
+  CHECK(icl::aggregate_verdict(cases({"confirmed", "inconclusive"})) == Verdict::inconclusive);
+  CHECK(icl::aggregate_verdict(cases({"inconclusive", "refuted", "confirmed"})) == Verdict::refuted);
+
+  const auto v = icl::quantity_value(0.25);
+  CHECK(v.size() == 1);
+  CHECK(v.at("value") == 0.25);
+  const auto e = icl::quantity_mc(estimate(1.0, 0.125, 0.05));
+  CHECK(e.at("mean") == 1.0);
+  CHECK(e.at("stderr") == 0.05);
+  CHECK(e.at("ci_low") == 0.875);
+  CHECK(e.at("ci_high") == 1.125);
+  CHECK(e.at("samples") == 1000);
+  Eigen::MatrixXd m(2, 3);
+  m << 1, 2, 3, 4, 5, 6;
+  const auto mj = icl::quantity_matrix(m);
+  REQUIRE(mj.at("matrix").size() == 2);
+  CHECK(mj.at("matrix")[1].size() == 3);
+  CHECK(mj.at("matrix")[1][0] == 4.0);
+  CHECK(mj.at("matrix")[0][2] == 3.0);
+  const auto dj = icl::decision_json(decision(Verdict::refuted, "because"));
+  CHECK(dj.at("verdict") == "refuted");
+  CHECK(dj.at("why") == "because");
+
+  const auto rates = icl::error_rates_json(0.01, 4, 5, icl::Tolerance{0.02, 0.0});
+  CHECK(rates.at("false_fail_rate") == 0.01);
+  CHECK(rates.at("alpha_per_test").get<double>() == doctest::Approx(0.01 / 20));
+  CHECK(rates.at("false_pass_rate_per_case").get<double>() == doctest::Approx(0.01 / 40));
+}
