@@ -24,6 +24,7 @@
 // `max_rel_error` (label rows, relative to the sum of absolute terms of each entry),
 // `max_hidden_error` (hidden rows against the polynomials, relative to their absolute-term sums),
 // `max_rel_error_query` (plain, final prediction), `reference_self_error`, `feature_degree`.
+#include "claims/common/sja_bcd_reference.hpp"
 #include "constructions/sja_cor10.hpp"
 #include "icl/claim/case_json.hpp"
 #include "icl/exact/block_coordinate_descent.hpp"
@@ -145,24 +146,7 @@ Outcome check_prompt(const Setup& s, std::uint64_t seed, std::uint64_t purpose, 
     for (int r = 0; r < w; ++r) block.push_back(l * w + r);
     steps.push_back({block, -Gam[static_cast<std::size_t>(l)].transpose()});
   }
-  const auto wL = block_coordinate_descent<long double>(Phi.leftCols(n), -y.head(n).transpose().cast<long double>(),
-                                                        steps, VectorS<long double>::Zero(m));
-  const Eigen::MatrixXd PhiD = Phi.cast<double>();
-  const auto wD = block_coordinate_descent<double>(PhiD.leftCols(n), -y.head(n).transpose(), steps,
-                                                   Eigen::VectorXd::Zero(m));
-  auto label_error = [&](const Eigen::RowVectorXd& z, const VectorS<long double>& wv) {
-    double worst = 0;
-    for (int c = 0; c <= n; ++c) {
-      long double f = 0, scale = c < n ? std::abs(static_cast<long double>(y[c])) : 0.0L;
-      for (int k = 0; k < m; ++k) {
-        f += wv[k] * Phi(k, c);
-        scale += std::abs(wv[k]) * PhiAbs(k, c);
-      }
-      const long double ref = (c < n ? static_cast<long double>(y[c]) : 0.0L) + f;
-      worst = std::max(worst, scaled_error(z[c], static_cast<double>(ref), static_cast<double>(scale)));
-    }
-    return worst;
-  };
+  const sja::BcdReference ref(Phi, Phi.cast<double>(), y, n, steps, PhiAbs);
 
   const Transformer model = sja::cor10_stack(s.net, Gam);
   ForwardWorkspace ws;
@@ -180,10 +164,8 @@ Outcome check_prompt(const Setup& s, std::uint64_t seed, std::uint64_t purpose, 
         } else {
           o.err[kTop] = std::max(o.err[kTop], (Zk.middleRows(d + 1, s.h) - prev.middleRows(d + 1, s.h)).cwiseAbs().maxCoeff());
           const Eigen::RowVectorXd z = Zk.row(w);
-          o.err[kLabels] = std::max(o.err[kLabels], label_error(z, wL[static_cast<std::size_t>(l + 1)]));
-          Eigen::RowVectorXd zref = y + (PhiD.transpose() * wD[static_cast<std::size_t>(l + 1)]).transpose();
-          zref[n] -= y[n];
-          o.err[kRefSelf] = std::max(o.err[kRefSelf], label_error(zref, wL[static_cast<std::size_t>(l + 1)]));
+          o.err[kLabels] = std::max(o.err[kLabels], ref.label_error(z, static_cast<std::size_t>(l + 1)));
+          o.err[kRefSelf] = std::max(o.err[kRefSelf], ref.self_error(static_cast<std::size_t>(l + 1)));
         }
         prev = Zk;
       };
@@ -191,9 +173,7 @@ Outcome check_prompt(const Setup& s, std::uint64_t seed, std::uint64_t purpose, 
   Eigen::MatrixXd Zrun = Z;
   model.forward(Zrun, ws, &observe);
   o.forward = prediction(Zrun);
-  long double ref = 0;
-  for (int k = 0; k < m; ++k) ref += wL.back()[k] * Phi(k, n);
-  o.reference = static_cast<double>(ref);
+  o.reference = ref.final_query();
   o.err[kQueryPlain] = scaled_error(o.forward, o.reference, std::abs(o.reference));
   return o;
 }

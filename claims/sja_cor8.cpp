@@ -22,6 +22,7 @@
 // Quantities per case: `stated` = C(d+p-2, p-1) * p, `exact` = the schedule's block count, `bound` =
 // max(d, p)^min(d, p), `monomials` = C(d+p, p), `covered`, `non_monomial_rows` (scratch rows that were
 // not a single monomial), `max_rel_error` (identity, when run), `max_scratch_error`, `prompts`.
+#include "claims/common/sja_bcd_reference.hpp"
 #include "constructions/sja_appG.hpp"
 #include "constructions/sja_appH.hpp"
 #include "icl/claim/case_json.hpp"
@@ -152,7 +153,7 @@ Numeric make_numeric(int d, int p, int n, const Symbolic& sym) {
 std::array<double, kDims> check_prompt(const Numeric& nm, const std::vector<sja::AppHStep>& schedule,
                                        std::uint64_t seed, std::uint64_t purpose, std::uint64_t i) {
   std::array<double, kDims> err{};
-  const int d = nm.d, n = nm.n, L = nm.L, dbar = nm.dbar, m = static_cast<int>(nm.monomials.size());
+  const int d = nm.d, n = nm.n, L = nm.L, dbar = nm.dbar;
   PromptRng rng(seed, purpose, i);
   std::vector<Eigen::MatrixXd> Gam(static_cast<std::size_t>(L));
   for (int l = 0; l < L; ++l) {
@@ -187,23 +188,7 @@ std::array<double, kDims> check_prompt(const Numeric& nm, const std::vector<sja:
             -Gam[static_cast<std::size_t>(l)](rows[c], rows[a]);  // -Gamma^T on the non-zero rows
     steps.push_back({nm.block_index[static_cast<std::size_t>(l)], eta});
   }
-  const auto wL = block_coordinate_descent<long double>(PhiL.leftCols(n), -y.head(n).transpose().cast<long double>(),
-                                                        steps, VectorS<long double>::Zero(m));
-  const auto wD = block_coordinate_descent<double>(PhiD.leftCols(n), -y.head(n).transpose(), steps,
-                                                   Eigen::VectorXd::Zero(m));
-  auto label_error = [&](const Eigen::RowVectorXd& z, const VectorS<long double>& w) {
-    double worst = 0;
-    for (int c = 0; c <= n; ++c) {
-      long double f = 0, scale = c < n ? std::abs(static_cast<long double>(y[c])) : 0.0L;
-      for (int k = 0; k < m; ++k) {
-        f += w[k] * PhiL(k, c);
-        scale += std::abs(w[k] * PhiL(k, c));
-      }
-      const long double ref = (c < n ? static_cast<long double>(y[c]) : 0.0L) + f;
-      worst = std::max(worst, scaled_error(z[c], static_cast<double>(ref), static_cast<double>(scale)));
-    }
-    return worst;
-  };
+  const sja::BcdReference ref(PhiL, PhiD, y, n, steps);
 
   const Transformer model = sja::appH_stack(d, schedule, Gam);
   ForwardWorkspace ws;
@@ -228,16 +213,13 @@ std::array<double, kDims> check_prompt(const Numeric& nm, const std::vector<sja:
             }
         } else {
           const Eigen::RowVectorXd z = Zk.row(dbar);
-          err[kLabels] = std::max(err[kLabels], label_error(z, wL[static_cast<std::size_t>(l + 1)]));
-          Eigen::RowVectorXd zref = y + (PhiD.transpose() * wD[static_cast<std::size_t>(l + 1)]).transpose();
-          zref[n] -= y[n];
-          err[kRefSelf] = std::max(err[kRefSelf], label_error(zref, wL[static_cast<std::size_t>(l + 1)]));
+          err[kLabels] = std::max(err[kLabels], ref.label_error(z, static_cast<std::size_t>(l + 1)));
+          err[kRefSelf] = std::max(err[kRefSelf], ref.self_error(static_cast<std::size_t>(l + 1)));
         }
       };
   model.forward(Z, ws, &observe);
-  long double ref = 0;
-  for (int k = 0; k < m; ++k) ref += wL.back()[k] * PhiL(k, n);
-  err[kQueryPlain] = scaled_error(prediction(Z), static_cast<double>(ref), std::abs(static_cast<double>(ref)));
+  const double reference = ref.final_query();
+  err[kQueryPlain] = scaled_error(prediction(Z), reference, std::abs(reference));
   return err;
 }
 

@@ -43,71 +43,31 @@ double corrected_bound(int d, int k) {
 }
 
 ClaimResult run(const ClaimContext& ctx) {
-  ClaimResult res;
-  std::size_t valid = 0;
-  for (const auto& c : ctx.cases)
-    if (c.geti("dt") < sja::kernel_width(c.geti("d"))) ++valid;
-  const double alpha_case = ctx.alpha / static_cast<double>(std::max<std::size_t>(valid, 1));
-  std::size_t looks = 0, done = 0;
-  bool corrected_ok = true;
-  double worst_margin = 0;
-  std::string worst;
-  nlohmann::ordered_json skipped = nlohmann::ordered_json::array();
-  for (const auto& c : ctx.cases) {
-    const int d = c.geti("d"), dt = c.geti("dt"), n = c.geti("n");
+  LowerBoundClaimSpec spec;
+  spec.family_param = "dt";
+  spec.out_of_range = [](int d, int dt) {
     const int m = sja::kernel_width(d);
-    if (dt >= m) {
-      skipped.push_back(c.label() + fmt::format(": dt must be < C(d+2,2) = {}", m));
-      if (ctx.progress) ctx.progress(++done, ctx.cases.size());
-      continue;
-    }
-    const int k = m - dt;
-    const auto model = GaussianIclModel::from_task(PolynomialTask::quadratic(d), Eigen::MatrixXd::Identity(d, d));
-    const auto v = sja::orthonormal_v(d);
-    const Eigen::MatrixXd C = coefficient_covariance(model, v);
-    const double stated = k;
-    const double inf = projection_infimum(C, dt);
-    const double corrected = corrected_bound(d, k);
-    const auto cons = sja::quadratic_exclusion_layer(d, k);
-    const BlockEvaluation e = evaluate_block(ctx, alpha_case, model, v, C, cons.layer, d, n, stated, c.label());
-    looks = std::max(looks, e.looks_planned);
-
-    // Sanity: random bilinear layers of the construction's width never beat the infimum (exact).
-    const double random_best_limit =
-        random_bilinear_best_limit(ctx, c.label() + "/random", model, v, C, d, cons.dbar, dt);
-
-    LowerBoundCase lb;
-    lb.n = n, lb.k = k, lb.inf = inf, lb.corrected = corrected, lb.random_best_limit = random_best_limit;
-    if (e.projected_dim != dt)
-      lb.internal_error = fmt::format("INTERNAL: the construction's projected dimension is {}, not {}", e.projected_dim, dt);
-    lb.layer = fmt::format("projected dimension {} (width {})", dt, e.dbar);
-    lb.bound = "C(d+2,2) - dt";
-    auto [j, corr_ok] = judge_lower_bound_case(c, e, cons.layer, cons.description, lb);
-    if (!corr_ok) corrected_ok = false;
-    if (stated - e.exact_loss > worst_margin) {
-      worst_margin = stated - e.exact_loss;
-      worst = fmt::format("d={}, dt={}, n={}: loss {:.4g} < {}", d, dt, n, e.exact_loss, k);
-    }
-    res.cases.push_back(std::move(j));
-    if (ctx.progress) ctx.progress(++done, ctx.cases.size());
-  }
-  res.extra["error_rates"] = error_rates_json(ctx.alpha, valid, looks, Tolerance{0.02, 0.0});
-  if (!skipped.empty()) res.extra["skipped"] = skipped;
-  res.extra["corrected_formula"] =
+    return dt >= m ? fmt::format(": dt must be < C(d+2,2) = {}", m) : std::string();
+  };
+  spec.corrected = [](int d, int dt) { return corrected_bound(d, sja::kernel_width(d) - dt); };
+  spec.random_layers_within_rank = true;  // layers of the construction's width, projected dimension <= dt
+  spec.not_in_family = [](const BlockEvaluation& e, int dt) {
+    return e.projected_dim != dt
+               ? fmt::format("INTERNAL: the construction's projected dimension is {}, not {}", e.projected_dim, dt)
+               : std::string();
+  };
+  spec.layer_text = [](const BlockEvaluation& e, int dt) {
+    return fmt::format("projected dimension {} (width {})", dt, e.dbar);
+  };
+  spec.bound_text = "C(d+2,2) - dt";
+  spec.corrected_formula =
       "L >= sum of the (C(d+2,2) - dt) smallest of {lam-, 1 (d(d+1)/2 times), 2 (d-1 times), lam+}, "
       "lam+- = (d+3 +- sqrt((d+3)^2-8))/2; for dt >= d this is C(d+2,2) - dt - 1 + lam-";
-  res.extra["corrected_formula_holds"] = corrected_ok;
-  nlohmann::ordered_json findings = nlohmann::ordered_json::array();
-  findings.push_back(
+  spec.finding =
       "App. E takes Cov(wbar) in the v basis with off-diagonal entries 1 between wbar00 and wbarii; they are sqrt2 "
       "(wbarii = sqrt2 w_ii). The smallest eigenvalue is then lam- = (d+3 - sqrt((d+3)^2-8))/2 < 1 (2 - sqrt2 at d = 1), "
-      "and a kernel spanning the top eigenspace beats C(d+2,2) - dt by 1 - lam- whenever dt >= d.");
-  res.extra["findings"] = findings;
-  const Verdict v = aggregate_verdict(res.cases);
-  res.summary = worst.empty() ? fmt::format("{}: no counterexample in this grid.", to_string(v))
-                              : fmt::format("{}: largest violation {} (margin {:.3g}); corrected bound {}.", to_string(v),
-                                            worst, worst_margin, corrected_ok ? "holds" : "FAILS");
-  return res;
+      "and a kernel spanning the top eigenspace beats C(d+2,2) - dt by 1 - lam- whenever dt >= d.";
+  return run_lower_bound_claim(ctx, spec);
 }
 
 const RegisterClaim reg{Claim{

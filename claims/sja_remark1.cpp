@@ -32,70 +32,28 @@ namespace {
 double corrected_bound(int d, int dbar) { return sja::kernel_width(d) - dbar - 1 + sja::lambda_minus(d); }
 
 ClaimResult run(const ClaimContext& ctx) {
-  ClaimResult res;
-  std::size_t valid = 0;
-  for (const auto& c : ctx.cases)
-    if (c.geti("dbar") < sja::kernel_width(c.geti("d")) && c.geti("dbar") >= c.geti("d") + 1) ++valid;
-  const double alpha_case = ctx.alpha / static_cast<double>(std::max<std::size_t>(valid, 1));
-  std::size_t looks = 0, done = 0;
-  bool corrected_ok = true;
-  double worst_margin = 0;
-  std::string worst;
-  nlohmann::ordered_json skipped = nlohmann::ordered_json::array();
-  for (const auto& c : ctx.cases) {
-    const int d = c.geti("d"), dt = c.geti("dbar"), n = c.geti("n");  // dt: the width, the largest projected dimension
+  LowerBoundClaimSpec spec;
+  spec.family_param = "dbar";  // the width, the largest projected dimension
+  spec.out_of_range = [](int d, int dbar) {
     const int m = sja::kernel_width(d);
-    if (dt >= m || dt < d + 1) {
-      skipped.push_back(c.label() + fmt::format(": dbar must be in [d+1, C(d+2,2)-1] = [{}, {}]", d + 1, m - 1));
-      if (ctx.progress) ctx.progress(++done, ctx.cases.size());
-      continue;
-    }
-    const int k = m - dt;
-    const auto model = GaussianIclModel::from_task(PolynomialTask::quadratic(d), Eigen::MatrixXd::Identity(d, d));
-    const auto v = sja::orthonormal_v(d);
-    const Eigen::MatrixXd C = coefficient_covariance(model, v);
-    const double stated = k;
-    const double inf = projection_infimum(C, dt);
-    const double corrected = corrected_bound(d, dt);
-    const auto cons = sja::quadratic_exclusion_layer(d, k);
-    const BlockEvaluation e = evaluate_block(ctx, alpha_case, model, v, C, cons.layer, d, n, stated, c.label());
-    looks = std::max(looks, e.looks_planned);
-
-    // Sanity: random bilinear layers of width dbar never beat the infimum (exact).
-    const double random_best_limit =
-        random_bilinear_best_limit(ctx, c.label() + "/random", model, v, C, d, cons.dbar);
-
-    LowerBoundCase lb;
-    lb.n = n, lb.k = k, lb.inf = inf, lb.corrected = corrected, lb.random_best_limit = random_best_limit;
-    if (e.projected_dim != dt || e.dbar != dt)
-      lb.internal_error = fmt::format("INTERNAL: the construction has width {} and projected dimension {}, not {}",
-                                      e.dbar, e.projected_dim, dt);
-    lb.layer = fmt::format("width {}", e.dbar);
-    lb.bound = "C(d+2,2) - dbar";
-    auto [j, corr_ok] = judge_lower_bound_case(c, e, cons.layer, cons.description, lb);
-    if (!corr_ok) corrected_ok = false;
-    if (stated - e.exact_loss > worst_margin) {
-      worst_margin = stated - e.exact_loss;
-      worst = fmt::format("d={}, dbar={}, n={}: loss {:.4g} < {}", d, dt, n, e.exact_loss, k);
-    }
-    res.cases.push_back(std::move(j));
-    if (ctx.progress) ctx.progress(++done, ctx.cases.size());
-  }
-  res.extra["error_rates"] = error_rates_json(ctx.alpha, valid, looks, Tolerance{0.02, 0.0});
-  if (!skipped.empty()) res.extra["skipped"] = skipped;
-  res.extra["corrected_formula"] = "L >= C(d+2,2) - dbar - 1 + (d+3 - sqrt((d+3)^2-8))/2 for d+1 <= dbar < C(d+2,2)";
-  res.extra["corrected_formula_holds"] = corrected_ok;
-  nlohmann::ordered_json findings = nlohmann::ordered_json::array();
-  findings.push_back(
+    return dbar >= m || dbar < d + 1 ? fmt::format(": dbar must be in [d+1, C(d+2,2)-1] = [{}, {}]", d + 1, m - 1)
+                                     : std::string();
+  };
+  spec.corrected = corrected_bound;
+  spec.not_in_family = [](const BlockEvaluation& e, int dbar) {
+    return e.projected_dim != dbar || e.dbar != dbar
+               ? fmt::format("INTERNAL: the construction has width {} and projected dimension {}, not {}", e.dbar,
+                             e.projected_dim, dbar)
+               : std::string();
+  };
+  spec.layer_text = [](const BlockEvaluation& e, int) { return fmt::format("width {}", e.dbar); };
+  spec.bound_text = "C(d+2,2) - dbar";
+  spec.corrected_formula = "L >= C(d+2,2) - dbar - 1 + (d+3 - sqrt((d+3)^2-8))/2 for d+1 <= dbar < C(d+2,2)";
+  spec.finding =
       "Remark 1 fails for every d and every width d+1 <= dbar < C(d+2,2): an explicit width-dbar bilinear layer "
       "spanning the top eigenspace of Cov(wbar) approaches C(d+2,2) - dbar - 1 + lam- < C(d+2,2) - dbar as n grows "
-      "(lam- = 2 - sqrt2 at d = 1). Inherits Prop. 4's error in App. E.");
-  res.extra["findings"] = findings;
-  const Verdict v = aggregate_verdict(res.cases);
-  res.summary = worst.empty() ? fmt::format("{}: no counterexample in this grid.", to_string(v))
-                              : fmt::format("{}: largest violation {} (margin {:.3g}); corrected bound {}.", to_string(v),
-                                            worst, worst_margin, corrected_ok ? "holds" : "FAILS");
-  return res;
+      "(lam- = 2 - sqrt2 at d = 1). Inherits Prop. 4's error in App. E.";
+  return run_lower_bound_claim(ctx, spec);
 }
 
 const RegisterClaim reg{Claim{

@@ -29,6 +29,7 @@
 // prompts, layers and columns of the label rows), `max_rel_error_query` (plain, final prediction),
 // `max_scratch_error` (the x[l%d] x rows), `max_matrix_form_error` ([1 x_q] W^(l) [1 x_q]^T in double
 // against the forward pass), `reference_self_error`, `negative_control_error`, `W_final` (W^(L) there).
+#include "claims/common/sja_bcd_reference.hpp"
 #include "constructions/sja_appG.hpp"
 #include "icl/claim/case_json.hpp"
 #include "icl/exact/block_coordinate_descent.hpp"
@@ -86,23 +87,6 @@ struct PromptOutcome {
   Eigen::MatrixXd W_final;
 };
 
-// Worst scaled error of a label row against y_i + f(x_i; w) (context) and f(x_q; w) (query).
-template <class Row>
-double label_row_error(const Row& z, const MatrixS<long double>& Phi, const Eigen::RowVectorXd& y,
-                       const VectorS<long double>& w, int n) {
-  double worst = 0;
-  for (int c = 0; c <= n; ++c) {
-    long double f = 0, scale = c < n ? std::abs(static_cast<long double>(y[c])) : 0.0L;
-    for (Eigen::Index m = 0; m < Phi.rows(); ++m) {
-      f += w[m] * Phi(m, c);
-      scale += std::abs(w[m] * Phi(m, c));
-    }
-    const long double ref = (c < n ? static_cast<long double>(y[c]) : 0.0L) + f;
-    worst = std::max(worst, scaled_error(z[c], static_cast<double>(ref), static_cast<double>(scale)));
-  }
-  return worst;
-}
-
 PromptOutcome check_prompt(const Setup& s, std::uint64_t seed, std::uint64_t purpose, std::uint64_t i) {
   const int d = s.d, n = s.n, L = s.L, dbar = sja::appG_width(d), m = static_cast<int>(s.monomials.size());
   PromptOutcome o;
@@ -147,10 +131,8 @@ PromptOutcome check_prompt(const Setup& s, std::uint64_t seed, std::uint64_t pur
     stated.push_back({block, -Gam[static_cast<std::size_t>(l - 1)].transpose()});  // eta = -Gamma^T
     negative.push_back({block, -Gam[static_cast<std::size_t>(l - 1)]});             // the slip it must catch
   }
-  const auto wL = block_coordinate_descent<long double>(PhiL.leftCols(n), tL, stated, VectorS<long double>::Zero(m));
+  const sja::BcdReference ref(PhiL, PhiD, y, n, stated);
   const auto wN = block_coordinate_descent<long double>(PhiL.leftCols(n), tL, negative, VectorS<long double>::Zero(m));
-  const auto wD = block_coordinate_descent<double>(PhiD.leftCols(n), -y.head(n).transpose(), stated,
-                                                   Eigen::VectorXd::Zero(m));
 
   const Transformer model = sja::appG_stack(d, Gam);
   ForwardWorkspace ws;
@@ -180,13 +162,12 @@ PromptOutcome check_prompt(const Setup& s, std::uint64_t seed, std::uint64_t pur
         } else {  // after attention layer l: scratch carried over, label row = y^(l)
           o.err[kScratch] = std::max(o.err[kScratch], (Zk.middleRows(d + 1, d) - prev.middleRows(d + 1, d)).cwiseAbs().maxCoeff());
           const Eigen::RowVectorXd z = Zk.row(dbar);
-          o.err[kStated] = std::max(o.err[kStated], label_row_error(z, PhiL, y, wL[static_cast<std::size_t>(l)], n));
-          o.err[kNegative] = std::max(o.err[kNegative], label_row_error(z, PhiL, y, wN[static_cast<std::size_t>(l)], n));
-          Eigen::RowVectorXd zref = y + (PhiD.transpose() * wD[static_cast<std::size_t>(l)]).transpose();
-          zref[n] -= y[n];
-          o.err[kRefSelf] = std::max(o.err[kRefSelf], label_row_error(zref, PhiL, y, wL[static_cast<std::size_t>(l)], n));
+          o.err[kStated] = std::max(o.err[kStated], ref.label_error(z, static_cast<std::size_t>(l)));
+          o.err[kNegative] =
+              std::max(o.err[kNegative], sja::label_row_error(z, PhiL, y, wN[static_cast<std::size_t>(l)], n));
+          o.err[kRefSelf] = std::max(o.err[kRefSelf], ref.self_error(static_cast<std::size_t>(l)));
           // Theorem 7's displayed form: [1 x_q] W^(l) [1 x_q]^T with W^(l) built from the double iterate.
-          const Eigen::MatrixXd W = quadratic_form_matrix(d, s.monomials, wD[static_cast<std::size_t>(l)]);
+          const Eigen::MatrixXd W = quadratic_form_matrix(d, s.monomials, ref.in_double(static_cast<std::size_t>(l)));
           Eigen::VectorXd xq1(d + 1);
           xq1[0] = 1;
           xq1.tail(d) = X.col(n);
@@ -200,9 +181,7 @@ PromptOutcome check_prompt(const Setup& s, std::uint64_t seed, std::uint64_t pur
   model.forward(Z, ws, &observe);
   if (layers_seen != 2 * L) throw std::logic_error("sja.thm7: forward pass saw the wrong number of layers");
   o.forward = prediction(Z);
-  long double ref = 0;
-  for (int k = 0; k < m; ++k) ref += wL[static_cast<std::size_t>(L)][k] * PhiL(k, n);
-  o.reference = static_cast<double>(ref);
+  o.reference = ref.final_query();
   o.err[kQueryPlain] = scaled_error(o.forward, o.reference, std::abs(o.reference));
   return o;
 }

@@ -55,9 +55,14 @@ const char* covariance_name(int cov) {
   return n[cov];
 }
 
-constexpr double kLimitTol = 1e-5;   // relative distance of the flow's endpoint to a limit
-constexpr double kExactTol = 1e-9;   // relative distance of two exact computations
-constexpr double kFarTol = 1e-3;     // a limit this far away is a different limit
+const FlowTolerances kFlowTol;
+const FlowVerdictTexts kTexts{
+    "flow endpoint within {d_fs:.2e} (relative) of the stated limit, exact reduced-form limit within {d_es:.2e}; loss "
+    "{l_flow:.10g} attains the global lower bound {lower:.10g}; Monte Carlo: {mc_why}",
+    "flow and exact reduced-form limit agree ({d_fe:.2e}) but lie {d_fs:.3g} (relative) from the stated limit; loss "
+    "there {l_flow:.10g} vs {l_stated:.10g} at the stated limit; Monte Carlo {mc_mean:.6g} +/- {mc_half:.2g}",
+    "mixed evidence: flow-stated {d_fs:.3g}, exact-stated {d_es:.3g}, flow-exact {d_fe:.3g}, loss gap to the global "
+    "bound {gap:.3g}; Monte Carlo: {mc_why}"};
 
 FlowOptions flow_options(bool quick) {
   FlowOptions opt;
@@ -91,8 +96,7 @@ ClaimResult run(const ClaimContext& ctx) {
     const LsaWeights exact = reduced_form_limit(pl, init);
     const ZfbFlow z = zfb_gradient_flow(pl, init, stated, opt);
     const bool converged = z.flow.status == FlowStatus::converged;
-    const double d_fs = relative_distance(z.end, stated), d_es = relative_distance(exact, stated),
-                 d_fe = relative_distance(z.end, exact);
+    const double d_fs = relative_distance(z.end, stated);
     const double l_flow = pl.loss(z.end), l_stated = pl.loss(stated), lower = pl.tensor_lower_bound();
 
     LsaPromptModel m;
@@ -104,27 +108,7 @@ ClaimResult run(const ClaimContext& ctx) {
     auto o = sequential_equality(ctx, alpha_case, l_stated, l_flow, tol, exact_tol, m.dims(), 0, 4096, make_worker);
     looks = std::max(looks, o.looks_planned);
 
-    Verdict v = Verdict::inconclusive;
-    std::string why;
-    const bool global = l_flow - lower <= 1e-9 * std::max(1.0, std::abs(lower));
-    if (!converged) {
-      why = "the flow did not converge: " + z.flow.describe();
-    } else if (d_fs <= kLimitTol && d_es <= kExactTol && global && o.verdict.verdict == Verdict::confirmed) {
-      v = Verdict::confirmed;
-      why = fmt::format("flow endpoint within {:.2e} (relative) of the stated limit, exact reduced-form limit within "
-                        "{:.2e}; loss {:.10g} attains the global lower bound {:.10g}; Monte Carlo: {}",
-                        d_fs, d_es, l_flow, lower, o.verdict.why);
-    } else if (d_fs > kFarTol && d_es > kFarTol && d_fe <= kLimitTol && o.mc_vs_exact &&
-               o.mc_vs_exact->verdict != Verdict::refuted) {
-      v = Verdict::refuted;
-      why = fmt::format("flow and exact reduced-form limit agree ({:.2e}) but lie {:.3g} (relative) from the stated "
-                        "limit; loss there {:.10g} vs {:.10g} at the stated limit; Monte Carlo {:.6g} +/- {:.2g}",
-                        d_fe, d_fs, l_flow, l_stated, o.mc.mean, (o.mc.ci_high - o.mc.ci_low) / 2);
-    } else {
-      why = fmt::format("mixed evidence: flow-stated {:.3g}, exact-stated {:.3g}, flow-exact {:.3g}, loss gap to the "
-                        "global bound {:.3g}; Monte Carlo: {}",
-                        d_fs, d_es, d_fe, l_flow - lower, o.verdict.why);
-    }
+    const Decision v = judge_flow_case(pl, stated, exact, z, o, kFlowTol, kTexts);
     if (converged && d_fs > worst_dist) {
       worst_dist = d_fs;
       worst = c.label();
@@ -138,17 +122,11 @@ ClaimResult run(const ClaimContext& ctx) {
     j.field("lambda", quantity_matrix(lambda));
     j.field("sigma", sigma);
     j.field("sigma_bound", sigma_max);
-    append_flow_case_json(j, pl, stated, exact, z, o, v, why);
+    append_flow_case_json(j, pl, stated, exact, z, o, v.verdict, v.why);
     res.cases.push_back(j.take());
     if (!plotted[cov] && loss_plot.size() < 6) {
       plotted[cov] = true;
-      PlotSeries ls{fmt::format("{} N={}", covariance_name(cov), N), {}, {}}, ds = ls;
-      for (const auto& s : z.flow.trace) {
-        ls.t.push_back(s.t), ls.y.push_back(s.loss - lower);
-        ds.t.push_back(s.t), ds.y.push_back(s.distance);
-      }
-      loss_plot.push_back(ls);
-      dist_plot.push_back(ds);
+      add_flow_plot_series(z, lower, fmt::format("{} N={}", covariance_name(cov), N), loss_plot, dist_plot);
     }
     if (ctx.progress) ctx.progress(++done, ctx.cases.size());
   }
@@ -179,7 +157,7 @@ ClaimResult run(const ClaimContext& ctx) {
   }
 
   res.extra["error_rates"] = error_rates_json(ctx.alpha, ctx.cases.size(), looks, tol);
-  res.extra["tolerances"] = {{"limit_relative", kLimitTol}, {"exact_relative", kExactTol}, {"different_limit", kFarTol},
+  res.extra["tolerances"] = {{"limit_relative", kFlowTol.limit}, {"exact_relative", kFlowTol.exact}, {"different_limit", kFlowTol.far},
                              {"gradient_norm_to_stop", opt.grad_tol}};
   res.extra["outside_assumption_3"] = outside;
   res.extra["plots"] = {fmt::format("{}.loss.svg", ctx.claim_id), fmt::format("{}.distance.svg", ctx.claim_id)};

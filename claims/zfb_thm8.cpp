@@ -33,9 +33,14 @@ namespace {
 
 using namespace zfb;
 
-constexpr double kLimitTol = 1e-5;
-constexpr double kExactTol = 1e-9;
-constexpr double kFarTol = 1e-3;
+const FlowTolerances kFlowTol;
+const FlowVerdictTexts kTexts{
+    "flow endpoint within {d_fs:.2e} (relative) of eq. (22), exact reduced-form limit within {d_es:.2e}; loss "
+    "{l_flow:.10g} attains the global lower bound; Monte Carlo over tau and prompts: {mc_why}",
+    "flow and exact reduced-form limit agree ({d_fe:.2e}) but lie {d_fs:.3g} (relative) from eq. (22); loss there "
+    "{l_flow:.10g} vs {l_stated:.10g} at the stated limit",
+    "mixed evidence: flow-stated {d_fs:.3g}, exact-stated {d_es:.3g}, flow-exact {d_fe:.3g}, loss gap {gap:.3g}; Monte "
+    "Carlo: {mc_why}"};
 
 // E[||Gamma_tau||_op ||Lambda_tau||_F^2] by Monte Carlo over tau (mean and standard error).
 std::pair<double, double> condition_denominator(const PositiveDistribution& dist, int d, int N, std::uint64_t seed,
@@ -92,8 +97,7 @@ ClaimResult run(const ClaimContext& ctx) {
     const LsaWeights exact = reduced_form_limit(pl, init);
     const ZfbFlow z = zfb_gradient_flow(pl, init, stated, opt);
     const bool converged = z.flow.status == FlowStatus::converged;
-    const double d_fs = relative_distance(z.end, stated), d_es = relative_distance(exact, stated),
-                 d_fe = relative_distance(z.end, exact);
+    const double d_fs = relative_distance(z.end, stated);
     const double l_flow = pl.loss(z.end), l_stated = pl.loss(stated), lower = pl.tensor_lower_bound();
 
     LsaPromptModel pm;
@@ -105,27 +109,7 @@ ClaimResult run(const ClaimContext& ctx) {
     auto o = sequential_equality(ctx, alpha_case, l_stated, l_flow, tol, exact_tol, pm.dims(), 0, 4096, make_worker);
     looks = std::max(looks, o.looks_planned);
 
-    Verdict v = Verdict::inconclusive;
-    std::string why;
-    const bool global = l_flow - lower <= 1e-9 * std::max(1.0, std::abs(lower));
-    if (!converged) {
-      why = "the flow did not converge: " + z.flow.describe();
-    } else if (d_fs <= kLimitTol && d_es <= kExactTol && global && o.verdict.verdict == Verdict::confirmed) {
-      v = Verdict::confirmed;
-      why = fmt::format("flow endpoint within {:.2e} (relative) of eq. (22), exact reduced-form limit within {:.2e}; "
-                        "loss {:.10g} attains the global lower bound; Monte Carlo over tau and prompts: {}",
-                        d_fs, d_es, l_flow, o.verdict.why);
-    } else if (d_fs > kFarTol && d_es > kFarTol && d_fe <= kLimitTol && o.mc_vs_exact &&
-               o.mc_vs_exact->verdict != Verdict::refuted) {
-      v = Verdict::refuted;
-      why = fmt::format("flow and exact reduced-form limit agree ({:.2e}) but lie {:.3g} (relative) from eq. (22); "
-                        "loss there {:.10g} vs {:.10g} at the stated limit",
-                        d_fe, d_fs, l_flow, l_stated);
-    } else {
-      why = fmt::format("mixed evidence: flow-stated {:.3g}, exact-stated {:.3g}, flow-exact {:.3g}, loss gap {:.3g}; "
-                        "Monte Carlo: {}",
-                        d_fs, d_es, d_fe, l_flow - lower, o.verdict.why);
-    }
+    const Decision v = judge_flow_case(pl, stated, exact, z, o, kFlowTol, kTexts);
     if (converged && d_fs >= worst_dist) {
       worst_dist = d_fs;
       worst = fmt::format("{} ({})", c.label(), dist.label());
@@ -141,16 +125,10 @@ ClaimResult run(const ClaimContext& ctx) {
                          {"Theta_F2", theta_f2},
                          {"sigma_bound", sigma_bound},
                          {"holds", sigma < sigma_bound}});
-    append_flow_case_json(j, pl, stated, exact, z, o, v, why);
+    append_flow_case_json(j, pl, stated, exact, z, o, v.verdict, v.why);
     res.cases.push_back(j.take());
     if (loss_plot.size() < 6 && th == ctx.cases.front().geti("theta") && sigma_frac == ctx.cases.front().get("sigma")) {
-      PlotSeries ls{fmt::format("{} N={}", dist.name, N), {}, {}}, ds = ls;
-      for (const auto& s : z.flow.trace) {
-        ls.t.push_back(s.t), ls.y.push_back(s.loss - lower);
-        ds.t.push_back(s.t), ds.y.push_back(s.distance);
-      }
-      loss_plot.push_back(ls);
-      dist_plot.push_back(ds);
+      add_flow_plot_series(z, lower, fmt::format("{} N={}", dist.name, N), loss_plot, dist_plot);
     }
     // Outside (21): sigma 5x the bound, same case otherwise (the theorem says nothing there).
     if (!ctx.quick && th == ctx.cases.front().geti("theta") && sigma_frac == ctx.cases.front().get("sigma")) {
@@ -164,7 +142,7 @@ ClaimResult run(const ClaimContext& ctx) {
     if (ctx.progress) ctx.progress(++done, ctx.cases.size());
   }
   res.extra["error_rates"] = error_rates_json(ctx.alpha, ctx.cases.size(), looks, tol);
-  res.extra["tolerances"] = {{"limit_relative", kLimitTol}, {"exact_relative", kExactTol}, {"different_limit", kFarTol},
+  res.extra["tolerances"] = {{"limit_relative", kFlowTol.limit}, {"exact_relative", kFlowTol.exact}, {"different_limit", kFlowTol.far},
                              {"gradient_norm_to_stop", opt.grad_tol}};
   res.extra["outside_condition_21"] = outside;
   res.extra["plots"] = {fmt::format("{}.loss.svg", ctx.claim_id), fmt::format("{}.distance.svg", ctx.claim_id)};
@@ -173,7 +151,7 @@ ClaimResult run(const ClaimContext& ctx) {
   const Verdict v = aggregate_verdict(res.cases);
   bool outside_ok = true;
   for (const auto& j : outside)
-    outside_ok &= j["flow"]["status"] == "converged" && j["distance_flow_to_stated"].get<double>() <= kLimitTol;
+    outside_ok &= j["flow"]["status"] == "converged" && j["distance_flow_to_stated"].get<double>() <= kFlowTol.limit;
   res.summary = fmt::format("{}: over {} cases (Exp, Gamma, Uniform, LogNormal entries) the flow's endpoint lies at most "
                             "{:.2g} (relative) from eq. (22) (case {}).{}",
                             to_string(v), ctx.cases.size(), worst_dist, worst.empty() ? "-" : worst,

@@ -10,6 +10,7 @@
 #include "icl/verdict/decision.hpp"
 
 #include <cmath>
+#include <functional>
 #include <string>
 
 namespace icl {
@@ -62,5 +63,25 @@ LowerBoundCaseResult judge_lower_bound_case(const Case& c, const BlockEvaluation
 double random_bilinear_best_limit(const ClaimContext& ctx, const std::string& tag, const GaussianIclModel& model,
                                   const std::vector<Poly>& v, const Eigen::MatrixXd& C, int d, int dbar,
                                   int max_rank = -1);
+
+// What distinguishes sja.prop4 (a family of projected dimension dt) from sja.remark1 (a family of width
+// dbar): everything else of their runs is run_lower_bound_claim.
+struct LowerBoundClaimSpec {
+  std::string family_param;  // the case parameter that names the family's dimension: "dt" or "dbar"
+  // Empty if the case (d, family dimension) is in range; otherwise why it is skipped.
+  std::function<std::string(int d, int dt)> out_of_range;
+  std::function<double(int d, int dt)> corrected;  // the corrected bound
+  bool random_layers_within_rank = false;  // random layers of the family: keep only those of projected rank <= dt
+  // Empty if the explicit construction belongs to the family; otherwise the internal error.
+  std::function<std::string(const BlockEvaluation& e, int dt)> not_in_family;
+  std::function<std::string(const BlockEvaluation& e, int dt)> layer_text;  // "width 5", for the evidence
+  std::string bound_text;                                                    // "C(d+2,2) - dbar"
+  std::string corrected_formula;
+  std::string finding;
+};
+
+// Every case: the quadratic task, the bound C(d+2,2) - dt, the explicit layer of constructions/sja_lower_bound
+// evaluated at n, judged by judge_lower_bound_case.
+ClaimResult run_lower_bound_claim(const ClaimContext& ctx, const LowerBoundClaimSpec& spec);
 
 }  // namespace icl

@@ -2,6 +2,9 @@
 
 #include "icl/claim/case_json.hpp"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <cmath>
 
 namespace icl::zfb {
@@ -117,6 +120,45 @@ void append_flow_case_json(CaseJson& j, const PopulationLoss& pl, const LsaWeigh
   const auto [clo, chi] = curvature_range(pl, z.end);
   j.field("curvature_at_endpoint", nlohmann::ordered_json{{"min_nonzero", clo}, {"max", chi}, {"ratio", chi / clo}});
   j.field("flow", z.flow.to_json());
+}
+
+Decision judge_flow_case(const PopulationLoss& pl, const LsaWeights& stated, const LsaWeights& exact, const ZfbFlow& z,
+                         const EqualityOutcome& o, const FlowTolerances& tol, const FlowVerdictTexts& texts) {
+  const double d_fs = relative_distance(z.end, stated), d_es = relative_distance(exact, stated),
+               d_fe = relative_distance(z.end, exact);
+  const double l_flow = pl.loss(z.end), l_stated = pl.loss(stated), lower = pl.tensor_lower_bound();
+  auto say = [&](const std::string& text) {
+    return fmt::format(fmt::runtime(text), fmt::arg("d_fs", d_fs), fmt::arg("d_es", d_es), fmt::arg("d_fe", d_fe),
+                       fmt::arg("l_flow", l_flow), fmt::arg("l_stated", l_stated), fmt::arg("lower", lower),
+                       fmt::arg("gap", l_flow - lower), fmt::arg("mc_mean", o.mc.mean),
+                       fmt::arg("mc_half", (o.mc.ci_high - o.mc.ci_low) / 2), fmt::arg("mc_why", o.verdict.why));
+  };
+  Decision v;
+  const bool global = l_flow - lower <= 1e-9 * std::max(1.0, std::abs(lower));
+  if (z.flow.status != FlowStatus::converged) {
+    v.why = "the flow did not converge: " + z.flow.describe();
+  } else if (d_fs <= tol.limit && d_es <= tol.exact && global && o.verdict.verdict == Verdict::confirmed) {
+    v.verdict = Verdict::confirmed;
+    v.why = say(texts.confirmed);
+  } else if (d_fs > tol.far && d_es > tol.far && d_fe <= tol.limit && o.mc_vs_exact &&
+             o.mc_vs_exact->verdict != Verdict::refuted) {
+    v.verdict = Verdict::refuted;
+    v.why = say(texts.refuted);
+  } else {
+    v.why = say(texts.mixed);
+  }
+  return v;
+}
+
+void add_flow_plot_series(const ZfbFlow& z, double lower, const std::string& name, std::vector<PlotSeries>& loss_plot,
+                          std::vector<PlotSeries>& dist_plot) {
+  PlotSeries ls{name, {}, {}}, ds = ls;
+  for (const auto& s : z.flow.trace) {
+    ls.t.push_back(s.t), ls.y.push_back(s.loss - lower);
+    ds.t.push_back(s.t), ds.y.push_back(s.distance);
+  }
+  loss_plot.push_back(ls);
+  dist_plot.push_back(ds);
 }
 
 }  // namespace icl::zfb

@@ -6,12 +6,14 @@
 #include "icl/claim/case_json.hpp"
 #include "icl/exact/gradient_flow.hpp"
 #include "icl/exact/lsa_population_loss.hpp"
+#include "icl/report/svg_plot.hpp"
 #include "icl/verdict/checks.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace icl::zfb {
 
@@ -55,5 +57,27 @@ double relative_distance(const LsaWeights& a, const LsaWeights& b);
 void append_flow_case_json(CaseJson& j, const PopulationLoss& pl, const LsaWeights& stated,
                            const LsaWeights& exact, const ZfbFlow& z, const EqualityOutcome& o, Verdict v,
                            const std::string& why);
+
+// The verdict of one flow case of zfb.thm4 / zfb.thm8: confirmed when the flow converged to the stated limit,
+// the exact reduced-form limit agrees with it, the loss attains the global lower bound and Monte Carlo
+// agrees; refuted when flow and exact limit agree with each other away from the stated limit (and Monte
+// Carlo does not contradict the exact loss); inconclusive otherwise. The evidence is worded by the claim:
+// `texts` are fmt format strings with the named arguments d_fs, d_es, d_fe (relative distances flow-stated,
+// exact-stated, flow-exact), l_flow, l_stated, lower, gap (= l_flow - lower), mc_mean, mc_half, mc_why.
+struct FlowVerdictTexts {
+  std::string confirmed, refuted, mixed;
+};
+struct FlowTolerances {
+  double limit = 1e-5;  // relative distance of the flow's endpoint to a limit
+  double exact = 1e-9;  // relative distance of two exact computations
+  double far = 1e-3;    // a limit this far away is a different limit
+};
+Decision judge_flow_case(const PopulationLoss& pl, const LsaWeights& stated, const LsaWeights& exact, const ZfbFlow& z,
+                         const EqualityOutcome& o, const FlowTolerances& tol, const FlowVerdictTexts& texts);
+
+// Appends the flow's loss gap to the global minimum and its distance to the stated limit against time to two
+// plots, as series named `name`.
+void add_flow_plot_series(const ZfbFlow& z, double lower, const std::string& name, std::vector<PlotSeries>& loss_plot,
+                          std::vector<PlotSeries>& dist_plot);
 
 }  // namespace icl::zfb

@@ -2,6 +2,7 @@
 #include "constructions/acds_lemma1.hpp"
 #include "icl/exact/block_coordinate_descent.hpp"
 #include "icl/model/prompt.hpp"
+#include "tests/support/test_support.hpp"
 
 #include <doctest/doctest.h>
 
@@ -14,8 +15,7 @@ TEST_CASE("acds sparse layer, d = 1, n = 1: one GD step by hand") {
   X << 2, 1;
   Eigen::RowVectorXd y(2);
   y << 3, 0;
-  Eigen::MatrixXd Z(s.rows(), s.cols());
-  embed(s, X, y, Z);
+  Eigen::MatrixXd Z = test::embedded(s, X, y);
   ForwardWorkspace ws;
   acds::sparse_stack({Eigen::MatrixXd::Constant(1, 1, 0.25)}).forward(Z, ws);
   // query: 0 - y_1 x_1 A x_q = -1.5; context: 3 - y_1 x_1 A x_1 = 0; x row unchanged.
@@ -38,8 +38,7 @@ TEST_CASE("acds sparse layer, d = 2: a non-symmetric A acts through its transpos
   y << 1, 0;
   Eigen::MatrixXd A(2, 2);
   A << 0, 1, 0, 0;
-  Eigen::MatrixXd Z(s.rows(), s.cols());
-  embed(s, X, y, Z);
+  Eigen::MatrixXd Z = test::embedded(s, X, y);
   ForwardWorkspace ws;
   acds::sparse_stack({A}).forward(Z, ws);
   // The layer adds -(1/n) y_1 x_1^T A x_q = -A(0, 1) = -1 to the query entry.

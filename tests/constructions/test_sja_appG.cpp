@@ -4,6 +4,7 @@
 #include "icl/model/prompt.hpp"
 #include "icl/model/rng.hpp"
 #include "icl/model/tasks.hpp"
+#include "tests/support/test_support.hpp"
 
 #include <doctest/doctest.h>
 
@@ -16,8 +17,7 @@ TEST_CASE("App. G, d = 1, n = 1, Gamma = I: one block step by hand") {
   X << 2, 3;
   Eigen::RowVectorXd y(2);
   y << 1, 0;
-  Eigen::MatrixXd Z(s.rows(), s.cols());
-  embed(s, X, y, Z);
+  Eigen::MatrixXd Z = test::embedded(s, X, y);
   ForwardWorkspace ws;
   std::vector<Eigen::MatrixXd> seen;
   std::function<void(int, const Eigen::Ref<const Eigen::MatrixXd>&)> obs =
@@ -49,8 +49,7 @@ TEST_CASE("App. G, d = 2: the scratch rows cycle x[1] x, x[2] x, x[1] x") {
   X << 2, 1, 3, -1;
   Eigen::RowVectorXd y(2);
   y << 0.5, 0;
-  Eigen::MatrixXd Z(s.rows(), s.cols());
-  embed(s, X, y, Z);
+  Eigen::MatrixXd Z = test::embedded(s, X, y);
   ForwardWorkspace ws;
   std::vector<Eigen::MatrixXd> seen;
   std::function<void(int, const Eigen::Ref<const Eigen::MatrixXd>&)> obs =
@@ -91,8 +90,7 @@ TEST_CASE("App. G, d = 2, random non-symmetric Gamma: prediction equals BCD with
   rng.fill_normal(y);
   y[n] = 0;
   const PromptShape s = sja_shape(d, dbar, n);
-  Eigen::MatrixXd Z(s.rows(), s.cols());
-  embed(s, X, y, Z);
+  Eigen::MatrixXd Z = test::embedded(s, X, y);
   ForwardWorkspace ws;
   sja::appG_stack(d, G).forward(Z, ws);
   const auto mons = monomials_up_to(d, 2, 0);

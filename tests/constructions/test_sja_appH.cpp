@@ -3,6 +3,7 @@
 #include "constructions/sja_appH.hpp"
 #include "icl/exact/symbolic_forward.hpp"
 #include "icl/model/prompt.hpp"
+#include "tests/support/test_support.hpp"
 
 #include <doctest/doctest.h>
 
@@ -23,8 +24,7 @@ TEST_CASE("App. H layers on numbers: x = (2, 3)") {
   Eigen::MatrixXd X(2, 2);
   X << 2, 1, 3, 1;
   Eigen::RowVectorXd y = Eigen::RowVectorXd::Zero(2);
-  Eigen::MatrixXd Z(shape.rows(), shape.cols());
-  embed(shape, X, y, Z);
+  Eigen::MatrixXd Z = test::embedded(shape, X, y);
   ForwardWorkspace ws;
   const auto s = sja::appH_schedule(d, 3);
   // scratch (rows 3, 4) of column 0 after each step

@@ -3,6 +3,7 @@
 #include "icl/exact/block_coordinate_descent.hpp"
 #include "icl/exact/symbolic_forward.hpp"
 #include "icl/model/prompt.hpp"
+#include "tests/support/test_support.hpp"
 
 #include <doctest/doctest.h>
 
@@ -28,8 +29,7 @@ TEST_CASE("Cor. 10, d = 1, h = 1, hidden = x^2, Gamma = I: one block step by han
   X << 2, 3;
   Eigen::RowVectorXd y(2);
   y << 1, 0;
-  Eigen::MatrixXd Z(s.rows(), s.cols());
-  embed(s, X, y, Z);
+  Eigen::MatrixXd Z = test::embedded(s, X, y);
   ForwardWorkspace ws;
   sja::cor10_stack(net, {Eigen::MatrixXd::Identity(3, 3)}).forward(Z, ws);
   CHECK(prediction(Z) == doctest::Approx(43.0));

@@ -2,6 +2,7 @@
 #include "constructions/sja_sec42.hpp"
 #include "icl/model/prompt.hpp"
 #include "icl/model/rng.hpp"
+#include "tests/support/test_support.hpp"
 
 #include <doctest/doctest.h>
 
@@ -20,8 +21,7 @@ void check_features_match_forward(sja::Sec42Stack s) {
   rng.fill_normal(y);
   y[n] = 0;
   const PromptShape shape = sja_shape(d, w, n);
-  Eigen::MatrixXd Z(shape.rows(), shape.cols());
-  embed(shape, X, y, Z);
+  Eigen::MatrixXd Z = test::embedded(shape, X, y);
   ForwardWorkspace ws;
   t.forward(Z, ws);
   for (int c = 0; c <= n; ++c)

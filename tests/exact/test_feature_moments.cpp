@@ -1,7 +1,5 @@
-// Unit tests of lib/icl/gaussian_model and lib/icl/optimal_attention: the generic exact moments
-// against the rational ones, the exact optimal Gamma against a brute-force Monte Carlo least-squares
-// fit, the exact losses against Monte Carlo through the forward pass, and the general single-layer loss
-// and its alternating minimiser.
+// Exact feature moments under a GaussianIclModel (lib/icl/exact/feature_moments.hpp): the double-precision
+// moments against the rational sja ones, and the closed forms for y = <w, x> under N(0, Sigma).
 #include "constructions/sja_appC.hpp"
 #include "icl/exact/feature_moments.hpp"
 #include "icl/exact/optimal_attention.hpp"
@@ -17,10 +15,6 @@
 
 using namespace icl;
 
-namespace {
-
-}  // namespace
-
 TEST_CASE("generic double moments agree with the rational sja moments (kernel features, d = 2)") {
   const int d = 2;
   const auto task = PolynomialTask::quadratic(d);
@@ -33,4 +27,15 @@ TEST_CASE("generic double moments agree with the rational sja moments (kernel fe
   CHECK((generic.S - rational.S).norm() < 1e-9);
   CHECK((generic.K4 - rational.K4).norm() < 1e-7);
   CHECK(generic.Ey2 == doctest::Approx(rational.Ey2).epsilon(1e-12));
+}
+
+TEST_CASE("N(0, Sigma) moments: Lambda = Sigma, S = Sigma^2, K4 = tr(Sigma) Sigma + 2 Sigma^2 for y = <w, x>") {
+  const int d = 3;
+  const Eigen::MatrixXd sigma = test_covariance(d, 3);
+  const auto model = GaussianIclModel::from_task(PolynomialTask::linear(d), sigma);
+  const auto m = model_feature_moments(model, identity_features(d));
+  CHECK((m.Lambda - sigma).norm() < 1e-10);
+  CHECK((m.S - sigma * sigma).norm() < 1e-9);
+  CHECK((m.K4 - (sigma.trace() * sigma + 2 * sigma * sigma)).norm() < 1e-8);
+  CHECK(m.Ey2 == doctest::Approx(sigma.trace()));
 }

@@ -1,28 +1,15 @@
-// The zfb population loss (lib/icl/exact/lsa_population_loss.hpp), the gradient-flow integrator
-// (lib/icl/exact/gradient_flow.hpp) and the moment quadrature (lib/icl/exact/moment_quadrature.hpp).
-#include "icl/algebra/gaussian_moments.hpp"
+// The gradient-flow integrator (lib/icl/exact/gradient_flow.hpp): a linear ODE with a known solution, and
+// the time limit, stiffness and blow-up reported as such.
 #include "icl/exact/gradient_flow.hpp"
-#include "icl/exact/lsa_population_loss.hpp"
-#include "icl/exact/moment_quadrature.hpp"
-#include "icl/montecarlo/lsa_prompt_worker.hpp"
-#include "icl/montecarlo/montecarlo.hpp"
+#include "tests/support/test_support.hpp"
 
 #include <doctest/doctest.h>
 
 #include <cmath>
 
 namespace icl {
-namespace {
 
-
-Eigen::MatrixXd random_matrix(int r, int c, std::uint64_t seed) {
-  PromptRng rng(seed, 77, 0);
-  Eigen::MatrixXd m(r, c);
-  rng.fill_normal(m);
-  return m;
-}
-
-}  // namespace
+using test::random_matrix;
 
 TEST_CASE("gradient flow integrator reproduces the solution of a linear ODE") {
   // L = 1/2 x^T A x - b^T x: the flow x' = b - A x has x(t) = x* + V exp(-D t) V^T (x0 - x*).

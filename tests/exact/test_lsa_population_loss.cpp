@@ -1,11 +1,12 @@
-// The zfb population loss (lib/icl/exact/lsa_population_loss.hpp), the gradient-flow integrator
-// (lib/icl/exact/gradient_flow.hpp) and the moment quadrature (lib/icl/exact/moment_quadrature.hpp).
+// The population loss of one unmasked LSA layer (lib/icl/exact/lsa_population_loss.hpp): the closed form
+// against the moment engine's direct expansion and against Monte Carlo through the forward pass
+// (lib/icl/montecarlo/lsa_prompt_worker.hpp); the closed-form and per-prompt gradients against finite
+// differences.
 #include "icl/algebra/gaussian_moments.hpp"
-#include "icl/exact/gradient_flow.hpp"
 #include "icl/exact/lsa_population_loss.hpp"
-#include "icl/exact/moment_quadrature.hpp"
 #include "icl/montecarlo/lsa_prompt_worker.hpp"
 #include "icl/montecarlo/montecarlo.hpp"
+#include "tests/support/test_support.hpp"
 
 #include <doctest/doctest.h>
 
@@ -14,18 +15,8 @@
 namespace icl {
 namespace {
 
-
-Eigen::MatrixXd random_matrix(int r, int c, std::uint64_t seed) {
-  PromptRng rng(seed, 77, 0);
-  Eigen::MatrixXd m(r, c);
-  rng.fill_normal(m);
-  return m;
-}
-
-Eigen::MatrixXd random_spd(int d, std::uint64_t seed) {
-  const Eigen::MatrixXd a = random_matrix(d, d, seed);
-  return a * a.transpose() / d + 0.3 * Eigen::MatrixXd::Identity(d, d);
-}
+using test::random_matrix;
+using test::random_spd;
 
 LsaWeights random_weights(int d, std::uint64_t seed) {
   return {0.5 * random_matrix(d + 1, d + 1, seed), 0.5 * random_matrix(d + 1, d + 1, seed + 1)};

@@ -1,26 +1,18 @@
-// The zfb population loss (lib/icl/exact/lsa_population_loss.hpp), the gradient-flow integrator
-// (lib/icl/exact/gradient_flow.hpp) and the moment quadrature (lib/icl/exact/moment_quadrature.hpp).
-#include "icl/algebra/gaussian_moments.hpp"
-#include "icl/exact/gradient_flow.hpp"
+// Gauss rules from moments (lib/icl/exact/moment_quadrature.hpp): exact on polynomials of degree 2n - 1, and
+// so exact for the population loss of one LSA layer averaged over a random diagonal covariance.
 #include "icl/exact/lsa_population_loss.hpp"
 #include "icl/exact/moment_quadrature.hpp"
-#include "icl/montecarlo/lsa_prompt_worker.hpp"
-#include "icl/montecarlo/montecarlo.hpp"
+#include "tests/support/test_support.hpp"
 
 #include <doctest/doctest.h>
 
 #include <cmath>
 
 namespace icl {
+
+using test::random_matrix;
+
 namespace {
-
-
-Eigen::MatrixXd random_matrix(int r, int c, std::uint64_t seed) {
-  PromptRng rng(seed, 77, 0);
-  Eigen::MatrixXd m(r, c);
-  rng.fill_normal(m);
-  return m;
-}
 
 LsaWeights random_weights(int d, std::uint64_t seed) {
   return {0.5 * random_matrix(d + 1, d + 1, seed), 0.5 * random_matrix(d + 1, d + 1, seed + 1)};

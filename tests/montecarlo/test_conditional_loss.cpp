@@ -1,7 +1,6 @@
-// Unit tests of lib/icl/gaussian_model and lib/icl/optimal_attention: the generic exact moments
-// against the rational ones, the exact optimal Gamma against a brute-force Monte Carlo least-squares
-// fit, the exact losses against Monte Carlo through the forward pass, and the general single-layer loss
-// and its alternating minimiser.
+// The conditional Monte Carlo estimator (lib/icl/montecarlo/conditional_loss.hpp), which integrates the
+// query exactly given the context: against the plain estimator and the exact loss, and its per-layer
+// query maps against the real forward pass.
 #include "constructions/sja_appC.hpp"
 #include "icl/exact/feature_moments.hpp"
 #include "icl/exact/optimal_attention.hpp"
@@ -16,10 +15,6 @@
 #include <doctest/doctest.h>
 
 using namespace icl;
-
-namespace {
-
-}  // namespace
 
 TEST_CASE("conditional Monte Carlo (query integrated exactly) agrees with the plain estimator and the exact loss") {
   const int d = 2, n = 6, dbar = sja::kernel_width(d);

@@ -1,7 +1,6 @@
-// Unit tests of lib/icl/gaussian_model and lib/icl/optimal_attention: the generic exact moments
-// against the rational ones, the exact optimal Gamma against a brute-force Monte Carlo least-squares
-// fit, the exact losses against Monte Carlo through the forward pass, and the general single-layer loss
-// and its alternating minimiser.
+// The Monte Carlo least-squares fit of the optimal Gamma (lib/icl/montecarlo/least_squares_gamma.hpp)
+// against the exact optimum of lib/icl/exact/optimal_attention.hpp, through the acds layer and through
+// the sja bilinear layer.
 #include "constructions/sja_appC.hpp"
 #include "icl/exact/feature_moments.hpp"
 #include "icl/exact/optimal_attention.hpp"
@@ -16,10 +15,6 @@
 #include <doctest/doctest.h>
 
 using namespace icl;
-
-namespace {
-
-}  // namespace
 
 TEST_CASE("exact optimal Gamma matches a brute-force Monte Carlo least-squares fit (acds, d = 2, rotated Sigma, n = 3)") {
   const int d = 2, n = 3;

@@ -1,34 +1,16 @@
-// Verdict logic (lib/icl/verdict/decision.hpp, lib/icl/verdict/checks.hpp) on synthetic data whose truth is known:
-// samples N(mu, 1) drawn through MonteCarlo by a tiny worker. A true equality must be refuted no more
-// often than the declared false-fail rate, confirmed once the sample suffices; a 5% discrepancy must
-// be refuted at a realistic budget; the judges' edge cases and the combination rules are checked
-// with hand-made estimates.
-#include "icl/claim/claim.hpp"
-#include "icl/model/rng.hpp"
+// Estimates and intervals (lib/icl/montecarlo/statistics.hpp): quantiles against tabulated values, and the
+// coverage of the Student-t interval on samples whose truth is known.
 #include "icl/montecarlo/montecarlo.hpp"
-#include "icl/report/quantities.hpp"
-#include "icl/verdict/checks.hpp"
-#include "icl/verdict/decision.hpp"
+#include "icl/montecarlo/statistics.hpp"
+#include "tests/support/test_support.hpp"
 
 #include <doctest/doctest.h>
 
 #include <cmath>
-#include <optional>
-#include <string>
 
 namespace {
 
-using icl::Verdict;
-
-// Worker writing mu + N(0, 1) for prompt i, from the prompt's own stream.
-struct NormalWorker {
-  std::uint64_t seed, purpose;
-  double mu;
-  void operator()(std::uint64_t i, double* out) const {
-    icl::PromptRng r(seed, purpose, i);
-    out[0] = mu + r.normal();
-  }
-};
+using icl::test::NormalWorker;
 
 }  // namespace
 

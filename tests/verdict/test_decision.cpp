@@ -1,11 +1,7 @@
-// Verdict logic (lib/icl/verdict/decision.hpp, lib/icl/verdict/checks.hpp) on synthetic data whose truth is known:
-// samples N(mu, 1) drawn through MonteCarlo by a tiny worker. A true equality must be refuted no more
-// often than the declared false-fail rate, confirmed once the sample suffices; a 5% discrepancy must
-// be refuted at a realistic budget; the judges' edge cases and the combination rules are checked
-// with hand-made estimates.
+// Decisions (lib/icl/verdict/decision.hpp) on hand-made estimates: the judges' edge cases, the rules that
+// combine exact and Monte Carlo evidence, the sequential looks, verdict strings, the aggregation of case
+// verdicts and the report fragments.
 #include "icl/claim/claim.hpp"
-#include "icl/model/rng.hpp"
-#include "icl/montecarlo/montecarlo.hpp"
 #include "icl/report/quantities.hpp"
 #include "icl/verdict/checks.hpp"
 #include "icl/verdict/decision.hpp"
@@ -19,16 +15,6 @@
 namespace {
 
 using icl::Verdict;
-
-// Worker writing mu + N(0, 1) for prompt i, from the prompt's own stream.
-struct NormalWorker {
-  std::uint64_t seed, purpose;
-  double mu;
-  void operator()(std::uint64_t i, double* out) const {
-    icl::PromptRng r(seed, purpose, i);
-    out[0] = mu + r.normal();
-  }
-};
 
 icl::Estimate estimate(double mean, double half_width, double stderr_ = 0.01) {
   icl::Estimate e;
