@@ -238,9 +238,7 @@ nlohmann::ordered_json depth_table(const ClaimContext& ctx, int d, int p, int n,
   const PolynomialTask task = PolynomialTask::polynomial(d, p);
   const PromptShape shape = sja_shape(d, sja::appG_width(d), n);
   const std::uint64_t purpose = ctx.purpose(fmt::format("depth d={} p={} n={}", d, p, n));  // same prompts for every damping
-  MonteCarlo mc(blocks + 1, ctx.threads);
-  mc.extend_to(prompts, [&] { return DepthProfileWorker(model, blocks, task, shape, nm.monomials, ctx.seed, purpose); });
-  const Accumulator a = mc.total();
+  const Accumulator a = depth_profile(model, blocks, task, shape, nm.monomials, {ctx.seed, ctx.threads, prompts}, purpose);
   const nlohmann::ordered_json rows = depth_rows_json(a, blocks);
   nlohmann::ordered_json j;
   j["d"] = d;

@@ -142,11 +142,7 @@ ClaimResult run(const ClaimContext& ctx) {
     }
 
     CaseJson j(c);
-    j.quantity("stated", stated);
-    j.quantity("exact", inf);
-    j.quantity("mc", e.mc);
-    j.quantity("exact_construction", e.exact_loss);
-    j.quantity("construction_limit", e.limit);
+    block_quantities(j, stated, inf, e);
     j.quantity("mc_plain", e.mc_plain);
     j.quantity("linearity_check_rms", e.linearity_rms);
     j.quantity("C_minus_identity_norm", (C - Eigen::MatrixXd::Identity(m, m)).norm());

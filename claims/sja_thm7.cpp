@@ -197,9 +197,7 @@ nlohmann::ordered_json depth_table(const ClaimContext& ctx, int d, int n, int bl
   const Transformer model = sja::appG_stack(d, G);
   const PromptShape shape = sja_shape(d, sja::appG_width(d), n);
   const std::uint64_t purpose = ctx.purpose(fmt::format("depth d={} n={}", d, n));
-  MonteCarlo mc(blocks + 1, ctx.threads);
-  mc.extend_to(prompts, [&] { return DepthProfileWorker(model, blocks, s.task, shape, s.monomials, ctx.seed, purpose); });
-  const Accumulator a = mc.total();
+  const Accumulator a = depth_profile(model, blocks, s.task, shape, s.monomials, {ctx.seed, ctx.threads, prompts}, purpose);
   std::vector<Polynomial<Rational>> f;
   for (const auto& e : sja::appG_block(d, 1)) f.push_back(Polynomial<Rational>::monomial(e, Rational(1)));
   const FeatureMoments block1 = feature_moments(f, s.task);

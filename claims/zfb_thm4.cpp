@@ -55,7 +55,6 @@ const char* covariance_name(int cov) {
   return n[cov];
 }
 
-const FlowTolerances kFlowTol;
 const FlowVerdictTexts kTexts{
     "flow endpoint within {d_fs:.2e} (relative) of the stated limit, exact reduced-form limit within {d_es:.2e}; loss "
     "{l_flow:.10g} attains the global lower bound {lower:.10g}; Monte Carlo: {mc_why}",
@@ -76,8 +75,6 @@ FlowOptions flow_options(bool quick) {
 
 ClaimResult run(const ClaimContext& ctx) {
   ClaimResult res;
-  const Tolerance tol{0.05, 0.0};
-  const Tolerance exact_tol{1e-9, 1e-12};
   const double alpha_case = ctx.alpha / static_cast<double>(ctx.cases.size());
   const FlowOptions opt = flow_options(ctx.quick);
   std::size_t looks = 0, done = 0;
@@ -93,23 +90,16 @@ ClaimResult run(const ClaimContext& ctx) {
     const double sigma_max = thm4_sigma_bound(lambda, N), sigma = sigma_frac * sigma_max;
     const LsaWeights init = assumption3_init(sigma, assumption3_theta(th, d, ctx.seed));
     const LsaWeights stated = thm4_limit(lambda, N);
-    const LsaWeights exact = reduced_form_limit(pl, init);
-    const ZfbFlow z = zfb_gradient_flow(pl, init, stated, opt);
-    const bool converged = z.flow.status == FlowStatus::converged;
-    const double d_fs = relative_distance(z.end, stated);
-    const double l_flow = pl.loss(z.end), l_stated = pl.loss(stated), lower = pl.tensor_lower_bound();
 
     LsaPromptModel m;
     m.d = d;
     m.N = N;
     m.chol = lambda.llt().matrixL();
-    const std::uint64_t purpose = ctx.purpose(c.label());
-    auto make_worker = [&] { return LsaPromptWorker(z.end, m, ctx.seed, purpose); };
-    auto o = sequential_equality(ctx, alpha_case, l_stated, l_flow, tol, exact_tol, m.dims(), 0, 4096, make_worker);
-    looks = std::max(looks, o.looks_planned);
-
-    const Decision v = judge_flow_case(pl, stated, exact, z, o, kFlowTol, kTexts);
-    if (converged && d_fs > worst_dist) {
+    const FlowCase f = run_flow_case(ctx, alpha_case, pl, init, stated, opt, m, c.label(), kTexts);
+    const ZfbFlow& z = f.z;
+    const double d_fs = f.distance_to_stated, lower = f.global_lower_bound;
+    looks = std::max(looks, f.o.looks_planned);
+    if (f.converged && d_fs > worst_dist) {
       worst_dist = d_fs;
       worst = c.label();
     }
@@ -122,7 +112,7 @@ ClaimResult run(const ClaimContext& ctx) {
     j.field("lambda", quantity_matrix(lambda));
     j.field("sigma", sigma);
     j.field("sigma_bound", sigma_max);
-    append_flow_case_json(j, pl, stated, exact, z, o, v.verdict, v.why);
+    append_flow_case_json(j, pl, stated, f.exact, z, f.o, f.verdict.verdict, f.verdict.why);
     res.cases.push_back(j.take());
     if (!plotted[cov] && loss_plot.size() < 6) {
       plotted[cov] = true;
@@ -156,9 +146,8 @@ ClaimResult run(const ClaimContext& ctx) {
     }
   }
 
-  res.extra["error_rates"] = error_rates_json(ctx.alpha, ctx.cases.size(), looks, tol);
-  res.extra["tolerances"] = {{"limit_relative", kFlowTol.limit}, {"exact_relative", kFlowTol.exact}, {"different_limit", kFlowTol.far},
-                             {"gradient_norm_to_stop", opt.grad_tol}};
+  res.extra["error_rates"] = error_rates_json(ctx.alpha, ctx.cases.size(), looks, flow_mc_tolerance());
+  res.extra["tolerances"] = FlowTolerances{}.to_json(opt);
   res.extra["outside_assumption_3"] = outside;
   res.extra["plots"] = {fmt::format("{}.loss.svg", ctx.claim_id), fmt::format("{}.distance.svg", ctx.claim_id)};
   res.files["loss.svg"] = svg_loglog_plot("zfb.thm4: L(t) - global minimum", "loss gap", loss_plot);

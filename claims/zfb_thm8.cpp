@@ -33,7 +33,6 @@ namespace {
 
 using namespace zfb;
 
-const FlowTolerances kFlowTol;
 const FlowVerdictTexts kTexts{
     "flow endpoint within {d_fs:.2e} (relative) of eq. (22), exact reduced-form limit within {d_es:.2e}; loss "
     "{l_flow:.10g} attains the global lower bound; Monte Carlo over tau and prompts: {mc_why}",
@@ -61,8 +60,6 @@ std::pair<double, double> condition_denominator(const PositiveDistribution& dist
 
 ClaimResult run(const ClaimContext& ctx) {
   ClaimResult res;
-  const Tolerance tol{0.05, 0.0};
-  const Tolerance exact_tol{1e-9, 1e-12};
   const double alpha_case = ctx.alpha / static_cast<double>(ctx.cases.size());
   FlowOptions opt;
   opt.grad_tol = 1e-10;
@@ -94,23 +91,16 @@ ClaimResult run(const ClaimContext& ctx) {
     const double sigma_bound = std::sqrt(2 * m[1] * m[1] * theta_f2 / (std::sqrt(static_cast<double>(d)) * (den + 5 * den_se)));
     const double sigma = sigma_frac * sigma_bound;
     const LsaWeights init = assumption3_init(sigma, theta);
-    const LsaWeights exact = reduced_form_limit(pl, init);
-    const ZfbFlow z = zfb_gradient_flow(pl, init, stated, opt);
-    const bool converged = z.flow.status == FlowStatus::converged;
-    const double d_fs = relative_distance(z.end, stated);
-    const double l_flow = pl.loss(z.end), l_stated = pl.loss(stated), lower = pl.tensor_lower_bound();
 
     LsaPromptModel pm;
     pm.d = d;
     pm.N = N;
     pm.lambda_quantile = [dist](double u) { return dist.quantile(u); };
-    const std::uint64_t purpose = ctx.purpose(c.label());
-    auto make_worker = [&] { return LsaPromptWorker(z.end, pm, ctx.seed, purpose); };
-    auto o = sequential_equality(ctx, alpha_case, l_stated, l_flow, tol, exact_tol, pm.dims(), 0, 4096, make_worker);
-    looks = std::max(looks, o.looks_planned);
-
-    const Decision v = judge_flow_case(pl, stated, exact, z, o, kFlowTol, kTexts);
-    if (converged && d_fs >= worst_dist) {
+    const FlowCase f = run_flow_case(ctx, alpha_case, pl, init, stated, opt, pm, c.label(), kTexts);
+    const ZfbFlow& z = f.z;
+    const double d_fs = f.distance_to_stated, lower = f.global_lower_bound;
+    looks = std::max(looks, f.o.looks_planned);
+    if (f.converged && d_fs >= worst_dist) {
       worst_dist = d_fs;
       worst = fmt::format("{} ({})", c.label(), dist.label());
     }
@@ -125,7 +115,7 @@ ClaimResult run(const ClaimContext& ctx) {
                          {"Theta_F2", theta_f2},
                          {"sigma_bound", sigma_bound},
                          {"holds", sigma < sigma_bound}});
-    append_flow_case_json(j, pl, stated, exact, z, o, v.verdict, v.why);
+    append_flow_case_json(j, pl, stated, f.exact, z, f.o, f.verdict.verdict, f.verdict.why);
     res.cases.push_back(j.take());
     if (loss_plot.size() < 6 && th == ctx.cases.front().geti("theta") && sigma_frac == ctx.cases.front().get("sigma")) {
       add_flow_plot_series(z, lower, fmt::format("{} N={}", dist.name, N), loss_plot, dist_plot);
@@ -141,9 +131,8 @@ ClaimResult run(const ClaimContext& ctx) {
     }
     if (ctx.progress) ctx.progress(++done, ctx.cases.size());
   }
-  res.extra["error_rates"] = error_rates_json(ctx.alpha, ctx.cases.size(), looks, tol);
-  res.extra["tolerances"] = {{"limit_relative", kFlowTol.limit}, {"exact_relative", kFlowTol.exact}, {"different_limit", kFlowTol.far},
-                             {"gradient_norm_to_stop", opt.grad_tol}};
+  res.extra["error_rates"] = error_rates_json(ctx.alpha, ctx.cases.size(), looks, flow_mc_tolerance());
+  res.extra["tolerances"] = FlowTolerances{}.to_json(opt);
   res.extra["outside_condition_21"] = outside;
   res.extra["plots"] = {fmt::format("{}.loss.svg", ctx.claim_id), fmt::format("{}.distance.svg", ctx.claim_id)};
   res.files["loss.svg"] = svg_loglog_plot("zfb.thm8: L(t) - global minimum", "loss gap", loss_plot);
@@ -151,7 +140,7 @@ ClaimResult run(const ClaimContext& ctx) {
   const Verdict v = aggregate_verdict(res.cases);
   bool outside_ok = true;
   for (const auto& j : outside)
-    outside_ok &= j["flow"]["status"] == "converged" && j["distance_flow_to_stated"].get<double>() <= kFlowTol.limit;
+    outside_ok &= j["flow"]["status"] == "converged" && j["distance_flow_to_stated"].get<double>() <= FlowTolerances{}.limit;
   res.summary = fmt::format("{}: over {} cases (Exp, Gamma, Uniform, LogNormal entries) the flow's endpoint lies at most "
                             "{:.2g} (relative) from eq. (22) (case {}).{}",
                             to_string(v), ctx.cases.size(), worst_dist, worst.empty() ? "-" : worst,

@@ -65,6 +65,14 @@ nlohmann::ordered_json layer_json(const BilinearLayer& layer) {
 
 
 
+void block_quantities(CaseJson& j, double stated, double infimum, const BlockEvaluation& e) {
+  j.quantity("stated", stated);
+  j.quantity("exact", infimum);
+  j.quantity("mc", e.mc);
+  j.quantity("exact_construction", e.exact_loss);
+  j.quantity("construction_limit", e.limit);
+}
+
 LowerBoundCaseResult judge_lower_bound_case(const Case& c, const BlockEvaluation& e, const BilinearLayer& layer,
                                             const std::string& construction, const LowerBoundCase& in) {
   const double stated = in.k, inf = in.inf, corrected = in.corrected;
@@ -99,11 +107,7 @@ LowerBoundCaseResult judge_lower_bound_case(const Case& c, const BlockEvaluation
                        judge_mc_lower_bound(e.mc, corrected, Tolerance{}, 0.01).verdict != Verdict::refuted;
 
   CaseJson j(c);
-  j.quantity("stated", stated);
-  j.quantity("exact", inf);
-  j.quantity("mc", e.mc);
-  j.quantity("exact_construction", e.exact_loss);
-  j.quantity("construction_limit", e.limit);
+  block_quantities(j, stated, inf, e);
   j.quantity("corrected", corrected);
   j.quantity("margin", stated - e.exact_loss);
   j.quantity("mc_plain", e.mc_plain);

@@ -4,6 +4,7 @@
 // the family) and against the explicit construction evaluated at context length n (lib/icl/exact/lower_bounds.hpp),
 // together with the corrected bound's check and the case's JSON.
 #pragma once
+#include "icl/claim/case_json.hpp"
 #include "icl/claim/claim.hpp"
 #include "icl/exact/lower_bounds.hpp"
 #include "icl/model/layers.hpp"
@@ -35,6 +36,10 @@ BlockEvaluation evaluate_block(const ClaimContext& ctx, double alpha, const Gaus
                                int n, double stated, const std::string& tag, const Tolerance& bound_tol = Tolerance{0.02, 0.0});
 
 nlohmann::ordered_json layer_json(const BilinearLayer& layer);
+
+// The quantities every lower-bound case reports first: stated (the bound), exact (the infimum over the
+// family), mc (the explicit layer through the forward pass), exact_construction, construction_limit.
+void block_quantities(CaseJson& j, double stated, double infimum, const BlockEvaluation& e);
 
 struct LowerBoundCase {
   int n = 0;                             // context length

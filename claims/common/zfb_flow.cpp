@@ -161,4 +161,21 @@ void add_flow_plot_series(const ZfbFlow& z, double lower, const std::string& nam
   dist_plot.push_back(ds);
 }
 
+FlowCase run_flow_case(const ClaimContext& ctx, double alpha_case, const PopulationLoss& pl, const LsaWeights& init,
+                       const LsaWeights& stated, const FlowOptions& opt, const LsaPromptModel& prompts,
+                       const std::string& tag, const FlowVerdictTexts& texts, const FlowTolerances& tol) {
+  FlowCase f;
+  f.exact = reduced_form_limit(pl, init);
+  f.z = zfb_gradient_flow(pl, init, stated, opt);
+  f.converged = f.z.flow.status == FlowStatus::converged;
+  f.distance_to_stated = relative_distance(f.z.end, stated);
+  f.loss_flow = pl.loss(f.z.end), f.loss_stated = pl.loss(stated), f.global_lower_bound = pl.tensor_lower_bound();
+  const std::uint64_t purpose = ctx.purpose(tag);
+  auto make_worker = [&] { return LsaPromptWorker(f.z.end, prompts, ctx.seed, purpose); };
+  f.o = sequential_equality(ctx, alpha_case, f.loss_stated, f.loss_flow, flow_mc_tolerance(), Tolerance{1e-9, 1e-12},
+                            prompts.dims(), 0, 4096, make_worker);
+  f.verdict = judge_flow_case(pl, stated, f.exact, f.z, f.o, tol, texts);
+  return f;
+}
+
 }  // namespace icl::zfb

@@ -5,7 +5,9 @@
 #pragma once
 #include "icl/claim/case_json.hpp"
 #include "icl/exact/gradient_flow.hpp"
+#include "icl/claim/claim.hpp"
 #include "icl/exact/lsa_population_loss.hpp"
+#include "icl/montecarlo/lsa_prompt_worker.hpp"
 #include "icl/report/svg_plot.hpp"
 #include "icl/verdict/checks.hpp"
 
@@ -71,6 +73,11 @@ struct FlowTolerances {
   double limit = 1e-5;  // relative distance of the flow's endpoint to a limit
   double exact = 1e-9;  // relative distance of two exact computations
   double far = 1e-3;    // a limit this far away is a different limit
+  // These and the flow's gradient tolerance, for the report.
+  nlohmann::ordered_json to_json(const FlowOptions& opt) const {
+    return {{"limit_relative", limit}, {"exact_relative", exact}, {"different_limit", far},
+            {"gradient_norm_to_stop", opt.grad_tol}};
+  }
 };
 Decision judge_flow_case(const PopulationLoss& pl, const LsaWeights& stated, const LsaWeights& exact, const ZfbFlow& z,
                          const EqualityOutcome& o, const FlowTolerances& tol, const FlowVerdictTexts& texts);
@@ -79,5 +86,22 @@ Decision judge_flow_case(const PopulationLoss& pl, const LsaWeights& stated, con
 // plots, as series named `name`.
 void add_flow_plot_series(const ZfbFlow& z, double lower, const std::string& name, std::vector<PlotSeries>& loss_plot,
                           std::vector<PlotSeries>& dist_plot);
+
+// One flow case of zfb.thm4 / zfb.thm8 from start to verdict: the flow from `init`, the exact reduced-form limit,
+// the loss at the endpoint by Monte Carlo through the forward pass (prompts drawn as `prompts` says, stream `tag`
+// of the claim; 5% tolerance against the stated and the exact loss), and judge_flow_case.
+struct FlowCase {
+  LsaWeights exact;  // the reduced-form limit
+  ZfbFlow z;
+  EqualityOutcome o;
+  Decision verdict;
+  bool converged = false;
+  double distance_to_stated = 0, loss_stated = 0, loss_flow = 0, global_lower_bound = 0;
+};
+FlowCase run_flow_case(const ClaimContext& ctx, double alpha_case, const PopulationLoss& pl, const LsaWeights& init,
+                       const LsaWeights& stated, const FlowOptions& opt, const LsaPromptModel& prompts,
+                       const std::string& tag, const FlowVerdictTexts& texts, const FlowTolerances& tol = {});
+// The Monte Carlo tolerance of run_flow_case (for the report's error rates).
+inline Tolerance flow_mc_tolerance() { return Tolerance{0.05, 0.0}; }
 
 }  // namespace icl::zfb

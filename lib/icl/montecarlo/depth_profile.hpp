@@ -66,6 +66,17 @@ private:
   ForwardWorkspace ws_;
 };
 
+// DepthProfileWorker over prompts 0..prompts-1 on `threads` threads (same numbers whatever the threads).
+inline Accumulator depth_profile(const Transformer& model, int blocks, const PolynomialTask& task,
+                                 const PromptShape& shape, const std::vector<Exponent>& ols_features,
+                                 const SamplingPlan& plan, std::uint64_t purpose) {
+  MonteCarlo mc(blocks + 1, plan.threads);
+  mc.extend_to(plan.samples, [&] {
+    return DepthProfileWorker(model, blocks, task, shape, ols_features, plan.seed, purpose);
+  });
+  return mc.total();
+}
+
 // The rows of a depth table from a DepthProfileWorker run: loss and standard error after each block,
 // then the OLS line.
 inline nlohmann::ordered_json depth_rows_json(const Accumulator& a, int blocks) {
