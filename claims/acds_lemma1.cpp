@@ -7,7 +7,7 @@
 //
 // How it is checked (an identity, so no Monte Carlo): for many random prompts and weights, the real
 // forward pass (constructions/acds_lemma1) is compared, after every layer and in every column, with
-// an independent implementation of preconditioned gradient descent (lib/icl/block_coordinate_descent)
+// an independent implementation of preconditioned gradient descent (lib/icl/exact/block_coordinate_descent)
 // run in long double. Per prompt, the stack's layers A_l are drawn afresh; three families of prompts
 // cycle: x ~ N(0, I) with A_l of size O(1/sqrt(d)); large inputs x ~ N(0, 1e6 I) with A_l scaled by
 // 1e-6; and x ~ N(0, 900 I) with unscaled A_l, where the iterates grow geometrically. The case

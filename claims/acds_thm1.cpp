@@ -22,6 +22,7 @@
 #include "icl/exact/optimal_attention.hpp"
 #include "icl/model/gaussian_model.hpp"
 #include "icl/montecarlo/least_squares_gamma.hpp"
+#include "icl/verdict/matrix_check.hpp"
 #include "icl/montecarlo/prompt_loss.hpp"
 #include "icl/verdict/checks.hpp"
 

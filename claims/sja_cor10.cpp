@@ -8,8 +8,8 @@
 // How it is checked (an identity): per case a feature network of L bilinear layers is drawn
 // (constructions/sja_cor10: A0_l, A1_l with N(0, 1/(4 (1+d+h))) entries, reading 1, x and the hidden
 // units, writing the hidden units); its activations are derived independently as exact polynomials
-// (lib/icl/symbolic_forward: polynomial algebra, not the matrix forward pass) and evaluated at each
-// input. The reference is block-coordinate descent (lib/icl/block_coordinate_descent, long double) on
+// (lib/icl/exact/symbolic_forward: polynomial algebra, not the matrix forward pass) and evaluated at each
+// input. The reference is block-coordinate descent (lib/icl/exact/block_coordinate_descent, long double) on
 // L(w) = (1/2n) sum (f(x_i; w) + y_i)^2 with f(x; w) = sum_l w_l^T (1, x, h^(l)(x)) (one coefficient
 // block per layer; repeated features are harmless: the prediction does not depend on the
 // parametrisation), block l = layer l's activation, eta^(l) = -Gamma^(l)^T. Prompts alternate

@@ -12,7 +12,7 @@
 // How it is checked (an identity, so no Monte Carlo): for many prompts, the real forward pass of
 // constructions/sja_appG is compared after every layer with (a) the rows the appendix states, computed
 // directly from x, and (b) an independent block-coordinate descent over all C(d+2,2) monomial
-// coefficients (lib/icl/block_coordinate_descent), run in long double. Four families of prompts cycle:
+// coefficients (lib/icl/exact/block_coordinate_descent), run in long double. Four families of prompts cycle:
 //   0  random non-symmetric Gamma^(l) (entries N(0, 1/(4 dbar^2))), x ~ N(0, I);
 //   1  Gamma^(l) = -E[xbar_b xbar_b^T]^{-1} for the block's features (exact Gaussian moments), x ~ N(0, I);
 //   2  large inputs x ~ N(0, 1e6 I) with the matching Gamma^(l) for that scale;

@@ -7,7 +7,7 @@
 // with eps "small when D is large enough": the error shrinks as D grows.
 //
 // Setting (Sec. 3): x ~ N(0, I_d), theta ~ N(0, I_d / d), y = x^T theta, d = 5 as in the paper's
-// experiments. Everything is measured through the real forward pass (lib/icl/softmax_attention) of
+// experiments. Everything is measured through the real forward pass (lib/icl/model/softmax_attention) of
 // constructions/xlssc_sec4, per D:
 //   stated           0 (yhat ~ y_q)
 //   mc               E (yhat - y_q)^2

@@ -15,7 +15,7 @@
 // The limits themselves: stated_kq / stated_pv_dd (eq. 11), flow_kq / flow_pv (the endpoint), and
 // exact_kq / exact_pv_dd, the limit on the reduced form from an exact linear solve for the minimiser B* of
 //           the loss over yhat = w^T S B x_q / N and the conserved balance ||u||^2 - ||V||_F^2
-//           (lib/claims/common/zfb_flow.hpp): nothing of eq. (11) enters it. The verdict rests on the distances
+//           (claims/common/zfb_flow.hpp): nothing of eq. (11) enters it. The verdict rests on the distances
 //           between the three (distance_*) and on the Monte Carlo agreement.
 // global_min_lower_bound  inf over all tensors p of the quadratic p^T K p - 2 m^T p + E y^2 (/2): a lower
 //           bound on the loss over all weights; the endpoint attaining it is a global minimum.

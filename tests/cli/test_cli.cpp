@@ -1,4 +1,4 @@
-// The icl-verify command line (lib/main.cpp, lib/icl/engine.cpp) against REPORT-FORMAT.md: bad input
+// The icl-verify command line (lib/icl/cli/main.cpp, lib/icl/cli/engine.cpp) against REPORT-FORMAT.md: bad input
 // exits 2 and writes nothing; `list` and `--expect` behave; and (the "regression" test case) every
 // registered claim runs at --quick and writes a well-formed, thread-count-independent report.
 #include "icl/claim/claim.hpp"

@@ -78,19 +78,9 @@ TEST_CASE("App. G, d = 2: the scratch rows cycle x[1] x, x[2] x, x[1] x") {
 
 TEST_CASE("App. G, d = 2, random non-symmetric Gamma: prediction equals BCD with eta = -Gamma^T") {
   const int d = 2, n = 4, L = 3, dbar = sja::appG_width(d);
-  PromptRng rng(11, 5, 0);
-  std::vector<Eigen::MatrixXd> G(L, Eigen::MatrixXd(dbar, dbar));
-  for (auto& g : G) {
-    rng.fill_normal(g);
-    g *= 0.1;
-  }
-  Eigen::MatrixXd X(d, n + 1);
-  rng.fill_normal(X);
-  Eigen::RowVectorXd y(n + 1);
-  rng.fill_normal(y);
-  y[n] = 0;
-  const PromptShape s = sja_shape(d, dbar, n);
-  Eigen::MatrixXd Z = test::embedded(s, X, y);
+  std::vector<Eigen::MatrixXd> G;
+  for (int l = 0; l < L; ++l) G.push_back(0.1 * test::random_matrix(dbar, dbar, 11 + l));
+  auto [X, y, Z] = test::random_prompt(sja_shape(d, dbar, n), 11, 5);
   ForwardWorkspace ws;
   sja::appG_stack(d, G).forward(Z, ws);
   const auto mons = monomials_up_to(d, 2, 0);

@@ -14,14 +14,7 @@ void check_features_match_forward(sja::Sec42Stack s) {
   const auto u = sja::sec42_features(s);
   Transformer t;
   t.layers = sja::sec42_feature_layers(s);
-  PromptRng rng(3, 9, static_cast<std::uint64_t>(s));
-  Eigen::MatrixXd X(d, n + 1);
-  rng.fill_normal(X);
-  Eigen::RowVectorXd y(n + 1);
-  rng.fill_normal(y);
-  y[n] = 0;
-  const PromptShape shape = sja_shape(d, w, n);
-  Eigen::MatrixXd Z = test::embedded(shape, X, y);
+  auto [X, y, Z] = test::random_prompt(sja_shape(d, w, n), 3, 9, static_cast<std::uint64_t>(s));
   ForwardWorkspace ws;
   t.forward(Z, ws);
   for (int c = 0; c <= n; ++c)

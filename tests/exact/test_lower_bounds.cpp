@@ -1,4 +1,4 @@
-// Unit tests of lib/icl/lower_bounds and constructions/sja_lower_bound: the worst case over projections
+// Unit tests of lib/icl/exact/lower_bounds and constructions/sja_lower_bound: the worst case over projections
 // against an exhaustive search, the coefficient covariance of the quadratic task, and the explicit
 // bilinear layers (their projected dimension and their limit loss against the infimum).
 #include "constructions/sja_appC.hpp"

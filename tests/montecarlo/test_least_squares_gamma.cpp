@@ -8,6 +8,7 @@
 #include "icl/model/gaussian_model.hpp"
 #include "icl/montecarlo/conditional_loss.hpp"
 #include "icl/montecarlo/least_squares_gamma.hpp"
+#include "icl/verdict/matrix_check.hpp"
 #include "icl/montecarlo/montecarlo.hpp"
 #include "icl/montecarlo/prompt_loss.hpp"
 #include "icl/verdict/decision.hpp"

@@ -1,6 +1,5 @@
 #include "icl/exact/optimal_attention.hpp"
 
-#include "icl/montecarlo/montecarlo.hpp"
 
 #include <fmt/format.h>
 

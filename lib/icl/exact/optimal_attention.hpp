@@ -17,7 +17,6 @@
 #pragma once
 #include "icl/exact/sparse_attention.hpp"
 #include "icl/model/gaussian_model.hpp"
-#include "icl/verdict/decision.hpp"
 
 #include <Eigen/Dense>
 

@@ -13,7 +13,7 @@
 #include "icl/model/rng.hpp"
 #include "icl/model/tasks.hpp"
 #include "icl/montecarlo/montecarlo.hpp"
-#include "icl/verdict/decision.hpp"
+#include "icl/montecarlo/statistics.hpp"
 
 #include <Eigen/Dense>
 #include <functional>

@@ -133,41 +133,4 @@ Estimate lsq_distance(const GammaLeastSquares& est, const Eigen::MatrixXd& targe
   return e;
 }
 
-Decision judge_matrix_equal(const GammaLeastSquares& est, const Eigen::MatrixXd& target, double band, double alpha) {
-  Decision d;
-  d.band = band;
-  const Eigen::Index p = target.rows();
-  const double entries = static_cast<double>(p * p);
-  const double t = student_t_quantile(1 - alpha / (2 * entries), est.batches - 1.0);
-  bool outside = false, all_inside = true;
-  double worst_z = 0, worst_half = 0;
-  std::string worst;
-  for (Eigen::Index j = 0; j < p; ++j)
-    for (Eigen::Index k = 0; k < p; ++k) {
-      const double diff = est.gamma(j, k) - target(j, k), half = t * est.stderr_(j, k);
-      worst_half = std::max(worst_half, half);
-      if (std::abs(diff) - half > band) outside = true;
-      if (std::abs(diff) + half > band) all_inside = false;
-      const double z = est.stderr_(j, k) > 0 ? std::abs(diff) / est.stderr_(j, k) : (std::abs(diff) > 0 ? INFINITY : 0);
-      if (z >= worst_z) {
-        worst_z = z;
-        worst = fmt::format("entry ({},{}): estimate {:.6g} +/- {:.3g} vs {:.6g}", j, k, est.gamma(j, k), half,
-                            target(j, k));
-      }
-    }
-  d.detectable = band + worst_half;
-  if (outside) {
-    d.verdict = Verdict::refuted;
-    d.why = fmt::format("least-squares Gamma off the target beyond {:.3g}: {}", band, worst);
-  } else if (all_inside) {
-    d.verdict = Verdict::confirmed;
-    d.why = fmt::format("every entry's interval lies within target +/- {:.3g} (largest half-width {:.3g}; "
-                        "most extreme {})", band, worst_half, worst);
-  } else {
-    d.verdict = Verdict::inconclusive;
-    d.why = fmt::format("some interval overlaps the edge of target +/- {:.3g}: {}", band, worst);
-  }
-  return d;
-}
-
 }  // namespace icl

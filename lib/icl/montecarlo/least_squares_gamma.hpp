@@ -1,11 +1,11 @@
 // The optimal sparse attention Gamma measured by Monte Carlo least squares through the real forward pass,
-// independently of the exact solve of exact/optimal_attention.hpp, and judged against a target matrix.
+// independently of the exact solve of exact/optimal_attention.hpp (verdict/matrix_check.hpp judges it
+// against a target matrix).
 #pragma once
 #include "icl/model/gaussian_model.hpp"
 #include "icl/model/layers.hpp"
 #include "icl/model/prompt.hpp"
 #include "icl/montecarlo/statistics.hpp"
-#include "icl/verdict/decision.hpp"
 
 #include <Eigen/Dense>
 #include <cstdint>
@@ -32,10 +32,5 @@ GammaLeastSquares mc_least_squares_gamma(const Transformer& feature_layers, cons
 // U-statistic (1 / (K (K-1))) sum_{k != l} <D_k, D_l>, D_k = Gamma_k - target, estimates ||E D||^2; its
 // standard error is the jackknife over batches; the interval (Student t, K - 1 dof) is mapped through sqrt.
 Estimate lsq_distance(const GammaLeastSquares& est, const Eigen::MatrixXd& target, double confidence);
-
-// Gamma_hat against `target`, entry by entry: Student-t intervals (batches - 1 dof), Bonferroni over the
-// entries, family-wise level alpha. Refuted if some interval lies wholly outside target +/- band;
-// confirmed if every interval lies within target +/- band; inconclusive otherwise (too noisy).
-Decision judge_matrix_equal(const GammaLeastSquares& est, const Eigen::MatrixXd& target, double band, double alpha);
 
 }  // namespace icl

@@ -1,7 +1,8 @@
-// Report fragments: the quantity kinds of REPORT-FORMAT.md (a scalar, a Monte Carlo estimate, a matrix)
-// and a decision as it appears under a case's "decisions".
+// Report fragments: the quantity kinds of REPORT-FORMAT.md (a scalar, a Monte Carlo estimate, a matrix),
+// a decision as it appears under a case's "decisions", and a claim's error rates.
 #pragma once
 #include "icl/montecarlo/statistics.hpp"
+#include "icl/verdict/checks.hpp"
 #include "icl/verdict/decision.hpp"
 
 #include <Eigen/Dense>
@@ -13,5 +14,12 @@ nlohmann::ordered_json quantity_value(double v);
 nlohmann::ordered_json quantity_mc(const Estimate& e);
 nlohmann::ordered_json quantity_matrix(const Eigen::MatrixXd& m);
 nlohmann::ordered_json decision_json(const Decision& d);
+// The decisions of a sequential equality check: exact_vs_stated, mc_vs_stated, mc_vs_exact, looks,
+// detectable_discrepancy.
+nlohmann::ordered_json decisions_json(const EqualityOutcome& o);
+// The error-rate block of a claim's report: the false-fail rate alpha split over `cases` cases and up to
+// `looks` sequential looks, the false-pass rate, the tolerance and the power behind `detectable`.
+nlohmann::ordered_json error_rates_json(double alpha, std::size_t cases, std::size_t looks, const Tolerance& tol,
+                                        double beta = 0.05);
 
 }  // namespace icl

@@ -2,7 +2,6 @@
 // against the bound (lower: mu >= bound, upper: mu <= bound, within a tolerance band) or the budget is
 // spent; every look at level alpha / looks (Bonferroni), so the false-fail rate of the case is alpha.
 #pragma once
-#include "icl/claim/claim.hpp"
 #include "icl/montecarlo/montecarlo.hpp"
 #include "icl/verdict/decision.hpp"
 

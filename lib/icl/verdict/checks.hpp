@@ -1,8 +1,7 @@
 // The common shape of a Monte Carlo equality check: run looks of doubling size until the estimate
 // decides against the stated value (and against our exact value, where there is one) or the budget
-// is spent; report every decision and the error rates behind it.
+// is spent; every decision is kept (report/quantities.hpp writes them with the error rates behind them).
 #pragma once
-#include "icl/claim/claim.hpp"
 #include "icl/montecarlo/montecarlo.hpp"
 #include "icl/verdict/decision.hpp"
 
@@ -19,12 +18,6 @@ struct EqualityOutcome {
   double alpha_look = 0;
   std::size_t looks_used = 0, looks_planned = 0;
 };
-
-// Error-rate block for a claim's report.
-nlohmann::ordered_json error_rates_json(double alpha, std::size_t cases, std::size_t looks, const Tolerance& tol,
-                                        double beta = 0.05);
-nlohmann::ordered_json decisions_json(const EqualityOutcome& o);
-std::string tolerance_text(const Tolerance& tol);
 
 // make_worker(): a per-thread callable worker(prompt_index, out) that writes out[component].
 // Stops at the first look where the estimate decides against the stated value, does not contradict

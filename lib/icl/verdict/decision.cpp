@@ -25,6 +25,12 @@ Verdict verdict_from_string(const std::string& s) {
 
 double Tolerance::band(double target) const { return std::max(rel * std::abs(target), abs); }
 
+std::string tolerance_text(const Tolerance& tol) {
+  if (tol.abs > 0 && tol.rel > 0) return fmt::format("max({:g} relative, {:g} absolute)", tol.rel, tol.abs);
+  if (tol.abs > 0) return fmt::format("{:g} absolute", tol.abs);
+  return fmt::format("{:g} relative", tol.rel);
+}
+
 static double detectable(const Estimate& e, double band, double alpha, double beta, bool two_sided) {
   const double za = normal_quantile(1 - (two_sided ? alpha / 2 : alpha));
   return band + (za + normal_quantile(1 - beta)) * e.stderr_;

@@ -28,6 +28,8 @@ struct Tolerance {
   double abs = 0.0;
   double band(double target) const;
 };
+// "0.02 relative", "max(0.05 relative, 0.05 absolute)".
+std::string tolerance_text(const Tolerance& tol);
 
 struct Decision {
   Verdict verdict = Verdict::inconclusive;
