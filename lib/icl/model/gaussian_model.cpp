@@ -64,6 +64,37 @@ Poly GaussianIclModel::label() const {
   return y;
 }
 
+GaussianPromptSampler::GaussianPromptSampler(const GaussianIclModel& task, int columns)
+    : task_(&task), chol_(task.cholesky()) {
+  for (const auto& g : task.basis) basis_.emplace_back(g);
+  isotropic_ = task.sigma.isApprox(Eigen::MatrixXd::Identity(task.d, task.d), 0.0);
+  X_.resize(task.d, columns);
+  w_.resize(task.num_coefficients());
+  y_.resize(columns);
+  xcol_.resize(task.d);
+}
+
+void GaussianPromptSampler::draw(PromptRng& rng) {
+  rng.fill_normal(w_);
+  rng.fill_normal(X_);
+  const Eigen::Index d = X_.rows();
+  if (!isotropic_)
+    for (Eigen::Index c = 0; c < X_.cols(); ++c)
+      for (Eigen::Index r = d - 1; r >= 0; --r) {
+        double s = 0;
+        for (Eigen::Index j = 0; j <= r; ++j) s += chol_(r, j) * X_(j, c);
+        X_(r, c) = s;
+      }
+  const Eigen::VectorXd& w = task_->random_w ? w_ : task_->fixed_w;
+  for (Eigen::Index c = 0; c < X_.cols(); ++c) {
+    for (Eigen::Index r = 0; r < d; ++r) xcol_[r] = X_(r, c);
+    double y = 0;
+    for (std::size_t m = 0; m < basis_.size(); ++m) y += w[static_cast<Eigen::Index>(m)] * basis_[m].evaluate(xcol_.data());
+    if (task_->noise_sd > 0) y += task_->noise_sd * rng.normal();
+    y_[c] = y;
+  }
+}
+
 Eigen::MatrixXd test_covariance(int d, int kind) {
   if (kind == 0) return Eigen::MatrixXd::Identity(d, d);
   Eigen::VectorXd lam(d);

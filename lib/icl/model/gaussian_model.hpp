@@ -13,6 +13,7 @@
 // a real forward pass; exact side: exact/feature_moments.hpp.
 #pragma once
 #include "icl/algebra/flat_polynomial.hpp"
+#include "icl/model/rng.hpp"
 #include "icl/model/tasks.hpp"
 
 #include <Eigen/Dense>
@@ -44,6 +45,29 @@ struct GaussianIclModel {
   Poly compose(const Poly& f) const;                      // f(x) in the standard normals
   Poly label() const;                                     // y
   Eigen::MatrixXd cholesky() const;
+};
+
+// Draws prompts of a GaussianIclModel from a counter-based stream: w (always drawn, so a fixed w sees the
+// same stream), the inputs x = L z column by column (the query last), then each column's label with its
+// noise. ModelPromptWorker (montecarlo/) and the trainer (learn/prompts.hpp) both draw through it, so a
+// Monte Carlo estimate and a training minibatch see the same prompt for the same (seed, purpose, index).
+class GaussianPromptSampler {
+public:
+  GaussianPromptSampler(const GaussianIclModel& task, int columns);
+  void draw(PromptRng& rng);
+  const Eigen::MatrixXd& inputs() const { return X_; }        // d x columns
+  const Eigen::RowVectorXd& labels() const { return y_; }     // columns (the query's label last)
+  const Eigen::VectorXd& coefficients() const { return w_; }  // the drawn w
+
+private:
+  const GaussianIclModel* task_;
+  std::vector<FlatPoly> basis_;
+  Eigen::MatrixXd chol_;
+  bool isotropic_;
+  Eigen::MatrixXd X_;
+  Eigen::VectorXd w_;
+  Eigen::RowVectorXd y_;
+  std::vector<double> xcol_;
 };
 
 // Standard test covariances (deterministic): 0 isotropic I; 1 diagonal, eigenvalues spread geometrically

@@ -48,25 +48,19 @@ public:
   void operator()(std::uint64_t i, double* out) { out[0] = loss(i); }
   // Draws prompt i into X (d x (n+1)) and y (n+1, with the query label at n), without running the model.
   void draw(std::uint64_t prompt_index);
-  const Eigen::MatrixXd& inputs() const { return X_; }
-  const Eigen::RowVectorXd& labels() const { return y_; }
-  const Eigen::VectorXd& coefficients() const { return w_; }  // the drawn w (used unless the task fixes w)
+  const Eigen::MatrixXd& inputs() const { return sampler_.inputs(); }
+  const Eigen::RowVectorXd& labels() const { return sampler_.labels(); }
+  const Eigen::VectorXd& coefficients() const { return sampler_.coefficients(); }  // the drawn w (used unless the task fixes w)
   Eigen::MatrixXd& prompt() { return Z_; }
   ForwardWorkspace& workspace() { return ws_; }
 
 private:
   const Transformer* model_;
-  const GaussianIclModel* task_;
-  std::vector<FlatPoly> basis_;
-  Eigen::MatrixXd chol_;
-  bool isotropic_;
+  GaussianPromptSampler sampler_;
   PromptShape shape_;
   std::uint64_t seed_, purpose_;
   double sign_;
-  Eigen::MatrixXd X_, Z_;
-  Eigen::VectorXd w_;
-  Eigen::RowVectorXd y_;
-  std::vector<double> xcol_;
+  Eigen::MatrixXd Z_;
   ForwardWorkspace ws_;
 };
 

@@ -1,15 +1,26 @@
-// Plots written as SVG next to a report (loss and distance against time of a gradient flow, ...).
+// Plots written as SVG next to a report (loss and distance against time of a gradient flow, training
+// curves, ...).
 #pragma once
 #include <string>
 #include <vector>
 
 namespace icl {
 
-// A small SVG plot of one or more traces (log-log axes): y(t) for each named series.
 struct PlotSeries {
   std::string name;
   std::vector<double> t, y;
+  bool dashed = false;
 };
+
+struct PlotSpec {
+  std::string title, xlabel = "t", ylabel;
+  bool log_x = true, log_y = true;
+  std::vector<PlotSeries> series;
+};
+// Non-positive values on a log axis and non-finite values are skipped.
+std::string svg_plot(const PlotSpec& spec);
+
+// A small SVG plot of one or more traces (log-log axes): y(t) for each named series.
 std::string svg_loglog_plot(const std::string& title, const std::string& ylabel, const std::vector<PlotSeries>& series);
 
 }  // namespace icl

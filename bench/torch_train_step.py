@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""One training step of the acds three-layer form (8) in PyTorch (CPU): the baseline of
+bench/compare_torch.sh for bench/train_step.cpp.
+
+Model (acds eq. (8), the project's column convention): Z is (B, d+1, n+1), columns (x_i, y_i) and the
+query (x_q, 0); each layer Z <- Z + (1/n) P Z M (Z^T Q Z) with P = [0, 0; 0, 1] fixed and
+Q_i = -[A_i, 0; 0, 0], A_i trained; prediction Z[d, n]; loss mean (yhat + y_q)^2. One step: draw the
+minibatch (x ~ N(0, I), w ~ N(0, I)), forward, backward, clip each A_i's gradient to norm 0.01, Adam.
+
+--formula reassociated (default): P (Z M Z^T) Q Z, the association the C++ code uses (O(D^2 N)).
+--formula authors: the acds authors' attention (github.com/chengxiang/LinearTransformer, attention()):
+    N x N scores Z^T Q Z, then the mask and P Z (O(D N^2)), in the row-major layout of their code.
+Prints the time per step after warm-up steps (wall and process CPU time) and the final loss.
+"""
+import argparse
+import time
+
+import torch
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--steps", type=int, default=20)
+    ap.add_argument("--warmup", type=int, default=2)
+    ap.add_argument("--batch", type=int, default=4000)
+    ap.add_argument("--layers", type=int, default=3)
+    ap.add_argument("--d", type=int, default=5)
+    ap.add_argument("--n", type=int, default=20)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--formula", choices=["reassociated", "authors"], default="reassociated")
+    ap.add_argument("--dtype", choices=["float64", "float32"], default="float64")
+    a = ap.parse_args()
+    torch.set_num_threads(a.threads)
+    torch.manual_seed(1)
+    dt = torch.float64 if a.dtype == "float64" else torch.float32
+    d, n, L, B = a.d, a.n, a.layers, a.batch
+    D, N = d + 1, n + 1
+    A = (0.1 * torch.randn(L, d, d, dtype=dt)).requires_grad_()
+    opt = torch.optim.Adam([A], lr=1e-3)
+    P = torch.zeros(D, D, dtype=dt)
+    P[d, d] = 1.0
+    mask = torch.ones(N, dtype=dt)
+    mask[n] = 0.0
+    amask = torch.diag(mask)
+
+    def draw():
+        X = torch.randn(B, d, N, dtype=dt)
+        w = torch.randn(B, d, dtype=dt)
+        y = torch.einsum("bd,bdn->bn", w, X)
+        yq = y[:, n].clone()
+        y[:, n] = 0.0
+        return torch.cat([X, y.unsqueeze(1)], dim=1), yq  # (B, D, N)
+
+    def q_full(Ai):
+        Q = torch.zeros(D, D, dtype=dt)
+        return Q.index_put((torch.arange(d).repeat_interleave(d), torch.arange(d).repeat(d)), -Ai.reshape(-1))
+
+    def forward(Z):
+        if a.formula == "reassociated":
+            for i in range(L):
+                Q = q_full(A[i])
+                Zk = Z[:, :, :n]
+                G = Zk @ Zk.transpose(1, 2)  # Z M Z^T
+                Z = Z + (P @ G @ Q @ Z) / n
+            return Z[:, d, n]
+        Zt = Z.transpose(1, 2)  # (B, N, D): tokens as rows, as in the authors' code
+        for i in range(L):
+            Q = q_full(A[i])
+            attn = torch.einsum("BNi,ij,BMj->BNM", Zt, Q, Zt)
+            key = torch.einsum("ij,BNj->BNi", P, Zt)
+            Zt = Zt + torch.einsum("BNM,ML,BLi->BNi", attn, amask, key) / n
+        return Zt[:, n, d]
+
+    def step():
+        Z, yq = draw()
+        loss = ((forward(Z) + yq) ** 2).mean()
+        opt.zero_grad()
+        loss.backward()
+        with torch.no_grad():
+            for i in range(L):
+                g = A.grad[i]
+                nrm = g.norm()
+                if nrm > 0.01:
+                    g.mul_(0.01 / nrm)
+        opt.step()
+        return loss.item()
+
+    for _ in range(a.warmup):
+        step()
+    t0, c0 = time.perf_counter(), time.process_time()
+    loss = 0.0
+    for _ in range(a.steps):
+        loss = step()
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    print(f"per_step_ms: {1e3 * wall / a.steps:.3f}")
+    print(f"per_step_cpu_ms: {1e3 * cpu / a.steps:.3f}")
+    print(f"steps: {a.steps}")
+    print(f"batch: {B}")
+    print(f"threads: {torch.get_num_threads()}")
+    print(f"formula: {a.formula}")
+    print(f"dtype: {a.dtype}")
+    print(f"torch: {torch.__version__}")
+    print(f"final_loss: {loss:.6g}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,91 @@
+// The training objective on a minibatch, computed the way the Monte Carlo engine computes its estimates:
+// prompts 0..count-1 of a stream are cut into fixed chunks of kChunk prompts (independent of the thread
+// count), each chunk sums its prompts' losses and gradients in prompt order, and the chunk sums are merged
+// in chunk order. Same seed, same numbers, bit for bit, whatever the thread count.
+#pragma once
+#include "icl/learn/parameters.hpp"
+#include "icl/learn/prompts.hpp"
+#include "icl/montecarlo/statistics.hpp"
+
+#include <Eigen/Dense>
+
+#include <condition_variable>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace icl::learn {
+
+// A persistent pool: run(n, f) calls f(task, worker) for task = 0..n-1 on the pool's workers (the calling
+// thread is worker 0) and returns when all are done; the first exception a task throws is rethrown.
+class WorkerPool {
+public:
+  explicit WorkerPool(int threads);
+  ~WorkerPool();
+  WorkerPool(const WorkerPool&) = delete;
+  WorkerPool& operator=(const WorkerPool&) = delete;
+  int size() const { return static_cast<int>(threads_.size()) + 1; }
+  void run(std::uint64_t tasks, const std::function<void(std::uint64_t task, int worker)>& f);
+
+private:
+  void loop(int worker);
+  void work(int worker);
+  std::vector<std::thread> threads_;
+  std::mutex mu_;
+  std::condition_variable start_, done_;
+  std::uint64_t generation_ = 0;
+  bool stop_ = false;
+  const std::function<void(std::uint64_t, int)>* job_ = nullptr;
+  std::uint64_t tasks_ = 0;
+  std::uint64_t next_ = 0;
+  int busy_ = 0;
+  std::exception_ptr error_;
+};
+
+class BatchObjective {
+public:
+  static constexpr std::uint64_t kChunk = 64;
+  BatchObjective(const Parameterisation& params, PromptSource source, LossSpec loss, int threads);
+  ~BatchObjective();
+
+  // Mean loss over prompts 0..count-1 of stream (seed, purpose) at theta; the mean gradient into *grad if given.
+  double evaluate(const Eigen::Ref<const Eigen::VectorXd>& theta, std::uint64_t seed, std::uint64_t purpose,
+                  std::uint64_t count, Eigen::VectorXd* grad);
+  const Parameterisation& params() const { return *params_; }
+  const PromptSource& source() const { return source_; }
+  LossSpec loss() const { return loss_; }
+  int threads() const { return pool_.size(); }
+
+private:
+  struct Worker;
+  const Parameterisation* params_;
+  PromptSource source_;
+  LossSpec loss_;
+  WorkerPool pool_;
+  std::vector<std::unique_ptr<Worker>> workers_;
+  Network net_;
+  std::vector<double> chunk_loss_;
+  std::vector<Eigen::VectorXd> chunk_grad_;
+};
+
+// The loss of a network on fresh prompts (seed, purpose, 0..samples-1) through its forward pass, with a
+// Student-t interval at `confidence` (the Monte Carlo engine: same numbers for any thread count).
+Estimate mc_loss(const Network& net, const PromptSource& source, LossSpec loss, std::uint64_t seed,
+                 std::uint64_t purpose, std::uint64_t samples, int threads, double confidence = 0.99);
+
+// The per-prompt gradient's mean and standard error, component by component (for checking that the
+// minibatch gradient's expectation is the exact population gradient).
+struct GradientEstimate {
+  Eigen::VectorXd mean, stderr_;
+  double loss_mean = 0, loss_stderr = 0;
+  std::uint64_t samples = 0;
+};
+GradientEstimate mc_gradient(const Parameterisation& params, const Eigen::Ref<const Eigen::VectorXd>& theta,
+                             const PromptSource& source, LossSpec loss, std::uint64_t seed, std::uint64_t purpose,
+                             std::uint64_t samples, int threads);
+
+}  // namespace icl::learn

@@ -1,0 +1,261 @@
+#include "icl/learn/trainer.hpp"
+
+#include "icl/report/svg_plot.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <stdexcept>
+#include <unistd.h>
+
+namespace icl::learn {
+
+const char* to_string(TrainStatus s) {
+  switch (s) {
+    case TrainStatus::finished: return "finished";
+    case TrainStatus::diverged: return "diverged";
+    case TrainStatus::stalled: return "stalled";
+  }
+  return "?";
+}
+
+namespace {
+
+void validate(const TrainConfig& c, const Parameterisation& p, const Eigen::VectorXd& theta0) {
+  if (c.optimizer != "adam" && c.optimizer != "sgd" && c.optimizer != "lbfgs")
+    throw std::invalid_argument("train: optimizer must be adam, sgd or lbfgs, got '" + c.optimizer + "'");
+  if (!(c.learning_rate > 0)) throw std::invalid_argument("train: learning_rate must be > 0");
+  if (c.batch < 1) throw std::invalid_argument("train: batch must be >= 1");
+  if (c.steps < 0) throw std::invalid_argument("train: steps must be >= 0");
+  if (c.resample_every < 1) throw std::invalid_argument("train: resample_every must be >= 1");
+  if (c.clip < 0) throw std::invalid_argument("train: clip must be >= 0");
+  if (theta0.size() != p.size()) throw std::invalid_argument("train: theta0 has the wrong size");
+}
+
+class Progress {
+public:
+  Progress(const TrainConfig& c) : on_(c.progress && ::isatty(2)), label_(c.label), steps_(c.steps) {}
+  void update(int step, double loss, double seconds) {
+    if (!on_ || seconds - last_ < 0.25) return;
+    last_ = seconds;
+    std::fprintf(stderr, "\r[%s] step %d/%d  loss %.4g  %.0f s   ", label_.c_str(), step, steps_, loss, seconds);
+    std::fflush(stderr);
+    printed_ = true;
+  }
+  ~Progress() {
+    if (printed_) std::fprintf(stderr, "\r%70s\r", "");
+  }
+
+private:
+  bool on_;
+  std::string label_;
+  int steps_;
+  double last_ = -1;
+  bool printed_ = false;
+};
+
+}  // namespace
+
+TrainResult train(const Parameterisation& params, Eigen::VectorXd theta, const PromptSource& source, LossSpec loss,
+                  const TrainConfig& cfg) {
+  validate(cfg, params, theta);
+  const auto t0 = std::chrono::steady_clock::now();
+  auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+  BatchObjective obj(params, source, loss, cfg.threads);
+  const std::uint64_t test_purpose = block_purpose(cfg.purpose, std::numeric_limits<std::uint64_t>::max());
+  const int P = params.size();
+  const int record_every = std::max(1, cfg.steps / std::max(1, cfg.curve_points));
+  TrainResult res;
+  res.curve.extra_names = cfg.observe_names;
+  res.curve.extra.resize(cfg.observe_names.size());
+  Progress progress(cfg);
+
+  auto test_loss = [&](int step, bool force) -> double {
+    if (cfg.test_batch == 0) return NAN;
+    if (!force && cfg.eval_every > 0 && step % cfg.eval_every != 0) return NAN;
+    return obj.evaluate(theta, cfg.seed, test_purpose, cfg.test_batch, nullptr);
+  };
+  std::vector<double> extra;
+  auto record = [&](int step, double train_mean, double gnorm, bool force_test) {
+    res.curve.step.push_back(step);
+    res.curve.train_loss.push_back(train_mean);
+    res.curve.test_loss.push_back(test_loss(step, force_test));
+    res.curve.grad_norm.push_back(gnorm);
+    if (cfg.observe) {
+      extra.assign(cfg.observe_names.size(), NAN);
+      cfg.observe(step, theta, extra);
+      for (std::size_t k = 0; k < extra.size() && k < res.curve.extra.size(); ++k) res.curve.extra[k].push_back(extra[k]);
+    }
+  };
+
+  Adam adam{cfg.beta1, cfg.beta2, cfg.epsilon, {}, {}, 0};
+  adam.reset(P);
+  LbfgsState lb;
+  LbfgsOptions lbo;
+  lbo.history = cfg.lbfgs_history;
+  lbo.initial_step = cfg.learning_rate;
+  std::uint64_t lb_block = std::numeric_limits<std::uint64_t>::max();
+  Eigen::VectorXd g(P), good = theta;
+  double window = 0;
+  int window_n = 0, t = 0;
+  double gnorm = 0, last_loss = NAN;
+  record(0, NAN, NAN, true);  // the starting point (its minibatch loss is filled in at step 0)
+  for (; t < cfg.steps; ++t) {
+    const std::uint64_t block = static_cast<std::uint64_t>(t / cfg.resample_every);
+    const std::uint64_t purpose = block_purpose(cfg.purpose, block);
+    const double lr = cfg.lr_decay_every > 0 ? cfg.learning_rate * std::pow(cfg.lr_decay, t / cfg.lr_decay_every)
+                                             : cfg.learning_rate;
+    double L = 0;
+    if (cfg.optimizer == "lbfgs") {
+      if (block != lb_block) {
+        lb.reset();
+        lb_block = block;
+      }
+      const Objective f = [&](const Eigen::Ref<const Eigen::VectorXd>& th, Eigen::VectorXd& grad) {
+        return obj.evaluate(th, cfg.seed, purpose, cfg.batch, &grad);
+      };
+      std::string why;
+      const bool had = lb.has_grad;
+      const double before = lb.loss;
+      good = theta;
+      if (!lbfgs_step(f, theta, lb, lbo, why)) {
+        theta = good;
+        if (why == "loss or gradient not finite") {
+          res.status = TrainStatus::diverged;
+          res.reason = fmt::format("L-BFGS: loss or gradient not finite at step {}", t);
+          break;
+        }
+        // No decrease on this block's minibatch: its minimum is reached; go on with the next block, or stop.
+        const int next = static_cast<int>((block + 1) * cfg.resample_every);
+        if (next >= cfg.steps) {
+          res.status = TrainStatus::finished;
+          res.reason = fmt::format("L-BFGS: {} at step {} (minibatch minimum reached)", why, t);
+          L = lb.has_grad ? lb.loss : NAN;
+          if (std::isfinite(L)) {
+            window += L;
+            ++window_n;
+          }
+          break;
+        }
+        t = next - 1;
+        continue;
+      }
+      L = had ? before : lb.loss;  // the loss before this iteration's move, when known
+      gnorm = lb.grad.lpNorm<2>();
+    } else {
+      L = obj.evaluate(theta, cfg.seed, purpose, cfg.batch, &g);
+      if (!std::isfinite(L) || !g.allFinite()) {
+        theta = good;
+        res.status = TrainStatus::diverged;
+        res.reason = fmt::format("loss {} at step {} (minibatch of {}); weights of step {} kept",
+                                 std::isfinite(L) ? "finite but gradient not finite" : fmt::format("{}", L), t,
+                                 cfg.batch, std::max(0, t - 1));
+        break;
+      }
+      gnorm = clip_group_norms(params, g, cfg.clip);
+      good = theta;
+      if (cfg.optimizer == "adam")
+        adam.step(theta, g, lr);
+      else
+        theta -= lr * g;
+    }
+    const double wmax = theta.size() ? theta.lpNorm<Eigen::Infinity>() : 0.0;
+    if (!theta.allFinite() || wmax > cfg.max_weight) {
+      theta = good;
+      res.status = TrainStatus::diverged;
+      res.reason = fmt::format("weights exploded at step {} (largest |weight| {:.3g} > {:.3g}); weights before it kept", t,
+                               wmax, cfg.max_weight);
+      break;
+    }
+    last_loss = L;
+    window += L;
+    ++window_n;
+    if (t == 0) {
+      res.curve.train_loss[0] = L;
+      res.curve.grad_norm[0] = gnorm;
+    }
+    if ((t + 1) % record_every == 0 || t + 1 == cfg.steps) {
+      record(t + 1, window / window_n, gnorm, t + 1 == cfg.steps);
+      window = 0;
+      window_n = 0;
+    }
+    progress.update(t + 1, L, seconds());
+  }
+  res.steps_done = t;
+  res.theta = theta;
+  if (window_n > 0) record(t, window / window_n, gnorm, true);
+  res.final_train_loss = res.curve.train_loss.empty() ? last_loss : res.curve.train_loss.back();
+  if (cfg.test_batch > 0) {
+    res.final_test_loss = res.curve.test_loss.empty() ? NAN : res.curve.test_loss.back();
+    if (!std::isfinite(res.final_test_loss)) res.final_test_loss = test_loss(t, true);
+  }
+  res.seconds = seconds();
+  return res;
+}
+
+nlohmann::ordered_json training_json(const TrainConfig& c, const std::vector<std::uint64_t>& seeds, bool paper_settings,
+                                     const std::string& curve_file) {
+  nlohmann::ordered_json j;
+  j["optimizer"] = c.optimizer;
+  j["learning_rate"] = c.learning_rate;
+  j["batch"] = c.batch;
+  j["steps"] = c.steps;
+  j["trials"] = seeds.size();
+  j["seeds"] = seeds;
+  j["paper_settings"] = paper_settings;
+  j["curve_file"] = curve_file;
+  j["resample_every"] = c.resample_every;
+  j["gradient_clip"] = c.clip > 0 ? nlohmann::ordered_json(c.clip) : nlohmann::ordered_json(nullptr);
+  j["gradient_clip_kind"] = "Frobenius norm of each trained matrix's gradient";
+  if (c.optimizer == "adam") j["adam"] = {{"beta1", c.beta1}, {"beta2", c.beta2}, {"epsilon", c.epsilon}};
+  if (c.lr_decay_every > 0) j["lr_schedule"] = {{"factor", c.lr_decay}, {"every", c.lr_decay_every}};
+  if (c.optimizer == "lbfgs") j["lbfgs_history"] = c.lbfgs_history;
+  j["test_batch"] = c.test_batch;
+  j["chunk"] = BatchObjective::kChunk;
+  return j;
+}
+
+nlohmann::ordered_json curve_json(const TrainResult& r) {
+  nlohmann::ordered_json j;
+  j["status"] = to_string(r.status);
+  if (!r.reason.empty()) j["reason"] = r.reason;
+  j["steps_done"] = r.steps_done;
+  j["final_train_loss"] = r.final_train_loss;
+  if (std::isfinite(r.final_test_loss)) j["final_test_loss"] = r.final_test_loss;
+  nlohmann::ordered_json c;
+  c["step"] = r.curve.step;
+  c["train_loss"] = r.curve.train_loss;
+  c["test_loss"] = r.curve.test_loss;
+  c["grad_norm"] = r.curve.grad_norm;
+  for (std::size_t k = 0; k < r.curve.extra_names.size(); ++k) c[r.curve.extra_names[k]] = r.curve.extra[k];
+  j["curve"] = c;
+  return j;
+}
+
+std::string training_svg(const std::string& title, const std::vector<std::pair<std::string, const TrainResult*>>& runs) {
+  PlotSpec p;
+  p.title = title;
+  p.xlabel = "step";
+  p.ylabel = "loss";
+  p.log_x = false;
+  p.log_y = true;
+  for (const auto& [name, r] : runs) {
+    PlotSeries tr{name + " (train)", {}, {}, false}, te{name + " (test)", {}, {}, true};
+    for (std::size_t i = 0; i < r->curve.step.size(); ++i) {
+      tr.t.push_back(r->curve.step[i]);
+      tr.y.push_back(r->curve.train_loss[i]);
+      if (std::isfinite(r->curve.test_loss[i])) {
+        te.t.push_back(r->curve.step[i]);
+        te.y.push_back(r->curve.test_loss[i]);
+      }
+    }
+    p.series.push_back(std::move(tr));
+    if (!te.t.empty()) p.series.push_back(std::move(te));
+  }
+  return svg_plot(p);
+}
+
+}  // namespace icl::learn
