@@ -150,9 +150,8 @@ TrainResult train(const Parameterisation& params, Eigen::VectorXd theta, const P
       if (!std::isfinite(L) || !g.allFinite()) {
         theta = good;
         res.status = TrainStatus::diverged;
-        res.reason = fmt::format("loss {} at step {} (minibatch of {}); weights of step {} kept",
-                                 std::isfinite(L) ? "finite but gradient not finite" : fmt::format("{}", L), t,
-                                 cfg.batch, std::max(0, t - 1));
+        res.reason = fmt::format("{} not finite at step {} (minibatch of {}); the weights before it kept",
+                                 std::isfinite(L) ? "gradient" : fmt::format("loss ({})", L), t, cfg.batch);
         break;
       }
       gnorm = clip_group_norms(params, g, cfg.clip);
