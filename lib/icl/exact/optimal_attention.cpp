@@ -116,6 +116,22 @@ double single_layer_loss(const SingleLayerMoments& m, const Eigen::VectorXd& b, 
   return quad + 2 * lin + m.Ey2;
 }
 
+double single_layer_gradient(const SingleLayerMoments& m, const Eigen::VectorXd& b, const Eigen::MatrixXd& A, double n,
+                             Eigen::VectorXd& grad_b, Eigen::MatrixXd& grad_A) {
+  const int D = m.D(), p = m.p;
+  const Eigen::MatrixXd EHH = m.EHH(n);
+  Eigen::MatrixXd R = Eigen::MatrixXd::Zero(D, p);
+  for (int k = 0; k < D; ++k)
+    for (int a = 0; a < D; ++a) R.row(k) += b[a] * m.X3.row(k * D + a);
+  Eigen::VectorXd r = Eigen::VectorXd::Zero(D);
+  for (int a = 0; a < D; ++a)
+    for (int c = 0; c < D; ++c) r[a] += m.X3.row(a * D + c).dot(A.row(c));
+  const Eigen::MatrixXd KA = K_of_A(EHH, A * m.Lambda * A.transpose(), D);
+  grad_b = 2.0 * (KA * b + r);
+  grad_A = 2.0 * (K_of_b(EHH, b, D) * A * m.Lambda + R);
+  return b.dot(KA * b) + 2.0 * b.dot(r) + m.Ey2;
+}
+
 SingleLayerOptimum alternating_single_layer(const SingleLayerMoments& m, double n, Eigen::VectorXd b,
                                             Eigen::MatrixXd A, int max_iter, double tol) {
   const int D = m.D(), p = m.p;

@@ -42,6 +42,11 @@ struct SingleLayerMoments {
 SingleLayerMoments single_layer_moments(const GaussianIclModel& model, const std::vector<Poly>& u);
 
 double single_layer_loss(const SingleLayerMoments& m, const Eigen::VectorXd& b, const Eigen::MatrixXd& A, double n);
+// Its gradient: d/db = 2 K_A b + 2 r_A, d/dA = 2 K_b A Lam + 2 R_b, with K_A[a, e] = sum B_bc E[H_ab H_ec]
+// (B = A Lam A^T), K_b[k, l] = sum b_a b_e E[H_ka H_le], r_A[a] = sum_{c,j} A_cj E_w[G_ac xi_j],
+// R_b[c, j] = sum_a b_a E_w[G_ac xi_j] (the quantities of the alternating solves below). Returns the loss.
+double single_layer_gradient(const SingleLayerMoments& m, const Eigen::VectorXd& b, const Eigen::MatrixXd& A, double n,
+                             Eigen::VectorXd& grad_b, Eigen::MatrixXd& grad_A);
 
 struct SingleLayerOptimum {
   Eigen::VectorXd b;

@@ -39,4 +39,9 @@ double sparse_lsa_loss(const FeatureMoments& m, const Eigen::MatrixXd& G, double
   return m.Ey2 + 2.0 * (G * m.S).trace() + (1.0 - 1.0 / n) * (GLG * m.S).trace() + (GLG * m.K4).trace() / n;
 }
 
+Eigen::MatrixXd sparse_lsa_gradient(const FeatureMoments& m, const Eigen::MatrixXd& G, double n) {
+  const Eigen::MatrixXd M = (1.0 - 1.0 / n) * m.S + m.K4 / n;
+  return 2.0 * m.S + 2.0 * M * G * m.Lambda;
+}
+
 }  // namespace icl

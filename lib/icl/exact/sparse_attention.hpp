@@ -32,5 +32,7 @@ FeatureMoments feature_moments_fixed_w(const std::vector<Polynomial<Rational>>& 
                                        const Eigen::VectorXd& w);
 
 double sparse_lsa_loss(const FeatureMoments& m, const Eigen::MatrixXd& Gamma, double n);
+// Its gradient in Gamma: 2 S + 2 M Gamma Lam, M = (1 - 1/n) S + (1/n) K4 (S, Lam, K4 symmetric).
+Eigen::MatrixXd sparse_lsa_gradient(const FeatureMoments& m, const Eigen::MatrixXd& Gamma, double n);
 
 }  // namespace icl
