@@ -1,5 +1,7 @@
 #include "icl/learn/forms.hpp"
 
+#include "icl/exact/acds_population.hpp"
+
 #include <fmt/format.h>
 
 #include <stdexcept>
@@ -96,6 +98,44 @@ Parameterisation softmax_stack(int d, int L, SoftmaxAttention::Activation act, b
     p.add(ParamGroup::full(fmt::format("K_{}", l), d + 1, d + 1, {{l, 1}}));
   }
   return p;
+}
+
+}  // namespace icl::learn
+
+namespace icl::learn {
+
+double acds_exact_loss(const AcdsPopulation& pop, const Parameterisation& p, const Eigen::Ref<const Eigen::VectorXd>& theta,
+                       Eigen::VectorXd* grad) {
+  const int L = pop.layers(), d = pop.d();
+  std::vector<int> ga(L, -1), gb(L, -1);
+  std::vector<Eigen::MatrixXd> A(L), B(L, Eigen::MatrixXd::Zero(d, d));
+  for (int l = 0; l < L; ++l) {
+    ga[l] = p.find_group(fmt::format("A_{}", l));
+    gb[l] = p.find_group(fmt::format("B_{}", l));
+    if (ga[l] < 0) throw std::invalid_argument(fmt::format("acds_exact_loss: the form has no group A_{}", l));
+    if (gb[l] >= 0 && !pop.form11()) throw std::invalid_argument("acds_exact_loss: the form trains B but the population is form (8)");
+    A[l] = p.group_matrix(ga[l], theta);
+    if (gb[l] >= 0) B[l] = p.group_matrix(gb[l], theta);
+    if (A[l].rows() != d || A[l].cols() != d || B[l].rows() != d || B[l].cols() != d)
+      throw std::invalid_argument("acds_exact_loss: the form's d differs from the population's");
+  }
+  if (!grad) return pop.loss(A, B);
+  std::vector<Eigen::MatrixXd> gA, gB;
+  const double v = pop.loss_and_gradient(A, B, gA, gB);
+  grad->setZero(p.size());
+  auto pull = [&](int g, const Eigen::MatrixXd& G) {
+    const auto& group = p.groups()[g];
+    for (int k = 0; k < group.size(); ++k) {
+      double s = 0;
+      for (const auto& e : group.patterns[k]) s += e.value * G(e.row, e.col);
+      (*grad)[p.group_offset(g) + k] += s;
+    }
+  };
+  for (int l = 0; l < L; ++l) {
+    pull(ga[l], gA[l]);
+    if (gb[l] >= 0) pull(gb[l], gB[l]);
+  }
+  return v;
 }
 
 }  // namespace icl::learn

@@ -26,3 +26,18 @@ Parameterisation softmax_stack(int d, int L, SoftmaxAttention::Activation act = 
                                bool causal = true);
 
 }  // namespace icl::learn
+
+namespace icl {
+class AcdsPopulation;
+}
+
+namespace icl::learn {
+
+// The exact population loss (exact/acds_population.hpp) of an acds form ((8), (11), symmetric, or a family)
+// at theta, and with grad != nullptr its gradient in theta: the population gradients of A_l, B_l pulled back
+// through the groups' patterns (groups named "A_l" for l < L must exist; missing "B_l" count as B_l = 0).
+// The population's d and L must match the form's; its sign convention (Q = -[A, 0; 0, 0]) is the forms'.
+double acds_exact_loss(const AcdsPopulation& pop, const Parameterisation& p, const Eigen::Ref<const Eigen::VectorXd>& theta,
+                       Eigen::VectorXd* grad = nullptr);
+
+}  // namespace icl::learn

@@ -1,0 +1,65 @@
+// The trainer's minibatch objective against the exact population loss and gradient (exact/acds_population.hpp
+// through learn::acds_exact_loss): the per-prompt loss and theta-gradient, averaged over fresh prompts through
+// the real forward and backward passes, must contain the exact values in their intervals, and the intervals
+// must be narrow enough to see a 5% error in the gradient.
+#include "icl/exact/acds_population.hpp"
+#include "icl/learn/forms.hpp"
+#include "icl/learn/objective.hpp"
+#include "icl/model/gaussian_model.hpp"
+#include "tests/support/test_support.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+namespace icl::learn {
+namespace {
+
+// z = 4.5 per component: two-sided 7e-6, Bonferroni over the <= 17 quantities of a case keeps the family's
+// false-failure rate below 1.2e-4 (and the seeds are fixed, so the outcome is deterministic).
+constexpr double kZ = 4.5;
+
+void check_against_mc(const Parameterisation& p, const AcdsPopulation& pop, const PromptSource& src,
+                      const Eigen::VectorXd& theta, std::uint64_t samples) {
+  Eigen::VectorXd g;
+  const double exact = acds_exact_loss(pop, p, theta, &g);
+  if (!pop.form11()) CHECK(acds_exact_loss(pop, p, theta) == doctest::Approx(exact).epsilon(1e-14));  // (11): 1.5 s each
+  const GradientEstimate e = mc_gradient(p, theta, src, LossSpec::acds(), 11, 23, samples, 2);
+  INFO("loss: exact ", exact, ", Monte Carlo ", e.loss_mean, " +- ", e.loss_stderr);
+  CHECK(std::abs(e.loss_mean - exact) <= kZ * e.loss_stderr);
+  double worst_halfwidth = 0;
+  for (int k = 0; k < p.size(); ++k) {
+    INFO("theta[", k, "]: exact ", g[k], ", Monte Carlo ", e.mean[k], " +- ", e.stderr_[k]);
+    CHECK(std::abs(e.mean[k] - g[k]) <= kZ * e.stderr_[k]);
+    worst_halfwidth = std::max(worst_halfwidth, kZ * e.stderr_[k]);
+  }
+  INFO("largest half-width ", worst_halfwidth, " vs gradient norm ", g.norm());
+  CHECK(worst_halfwidth < 0.05 * g.norm());
+}
+
+TEST_CASE("population gradient: the trainer's minibatch gradient has the exact acds gradient as its mean") {
+  const int d = 2, n = 8;
+  const Eigen::MatrixXd sigma = test_covariance(d, 2);
+  // w ~ N(0, I) per prompt (GaussianIclModel::from_task), so Sigma_w = I.
+  const PromptSource src = gaussian_prompts(GaussianIclModel::from_task(PolynomialTask::linear(d), sigma), acds_shape(d, n));
+  SUBCASE("form (8), L = 2, full A_i") {
+    const auto p = acds_form8(d, 2);
+    const AcdsPopulation pop(sigma, Eigen::MatrixXd::Identity(d, d), n, 2, false);
+    check_against_mc(p, pop, src, normal_theta(p, 0.15, 7, 1), 200000);
+  }
+  SUBCASE("form (8), L = 3, symmetric A_i") {
+    const auto p = acds_form8(d, 3, true);
+    const AcdsPopulation pop(sigma, Eigen::MatrixXd::Identity(d, d), n, 3, false);
+    check_against_mc(p, pop, src, normal_theta(p, 0.15, 7, 2), 200000);
+  }
+  SUBCASE("family A_i = a_i Sigma^-1, B_i = b_i I (form (11)), L = 2") {
+    const auto p = acds_family(d, 2, sigma.inverse(), true);
+    const AcdsPopulation pop(sigma, Eigen::MatrixXd::Identity(d, d), n, 2, true);
+    Eigen::VectorXd theta(4);
+    theta << 0.4, 0.2, 0.3, -0.1;  // a_0, b_0, a_1, b_1 (group order)
+    check_against_mc(p, pop, src, theta, 200000);
+  }
+}
+
+}  // namespace
+}  // namespace icl::learn
