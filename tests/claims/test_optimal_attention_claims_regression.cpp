@@ -49,6 +49,19 @@ nlohmann::json run_quick(const std::string& claim) {
 TEST_CASE("regression: acds.thm1 --quick") {
   const auto j = run_quick("acds.thm1");
   CHECK(j["verdict"] == "confirmed");
+  // The isotropic d = 5, n = 20 case carries the project's trained matrix, judged against the stated one.
+  int trained = 0;
+  for (const auto& c : j["cases"]) {
+    if (!c["quantities"].contains("trained_matrix")) continue;
+    ++trained;
+    CHECK(c["params"]["d"] == 5);
+    CHECK(c["params"]["cov"] == 0);
+    CHECK(c["decisions"]["trained_matrix"]["verdict"] == "confirmed");
+    CHECK(c["quantities"]["trained_relative_difference"]["value"].get<double>() < 0.05);
+  }
+  CHECK(trained == 1);
+  CHECK(j["training"]["optimizer"] == "adam");
+  CHECK(j["training"]["curve_file"] == "acds.thm1.training.svg");
 }
 
 TEST_CASE("regression: sja.thm5 --quick") {
