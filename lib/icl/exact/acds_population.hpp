@@ -14,8 +14,11 @@
 // Form (8) at L = 1 is a single layer with P = e e^T, i.e. the sparse loss of exact/sparse_attention.hpp.
 // Cost: the number of Wick matchings (`matchings()`): form (8) L = 2: 188, L = 3: 17992 (d = 5: well under a
 // second); form (11) grows faster (L = 2 reaches degree 8; L = 3 reaches degree 22 and is refused).
-// Tests check the loss against Monte Carlo through the real forward pass, against chi-square moments at d = 1,
-// and the gradient against finite differences and against the Monte Carlo minibatch gradient.
+// Tests: tests/exact/test_wishart_chain.cpp (the moment engine's direct expansion, chi-square moments at d = 1,
+// finite differences, the single-layer sparse loss) and tests/learn/test_population_gradient.cpp (loss and
+// theta-gradient against the mean of the trainer's per-prompt loss and gradient through the real forward and
+// backward passes, 200000 prompts, z = 4.5 intervals). learn::acds_exact_loss (learn/forms.hpp) evaluates it
+// at a form's theta.
 #pragma once
 #include "icl/exact/wishart_chain.hpp"
 
