@@ -3,8 +3,10 @@
 // the real forward and backward passes, must contain the exact values in their intervals, and the intervals
 // must be narrow enough to see a 5% error in the gradient.
 #include "icl/exact/acds_population.hpp"
-#include "icl/learn/forms.hpp"
-#include "icl/learn/objective.hpp"
+#include "icl/exact/feature_moments.hpp"
+#include "icl/exact/optimal_attention.hpp"
+#include "icl/exact/sparse_attention.hpp"
+#include "icl/learn/learn.hpp"
 #include "icl/model/gaussian_model.hpp"
 #include "tests/support/test_support.hpp"
 
@@ -59,6 +61,23 @@ TEST_CASE("population gradient: the trainer's minibatch gradient has the exact a
     theta << 0.4, 0.2, 0.3, -0.1;  // a_0, b_0, a_1, b_1 (group order)
     check_against_mc(p, pop, src, theta, 200000);
   }
+}
+
+TEST_CASE("population gradient: L-BFGS on the exact acds loss (form (8), L = 1) reaches the exact sparse optimum") {
+  const int d = 3, n = 9;
+  const Eigen::MatrixXd sigma = test_covariance(d, 2);
+  const auto model = GaussianIclModel::from_task(PolynomialTask::linear(d), sigma);
+  const FeatureMoments fm = model_feature_moments(model, identity_features(d));
+  const auto p = acds_form8(d, 1);
+  const AcdsPopulation pop(sigma, Eigen::MatrixXd::Identity(d, d), n, 1, false);
+  const MinimizeResult r = minimize_lbfgs(
+      [&](const Eigen::Ref<const Eigen::VectorXd>& theta, Eigen::VectorXd& g) { return acds_exact_loss(pop, p, theta, &g); },
+      Eigen::VectorXd::Zero(p.size()));
+  // Q = -[A, 0; 0, 0] is the sparse form with Gamma = -A.
+  const Eigen::MatrixXd G = optimal_sparse_gamma(fm, n);
+  INFO("L-BFGS: ", r.status);
+  CHECK((-p.group_matrix("A_0", r.theta) - G).norm() <= 1e-7 * G.norm());
+  CHECK(acds_exact_loss(pop, p, r.theta) == doctest::Approx(sparse_lsa_loss(fm, G, n)).epsilon(1e-12));
 }
 
 }  // namespace
