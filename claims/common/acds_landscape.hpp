@@ -1,0 +1,62 @@
+// Shared by acds.thm3 and acds.thm4 (002, Theorems 3 and 4, Appendices B.2 and B.3): stationary points of the
+// exact population loss of the acds multi-layer forms on the families
+//   A_i = a_i Sigma^-1                  (form (8), Theorem 3),
+//   A_i = a_i Sigma^-1, B_i = b_i I     (form (11), Theorem 4),
+// with x ~ N(0, Sigma), w ~ N(0, Sigma^-1), y = <w, x>, n context examples (exact/acds_population.hpp; the
+// project's sign convention Q_i = -[A_i, 0; 0, 0], P_i = [B_i, 0; 0, 1], X_{k+1} = X_k - B_k S_k A_k X_k).
+//
+// The reduced family loss (our derivation, used to locate the stationary point of form (11) cheaply and to
+// cross-check the engine on both forms). Write S = Sigma^{1/2} W Sigma^{1/2}, W the sample second moment of n
+// standard normal vectors. On the family the engine's T_k = Sigma^{1/2} tau_k(W) Sigma^{-1/2} with scalar
+// polynomials tau_0 = 1, tau_{k+1} = tau_k (1 - a_k b_k W tau_k^2), and Pi = Sigma^{1/2} pi(W) Sigma^{-1/2} with
+// pi = prod_k (1 - a_k W tau_k^2), so the loss E tr(Sigma_w Pi Sigma Pi^T) = E tr(pi(W)^2) = sum_j c_j(a, b) m_j
+// with the Wishart trace moments m_j = E tr(W^j) (exact/wishart_chain.hpp, Sigma = I): a polynomial in
+// (a, b) that does not depend on Sigma. Its degree in W is 2L (form (8)) and 8 at L = 2 (form (11)).
+//
+// The symmetry behind the theorems (ours): f(A, B) = g(Sigma^{1/2} A Sigma^{1/2}, Sigma^{-1/2} B Sigma^{1/2}) with
+// g the isotropic loss, which is invariant under A, B -> U A U^T, U B U^T; at A_i = a_i I, B_i = b_i I its
+// gradient therefore commutes with every rotation and is c_i I, d_i I. Hence on the family the full gradient is
+// grad_{A_i} f = c_i Sigma and grad_{B_i} f = d_i I, the derivative along the family is d c_i (resp. d d_i),
+// and a stationary point of the loss restricted to the family is a critical point over all entries. The
+// claims measure this (`gradient_direction_residual`) rather than assume it.
+#pragma once
+#include "icl/claim/claim.hpp"
+
+#include <Eigen/Dense>
+
+#include <string>
+#include <vector>
+
+namespace icl::acds_landscape {
+
+// m_j = E tr(W^j), j = 0..jmax, W = (1/n) sum_{i<=n} z_i z_i^T, z_i ~ N(0, I_d); jmax <= 8.
+std::vector<double> wishart_trace_moments(int d, int n, int jmax);
+
+// The family loss E tr(pi(W)^2) and its gradient in theta = (a_0, [b_0,] a_1, [b_1,] ...), the group order of
+// learn::acds_family(d, L, Sigma^-1, with_B).
+class ReducedFamilyLoss {
+public:
+  ReducedFamilyLoss(int d, int n, int L, bool with_B);
+  double operator()(const Eigen::Ref<const Eigen::VectorXd>& theta, Eigen::VectorXd& grad) const;
+  int size() const { return with_B_ ? 2 * L_ : L_; }
+
+private:
+  int L_;
+  bool with_B_;
+  std::vector<double> moments_;
+};
+
+struct Settings {
+  bool form11 = false;
+  int starts = 6;              // L-BFGS starts on the family (the first from theta = 0)
+  double precision = 1e-8;     // declared: ||full gradient|| / ||gradient at a generic point|| at the found point
+  double perturbation = 1e-4;  // off-family control: each matrix moved by this fraction of its norm
+  bool on_family_control = true;
+  double mc_tolerance = 0.10;  // relative band of the Monte Carlo loss check
+};
+
+// One case (params d, L, n, cov) into res.cases; returns the case's verdict.
+Verdict run_case(const ClaimContext& ctx, const Case& c, const Settings& s, double alpha_case, ClaimResult& res,
+                 double& worst_relative, std::string& worst_label, std::size_t& looks);
+
+}  // namespace icl::acds_landscape
