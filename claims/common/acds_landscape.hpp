@@ -21,6 +21,7 @@
 // claims measure this (`gradient_direction_residual`) rather than assume it.
 #pragma once
 #include "icl/claim/claim.hpp"
+#include "icl/learn/optimizers.hpp"
 
 #include <Eigen/Dense>
 
@@ -45,6 +46,11 @@ private:
   bool with_B_;
   std::vector<double> moments_;
 };
+
+// Newton steps on f's analytic gradient (Hessian by central differences), kept while the gradient's largest
+// entry shrinks; updates r.theta, r.loss and r.gradient_norm (||g||_inf). Polishes an L-BFGS result to the floor
+// of double precision.
+void newton_polish(const learn::Objective& f, learn::MinimizeResult& r);
 
 struct Settings {
   bool form11 = false;
