@@ -25,36 +25,17 @@
 // Verdict per case: confirmed when every check holds; otherwise inconclusive (an infimum over an unbounded
 // set is not refuted by a search that fails).
 #include "claims/common/acds_landscape.hpp"
-#include "icl/claim/case_json.hpp"
 #include "icl/model/prompt.hpp"
-#include "icl/report/quantities.hpp"
 
-#include <fmt/format.h>
 
 namespace icl {
 namespace {
 
 ClaimResult run(const ClaimContext& ctx) {
-  ClaimResult res;
   acds_landscape::Settings s;
   s.form11 = false;
   s.starts = ctx.quick ? 3 : 5;
-  const double alpha_case = ctx.alpha / static_cast<double>(ctx.cases.size());
-  double worst = 0;
-  std::string worst_label;
-  std::size_t looks = 0, done = 0;
-  for (const auto& c : ctx.cases) {
-    acds_landscape::run_case(ctx, c, s, alpha_case, res, worst, worst_label, looks);
-    if (ctx.progress) ctx.progress(++done, ctx.cases.size());
-  }
-  res.extra["error_rates"] = error_rates_json(ctx.alpha, ctx.cases.size(), looks, Tolerance{s.mc_tolerance, 0.0});
-  const Verdict v = aggregate_verdict(res.cases);
-  res.summary = fmt::format(
-      "{}: on A_i = a_i Sigma^-1 the loss restricted to the family has a stationary point in every case, and there the "
-      "exact gradient over all entries of every A_i is at most {:.1e} of its size at the zero network (worst {}); "
-      "points moved off the family by 1e-4 are not stationary.",
-      to_string(v), worst, worst_label);
-  return res;
+  return acds_landscape::run_claim(ctx, s);
 }
 
 const RegisterClaim reg{Claim{

@@ -61,8 +61,8 @@ struct Settings {
   double mc_tolerance = 0.10;  // relative band of the Monte Carlo loss check
 };
 
-// One case (params d, L, n, cov) into res.cases; returns the case's verdict.
-Verdict run_case(const ClaimContext& ctx, const Case& c, const Settings& s, double alpha_case, ClaimResult& res,
-                 double& worst_relative, std::string& worst_label, std::size_t& looks);
+// The whole run of acds.thm3 (s.form11 = false) or acds.thm4 (true): every case (params d, L, n, cov), the
+// error rates, the findings and the summary.
+ClaimResult run_claim(const ClaimContext& ctx, const Settings& s);
 
 }  // namespace icl::acds_landscape
