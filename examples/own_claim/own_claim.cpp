@@ -40,6 +40,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <exception>
+#include <filesystem>
 
 namespace {
 
@@ -88,7 +89,7 @@ ClaimResult run(const ClaimContext& ctx) {
   const IdentityTolerance id_tol;
   const double alpha_case = ctx.alpha / static_cast<double>(ctx.cases.size());
   std::size_t looks = 0, done = 0;
-  double worst_identity = 0, largest_gap = 0;
+  double worst_identity = 0, gap_isotropic = 0, gap_other = 0;
   std::string gap_case;
   for (const auto& c : ctx.cases) {
     const int d = c.geti("d"), n = c.geti("n"), cov = c.geti("cov");
@@ -130,8 +131,9 @@ ClaimResult run(const ClaimContext& ctx) {
     const FeatureMoments fm = model_feature_moments(model, u);
     const double optimum = sparse_lsa_loss(fm, optimal_sparse_gamma(fm, n), n);
     const double gap = (stated_loss(sigma, n, eta_star) - optimum) / optimum;
-    if (gap > largest_gap) {
-      largest_gap = gap;
+    if (cov == 0) gap_isotropic = std::max(gap_isotropic, std::abs(gap));
+    if (cov != 0 && gap > gap_other) {
+      gap_other = gap;
       gap_case = c.label();
     }
 
@@ -159,9 +161,10 @@ ClaimResult run(const ClaimContext& ctx) {
   }
   res.extra["error_rates"] = error_rates_json(ctx.alpha, ctx.cases.size(), looks, tol);
   res.extra["findings"] = nlohmann::ordered_json::array(
-      {fmt::format("The best plain step eta* is as good as the best single layer only for isotropic inputs: the "
-                   "optimum (a preconditioned step) is lower by up to {:.3g}% of itself ({}).",
-                   100 * largest_gap, gap_case.empty() ? "no case" : gap_case)});
+      {fmt::format("The best plain step eta* is as good as the best single layer (acds Theorem 1's preconditioned "
+                   "step) for isotropic inputs (relative gap {:.1e}); for the other covariances run, the single layer "
+                   "is better by up to {:.3g}% of its loss ({}).",
+                   gap_isotropic, 100 * gap_other, gap_case.empty() ? "none run" : gap_case)});
   res.summary = fmt::format("{}: the layer's prediction is one GD step to a relative {:.1e} at worst; the loss formula "
                             "matches the exact loss and Monte Carlo in every case decided.",
                             to_string(aggregate_verdict(res.cases)), worst_identity);
@@ -179,8 +182,8 @@ const RegisterClaim reg{Claim{
      ParamSpec{"n", {20}, {10}, 1, 1e5, true, "context length"},
      ParamSpec{"eta", {0.5, 1.0}, {0.5}, 0, 10, false, "step size"},
      ParamSpec{"cov", {0, 2}, {0}, 0, 3, true, "covariance: 0 isotropic, 1 diagonal, 2 rotated, 3 kappa 100"}},
+    262144,
     65536,
-    16384,
     [](const Case& c, int threads) { return threads * acds_shape(c.geti("d"), c.geti("n")).workspace_bytes(); },
     run}};
 
@@ -194,7 +197,7 @@ int main(int argc, char**) {
   try {
     RunOptions o;
     o.claims = {"oswald.prop1"};
-    o.out = ".";
+    o.out = std::filesystem::current_path().string();
     return run_command(o);
   } catch (const UsageError& e) {
     std::fprintf(stderr, "own_claim: %s\n", e.what());
