@@ -18,5 +18,5 @@ while IFS= read -r cpp; do
     status=1
   fi
 done < <(find "$src/lib/icl" -name '*.cpp' | sort)
-cmake --build "$build" --target icl_header_check >/dev/null || { echo "a header-only header does not compile on its own" >&2; exit 1; }
+cmake --build "$build" --target icl_header_check -j"$(nproc)" >/dev/null || { echo "a header-only header does not compile on its own" >&2; exit 1; }
 exit $status
