@@ -25,7 +25,7 @@ def acds_attention(P, Q, Z):
     A[N, N] = 0
     attn = np.einsum("BNi, ij, BMj -> BNM", Z, Qf, Z)
     key = np.einsum("ij, BNj -> BNi", Pf, Z)
-    out = np.einsum("BNM,ML, BLi -> BNi", attn, A, key)
+    out = np.einsum("BNM,ML, BLi -> BNi", attn, A, key, optimize=True)
     return out / N
 
 
