@@ -14,19 +14,8 @@ using namespace icl::test;
 
 namespace {
 
-// The message of the ArrayFileError thrown by f, or "" (with a failed check) if none was thrown.
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const ArrayFileError& e) {
-    return e.what();
-  }
-  FAIL_CHECK("no ArrayFileError");
-  return "";
-}
-
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+using icl::test::contains;
+using icl::test::error_of;
 
 const std::vector<double> kSix = {1.5, -2.25, 3.0, 0.125, -1e300, 7.0};
 

@@ -69,18 +69,8 @@ NpyArray random_allparam(int L, int H, int d, std::uint64_t seed, double sd) {
   return a;
 }
 
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const ArrayFileError& e) {
-    return e.what();
-  }
-  FAIL_CHECK("no ArrayFileError");
-  return "";
-}
-
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+using icl::test::contains;
+using icl::test::error_of;
 
 NpyArray matrix_array(const Eigen::MatrixXd& m) {
   NpyArray a;

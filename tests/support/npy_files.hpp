@@ -1,6 +1,10 @@
 // Helpers for the weight-file tests: the bytes of .npy files (valid, or malformed on purpose), .npz archives
 // written with libzip (stored or deflated members), and a scratch folder.
 #pragma once
+
+#include "icl/io/npy.hpp"
+
+#include <doctest/doctest.h>
 #include <zip.h>
 
 #include <algorithm>
@@ -112,5 +116,19 @@ struct ScratchDir {
   ScratchDir(const ScratchDir&) = delete;
   ScratchDir& operator=(const ScratchDir&) = delete;
 };
+
+// The message of the ArrayFileError thrown by f, or "" (with a failed check) if none was thrown.
+template <class F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const ArrayFileError& e) {
+    return e.what();
+  }
+  FAIL_CHECK("no ArrayFileError");
+  return "";
+}
+
+inline bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 }  // namespace icl::test
