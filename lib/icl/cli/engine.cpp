@@ -43,6 +43,8 @@ double parse_number(const std::string& key, const std::string& text) {
   return v;
 }
 
+}  // namespace
+
 std::map<std::string, std::vector<double>> parse_sets(const std::vector<std::string>& sets) {
   std::map<std::string, std::vector<double>> r;
   for (const auto& s : sets) {
@@ -85,8 +87,6 @@ std::vector<Case> build_cases(const Claim& c, const std::map<std::string, std::v
   }
   return cases;
 }
-
-}  // namespace
 
 std::vector<PlannedClaim> plan_run(const RunOptions& o) {
   if (o.claims.empty()) throw UsageError("run: name at least one claim ID, or 'all' (see 'icl-verify list')");

@@ -32,6 +32,12 @@ struct PlannedClaim {
   ClaimContext ctx;
 };
 
+// "KEY=V1,V2,..." options as key -> values (throws UsageError on a malformed one).
+std::map<std::string, std::vector<double>> parse_sets(const std::vector<std::string>& sets);
+// The grid of a claim's cases: defaults (or the --quick grid) overridden by `sets`, each value checked
+// against the parameter's range and integrality (throws UsageError).
+std::vector<Case> build_cases(const Claim& c, const std::map<std::string, std::vector<double>>& sets, bool quick);
+
 // Validation only (throws UsageError): which claims, which cases, enough memory.
 std::vector<PlannedClaim> plan_run(const RunOptions& o);
 double available_memory_bytes();

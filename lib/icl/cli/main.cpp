@@ -1,6 +1,7 @@
 // icl-verify: command line (REPORT-FORMAT.md). Exit status: 0 run completed, 1 --expect did not hold,
 // 2 bad usage or bad input (one line on stderr, nothing written), 3 internal failure.
 #include "icl/cli/engine.hpp"
+#include "icl/cli/eval.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -31,6 +32,21 @@ int main(int argc, char** argv) {
   auto* report = app.add_subcommand("report", "Rebuild Markdown/LaTeX from existing JSON");
   report->add_option("--from", from, "Report folder")->capture_default_str();
 
+  icl::EvalOptions ev;
+  long long eval_samples = 0;
+  std::string sigma_file;
+  auto* eval = app.add_subcommand("eval", "Loss of linear-attention weights trained elsewhere (.npy allparam or .npz P1, Q1, ...)");
+  eval->add_option("--weights", ev.weights, "Weight file: .npy (L, H, 2, d, d) or .npz with P1, Q1, P2, Q2, ...")->required();
+  eval->add_option("--task", ev.task, "Task: linear or quadratic")->capture_default_str();
+  eval->add_option("--set", ev.sets, "Parameters d, n, cov, noise: KEY=V1,V2,... (repeatable)");
+  eval->add_option("--sigma", sigma_file, "Input covariance, a d x d .npy (instead of --set cov)");
+  auto* eval_samples_opt = eval->add_option("--samples", eval_samples, "Monte Carlo prompts per case");
+  eval->add_option("--seed", ev.seed, "Master seed")->capture_default_str();
+  eval->add_option("--threads", ev.threads, "Worker threads (default: all cores)");
+  eval->add_option("--out", ev.out, "Where eval.json, eval.md and eval.tex go")->capture_default_str();
+  eval->add_flag("--quick", ev.quick, "Smaller Monte Carlo budget");
+  eval->add_option("--alpha", ev.alpha, "False-fail rate over the cases")->capture_default_str();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -44,6 +60,12 @@ int main(int argc, char** argv) {
   try {
     if (*list) return icl::list_command();
     if (*report) return icl::report_command(from);
+    if (*eval) {
+      if (eval_samples_opt->count()) ev.samples = eval_samples;
+      if (!sigma_file.empty()) ev.sigma_file = sigma_file;
+      if (ev.threads == 0 && eval->count("--threads")) throw icl::UsageError("--threads must be >= 1");
+      return icl::eval_command(ev);
+    }
     if (samples_opt->count()) o.samples = samples;
     if (o.threads == 0 && run->count("--threads")) throw icl::UsageError("--threads must be >= 1");
     return icl::run_command(o);
