@@ -29,13 +29,14 @@
 // for symmetric A_l (the case of Theorems 2 and 3), not for general A_l.
 //
 // Refutation class: slip (a transpose). The seed is an OCR of the paper; the passages, as they read there:
-// Lemma 1 allows any A_l ("Q_l = - [A_l 0; 0 0] where A_l in R^{d x d}", eq. (8), OCR "A; € R¥*%") and states
-// "w_gd^{l+1} = w_gd^l - A_l grad R_{w*}(w_gd^l)" (OCR "w%il = w%d — A)VR,, (w?d)"). App. C.1 starts from the
-// correct matrix update "Y_{k+1} = Y_k - (1/n) Y_k M X_0^T A_k X_0" (OCR "Yii1 = Y5 — EYk.MXOTAkXo."), whose
-// query entry is -(1/n) sum_j y_j x_j^T A_k x_q, but then writes the entry as "x^(n+1)T A_k x^(j)" and carries
-// "<A_k X (X^T theta_k + Y_0), x^(n+1)>" to the end, i.e. <A_k X, x_q> where the forward pass gives
+// Lemma 1 allows any A_l (Q_l = - [A_l 0; 0 0] where A_l in R^{d x d}, eq. (8), OCR "where A; € R¥*%") and states
+// w_gd^{l+1} = w_gd^l - A_l grad R_{w*}(w_gd^l) (OCR "w%il = w%d — A)VR,, (w?d)"). App. C.1 starts from the
+// correct matrix update Y_{k+1} = Y_k - (1/n) Y_k M X_0^T A_k X_0 (OCR "Yii1 = Y5 — EYk.MXOTAkXo."), whose
+// query entry is -(1/n) sum_j y_j x_j^T A_k x_q, but then writes the entry as x^(n+1)T A_k x^(j) (OCR
+// "ylg +1) ﬁz$( +1) Akx(j)y;?)") and carries <A_k X (X^T theta_k + Y_0), x^(n+1)> to the end (OCR
+// "<AkX (X"0), + Yo) ,x(n+1)>"), i.e. <A_k X, x_q> where the forward pass gives
 // <X, A_k x_q>: the transpose is lost there. Every later result that uses Lemma 1 takes symmetric A: Theorem 2
-// says "additionally assume that A1, A2 are symmetric matrices", Theorems 3-4 take A_i = a_i Sigma^{-1}; with
+// says "additionally assume that A1, A2 are symmetric matrices" (OCR "A1, Ay"), Theorems 3-4 take A_i = a_i Sigma^{-1}; with
 // A_l -> A_l^T the lemma holds for every A_l (checked here to rounding), and no conclusion of the paper changes
 // (the set of algorithms the stack implements, preconditioned GD with any preconditioner, is the same). The
 // smallest clean counterexample is d = 2, n = 1, L = 1 with a non-symmetric A_0 and x ~ N(0, I).
@@ -253,7 +254,7 @@ const RegisterClaim reg{Claim{
     "For the L-layer linear Transformer with P_l = [0 0; 0 1], Q_l = -[A_l 0; 0 0] (A_l in R^{d x d}), the "
     "(d+1, n+1) entry of the l-th layer output is -<x^(n+1), w_gd^l>, where w_gd^0 = 0 and w_gd^(l+1) = w_gd^l - "
     "A_l grad R(w_gd^l), R(w) = (1/2n) sum_i (w^T x_i - w_*^T x_i)^2.",
-    {ParamSpec{"d", {1, 2, 4}, {1, 3}, 1, 64, true, "input dimension"},
+    {ParamSpec{"d", {1, 2, 4}, {1, 2}, 1, 64, true, "input dimension"},
      ParamSpec{"n", {1, 5, 40}, {1, 10}, 1, 100000, true, "context length"},
      ParamSpec{"L", {1, 4, 10}, {1, 5}, 1, 200, true, "layers (steps)"},
      ParamSpec{"sym", {1, 0}, {1, 0}, 0, 1, true, "1: symmetric A_l, 0: general A_l"}},

@@ -19,11 +19,15 @@
 // wbarii; they are sqrt2 (wbarii = sqrt2 w_ii, wbar00 = w00 + sum_i w_ii), so the smallest eigenvalue of
 // C is lam- = (d+3 - sqrt((d+3)^2 - 8))/2 < 1, not 1, and tr((I - P2) C) >= ||I - P2||_F^2 fails.
 //
-// Refutation class: substantive. Proposition 4 states the bound itself,
-//   "if the orthogonal projection of xtilde onto the span of (8) has dimension dtilde < C(d+2,2), then the
-//    in-context learning loss is lower bounded by L(BTFB) >= C(d+2,2) - dtilde",
-// and App. E derives it from "the covariance matrix Sigma = E_w[wbar wbar^T] can be written as
-// [d+1, 1_{1xd}, 0; 1_{dx1}, 2 I_d, 0; 0, 0, I]" and "Therefore, the minimum eigenvalue of Sigma is 1." With the
+// Refutation class: substantive. Proposition 4 states the bound itself (seed 000; formulas quoted in the seed's
+// LaTeX):
+//   "if the orthogonal projection of \widetilde{x} onto the span of (8) has dimension
+//    \widetilde{d}<\binom{d+2}{2}, then the in-context learning loss is lower bounded by
+//    \mathcal{L}(\mathsf{BTFB})\geq\binom{d+2}{2}-\widetilde{d}."
+// and App. E derives it from "the covariance matrix \Sigma=\mathbb{E}_{w}[\bar{w}\bar{w}^{\top}] can be
+// written as: \begin{bmatrix}d+1&\mathbf{1}_{1\times d}&\mathbf{0}\\ \mathbf{1}_{d\times 1}&2\mathbf{I}_{d}&
+// \mathbf{0}\\ \mathbf{0}&\mathbf{0}&\mathbf{I}_{\bar{d}-d-1}\end{bmatrix}" and "Therefore, the minimum
+// eigenvalue of \Sigma is 1." With the
 // paper's own definition two lines earlier (wbar_ii = sqrt2 w_ii, wbar_00 = w_00 + sum_i w_ii) the off-diagonal
 // entries are sqrt2, the minimum eigenvalue is lam- < 1, and the stated bound is false for every d and every
 // dtilde >= d: explicit layers (weights in the JSON) go below it, e.g. d = 1, dtilde = 1: the infimum is

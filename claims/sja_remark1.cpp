@@ -16,8 +16,9 @@
 // entries sqrt2, not 1, so its smallest eigenvalue is lam- < 1); see sja.prop4.
 //
 // Refutation class: substantive, as sja.prop4's. Remark 1 reads
-//   "As an immediate consequence of Proposition 4, if the prompt's embedding dimension dbar is less than
-//    C(d+2,2), then the ICL loss is lower bounded by L(BTFB) >= C(d+2,2) - dbar."
+//   "As an immediate consequence of Proposition 4, if the prompt’s embedding dimension \bar{d} is less than
+//    \binom{d+2}{2}, then the ICL loss is lower bounded by \mathcal{L}(\mathsf{BTFB})\geq\binom{d+2}{2}-\bar{d}."
+// (seed 000, Remark 1; formulas in the seed's LaTeX)
 // The stated bound is false for every d and every width d+1 <= dbar < C(d+2,2) (e.g. d = 2, dbar = 5: an
 // explicit width-5 layer reaches 0.869 < 1 at n = 400); the corrected bound C(d+2,2) - dbar - 1 + lam- is
 // verified. The remark's reasoning (width bounds the projected dimension) is right; the number it inherits

@@ -3,8 +3,9 @@
 // Statement (Sec. 4.2, hedged by the paper itself): with the sparse weights (12) "successive bilinear layers
 // can only use the original inputs to calculate the new features. Therefore, if our construction accurately
 // reflects how the bilinear Transformers perform ICL, then this sparse version of bilinear feed-forward layers
-// would prevent us from effectively learning higher-order polynomials in-context"; with (11), "B_i, C_i
-// utilize the additional features from the previous bilinear layers to compute new features". The paper
+// would prevent us from effectively learning higher-order polynomials in-context"; with (11), "\mathbf{B}_{i},
+// \mathbf{C}_{i} utilize the additional features from the previous bilinear layers to compute new features"
+// (seed 000, Sec. 4.2; matrices in the seed's LaTeX). The paper
 // states no loss floor; the floor below is how this file makes "prevent us from effectively learning
 // higher-order polynomials" measurable, under the paper's own condition. The empirical half is sja.fig2.
 //
@@ -15,8 +16,8 @@
 // (stack 0: features of degree <= 2, loss >= the floor).
 //
 // Refutation class of part (a): missing-assumption. The sentence "then successive bilinear layers can only use
-// the original inputs to calculate the new features" follows "A_i, B_i overwrite the space intended for the
-// original inputs": the argument only considers what the bilinear layers write. The layers between them are
+// the original inputs to calculate the new features" follows "\mathbf{A}_{i},\mathbf{B}_{i} overwrite the space
+// intended for the original inputs": the argument only considers what the bilinear layers write. The layers between them are
 // attention layers, and an LSA layer of eq. (2) with a general P writes into every row, including the rows
 // (1, x) "intended for the original inputs". Stack 2 has only sparse (12) bilinear layers, and its attention
 // adds x1x2 to the x4 row and x3x4 to the x1 row; the next sparse layer multiplies them, its features reach
@@ -41,13 +42,13 @@
 //   stack=1  dense (11): x1x2 * x3 and x2x3 * x4 from the scratch; features = the 10 target
 //            monomials. Dense stacks have no floor: `exact` and `mc` must go below it.
 //   stack=2  sparse (12) bilinear layers only, with attention layers that also write the x rows
-//            (the LSA layer of eq. (2) allows any P, Q). If the floor held "for every sparse stack",
+//            (the LSA layer of eq. (2) allows any P, Q). If the floor held for every sparse stack,
 //            this stack could not go below it.
 // Every case also reports the largest degree among its features (exact, symbolic) and, for
 // context, the degrees reached by 4 random sparse layers and by 3 random dense layers (symbolic).
 //
 // Monte Carlo: through the real forward pass (PromptLossWorker), doubling looks, Bonferroni over
-// cases and looks; `mc` must agree with `exact` within 2% (else the case is inconclusive), and is
+// cases and looks; `mc` must lie within 2% of `exact` (else the case is inconclusive), and is
 // judged against the floor one-sidedly with no tolerance band.
 #include "constructions/sja_sec42.hpp"
 #include "icl/claim/case_json.hpp"

@@ -13,10 +13,12 @@
 // which is E_w[xi xi^T]; but Phi = Cov[xbar y] = E[xbar xbar^T y^2] - xi xi^T, whose first term holds
 // the fourth- to eighth-order moments that dominate the loss.
 //
-// Refutation class: substantive. The theorem states a value and a rate,
-//   "there exists a bilinear Transformer block BTFB such that L(BTFB) = ((d+2)(d+1)+d)/(2n) in O(d^2/n)"
-// (Theorem 2), and App. C derives the value from
-//   "Taking the expectation over w yields that E_w[Phi] = Lam E_w[wbar wbar^T] Lam."
+// Refutation class: substantive. The theorem states a value and a rate (seed 000, Theorem 2; the seed prints
+// each formula twice, as text and as LaTeX; quoted here with the LaTeX):
+//   "there exists a bilinear Transformer block \mathsf{BTFB} such that
+//    \mathcal{L}(\mathsf{BTFB})=\frac{(d+2)(d+1)+d}{2n}\in O(d^{2}/n)."
+// and App. C derives the value from
+//   "Taking the expectation over w yields that \mathbb{E}_{w}[\Phi]=\Lambda\mathbb{E}_{w}[\bar{w}\bar{w}^{\top}]\Lambda."
 // Both the value and the rate are wrong: the construction's loss is d(d^3+18d^2+95d+142)/(4n), Theta(d^4/n)
 // (18x the stated value at d = 1, 63x at d = 5). Not a slip: no typo in the statement gives the true
 // value, and the error changes the paper's conclusions that rest on it (Theorem 5's bound, the O(1/n)

@@ -26,7 +26,9 @@
 // every case (a search, see general_best); (b) the bound, judged per case (the cases below).
 //
 // Refutation class of part (b): substantive. Theorem 5 states the bound as
-//   "||Gamma* + E[xbar xbar^T]^{-1}||_F <= n^{-1/2} sqrt( ((d+2)(d+1)+d) / (d+2-sqrt(d^2+4d)) ) in O(d^{3/2}/sqrt n)"
+// (seed 000, Theorem 5, in the seed's LaTeX)
+//   "\left\lVert\Gamma^{\star}+\mathbb{E}[\bar{x}\bar{x}^{\top}]^{-1}\right\rVert_{F}\leq
+//    n^{-1/2}\sqrt{\frac{(d+2)(d+1)+d}{d+2-\sqrt{d^{2}+4d}}}\in O\left(\frac{d^{3/2}}{\sqrt{n}}\right)."
 // and it fails for d >= 2 on a range of n (exact scan: d = 2 at 91 values of n in [2, 2000], worst 1.118x at
 // n = 39; d = 4 worst 1.277x at n = 63). The cause is not a typo in the statement but a wrong value carried
 // into it (App. F inserts Theorem 2's loss); the corrected bound n^{-1/2} sqrt(d(d^3+18d^2+95d+142) /

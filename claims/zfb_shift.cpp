@@ -28,10 +28,12 @@
 // Parts: (a) the c^2 scaling (scenarios 0, 1); (b) the Exp(1) limit (1/3) w^T x_q, judged under both of its
 // readings (scenarios 2, 3).
 //
-// Refutation class of part (b): reading. The slides derive (23),
-//   "-> x_query^T [E Lambda_tau^2][E Gamma_tau Lambda_tau^2]^{-1} Lambda_new w almost surely when M -> inf",
-// and conclude "considering lambda_tau,i ~ Exp(1) and Gamma_tau -> Lambda_tau, then E(Lambda_tau) = 1,
-// E(Lambda_tau^2) = 2, E(Lambda_tau^3) = 6, as a result: E[yhat_query | x_query, w] -> (1/3) w^T x_query".
+// Refutation class of part (b): reading. The slides (seed 003, quoted in their LaTeX) derive (23),
+//   "\to x_{\mathsf{query}}^\top \cdot \left[\mathbb{E} \Lambda_\tau^2 \right] \left[\mathbb{E} \Gamma_\tau
+//    \Lambda_\tau^2 \right]^{-1} \cdot \Lambda_{\mathsf{new}} w \quad \text{almost surely when } M \to \infty."
+// and conclude "One clear example is: considering $\lambda_{\tau,i} \sim Exp(1)$ and $\Gamma_{\tau} \to
+// \Lambda_{\tau}$, then $E(\Lambda_{\tau}) = 1$, $E(\Lambda_{\tau}^2) = 2$, $E(\Lambda_{\tau}^3) = 6$, as a
+// result: $$E[\hat{y}_{query}|x_{query},w] \rightarrow \frac{1}{3}w^Tx_{query}$$".
 // Replacing Lambda_new by E(Lambda_tau) = I averages the test prompt's covariance with x_query held fixed, as if
 // x_query were drawn independently of Lambda_new. Two readings of E[. | x_query, w]:
 //   reading 1 (the slides' computation): x_query fixed, Lambda_new averaged over its law: (1/3) w^T x_query holds

@@ -38,6 +38,9 @@ double worst(const nlohmann::json& r, const std::string& q) {
 TEST_CASE("regression: acds.lemma1 --quick") {
   const auto r = run_quick("acds.lemma1");
   CHECK(r["verdict"] == "refuted");  // general A_l: the stack uses A_l^T
+  CHECK(r["refutation"]["class"] == "slip");
+  // Led by the smallest clean counterexample, not by blown-up iterates.
+  CHECK(r["refutation"]["counterexample"] == nlohmann::json{{"d", 2}, {"n", 1}, {"L", 1}, {"sym", 0}});
   CHECK(worst(r, "max_rel_error_corrected") < 1e-9);
   for (const auto& c : r["cases"])
     if (c["params"]["sym"] == 1 || c["params"]["d"] == 1) CHECK(c["verdict"] == "confirmed");
