@@ -7,10 +7,10 @@
 // converges to W^{KQ}_* = ||A||_F^{-1/2} [A, 0; 0, 0], W^{PV}_* = ||A||_F^{1/2} [0, 0; 0, 1],
 // A = [E Gamma_tau Lambda_tau^2]^{-1} E Lambda_tau^2, Gamma_tau = (N+1)/N Lambda_tau + tr(Lambda_tau)/N I.
 //
-// Which covariances the theorem covers. The slides state Theorem 8 for "Lambda_tau ... diagonal with
+// Which covariances the theorem covers. The slides (seed 003) state Theorem 8 for "Λ_{τ} are diagonal with
 // independent diagonal entries which are strictly positive a.s. and have finite third moments", after
-// "for each task tau and coordinate i in [d], we sample lambda_tau,i independently such that the distribution
-// of each lambda_tau,i is fixed and has finite third moments": independent, each coordinate with its own
+// "for each task τ and coordinate $i \in [d]$, we sample $\lambda_{\tau,i}$ independently such that the
+// distribution of each $\lambda_{\tau,i}$ is fixed and has finite third moments": independent, each coordinate with its own
 // fixed law, not necessarily identically distributed (CLAIMS.md transcribes "i.i.d."). Coordinates with
 // different laws are therefore part of the statement and are judged like the rest. They are also what makes
 // the check informative: with identically distributed entries E Gamma_tau Lambda_tau^2 and E Lambda_tau^2 are
