@@ -1,10 +1,12 @@
 // xlssc.onelayer — Xing, Lin, Suh, Song, Cheng (004), Section 4.2.
 //
 // Statement: on unstructured prompts E_2 with theta ~ (1/2) delta_{theta0} + (1/2) delta_{-theta0}, a
-// one-layer attention's loss-minimising prediction is 0, for a linear phi ("both [the key-query
-// product] and x_query are almost constant regardless of the sign of theta ... one must have
-// yhat = 0") and for softmax ("due to the symmetry of theta distribution, a similar issue happens,
-// and the best prediction result is also 0").
+// one-layer attention's loss-minimising prediction is 0, for a linear phi (seed 004: "Since both
+// $\begin{bmatrix} \sum x_i x_i^\top + x_{\text{query}} x_{\text{query}}^\top & 0 \\ 0 & \sum y_i^2
+// \end{bmatrix}$ and x_{query} are almost constant regardless of the sign of θ , to minimize the loss (which
+// takes the expectation over θ), one must have $\hat{y}_{\text{query}} = 0$.") and for softmax ("For softmax
+// activation ϕ , due to the symmetry of θ distribution, a similar issue happens, and the best prediction
+// result is also 0.").
 //
 // The symmetry argument, and where it holds. One layer predicts yhat = v^T E phi(E^T K e_q + M)
 // (v: last row of W_out W^V). With a linear phi, yhat = sum_t (v^T e_t)(e_t^T K e_q) is even in the
@@ -23,7 +25,7 @@
 //     stream: `mc` = its loss, `excess` = E[(yhat - y_q)^2 - y_q^2] (paired, same prompts).
 //
 // What the paper asserts, and how strongly. Sec. 4.2 opens with "when D is sufficiently large, the final output
-// of yhat_query approximately equals to ..." and Remark 4.1 says of the one-layer results: "the squared error is
+// of \hat{y}_{query} approximately equals to" and Remark 4.1 says of the one-layer results: "the squared error is
 // still slightly below 1. There are two explanations. First, the above theoretical explanation assumes there are
 // a large number of examples D in each prompt, which is slightly different from the finite-example scenario in
 // the experiment." The paper itself, then, states its explanation for large D and reports one-layer losses

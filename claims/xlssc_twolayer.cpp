@@ -6,10 +6,11 @@
 //   yhat_q ~ x_q^T (sum_i (1/i - 1/(2D)) x_i x_i^T) theta / log D + eps / log D ~ y_q,
 // with eps "small when D is large enough": the error shrinks as D grows.
 //
-// What the paper asserts, and how strongly. Sec. 4.3 gives (5) with "~" twice and says of eps: "The notation
-// eps represents some cross terms of x_query^T x_i x_j^T theta, which is small when D is large enough"; App. A
-// ends "... + (1/log(D)) eps ~ y_query". That is an asymptotic statement: the prediction error tends to 0 as D
-// grows. The paper never says at which D the construction beats the trivial prediction 0, and its experiments
+// What the paper asserts, and how strongly. Sec. 4.3 gives (5) with ~ twice and says of eps (seed 004):
+//   "The notation ϵ represents some cross terms of $x_{\text{query}}^\top x_i x_j^\top \theta$, which is
+//    small when D is large enough"
+// and App. A ends with ... + (1/log(D)) eps ~ y_query. That is an asymptotic statement: the prediction error
+// tends to 0 as D grows. The paper never says at which D the construction beats the trivial prediction 0, and its experiments
 // (Fig. 2) train the models rather than use this construction. So the claim is judged by its trend and its
 // limit, not at a finite D:
 //   part (a), asymptotic, the limit: E(yhat - y_q)^2 -> 0. Judged by the rate decision: loss x log D at the
