@@ -2,10 +2,12 @@
 // exits 2 and writes nothing; `list` and `--expect` behave; and (the "regression" test case) every
 // registered claim runs at --quick and writes a well-formed, thread-count-independent report.
 #include "icl/claim/claim.hpp"
+#include "icl/claim/parts.hpp"
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -165,13 +167,99 @@ bool check_report(const json& r, const icl::Claim& c, int threads) {
     const std::string v = k.at("verdict");
     CHECK(kVerdicts.count(v) == 1);
     CHECK(is_nonempty_string(k, "evidence"));
-    any_refuted |= v == "refuted";
-    all_confirmed &= v == "confirmed";
+    CHECK(is_nonempty_string(k, "part"));
   }
-  // The claim's verdict from its cases (REPORT-FORMAT.md), derived here independently.
+  // The claim's verdict from its parts (REPORT-FORMAT.md: refuted only if an asserted part fails, confirmed if
+  // every part holds), derived here independently; a part's verdict is consistent with its cases.
+  CHECK_OR_RETURN(r.contains("parts") && r.at("parts").is_array() && !r.at("parts").empty(), false);
+  for (const auto& p : r.at("parts")) {
+    INFO("part " << p.dump());
+    const std::string pv = p.value("verdict", "");
+    CHECK(kVerdicts.count(pv) == 1);
+    any_refuted |= pv == "refuted";
+    all_confirmed &= pv == "confirmed";
+    bool case_refutes = false;
+    for (const auto& k : cases) case_refutes |= k.value("part", "") == p.value("id", "") && k.value("verdict", "") == "refuted";
+    if (case_refutes) CHECK(pv != "confirmed");
+    CHECK(p.contains("refutation") == (pv == "refuted"));
+  }
   const std::string expected = any_refuted ? "refuted" : all_confirmed ? "confirmed" : "inconclusive";
   CHECK(r.at("verdict") == expected);
+  CHECK(r.contains("refutation") == (expected == "refuted"));
+  const auto problems = icl::check_parts_block(r);
+  for (const auto& p : problems) FAIL_CHECK(p);
   return true;
+}
+
+// Every string a reader sees in a report: summary, findings, part evidence, refutations, case evidence and
+// decisions, as (where, text).
+void report_texts(const json& j, const std::string& where, std::vector<std::pair<std::string, std::string>>& out) {
+  if (j.is_string()) {
+    out.emplace_back(where, j.get<std::string>());
+  } else if (j.is_object()) {
+    for (auto it = j.begin(); it != j.end(); ++it) report_texts(it.value(), where + "/" + it.key(), out);
+  } else if (j.is_array()) {
+    for (std::size_t i = 0; i < j.size(); ++i) report_texts(j[i], where + "/" + std::to_string(i), out);
+  }
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// The reporting rule (lib/icl/verdict/decision.hpp): a report claims only what its decisions show.
+//  1. A confirmed or refuted case names in `basis` the decisions it rests on, each present with that verdict.
+//  2. No decided case has a Monte Carlo-vs-exact decision that excluded the exact value.
+//  3. No text says two numbers "agree": it says "within +/- band", "does not exclude" / "too noisy", "excludes".
+//  4. A summary that opens with a verdict opens with the claim's verdict.
+//  5. A report with Monte Carlo estimates states its error rates.
+void check_reporting_rule(const json& r) {
+  INFO("claim " << r.value("claim", "?"));
+  bool any_mc = false;
+  for (const auto& k : r.at("cases")) {
+    INFO("case " << k.value("params", json()).dump());
+    const std::string v = k.value("verdict", "");
+    for (auto it = k.at("quantities").begin(); it != k.at("quantities").end(); ++it)
+      any_mc |= it.value().contains("mean");
+    if (v != "confirmed" && v != "refuted") continue;
+    const bool has_basis = k.contains("basis") && k.at("basis").is_array() && !k.at("basis").empty();
+    CHECK_MESSAGE(has_basis, "a decided case names no decision it rests on");
+    if (k.contains("basis"))
+      for (const auto& b : k.at("basis")) {
+        const std::string name = b.get<std::string>();
+        INFO("basis " << name);
+        CHECK((k.contains("decisions") && k.at("decisions").contains(name)));
+        if (k.contains("decisions") && k.at("decisions").contains(name))
+          CHECK(k.at("decisions").at(name).value("verdict", "") == v);
+      }
+    if (k.contains("decisions"))
+      for (auto it = k.at("decisions").begin(); it != k.at("decisions").end(); ++it) {
+        const std::string name = it.key();
+        if (name.find("mc") != std::string::npos && name.find("exact") != std::string::npos && it.value().is_object()) {
+          const bool excluded = it.value().value("verdict", "") == "refuted";
+          CHECK_MESSAGE(!excluded, "decided case while Monte Carlo excludes the exact value (" << name << ")");
+        }
+      }
+  }
+  std::vector<std::pair<std::string, std::string>> texts;
+  for (const char* key : {"summary", "findings", "parts", "refutation", "cases"})
+    if (r.contains(key)) report_texts(r.at(key), key, texts);
+  for (const auto& [where, text] : texts) {
+    if (where.find("/params") != std::string::npos) continue;
+    const bool says_agree = lower(text).find("agree") != std::string::npos;
+    CHECK_MESSAGE(!says_agree, "'agree' in " << where << ": " << text);
+  }
+  const std::string summary = r.value("summary", "");
+  for (const char* v : {"confirmed", "refuted", "inconclusive"})
+    if (summary.rfind(v, 0) == 0) {
+      const bool same = r.value("verdict", "") == v;
+      CHECK_MESSAGE(same, "summary opens '" << v << "'");
+    }
+  if (any_mc) {
+    const bool rates = r.contains("error_rates");
+    CHECK_MESSAGE(rates, "Monte Carlo estimates without error rates");
+  }
 }
 
 // The parsed report, or null (with a recorded failure) if missing or not JSON.
@@ -312,6 +400,13 @@ TEST_CASE("cli regression: every claim --quick") {
     if (j1.is_null() || !check_report(j1, c, 1)) continue;
     CHECK(j1.at("cases").dump() == j2.at("cases").dump());
     CHECK(j1.at("verdict") == j2.at("verdict"));
+  }
+  // The reporting rule over every report of the run (reusing it: no extra claim runs).
+  for (const auto& c : icl::claim_registry()) {
+    const fs::path p = out2 / (c.id + ".json");
+    if (!fs::exists(p)) continue;
+    const json j = load_json(p);
+    if (!j.is_null()) check_reporting_rule(j);
   }
   // Rebuilding the Markdown/LaTeX from the JSON alone works on the folder just written.
   fs::remove(out2 / "summary.md");

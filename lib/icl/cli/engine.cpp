@@ -12,6 +12,7 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <stdexcept>
 #include <unistd.h>
 
 namespace icl {
@@ -167,14 +168,26 @@ nlohmann::ordered_json run_claim(const PlannedClaim& p, const RunOptions&, std::
   r["title"] = c.title;
   r["source"] = c.source;
   r["statement"] = c.statement;
-  r["verdict"] = to_string(aggregate_verdict(res.cases));
+  // The claim's verdict from its parts (parts.hpp); throws std::logic_error (exit 3) on an invalid parts block.
+  const JudgedClaim judged = judge_claim(c.id, c.parts, res.parts, res.cases);
+  r["verdict"] = to_string(judged.verdict);
   r["summary"] = res.summary;
+  if (judged.verdict == Verdict::refuted) r["refutation"] = judged.refutation;
+  r["parts"] = judged.parts;
+  if (res.extra.contains("findings")) {
+    const auto& f = res.extra["findings"];
+    if (!f.is_array()) throw std::logic_error(c.id + ": findings is not an array of sentences");
+    for (const auto& s : f)
+      if (!s.is_string()) throw std::logic_error(c.id + ": a finding is not a sentence");
+    r["findings"] = f;
+  }
   r["seed"] = ctx.seed;
   r["threads"] = ctx.threads;
   r["elapsed_s"] = std::round(elapsed * 100) / 100;
   r["quick"] = ctx.quick;
   r["sample_budget_per_case"] = ctx.samples;
-  for (auto it = res.extra.begin(); it != res.extra.end(); ++it) r[it.key()] = it.value();
+  for (auto it = res.extra.begin(); it != res.extra.end(); ++it)
+    if (it.key() != "findings") r[it.key()] = it.value();
   r["cases"] = res.cases;
   return r;
 }

@@ -86,6 +86,20 @@ std::string show(const nlohmann::ordered_json& q, bool latex) {
   return latex ? "--" : "";
 }
 
+// "refuted (slip)", "confirmed": the verdict with the refutation class where there is one.
+std::string verdict_with_class(const nlohmann::ordered_json& r) {
+  std::string v = r.value("verdict", "");
+  if (r.contains("refutation") && r["refutation"].is_object() && r["refutation"].contains("class"))
+    v += " (" + r["refutation"]["class"].get<std::string>() + ")";
+  return v;
+}
+
+std::string refutation_class(const nlohmann::ordered_json& r) {
+  if (r.contains("refutation") && r["refutation"].is_object() && r["refutation"].contains("class"))
+    return r["refutation"]["class"].get<std::string>();
+  return "";
+}
+
 std::string params_label(const nlohmann::ordered_json& p) {
   std::string s;
   for (auto it = p.begin(); it != p.end(); ++it) {
@@ -117,9 +131,11 @@ std::string latex_table(const nlohmann::ordered_json& r) {
                      show(quantity(c, "mc"), true), latex_escape(c.value("verdict", "")));
   }
   s += "\\bottomrule\n\\end{tabular}\n";
-  s += fmt::format("\\caption{{\\texttt{{{}}}: {} Verdict: \\textbf{{{}}}. Monte Carlo: mean $\\pm$ "
+  const std::string cls = refutation_class(r);
+  s += fmt::format("\\caption{{\\texttt{{{}}}: {} Verdict: \\textbf{{{}}}{}. Monte Carlo: mean $\\pm$ "
                    "half-width of the {} interval; seed {}.}}\n",
                    latex_escape(id), latex_escape(r.value("title", "")), latex_escape(r.value("verdict", "")),
+                   cls.empty() ? std::string() : " (" + latex_escape(cls) + ")",
                    r.contains("error_rates") ? latex_escape(r["error_rates"].value("interval", "stated"))
                                              : std::string("stated"),
                    r.value("seed", 0));
@@ -130,7 +146,24 @@ std::string latex_table(const nlohmann::ordered_json& r) {
 std::string markdown_claim(const nlohmann::ordered_json& r) {
   std::string s;
   s += fmt::format("## `{}`: {}\n\n", r.value("claim", ""), r.value("title", ""));
-  s += fmt::format("**Verdict: {}.** {}\n\n", r.value("verdict", ""), r.value("summary", ""));
+  s += fmt::format("**Verdict: {}.** {}\n\n", verdict_with_class(r), r.value("summary", ""));
+  if (r.contains("refutation") && r["refutation"].is_object()) {
+    const auto& f = r["refutation"];
+    s += fmt::format("Refutation ({}): {} Counterexample: `{}`.{}\n\n", f.value("class", ""), f.value("explanation", ""),
+                     f.contains("counterexample") ? f["counterexample"].dump() : std::string("{}"),
+                     f.contains("corrected") ? " Corrected: " + f["corrected"].get<std::string>() : std::string());
+  }
+  if (r.contains("parts") && r["parts"].is_array()) {
+    s += "Parts of the statement:\n\n";
+    for (const auto& p : r["parts"]) {
+      std::string v = p.value("verdict", "");
+      if (p.contains("refutation") && p["refutation"].contains("class"))
+        v += " (" + p["refutation"]["class"].get<std::string>() + ")";
+      s += fmt::format("- ({}, {}) {}: **{}**. {}\n", p.value("id", ""), p.value("strength", ""),
+                       p.value("statement", ""), v, p.value("evidence", ""));
+    }
+    s += "\n";
+  }
   s += fmt::format("Source: {}. Seed {}, {} threads, {:.1f} s.\n\n", r.value("source", ""), r.value("seed", 0),
                    r.value("threads", 0), r.value("elapsed_s", 0.0));
   if (r.contains("error_rates")) {
@@ -153,9 +186,10 @@ std::string markdown_claim(const nlohmann::ordered_json& r) {
 std::string markdown_summary(const std::vector<nlohmann::ordered_json>& reports) {
   std::string s = "# icl-verify report\n\n";
   s += "Generated from the JSON reports in this folder (`icl-verify report` rebuilds it).\n\n";
-  s += "| claim | verdict | summary |\n|---|---|---|\n";
+  s += "| claim | verdict | class | summary |\n|---|---|---|---|\n";
   for (const auto& r : reports)
-    s += fmt::format("| `{}` | **{}** | {} |\n", r.value("claim", ""), r.value("verdict", ""), r.value("summary", ""));
+    s += fmt::format("| `{}` | **{}** | {} | {} |\n", r.value("claim", ""), r.value("verdict", ""), refutation_class(r),
+                     r.value("summary", ""));
   s += "\n";
   for (const auto& r : reports) s += markdown_claim(r);
   return s;
