@@ -138,10 +138,15 @@ ClaimResult run(const ClaimContext& ctx) {
     }
 
     Decision v;
-    if (identity.verdict == Verdict::refuted || o.verdict.verdict == Verdict::refuted)
+    if (identity.verdict == Verdict::refuted || o.verdict.verdict == Verdict::refuted) {
       v.verdict = Verdict::refuted;
-    else if (identity.verdict == Verdict::confirmed && o.verdict.verdict == Verdict::confirmed)
+      if (identity.verdict == Verdict::refuted) v.basis.push_back("identity");
+      if (o.verdict.verdict == Verdict::refuted) v.basis.insert(v.basis.end(), o.verdict.basis.begin(), o.verdict.basis.end());
+    } else if (identity.verdict == Verdict::confirmed && o.verdict.verdict == Verdict::confirmed) {
       v.verdict = Verdict::confirmed;
+      v.basis = o.verdict.basis;
+      v.basis.push_back("identity");
+    }
     v.why = fmt::format("(a) {}. (b) {}", identity.why, o.verdict.why);
 
     CaseJson j(c);
@@ -185,7 +190,9 @@ const RegisterClaim reg{Claim{
     262144,
     65536,
     [](const Case& c, int threads) { return threads * acds_shape(c.geti("d"), c.geti("n")).workspace_bytes(); },
-    run}};
+    run,
+    {PartSpec{"a", "the layer's prediction is one gradient-descent step of size eta, and its loss is the stated formula",
+              Strength::theorem}}}};
 
 }  // namespace
 

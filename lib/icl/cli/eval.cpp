@@ -1,6 +1,7 @@
 #include "icl/cli/eval.hpp"
 
 #include "icl/claim/case_json.hpp"
+#include "icl/claim/parts.hpp"
 #include "icl/exact/feature_moments.hpp"
 #include "icl/exact/optimal_attention.hpp"
 #include "icl/montecarlo/prompt_loss.hpp"
@@ -155,7 +156,8 @@ ClaimResult run_eval(const LsaStack& w, const EvalOptions& o, const std::optiona
     }
     if (summary.size() < 600) summary += (summary.empty() ? "" : "; ") + line;
     if (sigma_given) j.quantity("sigma", sigma);
-    j.verdict(v.verdict, evidence);
+    j.verdict(v.verdict, evidence,
+              v.verdict == Verdict::confirmed ? std::vector<std::string>{"mc_vs_exact"} : std::vector<std::string>{});
     confirmed += v.verdict == Verdict::confirmed;
     res.cases.push_back(j.take());
     if (ctx.progress) ctx.progress(++done, ctx.cases.size());
@@ -211,6 +213,10 @@ nlohmann::ordered_json evaluate_weights(const LsaStack& w, const EvalOptions& o,
   c.params.push_back(ParamSpec{"noise", {0}, {0}, 0, 1e6, false, "label noise standard deviation"});
   c.default_samples = 200000;
   c.quick_samples = 20000;
+  c.parts = {PartSpec{"a",
+                      "the Monte Carlo loss of the weights (their real forward pass) agrees with the exact loss where the "
+                      "project integrates it",
+                      Strength::theorem}};
 
   const auto sets = parse_sets(o.sets);
   for (const auto& [key, values] : sets) {
