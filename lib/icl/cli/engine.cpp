@@ -107,10 +107,6 @@ std::vector<Case> build_cases(const Claim& c, const std::map<std::string, std::v
   return cases;
 }
 
-}  // namespace
-
-namespace {
-
 // Decimal digits only, within [lo, hi]; CLI11 would take "0x10", " 5" and "+5", and saturate 10^30.
 std::uint64_t parse_whole(const std::string& text, const char* option, std::uint64_t lo, std::uint64_t hi,
                           const std::string& range) {
@@ -162,15 +158,16 @@ void prepare_output_folder(const std::string& dir, const char* option) {
     probe = parent;
   }
   // Create, then prove a file can be written; on any failure remove what was created here.
+  const fs::path test = fs::path(dir) / fmt::format(".icl-verify-write-test.{}", ::getpid());
   const auto undo = [&] {
     std::error_code ec;
+    fs::remove(test, ec);
     for (const auto& m : missing) fs::remove(m, ec);  // deepest first; fails harmlessly where not empty
   };
   try {
     std::error_code ec;
     for (auto it = missing.rbegin(); it != missing.rend(); ++it)
       if (!fs::create_directory(*it, ec) && ec) throw bad(fmt::format("cannot create '{}' ({})", shown(it->string()), ec.message()));
-    const fs::path test = fs::path(dir) / fmt::format(".icl-verify-write-test.{}", ::getpid());
     {
       std::ofstream f(test, std::ios::binary | std::ios::trunc);
       f << "x";
