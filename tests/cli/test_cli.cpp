@@ -2,20 +2,14 @@
 // exits 2 and writes nothing; `list` and `--expect` behave; and (the "regression" test case) every
 // registered claim runs at --quick and writes a well-formed, thread-count-independent report.
 #include "icl/claim/claim.hpp"
-<<<<<<< HEAD
 #include "icl/claim/parts.hpp"
-=======
 #include "tests/support/cli_support.hpp"
->>>>>>> reliability
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
-<<<<<<< HEAD
-#include <cctype>
-=======
 #include <algorithm>
->>>>>>> reliability
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
