@@ -18,6 +18,22 @@
 // Where the paper goes wrong (App. E): it writes Cov(wbar) with off-diagonal entries 1 between wbar00 and
 // wbarii; they are sqrt2 (wbarii = sqrt2 w_ii, wbar00 = w00 + sum_i w_ii), so the smallest eigenvalue of
 // C is lam- = (d+3 - sqrt((d+3)^2 - 8))/2 < 1, not 1, and tr((I - P2) C) >= ||I - P2||_F^2 fails.
+//
+// Refutation class: substantive. Proposition 4 states the bound itself (seed 000; formulas quoted in the seed's
+// LaTeX):
+//   "if the orthogonal projection of \widetilde{x} onto the span of (8) has dimension
+//    \widetilde{d}<\binom{d+2}{2}, then the in-context learning loss is lower bounded by
+//    \mathcal{L}(\mathsf{BTFB})\geq\binom{d+2}{2}-\widetilde{d}."
+// and App. E derives it from "the covariance matrix \Sigma=\mathbb{E}_{w}[\bar{w}\bar{w}^{\top}] can be
+// written as: \begin{bmatrix}d+1&\mathbf{1}_{1\times d}&\mathbf{0}\\ \mathbf{1}_{d\times 1}&2\mathbf{I}_{d}&
+// \mathbf{0}\\ \mathbf{0}&\mathbf{0}&\mathbf{I}_{\bar{d}-d-1}\end{bmatrix}" and "Therefore, the minimum
+// eigenvalue of \Sigma is 1." With the
+// paper's own definition two lines earlier (wbar_ii = sqrt2 w_ii, wbar_00 = w_00 + sum_i w_ii) the off-diagonal
+// entries are sqrt2, the minimum eigenvalue is lam- < 1, and the stated bound is false for every d and every
+// dtilde >= d: explicit layers (weights in the JSON) go below it, e.g. d = 1, dtilde = 1: the infimum is
+// 2 - (1 - lam-) = 1.586 < 2. The proposition's conclusion is the number, and the number changes (to the
+// corrected bound below), so this is not a slip. What survives: every kernel that misses part of span{v_ij}
+// still has a loss floor bounded away from 0 (the corrected bound is positive), which is what Sec. 3.3 uses.
 #include "claims/common/sja_lower_bound_case.hpp"
 #include "constructions/sja_appC.hpp"
 #include "constructions/sja_lower_bound.hpp"
@@ -63,6 +79,13 @@ ClaimResult run(const ClaimContext& ctx) {
   spec.corrected_formula =
       "L >= sum of the (C(d+2,2) - dt) smallest of {lam-, 1 (d(d+1)/2 times), 2 (d-1 times), lam+}, "
       "lam+- = (d+3 +- sqrt((d+3)^2-8))/2; for dt >= d this is C(d+2,2) - dt - 1 + lam-";
+  spec.refutation = Refutation{
+      RefutationClass::substantive,
+      "The bound C(d+2,2) - dt is false whenever dt >= d: explicit bilinear layers of projected dimension dt with "
+      "their optimal attention go below it. App. E writes Cov(wbar) with off-diagonal entries 1 between wbar00 and "
+      "wbarii; with wbarii = sqrt2 w_ii they are sqrt2, so the smallest eigenvalue is lam- < 1, not 1.",
+      {},
+      ""};
   spec.finding =
       "App. E takes Cov(wbar) in the v basis with off-diagonal entries 1 between wbar00 and wbarii; they are sqrt2 "
       "(wbarii = sqrt2 w_ii). The smallest eigenvalue is then lam- = (d+3 - sqrt((d+3)^2-8))/2 < 1 (2 - sqrt2 at d = 1), "
@@ -85,7 +108,11 @@ const RegisterClaim reg{Claim{
       const int d = c.geti("d"), dbar = sja::kernel_width(d) + d;
       return threads * sja_shape(d, dbar, c.geti("n")).workspace_bytes();
     },
-    run}};
+    run,
+    {PartSpec{"a",
+              "If the bilinear layer implements a kernel x -> xt whose orthogonal projection onto span{v_ij} has "
+              "dimension dt < C(d+2,2), then L(BTFB) >= C(d+2,2) - dt, for every attention layer and every n.",
+              Strength::theorem}}}};
 
 }  // namespace
 }  // namespace icl

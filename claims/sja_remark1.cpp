@@ -14,6 +14,15 @@
 // corrected   the corrected bound m - dbar - 1 + lam-, lam- = (d+3 - sqrt((d+3)^2-8))/2 (dbar >= d + 1).
 // Where the paper goes wrong: Remark 1 inherits Prop. 4's error (App. E: Cov(wbar) has off-diagonal
 // entries sqrt2, not 1, so its smallest eigenvalue is lam- < 1); see sja.prop4.
+//
+// Refutation class: substantive, as sja.prop4's. Remark 1 reads
+//   "As an immediate consequence of Proposition 4, if the prompt’s embedding dimension \bar{d} is less than
+//    \binom{d+2}{2}, then the ICL loss is lower bounded by \mathcal{L}(\mathsf{BTFB})\geq\binom{d+2}{2}-\bar{d}."
+// (seed 000, Remark 1; formulas in the seed's LaTeX)
+// The stated bound is false for every d and every width d+1 <= dbar < C(d+2,2) (e.g. d = 2, dbar = 5: an
+// explicit width-5 layer reaches 0.869 < 1 at n = 400); the corrected bound C(d+2,2) - dbar - 1 + lam- is
+// verified. The remark's reasoning (width bounds the projected dimension) is right; the number it inherits
+// from Prop. 4 is not, and no typo in the remark gives the true number.
 #include "claims/common/sja_lower_bound_case.hpp"
 #include "constructions/sja_appC.hpp"
 #include "constructions/sja_lower_bound.hpp"
@@ -49,6 +58,13 @@ ClaimResult run(const ClaimContext& ctx) {
   spec.layer_text = [](const BlockEvaluation& e, int) { return fmt::format("width {}", e.dbar); };
   spec.bound_text = "C(d+2,2) - dbar";
   spec.corrected_formula = "L >= C(d+2,2) - dbar - 1 + (d+3 - sqrt((d+3)^2-8))/2 for d+1 <= dbar < C(d+2,2)";
+  spec.refutation = Refutation{
+      RefutationClass::substantive,
+      "The bound C(d+2,2) - dbar is false for every width d+1 <= dbar < C(d+2,2): an explicit width-dbar bilinear layer "
+      "with its optimal attention goes below it. Remark 1 inherits Prop. 4's error (App. E: Cov(wbar) has "
+      "off-diagonal entries sqrt2, not 1, so its smallest eigenvalue is lam- < 1).",
+      {},
+      ""};
   spec.finding =
       "Remark 1 fails for every d and every width d+1 <= dbar < C(d+2,2): an explicit width-dbar bilinear layer "
       "spanning the top eigenspace of Cov(wbar) approaches C(d+2,2) - dbar - 1 + lam- < C(d+2,2) - dbar as n grows "
@@ -71,7 +87,11 @@ const RegisterClaim reg{Claim{
       const int d = c.geti("d"), dbar = std::max(c.geti("dbar"), d + 1);
       return threads * sja_shape(d, dbar, c.geti("n")).workspace_bytes();
     },
-    run}};
+    run,
+    {PartSpec{"a",
+              "If the prompt's embedding dimension dbar is less than C(d+2,2), then L(BTFB) >= C(d+2,2) - dbar, for "
+              "every bilinear layer of width dbar, every attention layer and every n.",
+              Strength::theorem}}}};
 
 }  // namespace
 }  // namespace icl

@@ -262,17 +262,18 @@ ClaimResult run(const ClaimContext& ctx) {
     j.quantity("negative_control_error", w.worst[kNegative]);
     j.quantity("prompts", static_cast<double>(w.prompts));
     j.quantity("W_final", at.W_final);
-    j.verdict(verdict.verdict, fmt::format("{}; {}; {}. Worst label error at prompt {} ({}). Negative control (eta = -Gamma, no "
-                                "transpose): worst error {:.3g}.",
-                                labels.why, rows.why, form.why, w.where[kStated], kFamilies[at.family],
-                                w.worst[kNegative]));
     j.decision("labels", labels);
     j.decision("rows", rows);
     j.decision("matrix_form", form);
+    j.verdict(verdict.verdict, fmt::format("{}; {}; {}. Worst label error at prompt {} ({}). Negative control (eta = -Gamma, no "
+                                "transpose): worst error {:.3g}.",
+                                labels.why, rows.why, form.why, w.where[kStated], kFamilies[at.family],
+                                w.worst[kNegative]),
+              j.decisions_with(verdict.verdict, {"labels", "rows", "matrix_form"}));
     res.cases.push_back(j.take());
     if (ctx.progress) ctx.progress(++done, ctx.cases.size());
   }
-  const Verdict v = aggregate_verdict(res.cases);
+  const Verdict v = claim_verdict(ctx, res);
   res.extra["tolerance"] = identity_tolerance_text(tol);
   nlohmann::ordered_json findings = nlohmann::ordered_json::array();
   findings.push_back(fmt::format(
@@ -334,7 +335,12 @@ const RegisterClaim reg{Claim{
       const double rows = 2.0 * c.geti("d") + 2, cols = c.geti("n") + 1.0;
       return threads * 8.0 * (40 * rows * cols + 4 * rows * rows * c.geti("L"));
     },
-    run}};
+    run,
+    {PartSpec{"a",
+              "With dbar = 2d+1 and the weights of App. G, the 2L-layer bilinear Transformer's intermediate outputs have "
+              "the stated form and yhat^(l) = [1 x_q] W^(l) [1 x_q]^T, W^(l) the block-coordinate-descent iterates (9) "
+              "with eta^(l) = -Gamma^(l)^T.",
+              Strength::theorem}}}};
 
 }  // namespace
 }  // namespace icl

@@ -1,10 +1,12 @@
 // xlssc.onelayer — Xing, Lin, Suh, Song, Cheng (004), Section 4.2.
 //
 // Statement: on unstructured prompts E_2 with theta ~ (1/2) delta_{theta0} + (1/2) delta_{-theta0}, a
-// one-layer attention's loss-minimising prediction is 0, for a linear phi ("both [the key-query
-// product] and x_query are almost constant regardless of the sign of theta ... one must have
-// yhat = 0") and for softmax ("due to the symmetry of theta distribution, a similar issue happens,
-// and the best prediction result is also 0").
+// one-layer attention's loss-minimising prediction is 0, for a linear phi (seed 004: "Since both
+// $\begin{bmatrix} \sum x_i x_i^\top + x_{\text{query}} x_{\text{query}}^\top & 0 \\ 0 & \sum y_i^2
+// \end{bmatrix}$ and x_{query} are almost constant regardless of the sign of θ , to minimize the loss (which
+// takes the expectation over θ), one must have $\hat{y}_{\text{query}} = 0$.") and for softmax ("For softmax
+// activation ϕ , due to the symmetry of θ distribution, a similar issue happens, and the best prediction
+// result is also 0.").
 //
 // The symmetry argument, and where it holds. One layer predicts yhat = v^T E phi(E^T K e_q + M)
 // (v: last row of W_out W^V). With a linear phi, yhat = sum_t (v^T e_t)(e_t^T K e_q) is even in the
@@ -21,10 +23,25 @@
 //     output is linear in its scale alpha, whose best value alpha* = E[g y]/E[g^2] is fitted on a
 //     training stream; the candidate with the lowest training loss is then evaluated on a fresh test
 //     stream: `mc` = its loss, `excess` = E[(yhat - y_q)^2 - y_q^2] (paired, same prompts).
-// Verdict: refuted when the test excess interval lies below 0 (a one-layer attention beats the zero
-// prediction, so 0 is not its loss minimiser); confirmed when yhat is even in theta to rounding
-// (evenness_error <= 1e-9, which proves the bound for every weight choice) and the test does not
-// contradict it; inconclusive otherwise.
+//
+// What the paper asserts, and how strongly. Sec. 4.2 opens with "when D is sufficiently large, the final output
+// of \hat{y}_{query} approximately equals to" and Remark 4.1 says of the one-layer results: "the squared error is
+// still slightly below 1. There are two explanations. First, the above theoretical explanation assumes there are
+// a large number of examples D in each prompt, which is slightly different from the finite-example scenario in
+// the experiment." The paper itself, then, states its explanation for large D and reports one-layer losses
+// slightly below E[y^2] = 1 at finite D. So:
+//   part (a), linear phi: the loss-minimising prediction is 0. Judged at every D run (stronger than asked):
+//     confirmed when yhat is even in theta to rounding (evenness_error <= 1e-9, which proves it for every
+//     weight choice) and the best candidate does not beat 0 on the test stream; refuted when a candidate beats 0.
+//   part (b), softmax phi, asymptotic: "a similar issue happens, and the best prediction result is also 0" as D
+//     grows. Judged by the trend of the best gain over predicting 0 that the search finds (E[y^2] minus the test
+//     loss of the best candidate): between consecutive D at each d a significant rise refutes, and a significant
+//     fall from the smallest to the largest D confirms. The limit itself: for fixed weights, as D -> inf every
+//     token average in the query column converges to an expectation over one token, and the y tokens enter only
+//     through s theta0^T x_i, whose law does not depend on the sign s; so yhat tends to a function of x_q alone and
+//     E[yhat y_q] -> 0 (the symmetry argument of the paper, which holds in this limit but not at finite D).
+//   The gain at each finite D (explicit weights beat predicting 0: 0.10 at D = 2, 0.006 at D = 30) is a finding:
+//     the paper's own Remark 4.1 reports it.
 #include "constructions/xlssc_sec4.hpp"
 #include "icl/claim/case_json.hpp"
 #include "icl/claim/claim.hpp"
@@ -36,6 +53,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace icl {
@@ -87,12 +105,28 @@ std::string describe(std::size_t k) {
                            : fmt::format("random weights #{}", k - kBetas.size() + 1);
 }
 
+Estimate negate(const Estimate& e) {
+  Estimate r = e;
+  r.mean = -e.mean;
+  r.ci_low = -e.ci_high;
+  r.ci_high = -e.ci_low;
+  return r;
+}
+
+struct SoftRow {
+  int d, D;
+  Estimate gain;  // E[y_q^2] - loss of the best candidate, on the test stream
+};
+
 ClaimResult run(const ClaimContext& ctx) {
   ClaimResult res;
   const IdentityTolerance even_tol;
-  const double alpha_case = ctx.alpha / static_cast<double>(ctx.cases.size());
+  // Bonferroni over the cases and the trend comparisons (at most one per case).
+  const double alpha_case = ctx.alpha / (2.0 * static_cast<double>(ctx.cases.size()));
   std::size_t done = 0, looks_planned = 0;
   double best_soft_gain = 0;
+  std::vector<SoftRow> soft_rows;
+  nlohmann::ordered_json softmax_by_D = nlohmann::ordered_json::array();
   std::string best_soft_at, soft_gains;
   for (const auto& c : ctx.cases) {
     const int d = c.geti("d"), D = c.geti("D");
@@ -206,7 +240,23 @@ ClaimResult run(const ClaimContext& ctx) {
       why = fmt::format("{} (the symmetry argument does not apply), and no candidate beat predicting 0: {}", evenness.why,
                         vs_zero.why);
     }
+    if (act == Act::softmax) {
+      // Part (b) is judged on the trend of these rows below; each row is a finite-D measurement.
+      nlohmann::ordered_json row;
+      row["params"] = c.to_json();
+      row["loss"] = quantity_mc(loss);
+      row["gain_over_predicting_zero"] = quantity_mc(negate(excess));
+      row["evenness_error"] = even.worst[0];
+      row["best_candidate"] = describe(best);
+      row["alpha_best"] = best_alpha;
+      row["excess_vs_zero"] = decision_json(vs_zero);
+      soft_rows.push_back({d, D, negate(excess)});
+      softmax_by_D.push_back(row);
+      if (ctx.progress) ctx.progress(++done, ctx.cases.size());
+      continue;
+    }
     CaseJson j(c);
+    j.part("a");
     j.quantity("stated", 1.0);  // best loss = E[y_q^2] (prediction 0)
     j.quantity("exact", theta0.squaredNorm());
     j.quantity("mc", loss);
@@ -215,28 +265,96 @@ ClaimResult run(const ClaimContext& ctx) {
     j.quantity("train_loss_best", best_train);
     j.quantity("alpha_best", best_alpha);
     j.field("best_candidate", describe(best));
-    j.verdict(v, why);
     j.decision("evenness", evenness);
     j.decision("excess_vs_zero", vs_zero);
+    j.verdict(v, why, v == Verdict::refuted ? std::vector<std::string>{"excess_vs_zero"} : std::vector<std::string>{"evenness"});
     res.cases.push_back(j.take());
     if (ctx.progress) ctx.progress(++done, ctx.cases.size());
   }
-  res.extra["error_rates"] = error_rates_json(ctx.alpha, ctx.cases.size(), looks_planned, Tolerance{0, 0});
+  // Part (b): the best gain found against D, at each d (rows in grid order: d, then D).
+  std::sort(soft_rows.begin(), soft_rows.end(), [](const SoftRow& a, const SoftRow& b) {
+    return a.d != b.d ? a.d < b.d : a.D < b.D;
+  });
+  std::size_t pairs = 0, falls = 0, rises = 0, groups = 0, overall_falls = 0;
+  auto gain_case = [&](const SoftRow& A, const SoftRow& B, const std::string& check) {
+    const double diff = A.gain.mean - B.gain.mean, se = std::hypot(A.gain.stderr_, B.gain.stderr_);
+    const double z = normal_quantile(1 - alpha_case / 2);
+    Decision dd;
+    dd.detectable = (z + normal_quantile(0.95)) * se;
+    if (diff - z * se > 0) dd.verdict = Verdict::confirmed;
+    else if (diff + z * se < 0) dd.verdict = Verdict::refuted;
+    dd.why = fmt::format("best gain over predicting 0: {:.4g} at D={}, {:.4g} at D={}; difference {:.4g} +/- {:.2g}",
+                         A.gain.mean, A.D, B.gain.mean, B.D, diff, z * se);
+    CaseJson j(nlohmann::ordered_json{{"d", A.d}, {"D", A.D}, {"D_next", B.D}, {"act", 1}});
+    j.part("b");
+    j.field("check", check);
+    j.quantity("stated", 0.0);  // the stated gain of the best prediction over 0, for large D
+    j.quantity("mc", B.gain);
+    j.quantity("mc_at_D", A.gain);
+    j.decision("trend", dd);
+    j.verdict(dd, {"trend"});
+    res.cases.push_back(j.take());
+    return dd.verdict;
+  };
+  for (std::size_t k = 0; k < soft_rows.size();) {
+    std::size_t e = k;
+    while (e + 1 < soft_rows.size() && soft_rows[e + 1].d == soft_rows[k].d) ++e;
+    for (std::size_t i = k; i < e; ++i) {
+      const Verdict v = gain_case(soft_rows[i], soft_rows[i + 1], "trend: the best gain at D_next is below the gain at D");
+      ++pairs, falls += v == Verdict::confirmed, rises += v == Verdict::refuted;
+    }
+    if (e > k) {
+      ++groups;
+      const Verdict v = e == k + 1 ? res.cases.back()["verdict"] == "confirmed" ? Verdict::confirmed : Verdict::inconclusive
+                                   : gain_case(soft_rows[k], soft_rows[e],
+                                               "trend: the best gain at the largest D is below the gain at the smallest");
+      overall_falls += v == Verdict::confirmed;
+    }
+    k = e + 1;
+  }
+  if (!soft_rows.empty()) {
+    const Verdict trend = rises > 0 ? Verdict::refuted
+                          : (groups > 0 && overall_falls == groups) ? Verdict::confirmed
+                                                                    : Verdict::inconclusive;
+    res.part("b").decide(
+        trend, fmt::format("the best gain over predicting 0 found by the search falls significantly in {} of {} steps "
+                           "between consecutive D and rises significantly in {}; from the smallest to the largest D it "
+                           "falls significantly in {} of {} grids. The limit 0 for fixed weights follows from the symmetry "
+                           "of theta's law once every token average has converged (D -> infinity); at finite D the gain "
+                           "is positive, as Remark 4.1 reports",
+                           falls, pairs, rises, overall_falls, groups));
+    res.part("b").on_refuted(Refutation{
+        RefutationClass::substantive,
+        "the best gain over predicting 0 rises significantly with D for one-layer softmax attention (see the trend cases)",
+        {},
+        ""});
+  }
+  res.extra["softmax_by_D"] = softmax_by_D;
+  res.part("a").on_refuted(Refutation{RefutationClass::substantive,
+                                      "explicit one-layer linear attention weights beat predicting 0 (see the cases)", {},
+                                      ""});
+  res.extra["error_rates"] = error_rates_json(ctx.alpha, 2 * ctx.cases.size(), looks_planned, Tolerance{0, 0});
   nlohmann::ordered_json findings = nlohmann::ordered_json::array();
   findings.push_back("Linear one-layer attention: yhat is even in theta for every weight choice (checked to rounding on "
-                     "random weights), so the loss is E[y^2] + E[yhat^2] and its minimiser predicts 0, as stated.");
+                     "random weights), so the loss is E[y^2] + E[yhat^2] and its minimiser predicts 0 at every D, not "
+                     "only for large D.");
   if (!best_soft_at.empty())
     findings.push_back(
-        "Softmax one-layer attention: yhat is not even in theta, and explicit weights beat predicting 0: " + best_soft_at +
+        "Softmax one-layer attention at finite D: yhat is not even in theta, and explicit weights beat predicting 0: " +
+        best_soft_at +
         ". The weights: values alpha theta0^T x on the x tokens, scores -beta y_i theta0^T x_q on the y tokens; the "
         "softmax normaliser then carries the sign of theta (through sum_i exp(-beta y_i theta0^T x_q)) into the "
-        "average of the x tokens' values. Gain E[y^2] - loss by case: " + soft_gains + ".");
+        "average of the x tokens' values. Gain E[y^2] - loss by case: " + soft_gains +
+        ". The gain shrinks as D grows; the paper's Remark 4.1 reports one-layer losses 'slightly below 1' at D = 30.");
   res.extra["findings"] = findings;
-  const Verdict v = aggregate_verdict(res.cases);
-  res.summary = v == Verdict::refuted
-                    ? "refuted for softmax: explicit one-layer softmax weights beat predicting 0 (best " + best_soft_at +
-                          "); for linear attention the symmetry argument is exact and 0 is optimal."
-                    : fmt::format("{}: one-layer attention cannot beat predicting 0 in any tested case.", to_string(v));
+  const Verdict v = claim_verdict(ctx, res);
+  res.summary = fmt::format(
+      "{}: linear attention: the symmetry argument is exact and 0 is the loss minimiser at every D; softmax "
+      "(asymptotic, the paper's explanation 'assumes there are a large number of examples D'): the best gain over "
+      "predicting 0 found falls with D ({} of {} steps significantly, none rising){}.",
+      to_string(v), falls, pairs,
+      best_soft_at.empty() ? std::string()
+                           : "; at finite D explicit softmax weights beat predicting 0 (a finding; best " + best_soft_at + ")");
   return res;
 }
 
@@ -252,7 +370,15 @@ const RegisterClaim reg{Claim{
     262144,
     16384,
     [](const Case& c, int threads) { return threads * 8.0 * 8 * (c.geti("d") + 1.0) * (2.0 * c.geti("D") + 1); },
-    run}};
+    run,
+    {PartSpec{"a",
+              "Linear phi, theta ~ (1/2) delta_{theta0} + (1/2) delta_{-theta0}, D sufficiently large: to minimise the "
+              "loss one must have yhat_query = 0.",
+              Strength::asymptotic},
+     PartSpec{"b",
+              "Softmax phi: due to the symmetry of theta's distribution a similar issue happens and the best prediction "
+              "result is also 0 (the explanation assumes a large number of examples D, Remark 4.1).",
+              Strength::asymptotic}}}};
 
 }  // namespace
 }  // namespace icl

@@ -6,24 +6,37 @@
 //   yhat_q ~ x_q^T (sum_i (1/i - 1/(2D)) x_i x_i^T) theta / log D + eps / log D ~ y_q,
 // with eps "small when D is large enough": the error shrinks as D grows.
 //
+// What the paper asserts, and how strongly. Sec. 4.3 gives (5) with ~ twice and says of eps (seed 004):
+//   "The notation ϵ represents some cross terms of $x_{\text{query}}^\top x_i x_j^\top \theta$, which is
+//    small when D is large enough"
+// and App. A ends with ... + (1/log(D)) eps ~ y_query. That is an asymptotic statement: the prediction error
+// tends to 0 as D grows. The paper never says at which D the construction beats the trivial prediction 0, and its experiments
+// (Fig. 2) train the models rather than use this construction. So the claim is judged by its trend and its
+// limit, not at a finite D:
+//   part (a), asymptotic, the limit: E(yhat - y_q)^2 -> 0. Judged by the rate decision: loss x log D at the
+//     largest D is at most 1.1 x its value at the smallest D (one-sided, Bonferroni), i.e. over the grid the
+//     error decays at least like 1/log D, the scale (5) itself puts on eps. A finite grid cannot refute a
+//     limit, so this decision confirms or stays inconclusive.
+//   part (b), asymptotic, the trend: the error shrinks as D grows. Judged by the loss difference between
+//     consecutive D (a significant rise refutes) and between the smallest and the largest D (a significant
+//     fall confirms).
+// What is measured beyond that is a finding: at every D up to 1e4 the construction is worse than predicting 0
+// (E[y_q^2] = 1); extrapolating C / log D, it beats 0 only from D ~ e^C ~ e^11.
+//
 // Setting (Sec. 3): x ~ N(0, I_d), theta ~ N(0, I_d / d), y = x^T theta, d = 5 as in the paper's
 // experiments. Everything is measured through the real forward pass (lib/icl/model/softmax_attention) of
-// constructions/xlssc_sec4, per D:
-//   stated           0 (yhat ~ y_q)
-//   mc               E (yhat - y_q)^2
-//   exact            E[y_q^2] = 1 (what predicting 0 costs: E|x|^2 / d)
-//   excess           E[(yhat - y_q)^2 - y_q^2], paired on the same prompts: below 0 iff the
-//                    construction beats predicting 0
-//   slope            E[yhat y_q] / E[y_q^2]; eq. (5)'s main term predicts (H_D - 1/2) / log D
-//                    (`slope_eq5`) in expectation over the context
+// constructions/xlssc_sec4, per D (the claim-level `by_D` table):
+//   loss             E (yhat - y_q)^2
+//   excess           E[(yhat - y_q)^2 - y_q^2], paired on the same prompts: below 0 iff the construction beats
+//                    predicting 0 (a finding, decision `vs_predicting_zero`)
+//   slope            E[yhat y_q] / E[y_q^2]; eq. (5)'s main term predicts (H_D - 1/2) / log D (`slope_eq5`) in
+//                    expectation over the context
 //   eq5_main_loss    E (m - y_q)^2 for eq. (5)'s main term m (no eps), on the same prompts
-//   eps_share        E (yhat - m)^2: what eq. (5) calls eps / log D (plus the residual stream's
-//                    sum y_i / (2D+1), which (5) leaves out)
-//   loss_times_logD  mc * log D, roughly constant if the error decays like 1 / log D
-// Case verdict, for "yhat_q ~ y_q" read in its weakest sense (better than predicting 0): confirmed if
-// the excess interval lies below 0, refuted if above, else inconclusive. Trend cases (D, D_next): the
-// loss at D_next is below the loss at D (intervals of the difference, Bonferroni), confirming "the
-// error shrinks as D grows".
+//   eps_share        E (yhat - m)^2: what eq. (5) calls eps / log D (plus the residual stream's sum y_i / (2D+1),
+//                    which (5) leaves out)
+//   loss_times_logD  loss * log D, roughly constant if the error decays like 1 / log D
+// Cases are the decisions on the trend and the limit: `stated` is the stated limit of the error (0), `mc` the
+// loss at the larger D of the pair.
 #include "constructions/xlssc_sec4.hpp"
 #include "icl/claim/case_json.hpp"
 #include "icl/claim/claim.hpp"
@@ -79,18 +92,32 @@ double harmonic(int D) {
   return h;
 }
 
+// Loss at D_b against loss at D_a (independent estimates): the difference a - b and its half-width at level
+// 1 - alpha (two-sided). Confirmed when b is significantly lower, refuted when significantly higher.
+Decision judge_drop(const Estimate& a, int Da, const Estimate& b, int Db, double alpha) {
+  const double diff = a.mean - b.mean, se = std::hypot(a.stderr_, b.stderr_);
+  const double z = normal_quantile(1 - alpha / 2);
+  Decision d;
+  d.detectable = (z + normal_quantile(0.95)) * se;
+  if (diff - z * se > 0) d.verdict = Verdict::confirmed;
+  else if (diff + z * se < 0) d.verdict = Verdict::refuted;
+  d.why = fmt::format("loss {:.4g} at D={} minus loss {:.4g} at D={}: {:.4g} +/- {:.2g}", a.mean, Da, b.mean, Db, diff,
+                      z * se);
+  return d;
+}
+
 ClaimResult run(const ClaimContext& ctx) {
   ClaimResult res;
-  // Bonferroni over the D cases and the trend comparisons (at most as many).
-  const double alpha_case = ctx.alpha / (2.0 * static_cast<double>(ctx.cases.size()));
+  // Bonferroni over the D measurements and the trend and rate comparisons (at most 2 per D).
+  const double alpha_case = ctx.alpha / (3.0 * static_cast<double>(ctx.cases.size()));
   std::size_t done = 0, looks_planned = 0;
   struct Row {
     int d, D;
     Estimate loss;
   };
   std::vector<Row> rows;
-  bool refuted_at_paper_setting = false;
-  std::string eq5;
+  nlohmann::ordered_json by_D = nlohmann::ordered_json::array();
+  std::string eq5, worse_than_zero;
   for (const auto& c : ctx.cases) {
     const int d = c.geti("d"), D = c.geti("D");
     const AttentionStack model = xlssc::twolayer(d, D);
@@ -113,83 +140,134 @@ ClaimResult run(const ClaimContext& ctx) {
     const Accumulator a = mc.total();
     const double y2 = a.mean[kY2], slope = a.mean[kCross] / y2;
     const double slope_eq5 = (harmonic(D) - 0.5) / std::log(static_cast<double>(D));
-    // confirmed: beats predicting 0 (excess < 0); refuted: worse than predicting 0.
-    Verdict v = vs_zero.verdict;
-    if (v == Verdict::refuted && D == 30 && d == 5) refuted_at_paper_setting = true;
-    CaseJson j(c);
-    j.quantity("stated", 0.0);  // yhat ~ y_q: (asymptotically) zero error
-    j.quantity("exact", 1.0);
-    j.quantity("mc", loss);
-    j.quantity("excess", excess);
-    j.quantity("slope", slope);
-    j.quantity("slope_eq5", slope_eq5);
-    j.quantity("eq5_main_loss", a.mean[kEq5Loss]);
-    j.quantity("eps_share", a.mean[kEps]);
-    j.quantity("loss_times_logD", loss.mean * std::log(static_cast<double>(D)));
-    j.verdict(v, fmt::format(
-        "E(yhat - y_q)^2 = {:.4g} +/- {:.2g} against E[y_q^2] = 1 (predicting 0); paired excess over predicting 0: {}. "
-        "Slope E[yhat y_q]/E[y_q^2] = {:.4f} (eq. (5) main term: {:.4f}); eq. (5) main term alone has loss {:.4g}; "
-        "E(yhat - main term)^2 = {:.4g}.",
-        loss.mean, (loss.ci_high - loss.ci_low) / 2, vs_zero.why, slope, slope_eq5, a.mean[kEq5Loss], a.mean[kEps]));
-    j.decision("vs_predicting_zero", vs_zero);
-    res.cases.push_back(j.take());
+    if (vs_zero.verdict == Verdict::refuted)
+      worse_than_zero += fmt::format("{}D={}", worse_than_zero.empty() ? "" : ", ", D);
+    nlohmann::ordered_json row;
+    row["params"] = c.to_json();
+    row["loss"] = quantity_mc(loss);
+    row["zero_predictor_loss"] = 1.0;  // E[y_q^2] = E|x|^2 / d
+    row["excess_over_predicting_zero"] = quantity_mc(excess);
+    row["vs_predicting_zero"] = decision_json(vs_zero);
+    row["slope"] = slope;
+    row["slope_eq5"] = slope_eq5;
+    row["eq5_main_loss"] = a.mean[kEq5Loss];
+    row["eps_share"] = a.mean[kEps];
+    row["loss_times_logD"] = loss.mean * std::log(static_cast<double>(D));
+    by_D.push_back(row);
     rows.push_back({d, D, loss});
     eq5 += fmt::format("{}D={}: {:.3g}; {:.3f} vs {:.3f}; {:.3g}", eq5.empty() ? "" : " | ", D, a.mean[kEq5Loss], slope,
                        slope_eq5, a.mean[kEps]);
     if (ctx.progress) ctx.progress(++done, ctx.cases.size());
   }
-  // Trend: loss(D_next) < loss(D) for consecutive D at the same d.
-  std::size_t shrinking = 0, trend_pairs = 0;
-  for (std::size_t k = 0; k + 1 < rows.size(); ++k) {
-    if (rows[k].d != rows[k + 1].d || rows[k + 1].D <= rows[k].D) continue;
-    ++trend_pairs;
-    const double diff = rows[k].loss.mean - rows[k + 1].loss.mean;
-    const double se = std::hypot(rows[k].loss.stderr_, rows[k + 1].loss.stderr_);
-    const double z = normal_quantile(1 - alpha_case / 2);
-    Decision dd;
-    dd.band = 0;
-    dd.detectable = (z + normal_quantile(0.95)) * se;
-    if (diff - z * se > 0) {
-      dd.verdict = Verdict::confirmed;
-      ++shrinking;
-    } else if (diff + z * se < 0) {
-      dd.verdict = Verdict::refuted;
-    }
-    dd.why = fmt::format("loss {:.4g} at D={} minus loss {:.4g} at D={}: {:.4g} +/- {:.2g}", rows[k].loss.mean,
-                         rows[k].D, rows[k + 1].loss.mean, rows[k + 1].D, diff, z * se);
-    CaseJson j(nlohmann::ordered_json{{"d", rows[k].d}, {"D", rows[k].D}, {"D_next", rows[k + 1].D}});
-    j.field("check", "trend: the error shrinks as D grows");
-    j.quantity("loss_drop", diff);
-    j.quantity("loss_drop_halfwidth", z * se);
-    j.verdict(dd.verdict, dd.why);
+
+  // The trend (part b): consecutive D, and the smallest against the largest D, at each d.
+  auto trend_case = [&](const Row& A, const Row& B, const std::string& check) {
+    const Decision dd = judge_drop(A.loss, A.D, B.loss, B.D, alpha_case);
+    CaseJson j(nlohmann::ordered_json{{"d", A.d}, {"D", A.D}, {"D_next", B.D}});
+    j.part("b");
+    j.field("check", check);
+    j.quantity("stated", 0.0);  // the stated limit of the error
+    j.quantity("mc", B.loss);
+    j.quantity("mc_at_D", A.loss);
+    j.quantity("loss_drop", A.loss.mean - B.loss.mean);
     j.decision("trend", dd);
+    j.verdict(dd, {"trend"});
     res.cases.push_back(j.take());
+    return dd.verdict;
+  };
+  std::size_t pairs = 0, falls = 0, rises = 0, overall_falls = 0, groups = 0;
+  for (std::size_t k = 0; k < rows.size();) {
+    std::size_t e = k;
+    while (e + 1 < rows.size() && rows[e + 1].d == rows[k].d && rows[e + 1].D > rows[e].D) ++e;
+    for (std::size_t i = k; i < e; ++i) {
+      const Verdict v = trend_case(rows[i], rows[i + 1], "trend: the error at D_next is below the error at D");
+      ++pairs, falls += v == Verdict::confirmed, rises += v == Verdict::refuted;
+    }
+    if (e >= k + 2) {
+      ++groups;
+      overall_falls += trend_case(rows[k], rows[e], "trend: the error at the largest D is below the error at the smallest") ==
+                       Verdict::confirmed;
+    }
+    // The limit (part a): loss x log D does not grow from the smallest to the largest D (by more than 10%).
+    if (e > k) {
+      const Row &A = rows[k], &B = rows[e];
+      const double la = std::log(static_cast<double>(A.D)), lb = std::log(static_cast<double>(B.D));
+      const double diff = B.loss.mean * lb - A.loss.mean * la, band = 0.1 * A.loss.mean * la;
+      const double se = std::hypot(B.loss.stderr_ * lb, A.loss.stderr_ * la), z = normal_quantile(1 - alpha_case);
+      Decision rate;
+      rate.band = band;
+      rate.detectable = band + (z + normal_quantile(0.95)) * se;
+      rate.verdict = diff + z * se <= band ? Verdict::confirmed : Verdict::inconclusive;
+      rate.why = fmt::format("loss x log D: {:.4g} at D={}, {:.4g} at D={}; difference {:.4g}, one-sided upper end {:.4g} "
+                             "against the allowed growth {:.3g} (10%){}",
+                             A.loss.mean * la, A.D, B.loss.mean * lb, B.D, diff, diff + z * se, band,
+                             rate.verdict == Verdict::confirmed
+                                 ? ": over this grid the error decays at least like 1/log D, consistent with the limit 0"
+                                 : ": the grid does not show a decay like 1/log D (a finite grid cannot refute a limit)");
+      CaseJson j(nlohmann::ordered_json{{"d", A.d}, {"D", A.D}, {"D_next", B.D}});
+      j.part("a");
+      j.field("check", "limit: loss x log D does not grow, so the error tends to 0 at least like 1/log D");
+      j.quantity("stated", 0.0);
+      j.quantity("mc", B.loss);
+      j.quantity("mc_at_D", A.loss);
+      j.quantity("loss_times_logD_at_D", A.loss.mean * la);
+      j.quantity("loss_times_logD_at_D_next", B.loss.mean * lb);
+      j.decision("rate", rate);
+      j.verdict(rate, {"rate"});
+      res.cases.push_back(j.take());
+    }
+    k = e + 1;
   }
-  res.extra["error_rates"] = error_rates_json(ctx.alpha, 2 * ctx.cases.size(), looks_planned, Tolerance{0, 0});
+  const Verdict trend = rises > 0                                     ? Verdict::refuted
+                        : (groups > 0 && overall_falls == groups)     ? Verdict::confirmed
+                        : (groups == 0 && pairs > 0 && falls == pairs) ? Verdict::confirmed
+                                                                      : Verdict::inconclusive;
+  res.part("b").decide(trend, fmt::format("the loss falls significantly in {} of {} steps between consecutive D and rises "
+                                          "significantly in {}; from the smallest to the largest D it falls significantly "
+                                          "in {} of {} grids",
+                                          falls, pairs, rises, overall_falls, groups));
+  res.part("b").on_refuted(Refutation{RefutationClass::substantive,
+                                      "the error rises significantly between consecutive D (see the trend cases)",
+                                      {},
+                                      ""});
+  res.extra["error_rates"] = error_rates_json(ctx.alpha, 3 * ctx.cases.size(), looks_planned, Tolerance{0, 0});
+  res.extra["error_rates"]["split"] =
+      "Bonferroni over the D measurements and the trend and rate comparisons (3 per D), and up to the stated looks";
+  res.extra["by_D"] = by_D;
   nlohmann::ordered_json findings = nlohmann::ordered_json::array();
   std::string table;
   for (const auto& r : rows)
     table += fmt::format("{}D={}: {:.3g} (x log D = {:.3g})", table.empty() ? "" : "; ", r.D, r.loss.mean,
                          r.loss.mean * std::log(static_cast<double>(r.D)));
   findings.push_back("E(yhat - y_q)^2 by D (E[y_q^2] = 1): " + table + ".");
-  findings.push_back(fmt::format("The loss drops between consecutive D in {} of {} comparisons.", shrinking, trend_pairs));
+  if (!worse_than_zero.empty())
+    findings.push_back("Worse than predicting 0 (paired excess over E[y_q^2] significantly above 0, decision "
+                       "vs_predicting_zero in by_D) at " + worse_than_zero +
+                       ": the statement is asymptotic and says nothing at these D, but a reader should know.");
   if (!rows.empty()) {
     const double c = rows.back().loss.mean * std::log(static_cast<double>(rows.back().D));
     findings.push_back(fmt::format(
-        "If the loss keeps falling like C / log D with C = {:.3g} (its value at D = {}), it reaches E[y_q^2] = 1 only "
-        "near D = exp(C) = {:.2g} (an extrapolation, not a measurement).",
+        "If the loss keeps falling like C / log D with C = {:.3g} (its value at D = {}), it beats predicting 0 only "
+        "from D ~ e^C = {:.2g} (an extrapolation, not a measurement).",
         c, rows.back().D, std::exp(c)));
   }
   findings.push_back("Eq. (5)'s main term alone, by D (loss; slope E[yhat y_q]/E[y_q^2] of the construction against "
-                     "(H_D - 1/2)/log D; E(yhat - main term)^2, the part eq. (5) calls eps / log D): " + eq5 + ".");
+                     "(H_D - 1/2)/log D; E(yhat - main term)^2, the part eq. (5) calls eps / log D): " + eq5 +
+                     ". eps itself is not small: E[eps^2] = eps_share x (log D)^2 grows with D; eps / log D shrinks.");
   findings.push_back("Layer 1's output is eq. (4) exactly (tests/test_softmax_attention.cpp); App. A's second display "
                      "prints x_1/3 + x_2/3 in the third column, where eq. (4) and the computation give x_1/3 + 4 x_2/3.");
   res.extra["findings"] = findings;
-  const Verdict v = aggregate_verdict(res.cases);
-  res.summary = fmt::format("{}: the loss falls with D ({} of {} steps) but stays {} E[y_q^2] = 1{}: {}.", to_string(v),
-                            shrinking, trend_pairs, v == Verdict::refuted ? "above" : "near",
-                            refuted_at_paper_setting ? ", the cost of predicting 0, also at the paper's d = 5, D = 30" : "",
-                            table);
+  const Verdict v = claim_verdict(ctx, res);
+  res.summary = fmt::format("{}: asymptotic statement, judged by trend and limit: the loss falls with D ({} of {} steps "
+                            "significantly, none rising) and loss x log D does not grow ({}), consistent with an error "
+                            "-> 0 like 1/log D; {}.{}",
+                            to_string(v), falls, pairs, table,
+                            worse_than_zero.empty() ? "better than predicting 0 at every D run"
+                                                    : "a finding: worse than predicting 0 (E[y_q^2] = 1) at every D run "
+                                                      "up to " + std::to_string(rows.back().D),
+                            rows.empty() ? "" : fmt::format(" Extrapolated, it beats 0 only from D ~ e^{:.3g}.",
+                                                            rows.back().loss.mean *
+                                                                std::log(static_cast<double>(rows.back().D))));
   return res;
 }
 
@@ -204,7 +282,12 @@ const RegisterClaim reg{Claim{
     65536,
     8192,
     [](const Case& c, int threads) { return threads * 8.0 * 6 * (c.geti("d") + 1.0) * (2.0 * c.geti("D") + 1); },
-    run}};
+    run,
+    {PartSpec{"a",
+              "yhat_q ~ y_q: the error term eps / log D of eq. (5) is small when D is large enough, i.e. "
+              "E(yhat_q - y_q)^2 -> 0 as D grows.",
+              Strength::asymptotic},
+     PartSpec{"b", "The error shrinks as D grows.", Strength::asymptotic}}}};
 
 }  // namespace
 }  // namespace icl

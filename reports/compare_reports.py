@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Compares two report folders claim by claim, ignoring what may differ between identical runs (elapsed_s).
+"""Compares two report folders claim by claim, ignoring what may differ between identical runs: the timing
+(elapsed_s) and the provenance block (build, commit, start time, command line).
 
     reports/compare_reports.py reports/latest /tmp/new
 
@@ -12,9 +13,12 @@ import pathlib
 import sys
 
 
+IGNORED = ("elapsed_s", "provenance")
+
+
 def strip(j):
     if isinstance(j, dict):
-        return {k: strip(v) for k, v in j.items() if k != "elapsed_s"}
+        return {k: strip(v) for k, v in j.items() if k not in IGNORED}
     if isinstance(j, list):
         return [strip(v) for v in j]
     return j
@@ -60,7 +64,7 @@ def main():
         if d:
             print(f"differs: {f.name} at {d}")
             bad += 1
-    print(f"{len(files) - bad} of {len(files)} reports identical (elapsed_s ignored)")
+    print(f"{len(files) - bad} of {len(files)} reports identical (elapsed_s and provenance ignored)")
     return 1 if bad else 0
 
 

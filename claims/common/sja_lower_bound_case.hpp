@@ -83,6 +83,9 @@ struct LowerBoundClaimSpec {
   std::string bound_text;                                                    // "C(d+2,2) - dbar"
   std::string corrected_formula;
   std::string finding;
+  // How a failure of the bound is classed (class, explanation); the counterexample is the first refuted case,
+  // `corrected` is set to corrected_formula when the corrected bound holds in every case.
+  Refutation refutation;
 };
 
 // Every case: the quadratic task, the bound C(d+2,2) - dt, the explicit layer of constructions/sja_lower_bound

@@ -93,8 +93,8 @@ LsaWeights reduced_form_limit(const PopulationLoss& pl, const LsaWeights& init) 
 }
 
 void append_flow_case_json(CaseJson& j, const PopulationLoss& pl, const LsaWeights& stated,
-                           const LsaWeights& exact, const ZfbFlow& z, const EqualityOutcome& o, Verdict v,
-                           const std::string& why) {
+                           const LsaWeights& exact, const ZfbFlow& z, const EqualityOutcome& o, const Decision& verdict,
+                           const Decision& limit) {
   const int d = stated.d();
   const bool converged = z.flow.status == FlowStatus::converged;
   const double l_flow = pl.loss(z.end), l_stated = pl.loss(stated), lower = pl.tensor_lower_bound();
@@ -113,13 +113,37 @@ void append_flow_case_json(CaseJson& j, const PopulationLoss& pl, const LsaWeigh
   j.quantity("global_min_lower_bound", lower);
   j.quantity("loss_gap_to_global_min", l_flow - lower);
   j.quantity("time_to_converge", converged ? z.flow.t_end : NAN);
-  j.verdict(v, why);
   j.decisions(o);
+  j.decision("limit_vs_stated", limit);
+  j.verdict(verdict);
   j.field("reduced_form", z.reduced.to_json());
   j.json()["reduced_form"]["stayed"] = z.reduced.max_off_reduced <= 1e-12;
   const auto [clo, chi] = curvature_range(pl, z.end);
   j.field("curvature_at_endpoint", nlohmann::ordered_json{{"min_nonzero", clo}, {"max", chi}, {"ratio", chi / clo}});
   j.field("flow", z.flow.to_json());
+}
+
+Decision flow_limit_decision(const PopulationLoss& pl, const LsaWeights& stated, const LsaWeights& exact,
+                             const ZfbFlow& z, const FlowTolerances& tol) {
+  const double d_fs = relative_distance(z.end, stated), d_es = relative_distance(exact, stated),
+               d_fe = relative_distance(z.end, exact);
+  const double l_flow = pl.loss(z.end), lower = pl.tensor_lower_bound();
+  const bool global = l_flow - lower <= 1e-9 * std::max(1.0, std::abs(lower));
+  Decision d;
+  d.band = tol.limit;
+  if (z.flow.status != FlowStatus::converged) {
+    d.why = "the flow did not converge: " + z.flow.describe();
+  } else if (d_fs <= tol.limit && d_es <= tol.exact && global) {
+    d.verdict = Verdict::confirmed;
+  } else if (d_fs > tol.far && d_es > tol.far && d_fe <= tol.limit) {
+    d.verdict = Verdict::refuted;
+  }
+  if (d.why.empty())
+    d.why = fmt::format("relative distances: flow endpoint to the stated limit {:.3g} (tolerance {:.0e}), exact "
+                        "reduced-form limit to the stated limit {:.3g} (tolerance {:.0e}), flow to exact {:.3g}; loss "
+                        "gap to the global lower bound {:.3g}",
+                        d_fs, tol.limit, d_es, tol.exact, d_fe, l_flow - lower);
+  return d;
 }
 
 Decision judge_flow_case(const PopulationLoss& pl, const LsaWeights& stated, const LsaWeights& exact, const ZfbFlow& z,
@@ -140,10 +164,13 @@ Decision judge_flow_case(const PopulationLoss& pl, const LsaWeights& stated, con
   } else if (d_fs <= tol.limit && d_es <= tol.exact && global && o.verdict.verdict == Verdict::confirmed) {
     v.verdict = Verdict::confirmed;
     v.why = say(texts.confirmed);
+    v.basis = o.verdict.basis;
+    v.basis.push_back("limit_vs_stated");
   } else if (d_fs > tol.far && d_es > tol.far && d_fe <= tol.limit && o.mc_vs_exact &&
              o.mc_vs_exact->verdict != Verdict::refuted) {
     v.verdict = Verdict::refuted;
     v.why = say(texts.refuted);
+    v.basis = {"limit_vs_stated"};
   } else {
     v.why = say(texts.mixed);
   }
@@ -175,6 +202,7 @@ FlowCase run_flow_case(const ClaimContext& ctx, double alpha_case, const Populat
   f.o = sequential_equality(ctx, alpha_case, f.loss_stated, f.loss_flow, flow_mc_tolerance(), Tolerance{1e-9, 1e-12},
                             prompts.dims(), 0, 4096, make_worker);
   f.verdict = judge_flow_case(pl, stated, f.exact, f.z, f.o, tol, texts);
+  f.limit = flow_limit_decision(pl, stated, f.exact, f.z, tol);
   return f;
 }
 

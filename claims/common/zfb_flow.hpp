@@ -57,13 +57,14 @@ double relative_distance(const LsaWeights& a, const LsaWeights& b);
 // converge), verdict, evidence, decisions, reduced_form, curvature_at_endpoint and flow. Recomputes the
 // losses, distances and curvature from pl (deterministic).
 void append_flow_case_json(CaseJson& j, const PopulationLoss& pl, const LsaWeights& stated,
-                           const LsaWeights& exact, const ZfbFlow& z, const EqualityOutcome& o, Verdict v,
-                           const std::string& why);
+                           const LsaWeights& exact, const ZfbFlow& z, const EqualityOutcome& o, const Decision& verdict,
+                           const Decision& limit);
 
 // The verdict of one flow case of zfb.thm4 / zfb.thm8: confirmed when the flow converged to the stated limit,
-// the exact reduced-form limit agrees with it, the loss attains the global lower bound and Monte Carlo
-// agrees; refuted when flow and exact limit agree with each other away from the stated limit (and Monte
-// Carlo does not contradict the exact loss); inconclusive otherwise. The evidence is worded by the claim:
+// the exact reduced-form limit lies within tolerance of it, the loss attains the global lower bound and the
+// Monte Carlo loss is within its band of the stated and exact losses (basis: limit_vs_stated, exact_vs_stated,
+// mc_vs_stated); refuted when flow and exact limit lie within tolerance of each other away from the stated limit
+// and Monte Carlo does not exclude the exact loss (basis: limit_vs_stated); inconclusive otherwise. The evidence is worded by the claim:
 // `texts` are fmt format strings with the named arguments d_fs, d_es, d_fe (relative distances flow-stated,
 // exact-stated, flow-exact), l_flow, l_stated, lower, gap (= l_flow - lower), mc_mean, mc_half, mc_why.
 struct FlowVerdictTexts {
@@ -81,6 +82,11 @@ struct FlowTolerances {
 };
 Decision judge_flow_case(const PopulationLoss& pl, const LsaWeights& stated, const LsaWeights& exact, const ZfbFlow& z,
                          const EqualityOutcome& o, const FlowTolerances& tol, const FlowVerdictTexts& texts);
+// The exact half of that verdict, recorded as the case's decision "limit_vs_stated": confirmed when the flow's
+// endpoint and the exact reduced-form limit are both within tolerance of the stated limit and the endpoint's
+// loss attains the global lower bound; refuted when both lie far from it, within tolerance of each other.
+Decision flow_limit_decision(const PopulationLoss& pl, const LsaWeights& stated, const LsaWeights& exact,
+                             const ZfbFlow& z, const FlowTolerances& tol);
 
 // Appends the flow's loss gap to the global minimum and its distance to the stated limit against time to two
 // plots, as series named `name`.
@@ -94,7 +100,7 @@ struct FlowCase {
   LsaWeights exact;  // the reduced-form limit
   ZfbFlow z;
   EqualityOutcome o;
-  Decision verdict;
+  Decision verdict, limit;
   bool converged = false;
   double distance_to_stated = 0, loss_stated = 0, loss_flow = 0, global_lower_bound = 0;
 };

@@ -38,6 +38,9 @@ double worst(const nlohmann::json& r, const std::string& q) {
 TEST_CASE("regression: acds.lemma1 --quick") {
   const auto r = run_quick("acds.lemma1");
   CHECK(r["verdict"] == "refuted");  // general A_l: the stack uses A_l^T
+  CHECK(r["refutation"]["class"] == "slip");
+  // Led by the smallest clean counterexample, not by blown-up iterates.
+  CHECK(r["refutation"]["counterexample"] == nlohmann::json{{"d", 2}, {"n", 1}, {"L", 1}, {"sym", 0}});
   CHECK(worst(r, "max_rel_error_corrected") < 1e-9);
   for (const auto& c : r["cases"])
     if (c["params"]["sym"] == 1 || c["params"]["d"] == 1) CHECK(c["verdict"] == "confirmed");
@@ -74,22 +77,38 @@ TEST_CASE("regression: sja.sec42 --quick") {
 
 TEST_CASE("regression: xlssc.onelayer --quick") {
   const auto r = run_quick("xlssc.onelayer");
-  CHECK(r["verdict"] == "refuted");  // softmax beats predicting 0
+  // Linear: 0 is the minimiser at every D (yhat even in theta); softmax: asserted for large D, judged by its trend.
+  CHECK(r["verdict"] == "confirmed");
+  CHECK(!r.contains("refutation"));
+  bool trend = false;
   for (const auto& c : r["cases"]) {
     if (c["params"]["act"] == 0) {
       CHECK(c["verdict"] == "confirmed");
       CHECK(c["quantities"]["evenness_error"]["value"].get<double>() <= 1e-12);
     } else {
-      CHECK(c["quantities"]["excess"]["ci_high"].get<double>() < 0);
+      trend = true;
+      CHECK(c["part"] == "b");
     }
   }
+  CHECK(trend);
+  // That softmax beats predicting 0 at finite D is a finding, not a verdict.
+  REQUIRE(r.contains("findings"));
+  bool finite_gain = false;
+  for (const auto& f : r["findings"]) finite_gain |= f.get<std::string>().find("beat predicting 0") != std::string::npos;
+  CHECK(finite_gain);
 }
 
 TEST_CASE("regression: xlssc.twolayer --quick") {
   const auto r = run_quick("xlssc.twolayer");
-  CHECK(r["verdict"] == "refuted");  // worse than predicting 0 at every tested D
+  // An asymptotic statement ("when D is large enough"): judged by trend and limit, never by a finite-D test.
+  CHECK(r["verdict"] == "confirmed");
+  for (const auto& p : r["parts"]) CHECK(p["strength"] == "asymptotic");
   for (const auto& c : r["cases"])
     if (c.contains("check")) CHECK(c["verdict"] == "confirmed");  // the loss does fall with D
+  REQUIRE(r.contains("findings"));
+  bool worse_than_zero = false;
+  for (const auto& f : r["findings"]) worse_than_zero |= f.get<std::string>().find("Worse than predicting 0") == 0;
+  CHECK(worse_than_zero);
 }
 
 TEST_CASE("regression: sja.cor10 --quick") {

@@ -2,10 +2,12 @@
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <string>
 #include <unistd.h>
 
@@ -49,7 +51,20 @@ TEST_CASE("regression: zfb.thm8 --quick") {
   for (const auto& c : j["cases"]) {
     CHECK(c["condition_21"]["holds"] == true);
     CHECK(c["quantities"]["distance_flow_to_stated"]["value"].get<double>() < 1e-5);
+    CHECK(c["params"]["d"].get<int>() >= 5);
   }
+  // The matrix structure of (22) is what is checked: a case whose stated A is far from a multiple of I (entries
+  // with different laws), reached from a dense start, and more than one Theta draw.
+  double spread = 0, offdiag = 0;
+  std::set<double> thetas;
+  for (const auto& c : j["cases"]) {
+    spread = std::max(spread, c["quantities"]["stated_A_diagonal_spread"]["value"].get<double>());
+    offdiag = std::max(offdiag, c["quantities"]["init_kq_offdiagonal_norm"]["value"].get<double>());
+    thetas.insert(c["params"]["theta"].get<double>());
+  }
+  CHECK(spread > 2);
+  CHECK(offdiag > 0.1);
+  CHECK(thetas.size() >= 2);
 }
 
 TEST_CASE("regression: zfb.shift --quick") {

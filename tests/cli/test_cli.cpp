@@ -2,10 +2,14 @@
 // exits 2 and writes nothing; `list` and `--expect` behave; and (the "regression" test case) every
 // registered claim runs at --quick and writes a well-formed, thread-count-independent report.
 #include "icl/claim/claim.hpp"
+#include "icl/claim/parts.hpp"
+#include "tests/support/cli_support.hpp"
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -15,63 +19,16 @@
 #include <sys/wait.h>
 #include <vector>
 
-#ifndef ICL_VERIFY_BINARY
-#error "ICL_VERIFY_BINARY must name the icl-verify binary"
-#endif
-
 namespace {
 
 namespace fs = std::filesystem;
 using json = nlohmann::ordered_json;
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "icl-tests-XXXXXX").string();
-    REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-    path = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
-
-struct CliResult {
-  int status = -1;
-  std::string out, err;
-};
-
-// Runs `icl-verify <args>` with working directory `cwd`; stdout/stderr are captured in `capture`
-// (outside cwd, so that "writes nothing" can be checked on cwd).
-CliResult run_cli(const std::string& args, const fs::path& cwd, const fs::path& capture) {
-  const fs::path out = capture / "stdout.txt", err = capture / "stderr.txt";
-  const std::string cmd = "cd '" + cwd.string() + "' && '" + std::string(ICL_VERIFY_BINARY) + "' " + args + " > '" +
-                          out.string() + "' 2> '" + err.string() + "'";
-  const int raw = std::system(cmd.c_str());
-  CliResult r;
-  r.status = (raw != -1 && WIFEXITED(raw)) ? WEXITSTATUS(raw) : -1;
-  r.out = slurp(out);
-  r.err = slurp(err);
-  return r;
-}
-
-bool is_empty_dir(const fs::path& p) { return fs::is_directory(p) && fs::directory_iterator(p) == fs::directory_iterator(); }
-
-std::string list_dir(const fs::path& p) {
-  std::string s;
-  for (const auto& e : fs::recursive_directory_iterator(p)) s += e.path().string() + "\n";
-  return s;
-}
+using icl::test::CliResult;
+using icl::test::is_empty_dir;
+using icl::test::list_dir;
+using icl::test::run_cli;
+using icl::test::slurp;
+using icl::test::TempDir;
 
 const std::set<std::string> kVerdicts = {"confirmed", "refuted", "inconclusive"};
 
@@ -165,13 +122,99 @@ bool check_report(const json& r, const icl::Claim& c, int threads) {
     const std::string v = k.at("verdict");
     CHECK(kVerdicts.count(v) == 1);
     CHECK(is_nonempty_string(k, "evidence"));
-    any_refuted |= v == "refuted";
-    all_confirmed &= v == "confirmed";
+    CHECK(is_nonempty_string(k, "part"));
   }
-  // The claim's verdict from its cases (REPORT-FORMAT.md), derived here independently.
+  // The claim's verdict from its parts (REPORT-FORMAT.md: refuted only if an asserted part fails, confirmed if
+  // every part holds), derived here independently; a part's verdict is consistent with its cases.
+  CHECK_OR_RETURN(r.contains("parts") && r.at("parts").is_array() && !r.at("parts").empty(), false);
+  for (const auto& p : r.at("parts")) {
+    INFO("part " << p.dump());
+    const std::string pv = p.value("verdict", "");
+    CHECK(kVerdicts.count(pv) == 1);
+    any_refuted |= pv == "refuted";
+    all_confirmed &= pv == "confirmed";
+    bool case_refutes = false;
+    for (const auto& k : cases) case_refutes |= k.value("part", "") == p.value("id", "") && k.value("verdict", "") == "refuted";
+    if (case_refutes) CHECK(pv != "confirmed");
+    CHECK(p.contains("refutation") == (pv == "refuted"));
+  }
   const std::string expected = any_refuted ? "refuted" : all_confirmed ? "confirmed" : "inconclusive";
   CHECK(r.at("verdict") == expected);
+  CHECK(r.contains("refutation") == (expected == "refuted"));
+  const auto problems = icl::check_parts_block(r);
+  for (const auto& p : problems) FAIL_CHECK(p);
   return true;
+}
+
+// Every string a reader sees in a report: summary, findings, part evidence, refutations, case evidence and
+// decisions, as (where, text).
+void report_texts(const json& j, const std::string& where, std::vector<std::pair<std::string, std::string>>& out) {
+  if (j.is_string()) {
+    out.emplace_back(where, j.get<std::string>());
+  } else if (j.is_object()) {
+    for (auto it = j.begin(); it != j.end(); ++it) report_texts(it.value(), where + "/" + it.key(), out);
+  } else if (j.is_array()) {
+    for (std::size_t i = 0; i < j.size(); ++i) report_texts(j[i], where + "/" + std::to_string(i), out);
+  }
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// The reporting rule (lib/icl/verdict/decision.hpp): a report claims only what its decisions show.
+//  1. A confirmed or refuted case names in `basis` the decisions it rests on, each present with that verdict.
+//  2. No decided case has a Monte Carlo-vs-exact decision that excluded the exact value.
+//  3. No text says two numbers "agree": it says "within +/- band", "does not exclude" / "too noisy", "excludes".
+//  4. A summary that opens with a verdict opens with the claim's verdict.
+//  5. A report with Monte Carlo estimates states its error rates.
+void check_reporting_rule(const json& r) {
+  INFO("claim " << r.value("claim", "?"));
+  bool any_mc = false;
+  for (const auto& k : r.at("cases")) {
+    INFO("case " << k.value("params", json()).dump());
+    const std::string v = k.value("verdict", "");
+    for (auto it = k.at("quantities").begin(); it != k.at("quantities").end(); ++it)
+      any_mc |= it.value().contains("mean");
+    if (v != "confirmed" && v != "refuted") continue;
+    const bool has_basis = k.contains("basis") && k.at("basis").is_array() && !k.at("basis").empty();
+    CHECK_MESSAGE(has_basis, "a decided case names no decision it rests on");
+    if (k.contains("basis"))
+      for (const auto& b : k.at("basis")) {
+        const std::string name = b.get<std::string>();
+        INFO("basis " << name);
+        CHECK((k.contains("decisions") && k.at("decisions").contains(name)));
+        if (k.contains("decisions") && k.at("decisions").contains(name))
+          CHECK(k.at("decisions").at(name).value("verdict", "") == v);
+      }
+    if (k.contains("decisions"))
+      for (auto it = k.at("decisions").begin(); it != k.at("decisions").end(); ++it) {
+        const std::string name = it.key();
+        if (name.find("mc") != std::string::npos && name.find("exact") != std::string::npos && it.value().is_object()) {
+          const bool excluded = it.value().value("verdict", "") == "refuted";
+          CHECK_MESSAGE(!excluded, "decided case while Monte Carlo excludes the exact value (" << name << ")");
+        }
+      }
+  }
+  std::vector<std::pair<std::string, std::string>> texts;
+  for (const char* key : {"summary", "findings", "parts", "refutation", "cases"})
+    if (r.contains(key)) report_texts(r.at(key), key, texts);
+  for (const auto& [where, text] : texts) {
+    if (where.find("/params") != std::string::npos) continue;
+    const bool says_agree = lower(text).find("agree") != std::string::npos;
+    CHECK_MESSAGE(!says_agree, "'agree' in " << where << ": " << text);
+  }
+  const std::string summary = r.value("summary", "");
+  for (const char* v : {"confirmed", "refuted", "inconclusive"})
+    if (summary.rfind(v, 0) == 0) {
+      const bool same = r.value("verdict", "") == v;
+      CHECK_MESSAGE(same, "summary opens '" << v << "'");
+    }
+  if (any_mc) {
+    const bool rates = r.contains("error_rates");
+    CHECK_MESSAGE(rates, "Monte Carlo estimates without error rates");
+  }
 }
 
 // The parsed report, or null (with a recorded failure) if missing or not JSON.
@@ -214,6 +257,14 @@ TEST_CASE("cli: bad input exits 2 with a message and writes nothing") {
       "run sja.thm2 --threads -1",
       "run sja.thm2 --alpha 0",
       "run sja.thm2 --alpha 1",
+      "run sja.thm2 --alpha 1e-300",  // an interval at 1 - 1e-300 does not exist in double precision
+      "run sja.thm2 --seed -1",        // not wrapped to 2^64 - 1
+      "run sja.thm2 --seed 18446744073709551616",
+      "run sja.thm2 --seed 1.5",
+      "run sja.thm2 --seed ''",
+      "run sja.thm2 --threads 100000",
+      "run sja.thm2 --set d=1 --set d=2",  // a repeated key
+      "run sja.thm2 --set d=1,1",          // a repeated value
       "run sja.thm2 --set n=1000000000",                                         // beyond any grid
       "run sja.thm2 --set d=8 --set n=10000000 --threads 64 --samples 1",        // grid too large for memory
       "run sja.thm2 --no-such-option",
@@ -235,12 +286,121 @@ TEST_CASE("cli: bad input exits 2 with a message and writes nothing") {
     INFO("files written: " << list_dir(work.path));
     CHECK(is_empty_dir(work.path));
   }
+  // The output folder is the user's input too: unwritable, not a folder, a name too long: exit 2, one line.
+  for (const std::string& out : std::vector<std::string>{"/proc/icl-verify-test/out", "/dev/null/out", "''", std::string(300, 'a'),
+                                std::string(300, 'a') + "/" + std::string(300, 'b')}) {
+    TempDir work, capture;
+    CAPTURE(out);
+    const CliResult r = run_cli("run sja.thm2 --quick --set d=1 --set n=25 --samples 256 --out " + out, work.path, capture.path);
+    CAPTURE(r.err);
+    CHECK(r.status == 2);
+    CHECK(r.err.find("--out") != std::string::npos);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    CHECK(is_empty_dir(work.path));
+  }
+  {  // A repeated --set key is named.
+    TempDir work, capture;
+    const CliResult r = run_cli("run sja.thm2 --set n=25 --set d=1 --set n=100 --out out", work.path, capture.path);
+    CHECK(r.status == 2);
+    CHECK(r.err.find("--set n:") != std::string::npos);
+  }
+  {  // Grid too large: the message says how many cases.
+    TempDir work, capture;
+    std::string many = "run sja.thm2 --set d=1,2,3,4,5,6,7,8 --set n=1";
+    for (int n = 2; n <= 1300; ++n) many += "," + std::to_string(n);
+    const CliResult r = run_cli(many + " --out out", work.path, capture.path);
+    CAPTURE(r.err);
+    CHECK(r.status == 2);
+    CHECK(r.err.find("1.04e+04 cases") != std::string::npos);
+    CHECK(is_empty_dir(work.path));
+  }
   // The memory guard says why.
   TempDir work, capture;
   const CliResult r = run_cli("run sja.thm2 --set d=8 --set n=10000000 --threads 64 --samples 1 --out out", work.path,
                               capture.path);
   CHECK(r.status == 2);
   CHECK(r.err.find("memory") != std::string::npos);
+}
+
+// The git commit of the source tree now, or "" where git cannot tell.
+std::string git_head() {
+  TempDir capture;
+  const std::string cmd = "git -c safe.directory='*' -C '" + std::string(ICL_SOURCE_DIR) + "' rev-parse HEAD > '" +
+                          (capture.path / "head").string() + "' 2>/dev/null";
+  if (std::system(cmd.c_str()) != 0) return "";
+  std::string h = slurp(capture.path / "head");
+  while (!h.empty() && (h.back() == '\n' || h.back() == '\r')) h.pop_back();
+  return h;
+}
+
+TEST_CASE("cli: every report carries its provenance; summary.md, the tables and --version show version and commit") {
+  TempDir work, capture;
+  const CliResult r = run_cli("run sja.thm2 --set d=1 --set n=25 --samples 256 --seed 3 --threads 1 --out out", work.path,
+                              capture.path);
+  REQUIRE(r.status == 0);
+  const json j = load_json(work.path / "out" / "sja.thm2.json");
+  REQUIRE(j.is_object());
+  REQUIRE(j.contains("provenance"));
+  const json& p = j.at("provenance");
+  for (const char* k : {"version", "commit", "compiler", "build_type", "started_at", "command"}) {
+    INFO("provenance." << k);
+    CHECK(is_nonempty_string(p, k));
+  }
+  CHECK(p.at("backend") == "cpu");
+  CHECK(p.at("ranks") == 1);
+  CHECK(p.at("dirty").is_boolean());
+  for (const char* lib : {"eigen", "boost", "fmt", "nlohmann_json", "cli11"}) {
+    INFO("library " << lib);
+    CHECK(is_nonempty_string(p.at("libraries"), lib));
+  }
+  // started_at: ISO 8601 in UTC.
+  const std::string t = p.at("started_at");
+  CHECK(t.size() == 20);
+  CHECK(t[4] == '-');
+  CHECK(t[10] == 'T');
+  CHECK(t.back() == 'Z');
+  // The command line as given.
+  CHECK(p.at("command").get<std::string>().find("run sja.thm2 --set d=1 --set n=25 --samples 256 --seed 3") !=
+        std::string::npos);
+  // The commit is the one the binary was built from: ./test builds first, so it is HEAD now (with "-dirty" exactly
+  // when the tree differs from it).
+  const std::string commit = p.at("commit"), head = git_head();
+  if (!head.empty()) {
+    CHECK(commit.rfind(head, 0) == 0);
+    CHECK(p.at("dirty").get<bool>() == (commit == head + "-dirty"));
+  }
+  const std::string short_commit = commit.substr(0, 12);
+  const std::string version = p.at("version");
+  CHECK(slurp(work.path / "out" / "summary.md").find("icl-verify " + version + ", commit " + short_commit) !=
+        std::string::npos);
+  CHECK(slurp(work.path / "out" / "sja.thm2.tex").find("icl-verify " + version + ", commit " + short_commit) !=
+        std::string::npos);
+  const CliResult v = run_cli("--version", work.path, capture.path);
+  CHECK(v.status == 0);
+  CHECK(v.out.find("icl-verify " + version) != std::string::npos);
+  CHECK(v.out.find(commit) != std::string::npos);
+  CHECK(v.out.find("eigen") != std::string::npos);
+}
+
+TEST_CASE("cli: report --from leaves out files that are not reports; none at all is bad input") {
+  TempDir work, capture;
+  const fs::path dir = work.path / "reports";
+  fs::create_directories(dir);
+  std::ofstream(dir / "broken.json") << "{\"schema\": \"icl-verify/report/v1\", \"claim\": ";  // cut short
+  std::ofstream(dir / "other.json") << "[1, 2, 3]";
+  const CliResult none = run_cli("report --from reports", work.path, capture.path);
+  CAPTURE(none.err);
+  CHECK(none.status == 2);
+  CHECK(std::count(none.err.begin(), none.err.end(), '\n') == 1);
+  CHECK(list_dir(dir).find("summary.md") == std::string::npos);
+  // With one real report beside them, the folder is rebuilt and the others are named.
+  REQUIRE(run_cli("run sja.thm2 --set d=1 --set n=25 --samples 256 --out reports", work.path, capture.path).status == 0);
+  fs::remove(dir / "summary.md");
+  const CliResult some = run_cli("report --from reports", work.path, capture.path);
+  CAPTURE(some.err);
+  CHECK(some.status == 0);
+  CHECK(fs::exists(dir / "summary.md"));
+  CHECK(some.err.find("broken.json") != std::string::npos);
 }
 
 TEST_CASE("cli: list exits 0 and names every registered claim") {
@@ -312,6 +472,13 @@ TEST_CASE("cli regression: every claim --quick") {
     if (j1.is_null() || !check_report(j1, c, 1)) continue;
     CHECK(j1.at("cases").dump() == j2.at("cases").dump());
     CHECK(j1.at("verdict") == j2.at("verdict"));
+  }
+  // The reporting rule over every report of the run (reusing it: no extra claim runs).
+  for (const auto& c : icl::claim_registry()) {
+    const fs::path p = out2 / (c.id + ".json");
+    if (!fs::exists(p)) continue;
+    const json j = load_json(p);
+    if (!j.is_null()) check_reporting_rule(j);
   }
   // Rebuilding the Markdown/LaTeX from the JSON alone works on the folder just written.
   fs::remove(out2 / "summary.md");

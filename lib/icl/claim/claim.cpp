@@ -95,4 +95,11 @@ Verdict aggregate_verdict(const nlohmann::ordered_json& cases) {
   return all_confirmed ? Verdict::confirmed : Verdict::inconclusive;
 }
 
+Verdict claim_verdict(const ClaimContext& ctx, const ClaimResult& res) {
+  const Claim* c = find_claim(ctx.claim_id);
+  if (!c) throw std::logic_error("claim_verdict: unknown claim " + ctx.claim_id);
+  nlohmann::ordered_json cases = res.cases;
+  return judge_claim(c->id, c->parts, res.parts, cases).verdict;
+}
+
 }  // namespace icl

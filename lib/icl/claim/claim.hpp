@@ -1,10 +1,12 @@
 // Claims: one registered entry per claim of CLAIMS.md that is implemented (claims/<id>.cpp).
 //
-// A claim declares its parameters (with default and --quick grids), its Monte Carlo budget, and a
-// run function that computes `stated`, `exact` and `mc` per case and decides each case. The engine
-// (engine.cpp) wraps the result into the report envelope and derives the claim's verdict from the
-// case verdicts; nothing in the engine knows what any claim is expected to give.
+// A claim declares its parameters (with default and --quick grids), its Monte Carlo budget, a run
+// function that computes `stated`, `exact` and `mc` per case and decides each case, and its parts: what
+// the paper asserts, part by part, with the paper's own strength (parts.hpp). The engine (engine.cpp)
+// wraps the result into the report envelope and derives each part's verdict and the claim's from them
+// (judge_claim); nothing in the engine knows what any claim is expected to give.
 #pragma once
+#include "icl/claim/parts.hpp"
 #include "icl/montecarlo/montecarlo.hpp"
 #include "icl/verdict/decision.hpp"
 
@@ -54,6 +56,9 @@ struct ClaimResult {
   nlohmann::ordered_json extra = nlohmann::ordered_json::object();  // merged into the report
   // Extra files (e.g. SVG plots) written next to the JSON as <out>/<claim>.<suffix>, suffix -> content.
   std::map<std::string, std::string> files;
+  // Per declared part: a verdict the claim decides itself and how a failure is classed (parts.hpp).
+  std::map<std::string, PartOutcome> parts;
+  PartOutcome& part(const std::string& id) { return parts[id]; }
 };
 
 struct Claim {
@@ -64,6 +69,9 @@ struct Claim {
   // Memory one case needs (bytes), estimated before anything is allocated.
   std::function<double(const Case&, int threads)> memory_bytes;
   std::function<ClaimResult(const ClaimContext&)> run;
+  // What the paper asserts, part by part, with its own strength (parts.hpp). Required: the engine refuses
+  // (internal failure) a claim without parts.
+  std::vector<PartSpec> parts;
 };
 
 std::vector<Claim>& claim_registry();
@@ -81,5 +89,9 @@ const std::vector<CatalogueEntry>& claim_catalogue();
 
 // Aggregate case verdicts: refuted if any case refutes, confirmed if all confirm, else inconclusive.
 Verdict aggregate_verdict(const nlohmann::ordered_json& cases);
+
+// The claim's verdict as the engine will derive it from its parts (judge_claim), for a claim's own summary
+// at the end of its run: find_claim(ctx.claim_id)'s parts, res.parts and res.cases.
+Verdict claim_verdict(const ClaimContext& ctx, const ClaimResult& res);
 
 }  // namespace icl

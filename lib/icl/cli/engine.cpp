@@ -1,17 +1,22 @@
 #include "icl/cli/engine.hpp"
 
 #include "icl/montecarlo/montecarlo.hpp"
+#include "icl/report/provenance.hpp"
 #include "icl/report/report.hpp"
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
+#include <stdexcept>
 #include <unistd.h>
 
 namespace icl {
@@ -30,6 +35,9 @@ double available_memory_bytes() {
 
 namespace {
 
+// A user's text inside a message: one line, at most a few dozen characters.
+std::string shown(const std::string& text) { return printable_line(text, 60); }
+
 double parse_number(const std::string& key, const std::string& text) {
   std::size_t pos = 0;
   double v = 0;
@@ -39,22 +47,30 @@ double parse_number(const std::string& key, const std::string& text) {
     pos = 0;
   }
   if (text.empty() || pos != text.size() || !std::isfinite(v))
-    throw UsageError(fmt::format("--set {}: '{}' is not a number", key, text));
+    throw UsageError(fmt::format("--set {}: '{}' is not a number", shown(key), shown(text)));
   return v;
 }
+
+}  // namespace
 
 std::map<std::string, std::vector<double>> parse_sets(const std::vector<std::string>& sets) {
   std::map<std::string, std::vector<double>> r;
   for (const auto& s : sets) {
     const auto eq = s.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == s.size())
-      throw UsageError(fmt::format("--set '{}': expected KEY=V1,V2,...", s));
+      throw UsageError(fmt::format("--set '{}': expected KEY=V1,V2,...", shown(s)));
     const std::string key = s.substr(0, eq);
+    if (r.count(key))
+      throw UsageError(fmt::format("--set {}: given more than once; list every value in one --set {}=V1,V2,...",
+                                   shown(key), shown(key)));
     std::vector<double> values;
     std::size_t start = eq + 1;
     while (true) {
       const auto comma = s.find(',', start);
-      values.push_back(parse_number(key, s.substr(start, comma == std::string::npos ? std::string::npos : comma - start)));
+      const double v = parse_number(key, s.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+      if (std::find(values.begin(), values.end(), v) != values.end())
+        throw UsageError(fmt::format("--set {}: value {:g} given twice", shown(key), v));
+      values.push_back(v);
       if (comma == std::string::npos) break;
       start = comma + 1;
     }
@@ -64,6 +80,14 @@ std::map<std::string, std::vector<double>> parse_sets(const std::vector<std::str
 }
 
 std::vector<Case> build_cases(const Claim& c, const std::map<std::string, std::vector<double>>& sets, bool quick) {
+  double count = 1;  // the grid's size, before anything is allocated
+  for (const auto& p : c.params) {
+    const auto it = sets.find(p.name);
+    count *= static_cast<double>(it != sets.end() ? it->second.size() : (quick ? p.quick : p.defaults).size());
+  }
+  if (count > static_cast<double>(kMaxCasesPerClaim))
+    throw UsageError(fmt::format("{}: the grid has {:.4g} cases, more than the {} one run may ask for", c.id, count,
+                                 kMaxCasesPerClaim));
   std::vector<Case> cases{Case{}};
   for (const auto& p : c.params) {
     std::vector<double> values = quick ? p.quick : p.defaults;
@@ -86,7 +110,81 @@ std::vector<Case> build_cases(const Claim& c, const std::map<std::string, std::v
   return cases;
 }
 
+namespace {
+
+// Decimal digits only, within [lo, hi]; CLI11 would take "0x10", " 5" and "+5", and saturate 10^30.
+std::uint64_t parse_whole(const std::string& text, const char* option, std::uint64_t lo, std::uint64_t hi,
+                          const std::string& range) {
+  const auto bad = [&] { return UsageError(fmt::format("{} '{}': expected a whole number in {}", option, shown(text), range)); };
+  if (text.empty() || text.size() > 20) throw bad();
+  std::uint64_t v = 0;
+  for (char ch : text) {
+    if (ch < '0' || ch > '9') throw bad();
+    const std::uint64_t digit = static_cast<std::uint64_t>(ch - '0');
+    if (v > (UINT64_MAX - digit) / 10) throw bad();
+    v = v * 10 + digit;
+  }
+  if (v < lo || v > hi) throw bad();
+  return v;
+}
+
 }  // namespace
+
+std::uint64_t parse_seed(const std::string& text) { return parse_whole(text, "--seed", 0, UINT64_MAX, "[0, 2^64)"); }
+
+std::uint64_t parse_samples(const std::string& text) {
+  return parse_whole(text, "--samples", 1, kMaxSamples, fmt::format("[1, {}]", kMaxSamples));
+}
+
+void prepare_output_folder(const std::string& dir, const char* option) {
+  const auto bad = [&](const std::string& why) {
+    return UsageError(fmt::format("{} '{}': {}", option, shown(dir), why));
+  };
+  if (dir.empty()) throw bad("empty folder name");
+  if (dir.find('\0') != std::string::npos) throw bad("NUL in the folder name");
+  // The deepest folder that exists must be a folder we may write in; the ones below it are created.
+  std::vector<fs::path> missing;
+  fs::path probe = fs::path(dir).lexically_normal();
+  if (probe.empty()) probe = ".";
+  while (true) {
+    std::error_code ec;
+    const auto st = fs::status(probe, ec);
+    if (!ec && fs::exists(st)) {
+      if (!fs::is_directory(st)) throw bad(fmt::format("'{}' exists and is not a folder", shown(probe.string())));
+      if (::access(probe.c_str(), W_OK | X_OK) != 0)
+        throw bad(fmt::format("cannot write in '{}' ({})", shown(probe.string()), std::strerror(errno)));
+      break;
+    }
+    if (ec && ec != std::errc::no_such_file_or_directory) throw bad(ec.message());
+    missing.push_back(probe);
+    fs::path parent = probe.parent_path();
+    if (parent.empty()) parent = ".";
+    if (parent == probe) throw bad("no existing folder above it");
+    probe = parent;
+  }
+  // Create, then prove a file can be written; on any failure remove what was created here.
+  const fs::path test = fs::path(dir) / fmt::format(".icl-verify-write-test.{}", ::getpid());
+  const auto undo = [&] {
+    std::error_code ec;
+    fs::remove(test, ec);
+    for (const auto& m : missing) fs::remove(m, ec);  // deepest first; fails harmlessly where not empty
+  };
+  try {
+    std::error_code ec;
+    for (auto it = missing.rbegin(); it != missing.rend(); ++it)
+      if (!fs::create_directory(*it, ec) && ec) throw bad(fmt::format("cannot create '{}' ({})", shown(it->string()), ec.message()));
+    {
+      std::ofstream f(test, std::ios::binary | std::ios::trunc);
+      f << "x";
+      f.flush();
+      if (!f) throw bad(fmt::format("cannot write a file there ({})", std::strerror(errno)));
+    }
+    fs::remove(test, ec);
+  } catch (...) {
+    undo();
+    throw;
+  }
+}
 
 std::vector<PlannedClaim> plan_run(const RunOptions& o) {
   if (o.claims.empty()) throw UsageError("run: name at least one claim ID, or 'all' (see 'icl-verify list')");
@@ -106,20 +204,21 @@ std::vector<PlannedClaim> plan_run(const RunOptions& o) {
     }
     if (seen.insert(c->id).second) claims.push_back(c);
   }
-  if (o.threads < 0) throw UsageError("--threads must be >= 1");
-  if (o.samples && *o.samples < 1) throw UsageError("--samples must be >= 1");
-  if (!(o.alpha > 0 && o.alpha < 1)) throw UsageError("--alpha must be in (0, 1)");
+  if (o.threads < 0 || o.threads > kMaxThreads) throw UsageError(fmt::format("--threads must be in [1, {}]", kMaxThreads));
+  if (o.samples && (*o.samples < 1 || static_cast<std::uint64_t>(*o.samples) > kMaxSamples))
+    throw UsageError(fmt::format("--samples must be in [1, {}]", kMaxSamples));
+  if (!(o.alpha >= kMinAlpha && o.alpha < 1)) throw UsageError(fmt::format("--alpha must be in [{:g}, 1)", kMinAlpha));
   if (o.expect) try {
       verdict_from_string(*o.expect);
     } catch (const std::invalid_argument& e) {
-      throw UsageError(std::string("--expect: ") + e.what());
+      throw UsageError(fmt::format("--expect '{}': expected confirmed, refuted or inconclusive", shown(*o.expect)));
     }
   const auto sets = parse_sets(o.sets);
   for (const auto& [key, values] : sets) {
     bool known = false;
     for (const Claim* c : claims)
       for (const auto& p : c->params) known |= p.name == key;
-    if (!known) throw UsageError(fmt::format("--set {}: no selected claim has a parameter '{}'", key, key));
+    if (!known) throw UsageError(fmt::format("--set {}: no selected claim has a parameter '{}'", shown(key), shown(key)));
   }
   const int threads = o.threads > 0 ? o.threads : default_thread_count();
   const double mem = available_memory_bytes();
@@ -134,7 +233,8 @@ std::vector<PlannedClaim> plan_run(const RunOptions& o) {
     p.ctx.alpha = o.alpha;
     p.ctx.cases = build_cases(*c, sets, o.quick);
     for (const auto& k : p.ctx.cases) {
-      const double need = c->memory_bytes ? c->memory_bytes(k, threads) : 0.0;
+      const double need = (c->memory_bytes ? c->memory_bytes(k, threads) : 0.0) +
+                          kEngineBytesPerSample * static_cast<double>(p.ctx.samples);
       if (need > 0.8 * mem)
         throw UsageError(fmt::format("{}: case {} needs about {:.1f} GiB, only {:.1f} GiB available: grid too large for memory",
                                      c->id, k.label(), need / (1 << 30), mem / (1 << 30)));
@@ -144,8 +244,9 @@ std::vector<PlannedClaim> plan_run(const RunOptions& o) {
   return plan;
 }
 
-nlohmann::ordered_json run_claim(const PlannedClaim& p, const RunOptions&, std::map<std::string, std::string>* files) {
+nlohmann::ordered_json run_claim(const PlannedClaim& p, const RunOptions& o, std::map<std::string, std::string>* files) {
   const Claim& c = *p.claim;
+  const auto started_at = std::chrono::system_clock::now();
   const auto t0 = std::chrono::steady_clock::now();
   ClaimContext ctx = p.ctx;
   const bool tty = ::isatty(2);
@@ -167,14 +268,27 @@ nlohmann::ordered_json run_claim(const PlannedClaim& p, const RunOptions&, std::
   r["title"] = c.title;
   r["source"] = c.source;
   r["statement"] = c.statement;
-  r["verdict"] = to_string(aggregate_verdict(res.cases));
+  // The claim's verdict from its parts (parts.hpp); throws std::logic_error (exit 3) on an invalid parts block.
+  const JudgedClaim judged = judge_claim(c.id, c.parts, res.parts, res.cases);
+  r["verdict"] = to_string(judged.verdict);
   r["summary"] = res.summary;
+  if (judged.verdict == Verdict::refuted) r["refutation"] = judged.refutation;
+  r["parts"] = judged.parts;
+  if (res.extra.contains("findings")) {
+    const auto& f = res.extra["findings"];
+    if (!f.is_array()) throw std::logic_error(c.id + ": findings is not an array of sentences");
+    for (const auto& s : f)
+      if (!s.is_string()) throw std::logic_error(c.id + ": a finding is not a sentence");
+    r["findings"] = f;
+  }
   r["seed"] = ctx.seed;
   r["threads"] = ctx.threads;
   r["elapsed_s"] = std::round(elapsed * 100) / 100;
   r["quick"] = ctx.quick;
   r["sample_budget_per_case"] = ctx.samples;
-  for (auto it = res.extra.begin(); it != res.extra.end(); ++it) r[it.key()] = it.value();
+  r["provenance"] = provenance_json(o.command, started_at);
+  for (auto it = res.extra.begin(); it != res.extra.end(); ++it)
+    if (it.key() != "findings") r[it.key()] = it.value();
   r["cases"] = res.cases;
   return r;
 }
@@ -183,7 +297,7 @@ int run_command(const RunOptions& o) {
   const auto plan = plan_run(o);  // all validation before anything is written
   std::optional<Verdict> expect;
   if (o.expect) expect = verdict_from_string(*o.expect);
-  fs::create_directories(o.out);
+  prepare_output_folder(o.out, "--out");
   bool expectation_failed = false;
   for (const auto& p : plan) {
     std::map<std::string, std::string> files;
@@ -197,7 +311,10 @@ int run_command(const RunOptions& o) {
     std::fflush(stdout);
     if (expect && v != to_string(*expect)) expectation_failed = true;
   }
-  rebuild_reports(o.out);
+  std::vector<std::string> skipped;
+  rebuild_reports(o.out, &skipped);
+  for (const auto& f : skipped)
+    std::fprintf(stderr, "icl-verify: note: %s is not an icl-verify report; left out of summary.md\n", shown(f).c_str());
   std::printf("reports written to %s (summary.md, <claim>.json, <claim>.tex)\n", o.out.c_str());
   if (expectation_failed) {
     std::fprintf(stderr, "icl-verify: --expect %s did not hold for every claim\n", o.expect->c_str());
@@ -207,9 +324,21 @@ int run_command(const RunOptions& o) {
 }
 
 int report_command(const std::string& dir) {
-  if (!fs::is_directory(dir)) throw UsageError(fmt::format("report: '{}' is not a folder", dir));
-  const int n = rebuild_reports(dir);
-  if (n == 0) throw UsageError(fmt::format("report: no icl-verify JSON reports in '{}'", dir));
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec))
+    throw UsageError(fmt::format("report: '{}' is not a folder{}", shown(dir), ec ? " (" + ec.message() + ")" : ""));
+  int found = 0;
+  try {
+    found = rebuild_reports(dir, nullptr, /*dry_run=*/true);
+  } catch (const fs::filesystem_error& e) {
+    throw UsageError(fmt::format("report: cannot read '{}' ({})", shown(dir), e.code().message()));
+  }
+  if (found == 0) throw UsageError(fmt::format("report: no icl-verify JSON reports in '{}'", shown(dir)));
+  prepare_output_folder(dir, "report --from");
+  std::vector<std::string> skipped;
+  const int n = rebuild_reports(dir, &skipped);
+  for (const auto& f : skipped)
+    std::fprintf(stderr, "icl-verify: note: %s is not an icl-verify report; left out\n", shown(f).c_str());
   std::printf("rebuilt %s/summary.md and %d LaTeX tables\n", dir.c_str(), n);
   return 0;
 }

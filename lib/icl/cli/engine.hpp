@@ -25,6 +25,7 @@ struct RunOptions {
   bool quick = false;
   std::optional<std::string> expect;
   double alpha = 0.01;
+  std::string command;  // the command line, for the reports' provenance
 };
 
 struct PlannedClaim {
@@ -32,8 +33,29 @@ struct PlannedClaim {
   ClaimContext ctx;
 };
 
+// "KEY=V1,V2,..." options as key -> values (throws UsageError on a malformed one).
+std::map<std::string, std::vector<double>> parse_sets(const std::vector<std::string>& sets);
+// The grid of a claim's cases: defaults (or the --quick grid) overridden by `sets`, each value checked
+// against the parameter's range and integrality (throws UsageError).
+std::vector<Case> build_cases(const Claim& c, const std::map<std::string, std::vector<double>>& sets, bool quick);
+
 // Validation only (throws UsageError): which claims, which cases, enough memory.
 std::vector<PlannedClaim> plan_run(const RunOptions& o);
+// The --seed text as a seed: decimal digits only, below 2^64 (throws UsageError; no wrapping of "-1").
+std::uint64_t parse_seed(const std::string& text);
+// The --samples text: decimal digits only, in [1, kMaxSamples] (throws UsageError).
+std::uint64_t parse_samples(const std::string& text);
+// Creates the output folder if needed and checks that a file can be written there (throws UsageError and
+// leaves nothing behind if not).
+void prepare_output_folder(const std::string& dir, const char* option);
+// Limits on what one run may ask for (bad input beyond them).
+inline constexpr std::size_t kMaxCasesPerClaim = 10000;
+inline constexpr int kMaxThreads = 1024;
+inline constexpr std::uint64_t kMaxSamples = 1000000000;  // prompts per case
+// Memory the Monte Carlo engine holds per prompt of a case's budget (one result slot per chunk of prompts,
+// merged in order: lib/icl/montecarlo/montecarlo.hpp, worst_case.hpp), counted by the memory guard.
+inline constexpr double kEngineBytesPerSample = 4.0;
+inline constexpr double kMinAlpha = 1e-6;
 double available_memory_bytes();
 
 // Exit status per REPORT-FORMAT.md (0, 1 or 2; internal failures propagate as exceptions).

@@ -1,26 +1,41 @@
 // icl-verify: command line (REPORT-FORMAT.md). Exit status: 0 run completed, 1 --expect did not hold,
 // 2 bad usage or bad input (one line on stderr, nothing written), 3 internal failure.
 #include "icl/cli/engine.hpp"
+#include "icl/cli/eval.hpp"
+#include "icl/report/provenance.hpp"
 
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
 #include <exception>
+#include <new>
+
+namespace {
+
+// Every error is one line on stderr, whatever the input held (newlines, bytes that are not UTF-8, 1 MB values).
+int fail(int status, const std::string& message) {
+  std::fprintf(stderr, "icl-verify: %s\n", icl::printable_line(message).c_str());
+  return status;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"icl-verify: checks the theorems of in-context-learning theory"};
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "Help for every subcommand");
+  app.set_version_flag("--version", icl::version_text(), "Version, commit, build and library versions");
 
   auto* list = app.add_subcommand("list", "Every claim ID with a one-line title");
 
   icl::RunOptions o;
-  long long samples = 0;
+  std::string samples, seed = "1";
   auto* run = app.add_subcommand("run", "Verify the named claims (or: all)");
   run->add_option("claims", o.claims, "Claim IDs, or 'all'")->required();
-  run->add_option("--set", o.sets, "Parameter grid KEY=V1,V2,... (repeatable)");
+  run->add_option("--set", o.sets, "Parameter grid KEY=V1,V2,... (repeatable, one KEY each)");
   auto* samples_opt = run->add_option("--samples", samples, "Monte Carlo prompts per case (a budget)");
-  run->add_option("--seed", o.seed, "Master seed: same seed, same numbers, whatever the thread count");
+  run->add_option("--seed", seed, "Master seed in [0, 2^64): same seed, same numbers, whatever the thread count")
+      ->capture_default_str();
   run->add_option("--threads", o.threads, "Worker threads (default: all cores)");
   run->add_option("--out", o.out, "Where reports go")->capture_default_str();
   run->add_flag("--quick", o.quick, "Small grid and budget, for CI and a first look");
@@ -31,27 +46,52 @@ int main(int argc, char** argv) {
   auto* report = app.add_subcommand("report", "Rebuild Markdown/LaTeX from existing JSON");
   report->add_option("--from", from, "Report folder")->capture_default_str();
 
+  icl::EvalOptions ev;
+  std::string eval_samples, eval_seed = "1";
+  std::string sigma_file;
+  auto* eval = app.add_subcommand("eval", "Loss of linear-attention weights trained elsewhere (.npy allparam or .npz P1, Q1, ...)");
+  eval->add_option("--weights", ev.weights, "Weight file: .npy (L, H, 2, d, d) or .npz with P1, Q1, P2, Q2, ...")->required();
+  eval->add_option("--task", ev.task, "Task: linear or quadratic")->capture_default_str();
+  eval->add_option("--set", ev.sets, "Parameters d, n, cov, noise: KEY=V1,V2,... (repeatable)");
+  eval->add_option("--sigma", sigma_file, "Input covariance, a d x d .npy (instead of --set cov)");
+  auto* eval_samples_opt = eval->add_option("--samples", eval_samples, "Monte Carlo prompts per case");
+  eval->add_option("--seed", eval_seed, "Master seed in [0, 2^64)")->capture_default_str();
+  eval->add_option("--threads", ev.threads, "Worker threads (default: all cores)");
+  eval->add_option("--out", ev.out, "Where eval.json, eval.md and eval.tex go")->capture_default_str();
+  eval->add_flag("--quick", ev.quick, "Smaller Monte Carlo budget");
+  eval->add_option("--alpha", ev.alpha, "False-fail rate over the cases")->capture_default_str();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "icl-verify: %s\n", e.what());
-    return 2;
+    return fail(2, e.what());
   }
   try {
     if (*list) return icl::list_command();
     if (*report) return icl::report_command(from);
-    if (samples_opt->count()) o.samples = samples;
+    if (*eval) {
+      if (eval_samples_opt->count()) ev.samples = static_cast<long long>(icl::parse_samples(eval_samples));
+      ev.seed = icl::parse_seed(eval_seed);
+      if (!sigma_file.empty()) ev.sigma_file = sigma_file;
+      if (ev.threads == 0 && eval->count("--threads")) throw icl::UsageError("--threads must be >= 1");
+      return icl::eval_command(ev);
+    }
+    if (samples_opt->count()) o.samples = static_cast<long long>(icl::parse_samples(samples));
     if (o.threads == 0 && run->count("--threads")) throw icl::UsageError("--threads must be >= 1");
+    o.seed = icl::parse_seed(seed);
+    o.command = icl::command_line(argc, argv);
     return icl::run_command(o);
   } catch (const icl::UsageError& e) {
-    std::fprintf(stderr, "icl-verify: %s\n", e.what());
-    return 2;
+    return fail(2, e.what());
+  } catch (const std::bad_alloc&) {
+    return fail(3, "internal failure: out of memory");
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "icl-verify: internal failure: %s\n", e.what());
-    return 3;
+    return fail(3, std::string("internal failure: ") + e.what());
   }
 }

@@ -116,18 +116,31 @@ PopulationLoss PopulationLoss::mixture(const std::vector<double>& weights, const
 PopulationLoss PopulationLoss::random_diagonal(const std::vector<double>& nodes, const std::vector<double>& weights,
                                                int d, int N) {
   if (nodes.size() != weights.size() || nodes.empty()) throw std::invalid_argument("random_diagonal: bad rule");
-  const std::size_t k = nodes.size();
+  return independent_diagonal(std::vector<std::vector<double>>(static_cast<std::size_t>(d), nodes),
+                              std::vector<std::vector<double>>(static_cast<std::size_t>(d), weights), N);
+}
+
+PopulationLoss PopulationLoss::independent_diagonal(const std::vector<std::vector<double>>& nodes,
+                                                    const std::vector<std::vector<double>>& weights, int N) {
+  const int d = static_cast<int>(nodes.size());
+  if (d < 1 || weights.size() != nodes.size()) throw std::invalid_argument("independent_diagonal: one rule per entry");
   std::size_t total = 1;
-  for (int i = 0; i < d; ++i) total *= k;
+  for (int i = 0; i < d; ++i) {
+    if (nodes[i].empty() || nodes[i].size() != weights[i].size())
+      throw std::invalid_argument("independent_diagonal: bad rule");
+    total *= nodes[i].size();
+  }
   std::vector<double> w;
   std::vector<Eigen::MatrixXd> lambdas;
   for (std::size_t code = 0; code < total; ++code) {
     Eigen::VectorXd lam(d);
     double wt = 1;
     std::size_t c = code;
-    for (int i = 0; i < d; ++i, c /= k) {
-      lam[i] = nodes[c % k];
-      wt *= weights[c % k];
+    for (int i = 0; i < d; ++i) {
+      const std::size_t k = nodes[i].size();
+      lam[i] = nodes[i][c % k];
+      wt *= weights[i][c % k];
+      c /= k;
     }
     w.push_back(wt);
     lambdas.push_back(lam.asDiagonal());

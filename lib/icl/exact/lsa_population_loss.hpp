@@ -56,6 +56,10 @@ public:
   // rule): the tensor-product mixture of its nodes^d Gaussian components.
   static PopulationLoss random_diagonal(const std::vector<double>& nodes, const std::vector<double>& weights, int d,
                                         int N);
+  // Lambda = diag(lambda_1..lambda_d) with independent entries, entry i on its own rule (nodes[i], weights[i]):
+  // the tensor-product mixture. Exact for the loss when each rule matches its entry's moments up to order 3.
+  static PopulationLoss independent_diagonal(const std::vector<std::vector<double>>& nodes,
+                                             const std::vector<std::vector<double>>& weights, int N);
 
   int d() const { return d_; }
   int N() const { return N_; }

@@ -132,6 +132,35 @@ double single_layer_gradient(const SingleLayerMoments& m, const Eigen::VectorXd&
   return b.dot(KA * b) + 2.0 * b.dot(r) + m.Ey2;
 }
 
+Eigen::MatrixXd single_layer_coefficients(const std::vector<LinearSelfAttention>& heads, int p, double n) {
+  const int D = p + 1;
+  Eigen::MatrixXd C = Eigen::MatrixXd::Zero(D * D, p);
+  for (const auto& h : heads) {
+    if (h.P.rows() != D || h.P.cols() != D || h.Q.rows() != D || h.Q.cols() != D)
+      throw std::invalid_argument("single_layer_coefficients: P, Q must be (p+1) x (p+1)");
+    if (!h.masked) throw std::invalid_argument("single_layer_coefficients: the heads must be masked");
+    const double f = h.scale != 0.0 ? h.scale * n : 1.0;
+    for (int a = 0; a < D; ++a)
+      for (int b = 0; b < D; ++b)
+        for (int c = 0; c < p; ++c) C(a * D + b, c) += f * h.P(D - 1, a) * h.Q(b, c);
+  }
+  return C;
+}
+
+double single_layer_loss(const SingleLayerMoments& m, const Eigen::MatrixXd& C, double n) {
+  const int D = m.D();
+  if (C.rows() != D * D || C.cols() != m.p) throw std::invalid_argument("single_layer_loss: C must be D^2 x p");
+  const double quad = (C.transpose() * m.EHH(n) * C * m.Lambda).trace();
+  return quad + 2 * C.cwiseProduct(m.X3).sum() + m.Ey2;
+}
+
+Eigen::MatrixXd symmetrised_coefficients(const Eigen::MatrixXd& C, int D) {
+  Eigen::MatrixXd S(C.rows(), C.cols());
+  for (int a = 0; a < D; ++a)
+    for (int b = 0; b < D; ++b) S.row(a * D + b) = 0.5 * (C.row(a * D + b) + C.row(b * D + a));
+  return S;
+}
+
 SingleLayerOptimum alternating_single_layer(const SingleLayerMoments& m, double n, Eigen::VectorXd b,
                                             Eigen::MatrixXd A, int max_iter, double tol) {
   const int D = m.D(), p = m.p;

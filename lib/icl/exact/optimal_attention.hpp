@@ -17,6 +17,7 @@
 #pragma once
 #include "icl/exact/sparse_attention.hpp"
 #include "icl/model/gaussian_model.hpp"
+#include "icl/model/layers.hpp"
 
 #include <Eigen/Dense>
 
@@ -47,6 +48,17 @@ double single_layer_loss(const SingleLayerMoments& m, const Eigen::VectorXd& b, 
 // R_b[c, j] = sum_a b_a E_w[G_ac xi_j] (the quantities of the alternating solves below). Returns the loss.
 double single_layer_gradient(const SingleLayerMoments& m, const Eigen::VectorXd& b, const Eigen::MatrixXd& A, double n,
                              Eigen::VectorXd& grad_b, Eigen::MatrixXd& grad_A);
+
+// Any number of masked heads on one layer (LinearAttentionHeads, or one LinearSelfAttention) predicts
+//   yhat = sum_{a,b,c} C[a*D + b, c] H_ab u_q,c,   C[a*D + b, c] = sum_h s_h n P_h[D-1, a] Q_h[b, c]  (c < p),
+// s_h the head's scale (1/n by default); nothing else reaches the prediction (the query's label entry is 0).
+// The loss is quadratic in C: E[(yhat + y_q)^2] = tr(C^T E[HH] C Lam) + 2 <C, X3> + Ey2 (for one head
+// C = b (x) A and this is single_layer_loss(m, b, A, n)).
+Eigen::MatrixXd single_layer_coefficients(const std::vector<LinearSelfAttention>& heads, int p, double n);
+double single_layer_loss(const SingleLayerMoments& m, const Eigen::MatrixXd& C, double n);
+// C averaged with its (a, b) transpose: H is symmetric, so two layers predict alike for every prompt exactly
+// when their symmetrised coefficients agree (the loss depends on C only through them).
+Eigen::MatrixXd symmetrised_coefficients(const Eigen::MatrixXd& C, int D);
 
 struct SingleLayerOptimum {
   Eigen::VectorXd b;

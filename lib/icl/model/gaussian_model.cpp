@@ -1,5 +1,7 @@
 #include "icl/model/gaussian_model.hpp"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <stdexcept>
 
@@ -109,6 +111,12 @@ Eigen::MatrixXd test_covariance(int d, int kind) {
   }
   if (kind < 0 || kind > 3) throw std::invalid_argument("test_covariance: kind must be 0..3");
   return U * lam.asDiagonal() * U.transpose();
+}
+
+std::string covariance_name(int kind, int d) {
+  if (d != 1) return covariance_name(kind);
+  const Eigen::MatrixXd s = test_covariance(1, kind);
+  return fmt::format("variance {:g}", s(0, 0));
 }
 
 std::string covariance_name(int kind) {

@@ -75,5 +75,8 @@ private:
 // eigenvalues geometric over [1/10, 10] (condition number 100), rotated.
 Eigen::MatrixXd test_covariance(int d, int kind);
 std::string covariance_name(int kind);
+// The covariance test_covariance(d, kind) actually is: at d = 1 a variance ("variance 2"), never a spectrum
+// or a rotation that a 1x1 matrix cannot have.
+std::string covariance_name(int kind, int d);
 
 }  // namespace icl

@@ -4,6 +4,40 @@
 
 namespace icl {
 
+namespace {
+
+// ws.U = P (Z M Z^T) Q Z for one head; returns its scale.
+double attention_update(const LinearSelfAttention& h, const Eigen::Ref<const Eigen::MatrixXd>& Z, ForwardWorkspace& ws) {
+  const Eigen::Index D = Z.rows(), N = Z.cols();
+  const auto& P = h.P;
+  const auto& Q = h.Q;
+  if (P.rows() != D || P.cols() != D || Q.rows() != D || Q.cols() != D)
+    throw std::invalid_argument("LinearSelfAttention: P, Q must be (rows of Z) square");
+  const Eigen::Index keys = h.masked ? N - 1 : N;
+  if (ws.G.rows() != D) ws.G.resize(D, D);
+  if (ws.S.rows() != D) ws.S.resize(D, D);
+  if (ws.T.rows() != D) ws.T.resize(D, D);
+  if (ws.U.rows() != D || ws.U.cols() != N) ws.U.resize(D, N);
+  ws.G.noalias() = Z.leftCols(keys) * Z.leftCols(keys).transpose();
+  ws.S.noalias() = P * ws.G;
+  ws.T.noalias() = ws.S * Q;
+  ws.U.noalias() = ws.T * Z;
+  return h.scale != 0.0 ? h.scale : 1.0 / static_cast<double>(N - 1);
+}
+
+}  // namespace
+
+void LinearAttentionHeads::apply(Eigen::Ref<Eigen::MatrixXd> Z, ForwardWorkspace& ws) const {
+  const Eigen::Index D = Z.rows(), N = Z.cols();
+  if (ws.A.rows() != D || ws.A.cols() != N) ws.A.resize(D, N);
+  ws.A.setZero();
+  for (const auto& h : heads) {
+    const double s = attention_update(h, Z, ws);
+    ws.A += s * ws.U;
+  }
+  Z += ws.A;
+}
+
 void LinearSelfAttention::apply(Eigen::Ref<Eigen::MatrixXd> Z, ForwardWorkspace& ws) const {
   const Eigen::Index D = Z.rows(), N = Z.cols();
   if (P.rows() != D || P.cols() != D || Q.rows() != D || Q.cols() != D)

@@ -39,7 +39,14 @@ struct BilinearLayer {
   void apply(Eigen::Ref<Eigen::MatrixXd> Z, ForwardWorkspace& ws) const;
 };
 
-using Layer = std::variant<LinearSelfAttention, BilinearLayer>;
+// Several linear self-attention heads reading the same input, their updates summed (the acds authors'
+// multi-head layer): Z + sum_h scale_h P_h Z M (Z^T Q_h Z). Uses the workspace's A as the accumulator.
+struct LinearAttentionHeads {
+  std::vector<LinearSelfAttention> heads;
+  void apply(Eigen::Ref<Eigen::MatrixXd> Z, ForwardWorkspace& ws) const;
+};
+
+using Layer = std::variant<LinearSelfAttention, BilinearLayer, LinearAttentionHeads>;
 
 // A stack of layers applied in order. `observe`, if set, sees Z after each layer (index from 1).
 struct Transformer {

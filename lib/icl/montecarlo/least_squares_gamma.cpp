@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 
 #include <atomic>
+#include <map>
+#include <mutex>
 #include <cmath>
 #include <stdexcept>
 #include <thread>
@@ -58,8 +60,13 @@ GammaLeastSquares mc_least_squares_gamma(const Transformer& feature_layers, cons
   std::vector<Eigen::MatrixXd> g;
   for (int k = 0; k < batches; ++k) {
     const std::uint64_t pk = purpose ^ (0x9E3779B97F4A7C15ull * static_cast<std::uint64_t>(k + 1));
-    std::vector<Eigen::MatrixXd> Eff(chunks_per_batch);
-    std::vector<Eigen::VectorXd> Efy(chunks_per_batch);
+    // Chunk sums are added to (A, r) in chunk order as soon as every earlier chunk is in: the same sums as adding
+    // them all at the end, while only the chunks finished out of order are held (memory does not grow with samples).
+    Eigen::MatrixXd A = Eigen::MatrixXd::Zero(P2, P2);
+    Eigen::VectorXd r = Eigen::VectorXd::Zero(P2);
+    std::map<std::uint64_t, std::pair<Eigen::MatrixXd, Eigen::VectorXd>> pending;
+    std::uint64_t merged = 0;
+    std::mutex merge_mutex;
     std::atomic<std::uint64_t> next{0};
     auto body = [&] {
       GammaRegressionWorker worker(feature_layers, model, shape, seed, pk, sign);
@@ -67,8 +74,14 @@ GammaLeastSquares mc_least_squares_gamma(const Transformer& feature_layers, cons
       Eigen::VectorXd y(kChunk);
       for (std::uint64_t c; (c = next.fetch_add(1)) < chunks_per_batch;) {
         for (std::uint64_t i = 0; i < kChunk; ++i) worker(c * kChunk + i, F.row(static_cast<Eigen::Index>(i)).data(), y[i]);
-        Eff[c] = F.transpose() * F;
-        Efy[c] = F.transpose() * y;
+        Eigen::MatrixXd Eff = F.transpose() * F;
+        Eigen::VectorXd Efy = F.transpose() * y;
+        const std::lock_guard<std::mutex> lock(merge_mutex);
+        pending.emplace(c, std::make_pair(std::move(Eff), std::move(Efy)));
+        for (auto it = pending.begin(); it != pending.end() && it->first == merged; it = pending.erase(it), ++merged) {
+          A += it->second.first;
+          r += it->second.second;
+        }
       }
     };
     const int t = static_cast<int>(std::min<std::uint64_t>(std::max(1, threads), chunks_per_batch));
@@ -76,12 +89,6 @@ GammaLeastSquares mc_least_squares_gamma(const Transformer& feature_layers, cons
     for (int j = 1; j < t; ++j) pool.emplace_back(body);
     body();
     for (auto& th : pool) th.join();
-    Eigen::MatrixXd A = Eigen::MatrixXd::Zero(P2, P2);
-    Eigen::VectorXd r = Eigen::VectorXd::Zero(P2);
-    for (std::uint64_t c = 0; c < chunks_per_batch; ++c) {
-      A += Eff[c];
-      r += Efy[c];
-    }
     const Eigen::VectorXd v = -psd_pinv(A, 1e-10) * r;
     Eigen::MatrixXd G(p, p);
     for (int j = 0; j < p; ++j)

@@ -35,8 +35,11 @@ void LsaPromptWorker::operator()(std::uint64_t i, double* out) {
   PromptRng rng(seed_, purpose_, i);
   rng.fill_normal(task_);
   const Eigen::VectorXd& w = model_.fixed_w ? *model_.fixed_w : task_;
-  if (model_.lambda_quantile) {
-    for (int k = 0; k < d; ++k) lam_[k] = std::sqrt(model_.lambda_quantile(rng.uniform() - 0x1p-54));  // u in (0, 1)
+  if (model_.lambda_quantile || !model_.lambda_quantiles.empty()) {
+    for (int k = 0; k < d; ++k) {
+      const double u = rng.uniform() - 0x1p-54;  // u in (0, 1)
+      lam_[k] = std::sqrt(model_.lambda_quantile ? model_.lambda_quantile(u) : model_.lambda_quantiles.at(k)(u));
+    }
     rng.fill_normal(Xz_);
     X_.noalias() = lam_.asDiagonal() * Xz_;
   } else {

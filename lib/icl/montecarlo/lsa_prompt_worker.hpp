@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <vector>
 
 namespace icl {
 
@@ -21,6 +22,8 @@ struct LsaPromptModel {
   Eigen::MatrixXd chol;      // x = chol z for a fixed covariance
   // If set: per prompt, Lambda_tau = diag(lambda_quantile(u_1), ..., lambda_quantile(u_d)), u_i uniform.
   std::function<double(double)> lambda_quantile;
+  // If set (and lambda_quantile is not): entry k of Lambda_tau drawn from its own law, lambda_quantiles[k](u_k).
+  std::vector<std::function<double(double)>> lambda_quantiles;
   double covariate_scale = 1.0;                 // every covariate (context and query) multiplied by c
   const Eigen::VectorXd* fixed_w = nullptr;     // task vector held fixed
   const Eigen::VectorXd* fixed_query = nullptr; // query held fixed (not scaled, not drawn)

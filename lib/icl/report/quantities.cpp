@@ -42,6 +42,20 @@ nlohmann::ordered_json decision_json(const Decision& d) {
 }
 
 
+std::string tally_decisions(const nlohmann::ordered_json& cases, const std::string& decision) {
+  std::size_t n = 0, c = 0, r = 0;
+  for (const auto& k : cases) {
+    if (!k.contains("decisions") || !k["decisions"].contains(decision)) continue;
+    const auto& d = k["decisions"][decision];
+    if (!d.is_object() || !d.contains("verdict")) continue;
+    ++n;
+    c += d["verdict"] == "confirmed";
+    r += d["verdict"] == "refuted";
+  }
+  return fmt::format("confirmed in {}, inconclusive (too noisy to decide) in {}, refuted in {} of {} cases", c, n - c - r,
+                     r, n);
+}
+
 nlohmann::ordered_json error_rates_json(double alpha, std::size_t cases, std::size_t looks, const Tolerance& tol,
                                         double beta) {
   const double per_case = alpha / static_cast<double>(std::max<std::size_t>(cases, 1));

@@ -17,6 +17,11 @@ nlohmann::ordered_json decision_json(const Decision& d);
 // The decisions of a sequential equality check: exact_vs_stated, mc_vs_stated, mc_vs_exact, looks,
 // detectable_discrepancy.
 nlohmann::ordered_json decisions_json(const EqualityOutcome& o);
+// How one named decision came out over the cases of a report, from the decisions themselves (the only way a
+// report counts them): "confirmed in 3, inconclusive (too noisy to decide) in 17, refuted in 0 of 20 cases"
+// (for an equality: within the band / neither / excluded; verdict/decision.hpp); cases without that decision
+// are skipped.
+std::string tally_decisions(const nlohmann::ordered_json& cases, const std::string& decision);
 // The error-rate block of a claim's report: the false-fail rate alpha split over `cases` cases and up to
 // `looks` sequential looks, the false-pass rate, the tolerance and the power behind `detectable`.
 nlohmann::ordered_json error_rates_json(double alpha, std::size_t cases, std::size_t looks, const Tolerance& tol,

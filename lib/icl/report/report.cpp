@@ -86,6 +86,20 @@ std::string show(const nlohmann::ordered_json& q, bool latex) {
   return latex ? "--" : "";
 }
 
+// "refuted (slip)", "confirmed": the verdict with the refutation class where there is one.
+std::string verdict_with_class(const nlohmann::ordered_json& r) {
+  std::string v = r.value("verdict", "");
+  if (r.contains("refutation") && r["refutation"].is_object() && r["refutation"].contains("class"))
+    v += " (" + r["refutation"]["class"].get<std::string>() + ")";
+  return v;
+}
+
+std::string refutation_class(const nlohmann::ordered_json& r) {
+  if (r.contains("refutation") && r["refutation"].is_object() && r["refutation"].contains("class"))
+    return r["refutation"]["class"].get<std::string>();
+  return "";
+}
+
 std::string params_label(const nlohmann::ordered_json& p) {
   std::string s;
   for (auto it = p.begin(); it != p.end(); ++it) {
@@ -93,6 +107,17 @@ std::string params_label(const nlohmann::ordered_json& p) {
     s += fmt::format("{}{}={}", s.empty() ? "" : ", ", it.key(), v);
   }
   return s;
+}
+
+// "icl-verify 0.1.0, commit 7af8137c1d2e" (12 hex digits, "-dirty" kept) from a report's provenance; "" without one.
+std::string build_label(const nlohmann::ordered_json& r) {
+  if (!r.contains("provenance") || !r["provenance"].is_object()) return "";
+  const auto& p = r["provenance"];
+  std::string commit = p.value("commit", "unknown");
+  const bool dirty = commit.size() > 6 && commit.compare(commit.size() - 6, 6, "-dirty") == 0;
+  if (dirty) commit.resize(commit.size() - 6);
+  if (commit.size() > 12) commit.resize(12);
+  return fmt::format("icl-verify {}, commit {}{}", p.value("version", "?"), commit, dirty ? "-dirty" : "");
 }
 
 nlohmann::ordered_json quantity(const nlohmann::ordered_json& c, const char* name) {
@@ -117,12 +142,15 @@ std::string latex_table(const nlohmann::ordered_json& r) {
                      show(quantity(c, "mc"), true), latex_escape(c.value("verdict", "")));
   }
   s += "\\bottomrule\n\\end{tabular}\n";
-  s += fmt::format("\\caption{{\\texttt{{{}}}: {} Verdict: \\textbf{{{}}}. Monte Carlo: mean $\\pm$ "
-                   "half-width of the {} interval; seed {}.}}\n",
+  const std::string cls = refutation_class(r);
+  const std::string build = build_label(r);
+  s += fmt::format("\\caption{{\\texttt{{{}}}: {} Verdict: \\textbf{{{}}}{}. Monte Carlo: mean $\\pm$ "
+                   "half-width of the {} interval; seed {}{}.}}\n",
                    latex_escape(id), latex_escape(r.value("title", "")), latex_escape(r.value("verdict", "")),
+                   cls.empty() ? std::string() : " (" + latex_escape(cls) + ")",
                    r.contains("error_rates") ? latex_escape(r["error_rates"].value("interval", "stated"))
                                              : std::string("stated"),
-                   r.value("seed", 0));
+                   r.value("seed", 0), build.empty() ? "" : "; " + latex_escape(build));
   s += "\\label{tab:" + label + "}\n\\end{table}\n";
   return s;
 }
@@ -130,9 +158,27 @@ std::string latex_table(const nlohmann::ordered_json& r) {
 std::string markdown_claim(const nlohmann::ordered_json& r) {
   std::string s;
   s += fmt::format("## `{}`: {}\n\n", r.value("claim", ""), r.value("title", ""));
-  s += fmt::format("**Verdict: {}.** {}\n\n", r.value("verdict", ""), r.value("summary", ""));
-  s += fmt::format("Source: {}. Seed {}, {} threads, {:.1f} s.\n\n", r.value("source", ""), r.value("seed", 0),
-                   r.value("threads", 0), r.value("elapsed_s", 0.0));
+  s += fmt::format("**Verdict: {}.** {}\n\n", verdict_with_class(r), r.value("summary", ""));
+  if (r.contains("refutation") && r["refutation"].is_object()) {
+    const auto& f = r["refutation"];
+    s += fmt::format("Refutation ({}): {} Counterexample: `{}`.{}\n\n", f.value("class", ""), f.value("explanation", ""),
+                     f.contains("counterexample") ? f["counterexample"].dump() : std::string("{}"),
+                     f.contains("corrected") ? " Corrected: " + f["corrected"].get<std::string>() : std::string());
+  }
+  if (r.contains("parts") && r["parts"].is_array()) {
+    s += "Parts of the statement:\n\n";
+    for (const auto& p : r["parts"]) {
+      std::string v = p.value("verdict", "");
+      if (p.contains("refutation") && p["refutation"].contains("class"))
+        v += " (" + p["refutation"]["class"].get<std::string>() + ")";
+      s += fmt::format("- ({}, {}) {}: **{}**. {}\n", p.value("id", ""), p.value("strength", ""),
+                       p.value("statement", ""), v, p.value("evidence", ""));
+    }
+    s += "\n";
+  }
+  const std::string build = build_label(r);
+  s += fmt::format("Source: {}. Seed {}, {} threads, {:.1f} s{}.\n\n", r.value("source", ""), r.value("seed", 0),
+                   r.value("threads", 0), r.value("elapsed_s", 0.0), build.empty() ? "" : "; " + build);
   if (r.contains("error_rates")) {
     const auto& e = r["error_rates"];
     s += fmt::format("Error rates: false-fail {} for the claim ({}), false-pass {} per case for a discrepancy "
@@ -152,28 +198,52 @@ std::string markdown_claim(const nlohmann::ordered_json& r) {
 
 std::string markdown_summary(const std::vector<nlohmann::ordered_json>& reports) {
   std::string s = "# icl-verify report\n\n";
-  s += "Generated from the JSON reports in this folder (`icl-verify report` rebuilds it).\n\n";
-  s += "| claim | verdict | summary |\n|---|---|---|\n";
+  s += "Generated from the JSON reports in this folder (`icl-verify report` rebuilds it).";
+  std::vector<std::string> builds;  // the builds that produced these reports, in order of first appearance
+  for (const auto& r : reports) {
+    const std::string b = build_label(r);
+    if (!b.empty() && std::find(builds.begin(), builds.end(), b) == builds.end()) builds.push_back(b);
+  }
+  for (std::size_t i = 0; i < builds.size(); ++i)
+    s += fmt::format("{}{}", i == 0 ? " Produced by " : (i + 1 == builds.size() ? " and " : ", "), builds[i]);
+  if (!builds.empty()) s += builds.size() > 1 ? " (several builds)." : ".";
+  s += "\n\n";
+  s += "| claim | verdict | class | summary |\n|---|---|---|---|\n";
   for (const auto& r : reports)
-    s += fmt::format("| `{}` | **{}** | {} |\n", r.value("claim", ""), r.value("verdict", ""), r.value("summary", ""));
+    s += fmt::format("| `{}` | **{}** | {} | {} |\n", r.value("claim", ""), r.value("verdict", ""), refutation_class(r),
+                     r.value("summary", ""));
   s += "\n";
   for (const auto& r : reports) s += markdown_claim(r);
   return s;
 }
 
-int rebuild_reports(const std::string& dir) {
+int rebuild_reports(const std::string& dir, std::vector<std::string>* skipped, bool dry_run) {
   std::vector<std::string> files;
   for (const auto& e : fs::directory_iterator(dir))
-    if (e.path().extension() == ".json") files.push_back(e.path().string());
+    if (e.path().extension() == ".json" && e.is_regular_file()) files.push_back(e.path().string());
   std::sort(files.begin(), files.end());
   std::vector<nlohmann::ordered_json> reports;
+  std::vector<std::pair<std::string, std::string>> out;  // path, content
   for (const auto& f : files) {
-    auto j = nlohmann::ordered_json::parse(read_file(f));
-    if (j.value("schema", "") != "icl-verify/report/v1") continue;
-    reports.push_back(j);
+    try {
+      auto j = nlohmann::ordered_json::parse(read_file(f));
+      if (!j.is_object() || j.value("schema", "") != "icl-verify/report/v1" || !j.contains("claim") ||
+          !j["claim"].is_string() || !j.contains("cases") || !j["cases"].is_array())
+        throw std::invalid_argument("not a report");
+      const std::string claim = j["claim"];
+      if (claim.empty() || claim.find('/') != std::string::npos || claim.front() == '.')
+        throw std::invalid_argument("bad claim id");
+      std::string tex = latex_table(j);
+      markdown_claim(j);  // renders, or throws on fields of the wrong type
+      out.emplace_back(dir + "/" + claim + ".tex", std::move(tex));
+      reports.push_back(std::move(j));
+    } catch (const std::exception&) {
+      if (skipped) skipped->push_back(f);
+    }
   }
-  for (const auto& r : reports) write_file_atomic(dir + "/" + r["claim"].get<std::string>() + ".tex", latex_table(r));
-  if (!reports.empty()) write_file_atomic(dir + "/summary.md", markdown_summary(reports));
+  if (!reports.empty()) out.emplace_back(dir + "/summary.md", markdown_summary(reports));
+  if (!dry_run)
+    for (const auto& [path, content] : out) write_file_atomic(path, content);
   return static_cast<int>(reports.size());
 }
 

@@ -15,9 +15,11 @@ std::string latex_table(const nlohmann::ordered_json& report);
 std::string markdown_claim(const nlohmann::ordered_json& report);
 std::string markdown_summary(const std::vector<nlohmann::ordered_json>& reports);
 
-// Reads every <dir>/*.json report and rewrites <dir>/<claim>.tex and <dir>/summary.md.
-// Returns the number of reports found.
-int rebuild_reports(const std::string& dir);
+// Reads every <dir>/*.json report and rewrites <dir>/<claim>.tex and <dir>/summary.md. Returns the number of
+// reports found. A .json file that is not an icl-verify report (not JSON, another schema, fields of the wrong
+// type) is left out and named in `skipped`. Everything is rendered before anything is written, so a failure
+// writes nothing; dry_run renders only (to count the reports).
+int rebuild_reports(const std::string& dir, std::vector<std::string>* skipped = nullptr, bool dry_run = false);
 
 // "0.0352", "1.2e-05": short, round-trippable enough for tables.
 std::string format_number(double v);

@@ -102,10 +102,12 @@ Decision judge_exact_equal(double exact, double target, const Tolerance& tol) {
 Decision combine_equality(const std::optional<Decision>& exact_vs_stated, const Decision& mc_vs_stated,
                           const std::optional<Decision>& mc_vs_exact) {
   Decision d = mc_vs_stated;
+  if (mc_vs_stated.verdict != Verdict::inconclusive) d.basis = {"mc_vs_stated"};
   if (mc_vs_exact && mc_vs_exact->verdict == Verdict::refuted) {
     d.verdict = Verdict::inconclusive;
-    d.why = "INTERNAL INCONSISTENCY: Monte Carlo disagrees with the exact value (" + mc_vs_exact->why +
+    d.why = "INTERNAL INCONSISTENCY: Monte Carlo excludes the exact value (" + mc_vs_exact->why +
             "); no verdict on the paper";
+    d.basis.clear();
     return d;
   }
   if (!exact_vs_stated) return d;
@@ -113,8 +115,11 @@ Decision combine_equality(const std::optional<Decision>& exact_vs_stated, const 
   if (ex == mc) {
     d.verdict = ex;
     d.why = "exact: " + exact_vs_stated->why + "; Monte Carlo: " + mc_vs_stated.why;
+    if (mc_vs_exact) d.why += "; Monte Carlo vs exact: " + mc_vs_exact->why;
+    if (ex != Verdict::inconclusive) d.basis = {"exact_vs_stated", "mc_vs_stated"};
   } else {
     d.verdict = Verdict::inconclusive;
+    d.basis.clear();
     d.why = fmt::format("exact says {} ({}), Monte Carlo says {} ({})", to_string(ex), exact_vs_stated->why,
                         to_string(mc), mc_vs_stated.why);
   }

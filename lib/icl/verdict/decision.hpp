@@ -9,12 +9,28 @@
 //              the band passes with probability <= alpha'/2, the false-pass rate),
 //   inconclusive otherwise (too noisy to decide).
 // The smallest discrepancy detected with power 1 - beta is tol + (z_{1-alpha'/2} + z_{1-beta}) * se.
+//
+// The reporting rule: a report claims only what its decisions show.
+//  1. A case is confirmed or refuted only on decisions that reached that verdict; it names them in its
+//     `basis` (CaseJson checks this). For a stated value with our exact value and a Monte Carlo estimate
+//     (combine_equality) the case is refuted when the exact value differs from the stated one beyond the
+//     floating-point tolerance AND the Monte Carlo interval excludes the stated value's band; confirmed
+//     when the exact value equals it AND the Monte Carlo interval lies within the band; else inconclusive.
+//  2. Monte Carlo against our own exact value is a consistency decision. Excluded (refuted): the case is
+//     inconclusive, flagged INTERNAL INCONSISTENCY. Not decided (inconclusive): the verdict stands on the
+//     two decisions of rule 1, and the report says the interval "does not exclude" the exact value; only a
+//     confirmed decision is written as "within +/- band of".
+//  3. Words: a report never says that two numbers "agree"; it says "within +/- band" (a confirmed
+//     equality), "does not exclude" / "too noisy to decide" (inconclusive), "excludes" (refuted), or gives
+//     the difference ("equal to 1e-12"). Counts over cases come from the decisions themselves
+//     (report/quantities.hpp: tally_decisions).
 #pragma once
 #include "icl/montecarlo/statistics.hpp"
 
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace icl {
@@ -36,6 +52,11 @@ struct Decision {
   double band = 0;        // allowed |mean - target|
   double detectable = 0;  // smallest |discrepancy| detected with the stated power
   std::string why;
+  std::vector<std::string> basis;  // for a combined decision: the named decisions it rests on
+
+  Decision() = default;
+  Decision(Verdict v, double band_, double detectable_, std::string why_, std::vector<std::string> basis_ = {})
+      : verdict(v), band(band_), detectable(detectable_), why(std::move(why_)), basis(std::move(basis_)) {}
 };
 
 // Equality mu == target (within tol), judged from a Monte Carlo estimate.
@@ -50,9 +71,10 @@ Decision judge_mc_lower_bound(const Estimate& e, double bound, const Tolerance& 
 Decision judge_exact_equal(double exact, double target, const Tolerance& tol);
 
 // Case verdict for an equality claim with a stated value, our exact value (if any) and our Monte
-// Carlo estimate: refuted only when exact and Monte Carlo agree with each other and not with the
-// paper; confirmed only when all three agree; inconclusive otherwise (e.g. Monte Carlo too noisy,
-// or Monte Carlo and exact disagree, which is flagged as an internal inconsistency).
+// Carlo estimate (rule 1 above): refuted when the exact value and the Monte Carlo interval both exclude
+// the stated value; confirmed when both place it within the tolerance; inconclusive otherwise (Monte
+// Carlo too noisy, or Monte Carlo excluding our exact value, flagged as an internal inconsistency).
+// The decision's `basis` names "exact_vs_stated" and "mc_vs_stated" (decisions_json's names).
 Decision combine_equality(const std::optional<Decision>& exact_vs_stated, const Decision& mc_vs_stated,
                           const std::optional<Decision>& mc_vs_exact);
 

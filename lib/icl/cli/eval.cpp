@@ -1,0 +1,304 @@
+#include "icl/cli/eval.hpp"
+
+#include "icl/claim/case_json.hpp"
+#include "icl/claim/parts.hpp"
+#include "icl/exact/feature_moments.hpp"
+#include "icl/exact/optimal_attention.hpp"
+#include "icl/montecarlo/prompt_loss.hpp"
+#include "icl/report/quantities.hpp"
+#include "icl/report/report.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <unistd.h>
+
+namespace icl {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Largest d for which the single-layer moments are integrated exactly (their cost grows like the number of
+// pairs of (d+1)^2 products times the terms of degree-8 (linear) or degree-12 (quadratic) polynomials).
+constexpr int kExactMaxDLinear = 12;
+constexpr int kExactMaxDQuadratic = 3;
+constexpr int kMaxD = 64;
+const Tolerance kTol{0.05, 0.0};  // Monte Carlo against the exact loss (relative standard deviations of 2-4 per prompt)
+
+GaussianIclModel eval_model(const std::string& task, int d, const Eigen::MatrixXd& sigma, double noise) {
+  const PolynomialTask t = task == "linear" ? PolynomialTask::linear(d) : PolynomialTask::quadratic(d);
+  GaussianIclModel m = GaussianIclModel::from_task(t, sigma);
+  m.noise_sd = noise;
+  return m;
+}
+
+void check_covariance(const Eigen::MatrixXd& s, int d, const std::string& what) {
+  if (s.rows() != d || s.cols() != d)
+    throw UsageError(fmt::format("{}: the covariance is {}x{}, the weights have d = {}", what, s.rows(), s.cols(), d));
+  if (!s.allFinite()) throw UsageError(fmt::format("{}: the covariance has a non-finite entry", what));
+  const double scale = std::max(1.0, s.cwiseAbs().maxCoeff());
+  if ((s - s.transpose()).cwiseAbs().maxCoeff() > 1e-12 * scale)
+    throw UsageError(fmt::format("{}: the covariance is not symmetric", what));
+  Eigen::LLT<Eigen::MatrixXd> llt(s);
+  if (llt.info() != Eigen::Success) throw UsageError(fmt::format("{}: the covariance is not positive definite", what));
+}
+
+// Whether the single-layer moments of the task are integrated exactly at this d.
+bool moments_feasible(const std::string& task, int d) {
+  return d <= (task == "linear" ? kExactMaxDLinear : kExactMaxDQuadratic);
+}
+
+// The optimum of one layer and the layer's own exact loss.
+struct OneLayerExact {
+  double optimum = 0;
+  Eigen::MatrixXd C_opt;      // the optimum's coefficients (D^2 x d)
+  Eigen::MatrixXd gamma_opt;  // its GD block: b_D * A[0:d, :]
+  SingleLayerMoments moments;
+};
+
+OneLayerExact one_layer_optimum(const GaussianIclModel& model, int d, int n) {
+  OneLayerExact r;
+  const auto u = identity_features(d);
+  r.moments = single_layer_moments(model, u);
+  const FeatureMoments fm = model_feature_moments(model, u);
+  Eigen::VectorXd b;
+  Eigen::MatrixXd A;
+  sparse_as_general(optimal_sparse_gamma(fm, n), b, A);
+  const SingleLayerOptimum o = alternating_single_layer(r.moments, n, b, A);
+  r.optimum = o.loss;
+  Eigen::MatrixXd P, Q;
+  general_layer_weights(o.b, o.A, Eigen::MatrixXd::Zero(d + 1, d + 1), P, Q);
+  r.C_opt = single_layer_coefficients({LinearSelfAttention{P, Q}}, d, n);
+  r.gamma_opt = o.b[d] * o.A.topRows(d);
+  return r;
+}
+
+Eigen::MatrixXd gd_block(const std::vector<LinearSelfAttention>& heads, int d, int n) {
+  Eigen::MatrixXd g = Eigen::MatrixXd::Zero(d, d);
+  for (const auto& h : heads) g += (h.scale != 0 ? h.scale * n : 1.0) * h.P(d, d) * h.Q.topLeftCorner(d, d);
+  return g;
+}
+
+std::string number(double v) { return format_number(v); }
+
+ClaimResult run_eval(const LsaStack& w, const EvalOptions& o, const std::optional<Eigen::MatrixXd>& sigma_given,
+                     const ClaimContext& ctx) {
+  ClaimResult res;
+  const double alpha_case = ctx.alpha / static_cast<double>(ctx.cases.size());
+  const Transformer stack = w.transformer();
+  std::string summary;
+  std::size_t done = 0, confirmed = 0;
+  for (const auto& c : ctx.cases) {
+    const int d = c.geti("d"), n = c.geti("n");
+    const double noise = c.get("noise");
+    const int cov = sigma_given ? -1 : c.geti("cov");
+    const Eigen::MatrixXd sigma = sigma_given ? *sigma_given : test_covariance(d, cov);
+    const GaussianIclModel model = eval_model(o.task, d, sigma, noise);
+
+    // Monte Carlo through the forward pass of the weights.
+    const PromptShape shape = acds_shape(d, n);
+    const std::uint64_t purpose = ctx.purpose(c.label());
+    MonteCarlo mc(1, ctx.threads);
+    mc.extend_to(ctx.samples, [&] { return ModelPromptWorker(stack, model, shape, ctx.seed, purpose, +1.0); });
+    const Estimate est = make_estimate(mc.total(), 0, 1 - alpha_case);
+
+    CaseJson j(c);
+    j.field("covariance", sigma_given ? std::string("given (--sigma)") : covariance_name(cov));
+    const std::string mc_text = fmt::format("Monte Carlo {} ± {}", number(est.mean), number((est.ci_high - est.ci_low) / 2));
+    std::optional<OneLayerExact> opt;
+    if (moments_feasible(o.task, d)) opt = one_layer_optimum(model, d, n);
+    std::string evidence, line;
+    Decision v;
+    if (opt && w.num_layers() == 1) {
+      const Eigen::MatrixXd C = single_layer_coefficients(w.layers[0], d, n);
+      const double exact = single_layer_loss(opt->moments, C, n);
+      const int D = d + 1;
+      const Eigen::MatrixXd Cs = symmetrised_coefficients(C, D), Co = symmetrised_coefficients(opt->C_opt, D);
+      const double dist = (Cs - Co).norm() / Co.norm();
+      const double excess = exact - opt->optimum;
+      const Decision agree = judge_mc_equal(est, exact, kTol, alpha_case);
+      v.verdict = agree.verdict == Verdict::confirmed ? Verdict::confirmed : Verdict::inconclusive;
+      v.why = agree.verdict == Verdict::refuted
+                  ? "INTERNAL INCONSISTENCY: Monte Carlo disagrees with the exact loss: " + agree.why
+                  : fmt::format("Monte Carlo {} the exact loss: {}",
+                                agree.verdict == Verdict::confirmed ? "agrees with" : "cannot yet be told from", agree.why);
+      evidence = fmt::format("{}. Exact loss {}, single-layer optimum {} (excess {}, {:.3g}%), distance to the optimum "
+                             "{:.3g} (relative, symmetrised coefficients).",
+                             v.why, number(exact), number(opt->optimum), number(excess), 100 * excess / opt->optimum, dist);
+      j.quantity("exact", exact);
+      j.quantity("mc", est);
+      j.quantity("optimum", opt->optimum);
+      j.quantity("excess", excess);
+      j.quantity("distance_to_optimum", dist);
+      j.quantity("gamma", gd_block(w.layers[0], d, n));
+      j.quantity("optimum_gamma", opt->gamma_opt);
+      j.decision("mc_vs_exact", agree);
+      line = fmt::format("{}: exact {}, {}, optimum {} (excess {:.3g}%, distance {:.3g})", c.label(), number(exact),
+                         mc_text, number(opt->optimum), 100 * excess / opt->optimum, dist);
+    } else {
+      v.why = w.num_layers() > 1
+                  ? fmt::format("{} layers: no exact value (the loss is a polynomial of degree {} in the prompt's "
+                                "entries); Monte Carlo only",
+                                w.num_layers(), 2 * static_cast<long long>(std::pow(3.0, w.num_layers())))
+                  : fmt::format("d = {} is beyond the exact moments of the {} task (d <= {}); Monte Carlo only", d,
+                                o.task, o.task == "linear" ? kExactMaxDLinear : kExactMaxDQuadratic);
+      evidence = v.why + ". " + mc_text + ".";
+      j.quantity("mc", est);
+      line = fmt::format("{}: {}", c.label(), mc_text);
+      if (opt) {
+        evidence += fmt::format(" The best single layer reaches {} exactly (for reference).", number(opt->optimum));
+        j.quantity("one_layer_optimum", opt->optimum);
+        line += fmt::format(" (best single layer {})", number(opt->optimum));
+      }
+    }
+    if (summary.size() < 600) summary += (summary.empty() ? "" : "; ") + line;
+    if (sigma_given) j.quantity("sigma", sigma);
+    j.verdict(v.verdict, evidence,
+              v.verdict == Verdict::confirmed ? std::vector<std::string>{"mc_vs_exact"} : std::vector<std::string>{});
+    confirmed += v.verdict == Verdict::confirmed;
+    res.cases.push_back(j.take());
+    if (ctx.progress) ctx.progress(++done, ctx.cases.size());
+  }
+  res.summary = fmt::format("{}{}. Cases with an exact value that Monte Carlo confirms: {} of {}.", summary,
+                            summary.size() >= 600 ? "; ..." : "", confirmed, ctx.cases.size());
+  res.extra["error_rates"] = error_rates_json(ctx.alpha, ctx.cases.size(), 1, kTol);
+  return res;
+}
+
+// Refuses an output folder that cannot be created or written, before anything runs.
+void check_output_folder(const std::string& out) {
+  fs::path p = fs::absolute(out);
+  std::error_code ec;
+  while (!fs::exists(p, ec)) {
+    if (!p.has_parent_path() || p.parent_path() == p) throw UsageError(fmt::format("--out {}: cannot be created", out));
+    p = p.parent_path();
+  }
+  if (!fs::is_directory(p, ec)) throw UsageError(fmt::format("--out {}: {} is not a folder", out, p.string()));
+  if (::access(p.c_str(), W_OK | X_OK) != 0) throw UsageError(fmt::format("--out {}: {} is not writable", out, p.string()));
+}
+
+}  // namespace
+
+nlohmann::ordered_json evaluate_weights(const LsaStack& w, const EvalOptions& o,
+                                        const std::optional<Eigen::MatrixXd>& sigma) {
+  if (o.task != "linear" && o.task != "quadratic")
+    throw UsageError(fmt::format("eval: unknown task '{}' (linear, quadratic)", o.task));
+  if (w.d < 1 || w.num_layers() < 1) throw UsageError("eval: the weights have no layers");
+  if (w.d > kMaxD) throw UsageError(fmt::format("eval: d = {} is larger than {}", w.d, kMaxD));
+  if (o.threads < 0) throw UsageError("--threads must be >= 1");
+  if (o.samples && *o.samples < 1) throw UsageError("--samples must be >= 1");
+  if (!(o.alpha > 0 && o.alpha < 1)) throw UsageError("--alpha must be in (0, 1)");
+  if (sigma) check_covariance(*sigma, w.d, "--sigma");
+
+  Claim c;
+  c.id = "eval";
+  c.title = fmt::format("In-context loss of trained linear-attention weights ({} layer{}, {} head{}, d = {})",
+                        w.num_layers(), w.num_layers() == 1 ? "" : "s", w.num_heads(), w.num_heads() == 1 ? "" : "s", w.d);
+  c.source = o.weights.empty() ? std::string("weights given in memory") : o.weights;
+  c.statement = fmt::format(
+      "The in-context loss E[(yhat - y_q)^2], yhat = -Z[d, n] after the {} layer(s) (acds/sja convention: Z <- Z + (1/n) "
+      "sum_h P_h Z M Z^T Q_h Z, the query not a key), on the {} task with x ~ N(0, Sigma), w ~ N(0, I); exact where it "
+      "is a Gaussian polynomial the project integrates (one layer), Monte Carlo always. The verdict says whether the "
+      "two measurements agree, not whether the weights are good.",
+      w.num_layers(), o.task);
+  c.params = {ParamSpec{"d", {static_cast<double>(w.d)}, {static_cast<double>(w.d)}, 1, kMaxD, true,
+                        "input dimension (must match the weights)"},
+              ParamSpec{"n", {20}, {20}, 1, 100000, true, "context length"}};
+  if (!sigma)
+    c.params.push_back(ParamSpec{"cov", {0}, {0}, 0, 3, true,
+                                 "covariance: 0 isotropic, 1 diagonal, 2 rotated, 3 rotated ill-conditioned (kappa 100)"});
+  c.params.push_back(ParamSpec{"noise", {0}, {0}, 0, 1e6, false, "label noise standard deviation"});
+  c.default_samples = 200000;
+  c.quick_samples = 20000;
+  c.parts = {PartSpec{"a",
+                      "the Monte Carlo loss of the weights (their real forward pass) agrees with the exact loss where the "
+                      "project integrates it",
+                      Strength::theorem}};
+
+  const auto sets = parse_sets(o.sets);
+  for (const auto& [key, values] : sets) {
+    bool known = false;
+    for (const auto& p : c.params) known |= p.name == key;
+    if (!known)
+      throw UsageError(key == "cov" ? std::string("--set cov: not with --sigma (one covariance at a time)")
+                                    : fmt::format("--set {}: eval has no parameter '{}' (d, n, cov, noise)", key, key));
+  }
+  if (auto it = sets.find("d"); it != sets.end())
+    for (double d : it->second)
+      if (d != w.d) throw UsageError(fmt::format("--set d={:g}: the weights have d = {}", d, w.d));
+
+  PlannedClaim p{&c, {}};
+  p.ctx.claim_id = "eval";
+  p.ctx.seed = o.seed;
+  p.ctx.threads = o.threads > 0 ? o.threads : default_thread_count();
+  p.ctx.quick = o.quick;
+  p.ctx.samples = o.samples ? static_cast<std::uint64_t>(*o.samples) : (o.quick ? c.quick_samples : c.default_samples);
+  p.ctx.alpha = o.alpha;
+  p.ctx.cases = build_cases(c, sets, o.quick);
+  const double mem = available_memory_bytes();
+  for (const auto& k : p.ctx.cases) {
+    const double need = p.ctx.threads * acds_shape(w.d, k.geti("n")).workspace_bytes();
+    if (need > 0.8 * mem)
+      throw UsageError(fmt::format("eval: case {} needs about {:.1f} GiB, only {:.1f} GiB available", k.label(),
+                                   need / (1 << 30), mem / (1 << 30)));
+  }
+  c.run = [&](const ClaimContext& ctx) { return run_eval(w, o, sigma, ctx); };
+
+  RunOptions ro;
+  ro.seed = o.seed;
+  ro.threads = p.ctx.threads;
+  ro.quick = o.quick;
+  ro.alpha = o.alpha;
+  nlohmann::ordered_json r = run_claim(p, ro);
+  nlohmann::ordered_json weights;
+  weights["file"] = c.source;
+  weights["layout"] = w.layout;
+  weights["layers"] = w.num_layers();
+  weights["heads"] = w.num_heads();
+  weights["d"] = w.d;
+  nlohmann::ordered_json out;
+  for (auto it = r.begin(); it != r.end(); ++it) {
+    if (it.key() == "cases") {
+      out["weights"] = weights;
+      out["task"] = o.task;
+    }
+    out[it.key()] = it.value();
+  }
+  return out;
+}
+
+int eval_command(const EvalOptions& o) {
+  if (o.weights.empty()) throw UsageError("eval: --weights FILE is required");
+  LsaStack w;
+  std::optional<Eigen::MatrixXd> sigma;
+  try {
+    w = read_lsa_stack(o.weights);
+    if (o.sigma_file) {
+      const NpyArray s = read_npy(*o.sigma_file);
+      if (s.shape.size() != 2) throw UsageError(fmt::format("--sigma {}: shape {} is not (d, d)", *o.sigma_file, s.shape_text()));
+      Eigen::MatrixXd m(s.shape[0], s.shape[1]);
+      for (Eigen::Index i = 0; i < m.rows(); ++i)
+        for (Eigen::Index k = 0; k < m.cols(); ++k) m(i, k) = s.data[static_cast<std::size_t>(i * m.cols() + k)];
+      check_covariance(m, w.d, "--sigma " + *o.sigma_file);
+      sigma = m;
+    }
+  } catch (const ArrayFileError& e) {
+    throw UsageError(e.what());
+  }
+  check_output_folder(o.out);
+  // Everything is validated inside evaluate_weights before any work; the folder is created only afterwards.
+  const nlohmann::ordered_json r = evaluate_weights(w, o, sigma);
+  fs::create_directories(o.out);
+  write_file_atomic(o.out + "/eval.json", r.dump(2) + "\n");
+  write_file_atomic(o.out + "/eval.md", markdown_claim(r));
+  write_file_atomic(o.out + "/eval.tex", latex_table(r));
+  std::printf("%-14s %-12s %6.1f s  %s\n", "eval", r["verdict"].get<std::string>().c_str(), r["elapsed_s"].get<double>(),
+              r["summary"].get<std::string>().c_str());
+  std::printf("report written to %s (eval.json, eval.md, eval.tex)\n", o.out.c_str());
+  return 0;
+}
+
+}  // namespace icl

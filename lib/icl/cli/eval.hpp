@@ -1,0 +1,61 @@
+// `icl-verify eval`: the in-context loss of linear-attention weights trained elsewhere.
+//
+//   icl-verify eval --weights FILE --task linear|quadratic [--set d=.. --set n=.. --set cov=.. --set noise=..]
+//                   [--sigma FILE.npy] [--samples N] [--seed S] [--threads T] [--out DIR] [--quick]
+//
+// Weights (lib/icl/model/attention_weights.hpp): the acds authors' `allparam` (.npy, (L, H, 2, d, d)) or full
+// matrices P1, Q1, P2, Q2, ... (.npz). Prompts: the acds embedding (rows x, y; the query's label 0), x ~ N(0,
+// Sigma), Sigma the test covariance `cov` (0 isotropic, 1 diagonal, 2 rotated, 3 rotated with condition number
+// 100) or any covariance (--sigma, a d x d .npy); targets y = <w, x> (linear) or the sja quadratic task, with
+// w ~ N(0, I) per prompt, plus noise * N(0, 1) per label. Loss E[(yhat - y_q)^2] with yhat = -Z[d, n] (the
+// acds code's in_context_loss, without the 1/2 of zfb).
+//
+// Per case (one per parameter combination), quantities:
+//   exact     one layer (any number of heads): the loss as a Gaussian polynomial, integrated exactly
+//             (exact/optimal_attention.hpp, single_layer_loss of the layer's coefficients);
+//   mc        always: Monte Carlo through the real forward pass of the weights;
+//   optimum   the exact optimum of a single layer on the same task: the sparse optimum Gamma* = -M^+ S Lam^+
+//             refined by exact alternating solves over the full last row of P and full Q. For linear tasks
+//             without noise it is the minimiser of acds Theorem 1 (P0 = e e^T, Q0 = -[U diag(1/((n+1)/n lam_i
+//             + tr(Lam)/n)) U^T, 0; 0, 0]), which `icl-verify run acds.thm1` confirms;
+//   excess    exact - optimum, and distance_to_optimum: the relative Frobenius distance between the layer's
+//             coefficients and the optimum's (symmetrised; they fix the prediction on every prompt and do not
+//             change under P -> g P, Q -> Q / g). For L > 1 layers, `one_layer_optimum` is given for reference.
+// The case verdict is about the measurement: `confirmed` when Monte Carlo agrees with the exact value (within
+// 5% relative, at the stated error rates), `inconclusive` when there is no exact value (several layers) or the
+// sample is too noisy to decide; a disagreement is flagged as an internal inconsistency (also inconclusive).
+#pragma once
+#include "icl/cli/engine.hpp"
+#include "icl/model/attention_weights.hpp"
+
+#include <Eigen/Dense>
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace icl {
+
+struct EvalOptions {
+  std::string weights;  // the file (for the report and for eval_command)
+  std::string task = "linear";
+  std::vector<std::string> sets;
+  std::optional<long long> samples;
+  std::uint64_t seed = 1;
+  int threads = 0;  // 0: all cores
+  std::string out = ".";
+  bool quick = false;
+  double alpha = 0.01;
+  std::optional<std::string> sigma_file;  // a d x d covariance (.npy) instead of --set cov
+};
+
+// Evaluates weights already read and returns the whole report (schema icl-verify/report/v1, claim "eval").
+// `sigma`, if set, replaces the `cov` grid. Validates everything before any work: throws UsageError.
+nlohmann::ordered_json evaluate_weights(const LsaStack& w, const EvalOptions& o,
+                                        const std::optional<Eigen::MatrixXd>& sigma = std::nullopt);
+// Reads the weights (and --sigma), evaluates, writes <out>/eval.json, eval.md and eval.tex, each whole or not
+// at all. A bad file or option: UsageError (one line), nothing written.
+int eval_command(const EvalOptions& o);
+
+}  // namespace icl

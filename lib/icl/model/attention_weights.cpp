@@ -1,0 +1,140 @@
+#include "icl/model/attention_weights.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace icl {
+
+int LsaStack::num_heads() const {
+  std::size_t h = 0;
+  for (const auto& l : layers) h = std::max(h, l.size());
+  return static_cast<int>(h);
+}
+
+Transformer LsaStack::transformer() const {
+  Transformer t;
+  for (const auto& l : layers) {
+    if (l.size() == 1)
+      t.layers.emplace_back(l[0]);
+    else
+      t.layers.emplace_back(LinearAttentionHeads{l});
+  }
+  return t;
+}
+
+namespace {
+
+[[noreturn]] void fail(const std::string& name, const std::string& what) {
+  throw ArrayFileError(fmt::format("{}: {}", name, what));
+}
+
+// The first non-finite entry, as "nan at [i, j, ...]".
+void check_finite(const NpyArray& a, const std::string& name, const std::string& what) {
+  for (std::size_t i = 0; i < a.data.size(); ++i) {
+    if (std::isfinite(a.data[i])) continue;
+    std::vector<std::int64_t> idx(a.shape.size());
+    std::size_t r = i;
+    for (std::size_t k = a.shape.size(); k-- > 0;) {
+      idx[k] = static_cast<std::int64_t>(r % static_cast<std::size_t>(a.shape[k]));
+      r /= static_cast<std::size_t>(a.shape[k]);
+    }
+    fail(name, fmt::format("{} has a non-finite entry ({}) at [{}]", what, a.data[i], fmt::join(idx, ", ")));
+  }
+}
+
+}  // namespace
+
+LsaStack lsa_stack_from_allparam(const NpyArray& a, const std::string& name) {
+  const auto& s = a.shape;
+  if (s.size() != 5 || s[2] != 2 || s[3] != s[4] || s[0] < 1 || s[1] < 1 || s[3] < 1)
+    fail(name, fmt::format("shape {} is not (L, H, 2, d, d) with L, H, d >= 1 (the acds allparam layout)", a.shape_text()));
+  check_finite(a, name, "allparam");
+  const int L = static_cast<int>(s[0]), H = static_cast<int>(s[1]), d = static_cast<int>(s[3]);
+  LsaStack st;
+  st.d = d;
+  st.layout = "allparam";
+  auto block = [&](int l, int h, int k) {  // W[l, h, k] as a d x d matrix (row-major in the file)
+    Eigen::MatrixXd m(d, d);
+    const std::size_t off = ((static_cast<std::size_t>(l) * H + h) * 2 + k) * d * d;
+    for (int i = 0; i < d; ++i)
+      for (int j = 0; j < d; ++j) m(i, j) = a.data[off + static_cast<std::size_t>(i) * d + j];
+    return m;
+  };
+  for (int l = 0; l < L; ++l) {
+    std::vector<LinearSelfAttention> heads;
+    for (int h = 0; h < H; ++h) {
+      LinearSelfAttention att;
+      att.P = Eigen::MatrixXd::Zero(d + 1, d + 1);
+      att.P.topLeftCorner(d, d) = block(l, h, 0);
+      att.P(d, d) = 1.0;
+      att.Q = Eigen::MatrixXd::Zero(d + 1, d + 1);
+      att.Q.topLeftCorner(d, d) = block(l, h, 1).transpose();  // Q_h = Qf^T (see the header)
+      heads.push_back(std::move(att));
+    }
+    st.layers.push_back(std::move(heads));
+  }
+  return st;
+}
+
+LsaStack lsa_stack_from_named(const std::vector<std::pair<std::string, NpyArray>>& arrays, const std::string& name) {
+  std::map<int, const NpyArray*> P, Q;
+  std::vector<std::string> present;
+  for (const auto& [key, arr] : arrays) present.push_back(key);
+  const std::string listing = present.empty() ? "none" : fmt::format("{}", fmt::join(present, ", "));
+  for (const auto& [key, arr] : arrays) {
+    const bool ok = key.size() >= 2 && (key[0] == 'P' || key[0] == 'Q') && key[1] >= '1' && key[1] <= '9' &&
+                    key.size() <= 5 && std::all_of(key.begin() + 1, key.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (!ok) fail(name, fmt::format("unexpected array '{}' (expected P1, Q1, P2, Q2, ...; present: {})", key, listing));
+    (key[0] == 'P' ? P : Q)[std::stoi(key.substr(1))] = &arr;
+  }
+  if (P.empty() && Q.empty()) fail(name, "no arrays P1, Q1, ... in the archive");
+  const int L = std::max(P.empty() ? 0 : P.rbegin()->first, Q.empty() ? 0 : Q.rbegin()->first);
+  for (int l = 1; l <= L; ++l)
+    for (const char* which : {"P", "Q"}) {
+      const auto& m = which[0] == 'P' ? P : Q;
+      if (!m.count(l)) fail(name, fmt::format("missing array {}{} (present: {})", which, l, listing));
+    }
+  LsaStack st;
+  st.layout = "named";
+  int D = 0;
+  for (int l = 1; l <= L; ++l) {
+    LinearSelfAttention att;
+    for (const char* which : {"P", "Q"}) {
+      const NpyArray& a = *(which[0] == 'P' ? P : Q).at(l);
+      const std::string what = fmt::format("{}{}", which, l);
+      if (a.shape.size() != 2 || a.shape[0] != a.shape[1] || a.shape[0] < 2)
+        fail(name, fmt::format("{} has shape {}; expected a square (d+1, d+1) matrix with d >= 1", what, a.shape_text()));
+      if (D == 0) D = static_cast<int>(a.shape[0]);
+      if (a.shape[0] != D)
+        fail(name, fmt::format("{} has shape {}, but P1 is ({}, {}): every matrix must have the same size", what,
+                               a.shape_text(), D, D));
+      check_finite(a, name, what);
+      Eigen::MatrixXd m(D, D);
+      for (int i = 0; i < D; ++i)
+        for (int j = 0; j < D; ++j) m(i, j) = a.data[static_cast<std::size_t>(i) * D + j];
+      (which[0] == 'P' ? att.P : att.Q) = std::move(m);
+    }
+    st.layers.push_back({std::move(att)});
+  }
+  st.d = D - 1;
+  return st;
+}
+
+LsaStack read_lsa_stack(const std::string& path) {
+  auto ends_with = [&](const char* ext) {
+    const std::string e = ext;
+    if (path.size() < e.size()) return false;
+    std::string tail = path.substr(path.size() - e.size());
+    std::transform(tail.begin(), tail.end(), tail.begin(), [](unsigned char c) { return std::tolower(c); });
+    return tail == e;
+  };
+  if (ends_with(".npy")) return lsa_stack_from_allparam(read_npy(path), path);
+  if (ends_with(".npz")) return lsa_stack_from_named(read_npz(path), path);
+  throw ArrayFileError(fmt::format("{}: expected a .npy (allparam, shape (L, H, 2, d, d)) or .npz (P1, Q1, ...) file", path));
+}
+
+}  // namespace icl

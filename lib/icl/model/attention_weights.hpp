@@ -1,0 +1,40 @@
+// Linear-attention weights trained elsewhere (`icl-verify eval`, the Python module), checked and turned into
+// layers of the acds/sja convention:
+//   Z <- Z + (1/n) sum_h P_h Z M (Z^T Q_h Z),  M = diag(I_n, 0) (the query is not a key),
+// P_h, Q_h full (d+1) x (d+1); the prediction is -Z[d, n] and the loss E[(Z[d, n] + y_q)^2].
+//
+// Two file layouts (REPORT-FORMAT.md, "eval"):
+// - `allparam` (.npy, shape (L, H, 2, d, d)), the parameters of the acds authors' code (chengxiang/
+//   LinearTransformer, linear_transformer.py): P = W[l,h,0], Q = W[l,h,1], embedded as Pf = [[P,0],[0,1]],
+//   Qf = [[Q,0],[0,0]]. That code computes head h's output for token j as (1/n) sum_i (z_j^T Qf z_i) Pf z_i
+//   (Attn = einsum('BNi,ij,BMj->BNM', Z, Qf, Z) on row tokens), i.e. (1/n) Pf Z M Z^T Qf^T z_j: in the
+//   convention above P_h = Pf and Q_h = Qf^T. The transpose matters whenever a trained Q is not symmetric.
+// - named full matrices (.npz with P1, Q1, P2, Q2, ...: one head per layer, already in the convention above).
+#pragma once
+#include "icl/io/npy.hpp"
+#include "icl/model/layers.hpp"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace icl {
+
+struct LsaStack {
+  int d = 0;
+  std::vector<std::vector<LinearSelfAttention>> layers;  // layers[l][h]
+  std::string layout;                                    // "allparam" or "named"
+  int num_layers() const { return static_cast<int>(layers.size()); }
+  int num_heads() const;  // the most heads of any layer
+  // One layer per entry: a LinearSelfAttention for one head, LinearAttentionHeads for several.
+  Transformer transformer() const;
+};
+
+// Both throw ArrayFileError (one line: the file, what is wrong) for a wrong shape, a missing or unexpected
+// array, or a NaN/inf entry.
+LsaStack lsa_stack_from_allparam(const NpyArray& a, const std::string& name);
+LsaStack lsa_stack_from_named(const std::vector<std::pair<std::string, NpyArray>>& arrays, const std::string& name);
+// By extension: .npy (allparam) or .npz (named).
+LsaStack read_lsa_stack(const std::string& path);
+
+}  // namespace icl

@@ -1,0 +1,41 @@
+// Provenance of a report (REPORT-FORMAT.md, "provenance"): which build produced it and how it was invoked.
+// The version, compiler, build type and library versions are those the binary was compiled with; the
+// commit is read from git at every build (cmake/build_commit.cmake), with "-dirty" appended when the
+// working tree differed from it.
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <string>
+
+namespace icl {
+
+struct BuildInfo {
+  std::string version;     // "0.1.0"
+  std::string commit;      // 40 hex digits, "<sha>-dirty", or "unknown"
+  bool dirty = false;
+  std::string compiler;    // "GNU 12.2.0"
+  std::string build_type;  // "Release", "Debug + ASan + UBSan"
+  nlohmann::ordered_json libraries;  // {"eigen": "3.4.0", "boost": "1.74.0", ...}
+};
+const BuildInfo& build_info();
+
+// The `provenance` block: version, commit, dirty, compiler, build_type, libraries, backend, ranks,
+// started_at, command.
+nlohmann::ordered_json provenance_json(const std::string& command, std::chrono::system_clock::time_point started_at);
+
+// "2025-01-31T12:34:56Z" (UTC).
+std::string iso8601_utc(std::chrono::system_clock::time_point t);
+
+// The command line as a shell would re-run it: arguments quoted where needed, bytes that are not valid
+// UTF-8 (or are control characters) written as \xNN, so the result is always valid UTF-8 on one line.
+std::string command_line(int argc, const char* const* argv);
+
+// `s` made safe to print as one line: control characters and bytes that are not valid UTF-8 as \xNN, cut to
+// at most `max_bytes` bytes (at a character boundary, ending in "...").
+std::string printable_line(const std::string& s, std::size_t max_bytes = 400);
+
+// What `icl-verify --version` prints: version, commit, build type, compiler, then the libraries.
+std::string version_text();
+
+}  // namespace icl

@@ -1,0 +1,238 @@
+"""Tests of the Python module icl_verify (ctest `python`; PYTHONPATH=build/python).
+
+The acds authors' model is ported here from their code (chengxiang/LinearTransformer, linear_transformer.py) as
+literal NumPy einsums, so that the module's conversion of `allparam` weights, its exact loss and its Monte Carlo
+are each checked against something that does not share their code.
+"""
+import math
+import unittest
+
+import numpy as np
+
+import icl_verify as iv
+
+
+def acds_attention(P, Q, Z):
+    """linear_transformer.attention(P, Q, Z) for Z of shape (B, N+1, d+1), tokens as rows."""
+    B, T, D = Z.shape
+    N, d = T - 1, D - 1
+    Pf = np.zeros((D, D))
+    Pf[:d, :d] = P
+    Pf[d, d] = 1
+    Qf = np.zeros((D, D))
+    Qf[:d, :d] = Q
+    A = np.eye(T)
+    A[N, N] = 0
+    attn = np.einsum("BNi, ij, BMj -> BNM", Z, Qf, Z)
+    key = np.einsum("ij, BNj -> BNi", Pf, Z)
+    out = np.einsum("BNM,ML, BLi -> BNi", attn, A, key, optimize=True)
+    return out / N
+
+
+def acds_forward(allparam, Z):
+    """Transformer_F.forward."""
+    L, H = allparam.shape[:2]
+    for l in range(L):
+        residues = 0
+        for h in range(H):
+            residues = residues + acds_attention(allparam[l, h, 0], allparam[l, h, 1], Z)
+        Z = Z + residues
+    return Z
+
+
+def acds_prompts(rng, B, n, d, sigma):
+    """generate_data(mode='normal') with x ~ N(0, sigma): Z (B, n+1, d+1) and the query labels."""
+    Lc = np.linalg.cholesky(sigma)
+    w = rng.standard_normal((B, d))
+    X = rng.standard_normal((B, n + 1, d)) @ Lc.T
+    y = np.einsum("bi,bni->bn", w, X)
+    Z = np.concatenate([X, y[:, :, None]], axis=2)
+    y_test = Z[:, n, d].copy()
+    Z[:, n, d] = 0
+    return Z, y_test
+
+
+def acds_gamma(sigma, n):
+    """acds Theorem 1: Q0 block = -U diag(1 / ((n+1)/n lam_i + tr(Lam)/n)) U^T."""
+    lam, U = np.linalg.eigh(sigma)
+    return -U @ np.diag(1.0 / ((n + 1) / n * lam + lam.sum() / n)) @ U.T
+
+
+class Claims(unittest.TestCase):
+    def test_list_claims(self):
+        claims = iv.list_claims()
+        ids = [c["id"] for c in claims]
+        self.assertIn("acds.thm1", ids)
+        self.assertIn("sja.thm2", ids)
+        self.assertEqual(len(ids), len(set(ids)))
+        by_id = {c["id"]: c for c in claims}
+        self.assertTrue(by_id["acds.thm1"]["implemented"])
+        self.assertFalse(by_id["acds.thm2"]["implemented"])
+        self.assertTrue(all(c["title"] for c in claims))
+
+    def test_run_returns_the_json_report(self):
+        r = iv.run("acds.thm1", quick=True, seed=3, threads=2, d=2, n=[2, 20], cov=0)
+        self.assertEqual(r["schema"], "icl-verify/report/v1")
+        self.assertEqual(r["claim"], "acds.thm1")
+        self.assertEqual(r["seed"], 3)
+        self.assertEqual([c["params"]["n"] for c in r["cases"]], [2, 20])
+        self.assertEqual(r["verdict"], "confirmed")  # as `icl-verify run acds.thm1 --quick` reports
+        for c in r["cases"]:
+            q = c["quantities"]
+            self.assertLessEqual(q["mc"]["ci_low"], q["mc"]["mean"])
+            self.assertLessEqual(q["mc"]["mean"], q["mc"]["ci_high"])
+        # The same seed gives the same numbers, whatever the thread count.
+        r1 = iv.run("acds.thm1", quick=True, seed=3, threads=1, d=2, n=[2, 20], cov=0)
+        self.assertEqual([c["quantities"]["mc"] for c in r["cases"]], [c["quantities"]["mc"] for c in r1["cases"]])
+
+    def test_run_bad_input(self):
+        for call in (lambda: iv.run("no.such.claim"),
+                     lambda: iv.run("acds.thm2"),
+                     lambda: iv.run("all"),
+                     lambda: iv.run("acds.thm1", quick=True, d=-1),
+                     lambda: iv.run("acds.thm1", quick=True, k=1),
+                     lambda: iv.run("acds.thm1", quick=True, d="two"),
+                     lambda: iv.run("acds.thm1", quick=True, threads=0)):
+            with self.assertRaises(ValueError):
+                call()
+
+
+class Weights(unittest.TestCase):
+    def test_forward_is_the_acds_code(self):
+        rng = np.random.default_rng(1)
+        for L, H, d, n in ((1, 1, 3, 5), (2, 2, 3, 6), (3, 1, 2, 4)):
+            W = 0.4 * rng.standard_normal((L, H, 2, d, d))  # Q not symmetric
+            Z, _ = acds_prompts(rng, 1, n, d, np.eye(d))
+            ours = iv.forward(Z[0].T, W)
+            theirs = acds_forward(W, Z)[0].T
+            np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-12)
+            # The same layers as named full matrices: P = [[P, 0], [0, 1]], Q = [[Q^T, 0], [0, 0]].
+            if H == 1:
+                named = {}
+                for l in range(L):
+                    P = np.zeros((d + 1, d + 1))
+                    P[:d, :d] = W[l, 0, 0]
+                    P[d, d] = 1
+                    Q = np.zeros((d + 1, d + 1))
+                    Q[:d, :d] = W[l, 0, 1].T
+                    named[f"P{l + 1}"], named[f"Q{l + 1}"] = P, Q
+                np.testing.assert_allclose(iv.forward(Z[0].T, named), theirs, rtol=1e-12, atol=1e-12)
+
+    def test_layers(self):
+        rng = np.random.default_rng(2)
+        d, n = 3, 5
+        Z = rng.standard_normal((d + 1, n + 1))
+        P, Q = rng.standard_normal((d + 1, d + 1)), rng.standard_normal((d + 1, d + 1))
+        M = np.diag([1.0] * n + [0.0])
+        np.testing.assert_allclose(iv.lsa_layer(Z, P, Q), Z + P @ Z @ M @ Z.T @ Q @ Z / n, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(iv.lsa_layer(Z, P, Q, masked=False, scale=0.5), Z + 0.5 * P @ Z @ Z.T @ Q @ Z,
+                                   rtol=1e-12, atol=1e-12)
+        W0, W1 = rng.standard_normal((d, d)), rng.standard_normal((d, d))
+        expect = Z.copy()
+        expect[:d] += (W0 @ Z[:d]) * (W1 @ Z[:d])
+        np.testing.assert_allclose(iv.bilinear_layer(Z, W0, W1), expect, rtol=1e-12, atol=1e-12)
+
+    def test_exact_loss_against_numpy_monte_carlo(self):
+        # The exact loss of one layer against an independent Monte Carlo: NumPy prompts, the acds code's forward
+        # pass and in_context_loss (mean of (output[N, d] + y)^2).
+        rng = np.random.default_rng(3)
+        d, n = 2, 8
+        sigma = iv.test_covariance(d, 2)
+        W = np.zeros((1, 1, 2, d, d))
+        W[0, 0, 0] = rng.standard_normal((d, d))
+        W[0, 0, 1] = acds_gamma(sigma, n) + 0.3 * rng.standard_normal((d, d))
+        P = np.zeros((d + 1, d + 1))
+        P[d, d] = 1
+        Q = np.zeros((d + 1, d + 1))
+        Q[:d, :d] = W[0, 0, 1].T
+        exact = iv.exact_loss(P, Q, n, sigma=sigma)
+        Z, y = acds_prompts(rng, 200000, n, d, sigma)
+        e2 = (acds_forward(W, Z)[:, n, d] + y) ** 2
+        mean, se = e2.mean(), e2.std(ddof=1) / math.sqrt(len(e2))
+        self.assertLess(abs(mean - exact), 4.5 * se, (mean, se, exact))
+        # The module's own Monte Carlo of the same weights.
+        mc = iv.mc_loss(W, n, sigma=sigma, samples=100000, threads=2)
+        self.assertLess(abs(mc["mean"] - exact), 4.5 * mc["stderr"], (mc, exact))
+        self.assertEqual(mc, iv.mc_loss(W, n, sigma=sigma, samples=100000, threads=1))  # thread-count independent
+
+    def test_optimal_gamma_is_acds_theorem1(self):
+        for kind in range(4):
+            sigma = iv.test_covariance(3, kind)
+            for n in (2, 20):
+                np.testing.assert_allclose(iv.optimal_gamma(sigma, n), acds_gamma(sigma, n), rtol=1e-9, atol=1e-12)
+
+    def test_sample_prompt(self):
+        Z, yq = iv.sample_prompt(3, 7, seed=4, index=2)
+        self.assertEqual(Z.shape, (4, 8))
+        self.assertEqual(Z[3, 7], 0.0)
+        self.assertTrue(np.isfinite(yq))
+        Z2, yq2 = iv.sample_prompt(3, 7, seed=4, index=2)
+        np.testing.assert_array_equal(Z, Z2)
+        self.assertEqual(yq, yq2)
+
+
+class EvalWeights(unittest.TestCase):
+    def test_optimum_and_formats(self):
+        d, n = 2, 10
+        W = np.zeros((1, 1, 2, d, d), dtype=np.float32)
+        W[0, 0, 0] = np.eye(d)
+        W[0, 0, 1] = acds_gamma(np.eye(d), n)
+        r = iv.eval_weights(W, task="linear", n=n, samples=200000, threads=2)
+        self.assertEqual(r["claim"], "eval")
+        self.assertEqual(r["weights"]["layout"], "allparam")
+        q = r["cases"][0]["quantities"]
+        by_hand = d * (d + 1) / (n + d + 1)  # one GD step at eta = n/(n+d+1), Sigma = I (examples/own_claim)
+        self.assertAlmostEqual(q["exact"]["value"], by_hand, places=6)  # float32 weights
+        self.assertAlmostEqual(q["optimum"]["value"], by_hand, places=12)
+        self.assertLess(q["distance_to_optimum"]["value"], 1e-6)
+        self.assertEqual(r["cases"][0]["verdict"], "confirmed")
+
+        # A dict of full matrices; several covariances and context lengths; a covariance given as an array.
+        rng = np.random.default_rng(5)
+        P = np.zeros((d + 1, d + 1))
+        P[d, d] = 1
+        Q = np.zeros((d + 1, d + 1))
+        Q[:d, :d] = acds_gamma(np.eye(d), n) + 0.2 * rng.standard_normal((d, d))
+        r = iv.eval_weights({"P1": P, "Q1": Q}, n=[5, 10], cov=[0, 3], samples=4096)
+        self.assertEqual(len(r["cases"]), 4)
+        for c in r["cases"]:
+            qq = c["quantities"]
+            self.assertGreater(qq["excess"]["value"], 0)
+            self.assertAlmostEqual(qq["exact"]["value"],
+                                   iv.exact_loss(P, Q, c["params"]["n"], sigma=iv.test_covariance(d, c["params"]["cov"])),
+                                   places=10)
+        sigma = np.array([[2.0, 0.3], [0.3, 0.5]])
+        r = iv.eval_weights({"P1": P, "Q1": Q}, n=10, sigma=sigma, samples=4096)
+        self.assertAlmostEqual(r["cases"][0]["quantities"]["exact"]["value"], iv.exact_loss(P, Q, 10, sigma=sigma), places=10)
+
+    def test_bad_weights(self):
+        d = 2
+        good = np.zeros((1, 1, 2, d, d))
+        nan, inf = good.copy(), good.copy()
+        nan[0, 0, 1, 0, 1] = np.nan
+        inf[0, 0, 0, 1, 1] = np.inf
+        eye = np.eye(d + 1)
+        cases = [
+            (nan, {}, "non-finite entry (nan) at [0, 0, 1, 0, 1]"),
+            (inf, {}, "non-finite entry (inf)"),
+            (np.zeros((1, 2, 2, d)), {}, "is not (L, H, 2, d, d)"),
+            (np.zeros((1, 1, 3, d, d)), {}, "is not (L, H, 2, d, d)"),
+            (good.astype(np.complex128), {}, "not a real number type"),
+            ({"P1": eye}, {}, "missing array Q1"),
+            ({"P1": eye, "Q1": eye, "P2": eye}, {}, "missing array Q2"),
+            ({"P1": eye, "Q1": np.eye(4)}, {}, "same size"),
+            ({"P1": eye, "Q1": eye, "bias": eye}, {}, "unexpected array 'bias'"),
+            (good, {"d": 3}, "the weights have d = 2"),
+            (good, {"n": 0}, "parameter n must be in"),
+            (good, {"task": "cubic"}, "unknown task"),
+            (good, {"sigma": np.eye(3)}, "3x3"),
+            (good, {"sigma": np.array([[1.0, 2.0], [2.0, 1.0]])}, "not positive definite"),
+        ]
+        for weights, kw, message in cases:
+            with self.assertRaises(ValueError) as cm:
+                iv.eval_weights(weights, samples=256, **kw)
+            self.assertIn(message, str(cm.exception))
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,90 @@
+// Helpers shared by the command-line tests (tests/cli/): temporary folders, and running the icl-verify binary
+// with its output captured outside the working folder (so that "writes nothing" can be checked there).
+#pragma once
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
+
+#ifndef ICL_VERIFY_BINARY
+#error "ICL_VERIFY_BINARY must name the icl-verify binary"
+#endif
+
+namespace icl::test {
+
+namespace fs = std::filesystem;
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    std::string tmpl = (fs::temp_directory_path() / "icl-tests-XXXXXX").string();
+    REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
+    path = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+};
+
+inline std::string slurp(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+// One argument quoted for /bin/sh (any bytes but NUL).
+inline std::string sh_quote(const std::string& a) {
+  std::string s = "'";
+  for (char c : a) s += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return s + "'";
+}
+
+struct CliResult {
+  int status = -1;  // exit status; -1 if killed by a signal
+  std::string out, err;
+};
+
+// Runs `icl-verify <args>` (args as the shell splits them) with working directory `cwd`; stdout/stderr are captured
+// in `capture`. A positive timeout_s stops a run that takes longer (status 124).
+inline CliResult run_cli(const std::string& args, const fs::path& cwd, const fs::path& capture, int timeout_s = 0) {
+  const fs::path out = capture / "stdout.txt", err = capture / "stderr.txt";
+  const std::string limit = timeout_s > 0 ? "timeout -k 5 " + std::to_string(timeout_s) + " " : "";
+  const std::string cmd = "cd " + sh_quote(cwd.string()) + " && " + limit + sh_quote(ICL_VERIFY_BINARY) + " " + args +
+                          " > " + sh_quote(out.string()) + " 2> " + sh_quote(err.string());
+  const int raw = std::system(cmd.c_str());
+  CliResult r;
+  r.status = (raw != -1 && WIFEXITED(raw)) ? WEXITSTATUS(raw) : -1;
+  r.out = slurp(out);
+  r.err = slurp(err);
+  return r;
+}
+
+// The same with exact arguments (each passed as one argv entry, whatever it holds).
+inline CliResult run_cli(const std::vector<std::string>& args, const fs::path& cwd, const fs::path& capture,
+                         int timeout_s = 0) {
+  std::string line;
+  for (const auto& a : args) line += (line.empty() ? "" : " ") + sh_quote(a);
+  return run_cli(line, cwd, capture, timeout_s);
+}
+
+inline bool is_empty_dir(const fs::path& p) {
+  return fs::is_directory(p) && fs::directory_iterator(p) == fs::directory_iterator();
+}
+
+inline std::string list_dir(const fs::path& p) {
+  std::string s;
+  for (const auto& e : fs::recursive_directory_iterator(p)) s += e.path().string() + "\n";
+  return s;
+}
+
+}  // namespace icl::test
