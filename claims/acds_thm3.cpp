@@ -52,7 +52,11 @@ const RegisterClaim reg{Claim{
     1000000,
     300000,
     [](const Case& c, int threads) { return threads * acds_shape(c.geti("d"), c.geti("n")).workspace_bytes(); },
-    run}};
+    run,
+    {PartSpec{"a",
+              "For x ~ N(0, Sigma), w ~ N(0, Sigma^-1), any Sigma > 0 and any number of layers L in form (8): the infimum over "
+              "A_i = a_i Sigma^-1 of sum_i ||grad_{A_i} f||_F^2 is 0 (it need not be attained).",
+              Strength::theorem}}}};
 
 }  // namespace
 }  // namespace icl

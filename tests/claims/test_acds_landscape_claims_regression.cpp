@@ -5,36 +5,33 @@
 #include "icl/exact/acds_population.hpp"
 #include "icl/learn/forms.hpp"
 #include "icl/model/gaussian_model.hpp"
+#include "tests/support/cli_support.hpp"
 
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <cmath>
 #include <string>
+#include <vector>
 
 namespace {
 
 nlohmann::json run_claim(const std::string& claim, const std::string& extra) {
-  namespace fs = std::filesystem;
-  const fs::path out = fs::temp_directory_path() / fmt::format("icl-landscape-regression-{}", claim);
-  fs::remove_all(out);
-  const std::string cmd = fmt::format("{} run {} --quick --threads 2 {} --out {} > /dev/null", ICL_VERIFY_BINARY, claim,
-                                      extra, out.string());
-  REQUIRE(std::system(cmd.c_str()) == 0);
-  std::ifstream f(out / (claim + ".json"));
-  REQUIRE(f.good());
-  std::stringstream s;
-  s << f.rdbuf();
-  auto j = nlohmann::json::parse(s.str());
+  icl::test::TempDir tmp;
+  const auto r = icl::test::run_cli(fmt::format("run {} --quick --threads 2 {} --out {}", claim, extra,
+                                                icl::test::sh_quote((tmp.path / "out").string())),
+                                    tmp.path, tmp.path);
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  auto j = nlohmann::json::parse(icl::test::slurp(tmp.path / "out" / (claim + ".json")));
   CHECK(j["schema"] == "icl-verify/report/v1");
   CHECK(j["claim"] == claim);
   REQUIRE(!j["cases"].empty());
-  fs::remove_all(out);
+  REQUIRE(j["parts"].size() == 1);
+  CHECK(j["parts"][0]["strength"] == "theorem");
+  CHECK(j["parts"][0]["verdict"] == j["verdict"]);
   return j;
 }
 
@@ -45,6 +42,7 @@ double q(const nlohmann::json& c, const std::string& name) { return c["quantitie
 TEST_CASE("regression: acds.thm3 --quick") {
   const auto j = run_claim("acds.thm3", "");
   CHECK(j["verdict"] == "confirmed");
+  CHECK(!j["findings"].empty());
   for (const auto& c : j["cases"]) {
     CHECK(c["verdict"] == "confirmed");
     CHECK(q(c, "relative_gradient_norm") <= 1e-8);
