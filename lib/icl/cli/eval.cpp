@@ -252,6 +252,7 @@ nlohmann::ordered_json evaluate_weights(const LsaStack& w, const EvalOptions& o,
   ro.threads = p.ctx.threads;
   ro.quick = o.quick;
   ro.alpha = o.alpha;
+  ro.command = o.command;
   nlohmann::ordered_json r = run_claim(p, ro);
   nlohmann::ordered_json weights;
   weights["file"] = c.source;

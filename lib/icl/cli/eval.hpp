@@ -48,6 +48,7 @@ struct EvalOptions {
   bool quick = false;
   double alpha = 0.01;
   std::optional<std::string> sigma_file;  // a d x d covariance (.npy) instead of --set cov
+  std::string command;                    // the command line, for the report's provenance
 };
 
 // Evaluates weights already read and returns the whole report (schema icl-verify/report/v1, claim "eval").

@@ -80,6 +80,7 @@ int main(int argc, char** argv) {
       ev.seed = icl::parse_seed(eval_seed);
       if (!sigma_file.empty()) ev.sigma_file = sigma_file;
       if (ev.threads == 0 && eval->count("--threads")) throw icl::UsageError("--threads must be >= 1");
+      ev.command = icl::command_line(argc, argv);
       return icl::eval_command(ev);
     }
     if (samples_opt->count()) o.samples = static_cast<long long>(icl::parse_samples(samples));
