@@ -420,6 +420,36 @@ TEST_CASE("cli: list exits 0 and names every registered claim") {
   CHECK(is_empty_dir(work.path));
 }
 
+TEST_CASE("cli: list CLAIM shows every parameter (the valid --set keys) and the parts; an unknown --set key names them") {
+  TempDir work, capture;
+  for (const auto& c : icl::claim_registry()) {
+    CAPTURE(c.id);
+    const CliResult r = run_cli("list " + c.id, work.path, capture.path);
+    CHECK(r.status == 0);
+    CHECK(r.out.rfind(c.id + ":", 0) == 0);
+    for (const auto& p : c.params) CHECK(r.out.find("    " + p.name + " ") != std::string::npos);
+    for (const auto& part : c.parts) CHECK(r.out.find("(" + part.id + ", ") != std::string::npos);
+  }
+  const CliResult two = run_cli("list sja.thm2 zfb.thm8", work.path, capture.path);
+  CHECK(two.status == 0);
+  CHECK(two.out.find("sja.thm2:") != std::string::npos);
+  CHECK(two.out.find("zfb.thm8:") != std::string::npos);
+  CHECK(two.out.find("dist ") != std::string::npos);
+  // Bad IDs: exit 2, one line on stderr, nothing on stdout (also when a good ID comes first).
+  for (const std::string args : {"list nope", "list sja.thm2 nope"}) {
+    CAPTURE(args);
+    const CliResult r = run_cli(args, work.path, capture.path);
+    CHECK(r.status == 2);
+    CHECK(r.out.empty());
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    CHECK(r.err.find("unknown claim ID 'nope'") != std::string::npos);
+  }
+  const CliResult bad = run_cli("run sja.thm2 --quick --set foo=1 --out rep", work.path, capture.path);
+  CHECK(bad.status == 2);
+  CHECK(bad.err.find("no selected claim has a parameter 'foo' (valid: d, n;") != std::string::npos);
+  CHECK(is_empty_dir(work.path));
+}
+
 TEST_CASE("cli: --expect exits 1 when the verdict differs, 0 when it holds") {
   TempDir work, capture;
   const std::string base = "run sja.thm2 --set d=1 --set n=25 --samples 2048 --threads 2";

@@ -218,7 +218,16 @@ std::vector<PlannedClaim> plan_run(const RunOptions& o) {
     bool known = false;
     for (const Claim* c : claims)
       for (const auto& p : c->params) known |= p.name == key;
-    if (!known) throw UsageError(fmt::format("--set {}: no selected claim has a parameter '{}'", shown(key), shown(key)));
+    if (!known) {
+      std::set<std::string> names;  // the keys the selected claims accept, to say which ones are valid
+      for (const Claim* c : claims)
+        for (const auto& p : c->params) names.insert(p.name);
+      std::string valid;
+      for (const auto& n : names) valid += (valid.empty() ? "" : ", ") + n;
+      throw UsageError(fmt::format("--set {}: no selected claim has a parameter '{}' (valid: {}; see 'icl-verify list "
+                                   "CLAIM')",
+                                   shown(key), shown(key), shown(valid.empty() ? std::string("none") : valid)));
+    }
   }
   const int threads = o.threads > 0 ? o.threads : default_thread_count();
   const double mem = available_memory_bytes();
@@ -343,10 +352,43 @@ int report_command(const std::string& dir) {
   return 0;
 }
 
-int list_command() {
-  for (const auto& e : claim_catalogue()) {
-    const bool implemented = find_claim(e.id) != nullptr;
-    std::printf("%-14s %s%s\n", e.id, e.title, implemented ? "" : "  [not implemented yet]");
+int list_command(const std::vector<std::string>& ids) {
+  if (ids.empty()) {
+    for (const auto& e : claim_catalogue()) {
+      const bool implemented = find_claim(e.id) != nullptr;
+      std::printf("%-14s %s%s\n", e.id, e.title, implemented ? "" : "  [not implemented yet]");
+    }
+    return 0;
+  }
+  // Validate every ID before printing anything (bad input: one line, exit 2, nothing on stdout).
+  std::vector<const Claim*> claims;
+  for (const auto& id : ids) {
+    const Claim* c = find_claim(id);
+    if (!c) {
+      bool catalogued = false;
+      for (const auto& e : claim_catalogue()) catalogued |= id == e.id;
+      throw UsageError(catalogued ? fmt::format("{}: catalogued but not implemented yet", shown(id))
+                                  : fmt::format("unknown claim ID '{}' (see 'icl-verify list')", shown(id)));
+    }
+    claims.push_back(c);
+  }
+  const auto grid = [](const std::vector<double>& v) {
+    std::string g;
+    for (double x : v) g += fmt::format("{}{:g}", g.empty() ? "" : ",", x);
+    return g;
+  };
+  for (const Claim* c : claims) {
+    std::string out = fmt::format("{}: {}\n  source: {}\n  statement: {}\n  parameters (--set KEY=V1,V2,...):\n", c->id,
+                                  c->title, c->source, c->statement);
+    for (const auto& p : c->params)
+      out += fmt::format("    {:<10} {} in [{:g}, {:g}]; default {}; --quick {}. {}\n", p.name,
+                         p.integer ? "integer" : "number", p.min, p.max, grid(p.defaults), grid(p.quick), p.help);
+    out += fmt::format("  Monte Carlo budget per case: {} prompts (--quick {}; --samples N overrides)\n",
+                       c->default_samples, c->quick_samples);
+    out += "  parts of the statement:\n";
+    for (const auto& part : c->parts)
+      out += fmt::format("    ({}, {}) {}\n", part.id, to_string(part.strength), part.statement);
+    std::fputs(out.c_str(), stdout);
   }
   return 0;
 }

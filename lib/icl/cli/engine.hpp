@@ -61,7 +61,9 @@ double available_memory_bytes();
 // Exit status per REPORT-FORMAT.md (0, 1 or 2; internal failures propagate as exceptions).
 int run_command(const RunOptions& o);
 int report_command(const std::string& dir);
-int list_command();
+// `list`: every catalogued claim with its title; `list CLAIM...`: each claim's source, statement, parameters
+// (name, range, default and --quick grids, meaning), budget and parts. An unknown ID: UsageError.
+int list_command(const std::vector<std::string>& ids = {});
 
 // Runs one planned claim and returns the whole report (envelope included).
 // `files`, if given, receives the claim's extra files (suffix -> content).

@@ -26,7 +26,9 @@ int main(int argc, char** argv) {
   app.set_help_all_flag("--help-all", "Help for every subcommand");
   app.set_version_flag("--version", icl::version_text(), "Version, commit, build and library versions");
 
-  auto* list = app.add_subcommand("list", "Every claim ID with a one-line title");
+  std::vector<std::string> list_ids;
+  auto* list = app.add_subcommand("list", "Every claim ID with a one-line title; with claim IDs, their parameters");
+  list->add_option("claims", list_ids, "Claim IDs: show each one's statement, parameters (valid --set keys) and parts");
 
   icl::RunOptions o;
   std::string samples, seed = "1";
@@ -73,7 +75,7 @@ int main(int argc, char** argv) {
     return fail(2, e.what());
   }
   try {
-    if (*list) return icl::list_command();
+    if (*list) return icl::list_command(list_ids);
     if (*report) return icl::report_command(from);
     if (*eval) {
       if (eval_samples_opt->count()) ev.samples = static_cast<long long>(icl::parse_samples(eval_samples));
