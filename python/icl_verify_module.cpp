@@ -19,6 +19,7 @@
 #include "icl/model/layers.hpp"
 #include "icl/montecarlo/prompt_loss.hpp"
 #include "icl/montecarlo/statistics.hpp"
+#include "icl/report/quantities.hpp"
 
 #include <fmt/format.h>
 #include <pybind11/eigen.h>
@@ -300,14 +301,7 @@ PYBIND11_MODULE(icl_verify, m) {
                        [&] { return ModelPromptWorker(t, model, shape, seed, stable_hash("python/mc_loss"), +1.0); });
           e = make_estimate(mc.total(), 0, confidence);
         }
-        py::dict d;
-        d["mean"] = e.mean;
-        d["stderr"] = e.stderr_;
-        d["ci_low"] = e.ci_low;
-        d["ci_high"] = e.ci_high;
-        d["samples"] = e.samples;
-        d["confidence"] = e.confidence;
-        return d;
+        return to_python(quantity_mc(e));  // the report's Monte Carlo quantity, as a dict
       },
       py::arg("weights"), py::arg("n"), py::arg("sigma") = py::none(), py::arg("task") = "linear",
       py::arg("noise") = 0.0, py::arg("samples") = 100000, py::arg("seed") = 1, py::arg("threads") = py::none(),
