@@ -27,9 +27,13 @@
 #include "icl/montecarlo/conditional_loss.hpp"
 #include "icl/verdict/bound_checks.hpp"
 #include "icl/verdict/checks.hpp"
+#include "icl/verdict/mutation.hpp"
 
 namespace icl {
 namespace {
+
+// Mutation sites (lib/icl/verdict/mutation.hpp; bench/mutate.py perturbs them one at a time).
+const MutationSite kStated{"sja.prop1/stated", "sja.prop1", "E[y^2] - tr(Lambda^+ S)"};
 
 std::string model_name(int model) {
   if (model == 0) return "exactly optimal single layer";
@@ -52,7 +56,7 @@ ClaimResult run(const ClaimContext& ctx) {
     const auto u = sja_embedding_features(d, dbar);
     const FeatureMoments fm = model_feature_moments(gm, u);
     // The bound: best linear predictor over (1, x), averaged over w.
-    const double stated = fm.Ey2 - (psd_pinv(fm.Lambda) * fm.S).trace();
+    const double stated = kStated(fm.Ey2 - (psd_pinv(fm.Lambda) * fm.S).trace());
     const Eigen::MatrixXd Psi = query_moment_matrix(gm, u);
 
     Transformer stack;

@@ -2,6 +2,7 @@
 
 #include "icl/montecarlo/montecarlo.hpp"
 #include "icl/report/provenance.hpp"
+#include "icl/verdict/mutation.hpp"
 #include "icl/report/report.hpp"
 
 #include <fmt/format.h>
@@ -349,6 +350,12 @@ int report_command(const std::string& dir) {
   for (const auto& f : skipped)
     std::fprintf(stderr, "icl-verify: note: %s is not an icl-verify report; left out\n", shown(f).c_str());
   std::printf("rebuilt %s/summary.md and %d LaTeX tables\n", dir.c_str(), n);
+  return 0;
+}
+
+int list_mutation_sites() {
+  for (const auto& m : mutation_sites())
+    fmt::print("{}\t{}\t{}\t{}\n", m.id, m.claims, m.matrix ? "scale,sign,transpose" : "scale,sign", m.note);
   return 0;
 }
 

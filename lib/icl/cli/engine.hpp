@@ -64,6 +64,8 @@ int report_command(const std::string& dir);
 // `list`: every catalogued claim with its title; `list CLAIM...`: each claim's source, statement, parameters
 // (name, range, default and --quick grids, meaning), budget and parts. An unknown ID: UsageError.
 int list_command(const std::vector<std::string>& ids = {});
+// `list --mutation-sites`: one line per mutation site (lib/icl/verdict/mutation.hpp): id, claims, kinds, note.
+int list_mutation_sites();
 
 // Runs one planned claim and returns the whole report (envelope included).
 // `files`, if given, receives the claim's extra files (suffix -> content).

@@ -1,5 +1,7 @@
 #include "icl/report/provenance.hpp"
 
+#include "icl/verdict/mutation.hpp"
+
 #include <CLI/Version.hpp>
 #include <Eigen/Core>
 #include <boost/version.hpp>
@@ -7,6 +9,7 @@
 
 #include <cctype>
 #include <ctime>
+#include <stdexcept>
 #include <vector>
 
 #ifndef ICL_VERSION
@@ -63,6 +66,10 @@ nlohmann::ordered_json provenance_json(const std::string& command, std::chrono::
   j["ranks"] = 1;
   j["started_at"] = iso8601_utc(started_at);
   j["command"] = command;
+  try {  // a deliberately perturbed run (bench/mutate.py) says so in every report
+    if (const std::string m = active_mutant(); !m.empty()) j["mutant"] = m;
+  } catch (const std::invalid_argument&) {  // the command line has already refused a malformed ICL_MUTANT
+  }
   return j;
 }
 
