@@ -360,6 +360,24 @@ int run_command(const RunOptions& o) {
   const auto plan = plan_run(o);  // all validation before anything is written
   std::optional<Verdict> expect;
   if (o.expect) expect = verdict_from_string(*o.expect);
+  // A quick or custom run never replaces a standard report (the default grid and budget, e.g. reports/latest).
+  const bool standard = !o.quick && o.sets.empty() && !o.samples && o.alpha == 0.01;
+  if (!standard)
+    for (const auto& p : plan) {
+      const fs::path existing = fs::path(o.out) / (p.claim->id + ".json");
+      std::error_code ec;
+      if (!fs::is_regular_file(existing, ec)) continue;
+      bool holds_standard = false;
+      try {
+        const auto j = nlohmann::ordered_json::parse(read_file(existing.string()));
+        holds_standard = j.is_object() && j.value("schema", "") == "icl-verify/report/v1" && run_mode(j) == "standard";
+      } catch (const std::exception&) {  // unreadable or not a report: nothing standard to protect
+      }
+      if (holds_standard)
+        throw UsageError(fmt::format("--out '{}' holds the standard report of {}; a {} run would replace it: write it "
+                                     "to another folder (--out DIR)",
+                                     shown(o.out), p.claim->id, o.quick ? "quick" : "custom"));
+    }
   prepare_output_folder(o.out, "--out");
   bool expectation_failed = false;
   for (const auto& p : plan) {
@@ -403,7 +421,9 @@ int report_command(const std::string& dir) {
   const int n = rebuild_reports(dir, &skipped);
   for (const auto& f : skipped)
     std::fprintf(stderr, "icl-verify: note: %s is not an icl-verify report; left out\n", shown(f).c_str());
-  std::printf("rebuilt %s/summary.md and %d LaTeX tables\n", dir.c_str(), n);
+  std::printf("rebuilt %s: summary.md, %d LaTeX tables with all.tex, preview.tex and icl-verify.bib, and the SVG "
+              "figures whose data the reports hold (PDF figures: python3 reports/plot_figures.py %s)\n",
+              dir.c_str(), n, dir.c_str());
   return 0;
 }
 

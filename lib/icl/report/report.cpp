@@ -2,6 +2,7 @@
 
 #include "icl/claim/param_names.hpp"
 #include "icl/report/paper.hpp"
+#include "icl/report/svg_plot.hpp"
 
 #include <fmt/format.h>
 
@@ -562,6 +563,11 @@ int rebuild_reports(const std::string& dir, std::vector<std::string>* skipped, b
       std::string cases_tex = needs_cases_appendix(j) ? latex_cases_longtable(j) : std::string();
       markdown_claim(j);  // renders, or throws on fields of the wrong type
       out.emplace_back(dir + "/" + claim + ".tex", std::move(tex));
+      // Figures whose data the report holds are redrawn: <claim>.<name>.svg.
+      if (j.contains("figures") && j["figures"].is_object())
+        for (auto it = j["figures"].begin(); it != j["figures"].end(); ++it)
+          if (it.value().is_object() && it.key().find('/') == std::string::npos)
+            out.emplace_back(dir + "/" + claim + "." + it.key() + ".svg", svg_plot(plot_from_json(it.value())));
       if (!cases_tex.empty()) out.emplace_back(dir + "/" + claim + ".cases.tex", std::move(cases_tex));
       reports.push_back(std::move(j));
     } catch (const std::exception&) {
