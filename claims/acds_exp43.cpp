@@ -35,12 +35,7 @@ const RegisterClaim reg{Claim{
     "d = 5, n = 20, Sigma = U^T diag(1, 1, 0.25, 0.0625, 1) U, w ~ N(0, Sigma^-1); three-layer form (8) trained with "
     "Adam (minibatch 20000 resampled every 100 steps, gradients clipped to 0.01 per matrix, 5 runs each with its own U): "
     "the loss converges to almost 0, Dist(Sigma^1/2 A_i Sigma^1/2, I) -> 0 while Dist(A_i, I) stays away from 0.",
-    {ParamSpec{"n", {20}, {20}, 2, 1000, true, "context length (paper: 20)"},
-     ParamSpec{"runs", {5}, {3}, 2, 100, true, "training runs, each with its own U and initialisation (paper: 5)"},
-     ParamSpec{"steps", {300}, {100}, 10, 1e7, true, "Adam steps (the paper does not state its number)"},
-     ParamSpec{"batch", {1000}, {300}, 64, 1e6, true, "minibatch size (paper: 20000)"},
-     ParamSpec{"resample", {100}, {100}, 1, 1e7, true, "steps between minibatch resamples (paper: 100)"},
-     ParamSpec{"lr", {0.02}, {0.02}, 1e-6, 1, false, "Adam learning rate, halved every steps/4 (not stated by the paper)"}},
+    acds_exp::training_experiment_params(20),
     20000,
     4000,
     [](const Case& c, int threads) { return threads * acds_shape(5, c.geti("n")).workspace_bytes() + 8.0 * c.get("batch"); },

@@ -30,12 +30,7 @@ const RegisterClaim reg{Claim{
     "002_be9a107fe5a9bb15.txt, Section 5.1, Figures 3-5",
     "As acds.exp43 with n = 10 and form (11) (A_i, B_i trained): the loss converges to about 0, Dist(B_i, I) -> 0, "
     "Dist(Sigma^1/2 A_i Sigma^1/2, I) -> 0, and ||A_0|| < ||A_1|| < ||A_2||.",
-    {ParamSpec{"n", {10}, {10}, 2, 1000, true, "context length (paper: 10)"},
-     ParamSpec{"runs", {5}, {3}, 2, 100, true, "training runs, each with its own U and initialisation (paper: 5)"},
-     ParamSpec{"steps", {300}, {100}, 10, 1e7, true, "Adam steps (the paper does not state its number)"},
-     ParamSpec{"batch", {1000}, {300}, 64, 1e6, true, "minibatch size (paper: 20000)"},
-     ParamSpec{"resample", {100}, {100}, 1, 1e7, true, "steps between minibatch resamples (paper: 100)"},
-     ParamSpec{"lr", {0.02}, {0.02}, 1e-6, 1, false, "Adam learning rate, halved every steps/4 (not stated by the paper)"}},
+    acds_exp::training_experiment_params(10),
     20000,
     4000,
     [](const Case& c, int threads) { return threads * acds_shape(5, c.geti("n")).workspace_bytes() + 8.0 * c.get("batch"); },

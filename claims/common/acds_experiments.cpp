@@ -134,13 +134,15 @@ RunOutcome train_run(const ClaimContext& ctx, const std::string& tag, int run, c
     c.observe_names.push_back(fmt::format("Dist(A_{}, I)", l));
   }
   for (int l = 0; l < nB; ++l) c.observe_names.push_back(fmt::format("Dist(B_{}, I)", l));
+  // The trainer hands `values` sized to observe_names (filled with NaN): write by position.
   c.observe = [&p, &s, root, nB](int, const Eigen::VectorXd& theta, std::vector<double>& values) {
+    std::size_t k = 0;
     for (int l = 0; l < s.L; ++l) {
       const Eigen::MatrixXd A = p.group_matrix(fmt::format("A_{}", l), theta);
-      values.push_back(dist_identity(root * A * root));
-      values.push_back(dist_identity(A));
+      values.at(k++) = dist_identity(root * A * root);
+      values.at(k++) = dist_identity(A);
     }
-    for (int l = 0; l < nB; ++l) values.push_back(dist_identity(p.group_matrix(fmt::format("B_{}", l), theta)));
+    for (int l = 0; l < nB; ++l) values.at(k++) = dist_identity(p.group_matrix(fmt::format("B_{}", l), theta));
   };
   const Eigen::VectorXd theta0 = learn::normal_theta(p, s.init_sd, ctx.seed, ctx.purpose(rtag + "/init"));
   const learn::PromptSource source = learn::gaussian_prompts(model, acds_shape(s.d, s.n));
@@ -172,7 +174,6 @@ nlohmann::ordered_json run_json(const RunOutcome& r) {
   nlohmann::ordered_json j;
   j["status"] = learn::to_string(r.result.status);
   if (!r.result.ok()) j["reason"] = r.result.reason;
-  j["seconds"] = r.result.seconds;
   j["zero_predictor_loss"] = r.zero_loss;
   j["init_loss"] = r.init_loss;
   j["final_train_loss"] = r.result.final_train_loss;
@@ -407,6 +408,16 @@ ClaimResult run_training_experiment(const ClaimContext& ctx, bool form11) {
   res.summary = fmt::format("{}: {} trained three-layer form ({}) runs per case; {}", to_string(v), kept.size(), form11 ? 11 : 8,
                             tally_decisions(res.cases, form11 ? "dist_B_small" : "loss_almost_zero"));
   return res;
+}
+
+std::vector<ParamSpec> training_experiment_params(int paper_n) {
+  return {ParamSpec{"n", {static_cast<double>(paper_n)}, {static_cast<double>(paper_n)}, 2, 1000, true,
+                    fmt::format("context length (paper: {})", paper_n)},
+          ParamSpec{"runs", {5}, {3}, 2, 100, true, "training runs, each with its own U and initialisation (paper: 5)"},
+          ParamSpec{"steps", {300}, {100}, 10, 1e7, true, "Adam steps (the paper does not state its number)"},
+          ParamSpec{"batch", {1000}, {300}, 64, 1e6, true, "minibatch size (paper: 20000)"},
+          ParamSpec{"resample", {100}, {100}, 1, 1e7, true, "steps between minibatch resamples (paper: 100)"},
+          ParamSpec{"lr", {0.02}, {0.02}, 1e-6, 1, false, "Adam learning rate, halved every steps/4 (not stated by the paper)"}};
 }
 
 }  // namespace icl::acds_exp

@@ -90,5 +90,7 @@ namespace icl::acds_exp {
 //   exp43: a loss -> almost 0; b Dist(S^1/2 A_i S^1/2, I) -> 0; c Dist(A_i, I) stays away from 0.
 //   exp51: the same a, b, c, and d Dist(B_i, I) -> 0, e ||A_0|| < ||A_1|| < ||A_2||.
 ClaimResult run_training_experiment(const ClaimContext& ctx, bool form11);
+// Their parameters (the paper's n: 20 for exp43, 10 for exp51).
+std::vector<ParamSpec> training_experiment_params(int paper_n);
 
 }  // namespace icl::acds_exp

@@ -90,6 +90,11 @@ TEST_CASE("regression: acds.exp43 --quick") {
     CHECK(std::isfinite(test));
     CHECK(test < 0.5 * r["init_loss"].get<double>());  // training lowers the loss
     CHECK(r["dist_pre_final"].size() == 3);
+    // The curve observes the Dists at every point, ending at the final values.
+    const auto& col = r["training_run"]["curve"]["Dist(S^1/2 A_0 S^1/2, I)"];
+    REQUIRE(!col.empty());
+    CHECK(col.back().get<double>() == doctest::Approx(r["dist_pre_final"][0].get<double>()).epsilon(1e-12));
+    CHECK(!r.contains("seconds"));  // no timings inside a case: same seed, same report at any thread count
   }
 }
 
