@@ -96,6 +96,18 @@ TEST_CASE("regression: xlssc.onelayer --quick") {
   bool finite_gain = false;
   for (const auto& f : r["findings"]) finite_gain |= f.get<std::string>().find("beat predicting 0") != std::string::npos;
   CHECK(finite_gain);
+  // The trained one-layer softmax layer (at --quick: the largest softmax case, d = 2, D = 10): gain_over_zero on fresh
+  // prompts, a finding with its training block.
+  REQUIRE(r.contains("trained_softmax"));
+  const auto& t = r["trained_softmax"];
+  CHECK(t["params"]["d"] == 2);
+  CHECK(t["params"]["D"] == 10);
+  CHECK(t["training_run"]["status"] == "finished");
+  const auto& g = t["gain_over_zero"];
+  CHECK(g["ci_low"].get<double>() <= g["mean"].get<double>());
+  CHECK(g["mean"].get<double>() == doctest::Approx(1.0 - t["loss"]["mean"].get<double>()).epsilon(1e-12));
+  CHECK(t["loss"]["mean"].get<double>() <= t["start_loss"]["mean"].get<double>() + 0.02);  // training did not lose ground
+  CHECK(r["training"]["optimizer"] == "adam");
 }
 
 TEST_CASE("regression: xlssc.twolayer --quick") {
