@@ -239,9 +239,10 @@ ClaimResult run(const ClaimContext& ctx) {
     std::string line;
     for (const auto& [L, gap] : best_by_depth) line += fmt::format("{}depth {}: {:+.2f}%", line.empty() ? "" : ", ", L, 100 * gap);
     res.extra["findings"] = nlohmann::ordered_json::array(
-        {"Worst case over LSA stacks found by optimisation (Adam on the loss the claim bounds, every entry of every P, "
-         "Q, a few starts; the kept stack judged on fresh prompts): smallest Monte Carlo loss relative to the bound per "
-         "depth over the cases: " + line + ". A search finds candidates; it cannot show no stack does better."});
+        {"Worst case over LSA stacks found by optimisation (clipped SGD on the loss the claim bounds, every entry of "
+         "every P, Q, from the optimal single layer and the GD-style stack; the kept stack judged on fresh prompts): "
+         "smallest Monte Carlo loss relative to the bound per depth over the cases: " + line +
+         ". A search finds candidates; it cannot show no stack does better."});
   }
   const Verdict v = claim_verdict(ctx, res);
   res.summary = v == Verdict::confirmed

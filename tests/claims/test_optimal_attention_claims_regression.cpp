@@ -87,7 +87,7 @@ TEST_CASE("regression: sja.prop1 --quick") {
     CHECK(c.contains("training_run"));
   }
   CHECK(searched == 1);
-  CHECK(j["training"]["optimizer"] == "adam");
+  CHECK(j["training"]["optimizer"] == "sgd");
   CHECK(!j["findings"].empty());
 }
 
