@@ -52,6 +52,16 @@ TEST_CASE("regression: sja.thm7 --quick") {
   CHECK(worst(r, "max_rel_error") < 1e-9);
   CHECK(worst(r, "max_scratch_error") < 1e-9);
   for (const auto& c : r["cases"]) CHECK(c["quantities"]["negative_control_error"]["value"].get<double>() > 1e-3);
+  // Learned vs constructed: a trained stack compared block by block with BCD (a finding, not the verdict).
+  const auto& t = r["trained_stack"];
+  CHECK(t["status"] == "finished");
+  REQUIRE(t["per_block"].size() == 2);
+  for (const auto& b : t["per_block"]) {
+    CHECK(b["mean_sq_distance"].get<double>() >= 0);
+    CHECK(b["relative_distance"].get<double>() > 0);
+    CHECK(b["trained_loss"].get<double>() > 0);
+  }
+  CHECK(r["training"]["curve_file"] == "sja.thm7.training.svg");
 }
 
 TEST_CASE("regression: sja.cor8 --quick") {
