@@ -168,16 +168,7 @@ ClaimResult run(const ClaimContext& ctx) {
       auto p = base_params(g);
       p["L"] = g.Ls[i];
       p["comparison"] = "bilinear < linear";
-      CaseJson j(p);
-      j.part("a");
-      j.quantity("mc", bl.per_trial.empty() ? Estimate{} : bl.per_trial.front());
-      j.quantity("bilinear_mean_loss", bl.mean());
-      j.quantity("linear_mean_loss", lin.mean());
-      j.field("bilinear_test_loss", sja_train::losses_json(bl));
-      j.field("linear_test_loss", sja_train::losses_json(lin));
-      j.decision("bilinear_below_linear", dec);
-      j.verdict(dec.verdict, dec.why, dec.verdict == Verdict::inconclusive ? std::vector<std::string>{} : std::vector<std::string>{"bilinear_below_linear"});
-      res.cases.push_back(j.take());
+      res.cases.push_back(sja_train::comparison_case(p, "a", "bilinear_below_linear", dec, "bilinear", bl, "linear", lin).take());
     }
     // b: improves with L.
     for (std::size_t i = 1; i < g.Ls.size(); ++i) {
@@ -188,16 +179,7 @@ ClaimResult run(const ClaimContext& ctx) {
       auto p = base_params(g);
       p["L"] = g.Ls[i];
       p["comparison"] = fmt::format("L={} < L={}", g.Ls[i], g.Ls[i - 1]);
-      CaseJson j(p);
-      j.part("b");
-      j.quantity("mc", lo.per_trial.front());
-      j.quantity("deeper_mean_loss", lo.mean());
-      j.quantity("shallower_mean_loss", hi.mean());
-      j.field("deeper_test_loss", sja_train::losses_json(lo));
-      j.field("shallower_test_loss", sja_train::losses_json(hi));
-      j.decision("deeper_below_shallower", dec);
-      j.verdict(dec.verdict, dec.why, dec.verdict == Verdict::inconclusive ? std::vector<std::string>{} : std::vector<std::string>{"deeper_below_shallower"});
-      res.cases.push_back(j.take());
+      res.cases.push_back(sja_train::comparison_case(p, "b", "deeper_below_shallower", dec, "deeper", lo, "shallower", hi).take());
     }
     // c: below the single-block limit at d = 4.
     if (g.d == 4 && !g.Ls.empty()) {
@@ -210,18 +192,19 @@ ClaimResult run(const ClaimContext& ctx) {
       auto p = base_params(g);
       p["L"] = g.Ls.back();
       p["comparison"] = "bilinear < single-block limit";
-      CaseJson j(p);
-      j.part("c");
+      TestLosses bound;
+      bound.n_test = g.n;
+      for (std::size_t k = 0; k < bl.per_trial.size(); ++k) {
+        Estimate e;
+        e.mean = e.ci_low = e.ci_high = t.single_block_inf;
+        bound.per_trial.push_back(e);
+      }
+      CaseJson j = sja_train::comparison_case(p, "c", "below_single_block_infimum", dec, "bilinear", bl, "single_block_infimum", bound);
       j.quantity("stated", t.stated_limit);
       j.quantity("exact", t.single_block_inf);
-      j.quantity("mc", bl.per_trial.front());
-      j.quantity("bilinear_mean_loss", bl.mean());
       j.quantity("E_y2", t.Ey2);
       j.quantity("stated_limit_relative", t.stated_limit / t.Ey2);
       j.quantity("single_block_infimum_relative", t.single_block_inf / t.Ey2);
-      j.field("bilinear_test_loss", sja_train::losses_json(bl));
-      j.decision("below_single_block_infimum", dec);
-      j.verdict(dec.verdict, dec.why, dec.verdict == Verdict::inconclusive ? std::vector<std::string>{} : std::vector<std::string>{"below_single_block_infimum"});
       res.cases.push_back(j.take());
     }
     // d: shorter test prompts give higher loss.
@@ -236,16 +219,8 @@ ClaimResult run(const ClaimContext& ctx) {
         p["L"] = g.Ls[i];
         p["n_test"] = nt;
         p["comparison"] = fmt::format("loss(n_test={}) > loss(n_test={})", nt, g.n);
-        CaseJson j(p);
-        j.part("d");
-        j.quantity("mc", sh.per_trial.front());
-        j.quantity("short_mean_loss", sh.mean());
-        j.quantity("train_length_mean_loss", full.mean());
-        j.field("short_test_loss", sja_train::losses_json(sh));
-        j.field("train_length_test_loss", sja_train::losses_json(full));
-        j.decision("shorter_prompts_higher_loss", dec);
-        j.verdict(dec.verdict, dec.why, dec.verdict == Verdict::inconclusive ? std::vector<std::string>{} : std::vector<std::string>{"shorter_prompts_higher_loss"});
-        res.cases.push_back(j.take());
+        res.cases.push_back(
+            sja_train::comparison_case(p, "d", "shorter_prompts_higher_loss", dec, "train_length", full, "short", sh).take());
       }
     }
   }
@@ -264,14 +239,7 @@ ClaimResult run(const ClaimContext& ctx) {
   std::vector<const Model*> curves;
   for (const auto& t : all) {
     auto add = [&](const Model& m, const std::map<int, TestLosses>& ls) {
-      nlohmann::ordered_json j;
-      j["model"] = m.name;
-      j["parameters"] = m.params.size();
-      nlohmann::ordered_json tl = nlohmann::ordered_json::array();
-      for (const auto& [nt, l] : ls) tl.push_back(sja_train::losses_json(l));
-      j["test_loss"] = tl;
-      j["runs"] = sja_train::runs_json(m);
-      models.push_back(j);
+      models.push_back(sja_train::model_json(m, ls));
       curves.push_back(&m);
     };
     add(t.linear, t.linear_loss);

@@ -93,17 +93,9 @@ ClaimResult run(const ClaimContext& ctx) {
       const Decision dec = sja_train::judge_less(de.means(), sp.means(), alpha, false, paper_r, "dense (11) below sparse (12)");
       auto p = params();
       p["comparison"] = "dense < sparse";
-      CaseJson j(p);
-      j.part("a");
-      j.quantity("mc", de.per_trial.front());
-      j.quantity("dense_mean_loss", de.mean());
-      j.quantity("sparse_mean_loss", sp.mean());
+      CaseJson j = sja_train::comparison_case(p, "a", "dense_below_sparse", dec, "dense", de, "sparse", sp);
       j.quantity("E_y2", Ey2);
       j.quantity("quadratic_floor", floor);
-      j.field("dense_test_loss", sja_train::losses_json(de));
-      j.field("sparse_test_loss", sja_train::losses_json(sp));
-      j.decision("dense_below_sparse", dec);
-      j.verdict(dec.verdict, dec.why, dec.verdict == Verdict::inconclusive ? std::vector<std::string>{} : std::vector<std::string>{"dense_below_sparse"});
       res.cases.push_back(j.take());
     }
     for (int frac : {4, 2}) {
@@ -115,16 +107,8 @@ ClaimResult run(const ClaimContext& ctx) {
       auto p = params();
       p["n_test"] = nt;
       p["comparison"] = fmt::format("sparse loss(n_test={}) < loss(n_test={})", r.n, nt);
-      CaseJson j(p);
-      j.part("b");
-      j.quantity("mc", full.per_trial.front());
-      j.quantity("long_mean_loss", full.mean());
-      j.quantity("short_mean_loss", sh.mean());
-      j.field("long_test_loss", sja_train::losses_json(full));
-      j.field("short_test_loss", sja_train::losses_json(sh));
-      j.decision("sparse_loss_decreases_with_n", dec);
-      j.verdict(dec.verdict, dec.why, dec.verdict == Verdict::inconclusive ? std::vector<std::string>{} : std::vector<std::string>{"sparse_loss_decreases_with_n"});
-      res.cases.push_back(j.take());
+      res.cases.push_back(
+          sja_train::comparison_case(p, "b", "sparse_loss_decreases_with_n", dec, "long", full, "short", sh).take());
     }
     runs.push_back(std::move(r));
     if (ctx.progress) ctx.progress(++done, ctx.cases.size());
@@ -140,14 +124,7 @@ ClaimResult run(const ClaimContext& ctx) {
   std::vector<const Model*> curves;
   for (const auto& r : runs) {
     for (auto [m, ls] : {std::pair{&r.dense, &r.dense_loss}, std::pair{&r.sparse, &r.sparse_loss}}) {
-      nlohmann::ordered_json j;
-      j["model"] = m->name;
-      j["parameters"] = m->params.size();
-      nlohmann::ordered_json tl = nlohmann::ordered_json::array();
-      for (const auto& [nt, l] : *ls) tl.push_back(sja_train::losses_json(l));
-      j["test_loss"] = tl;
-      j["runs"] = sja_train::runs_json(*m);
-      models.push_back(j);
+      models.push_back(sja_train::model_json(*m, *ls));
       curves.push_back(m);
     }
     findings.push_back(fmt::format(

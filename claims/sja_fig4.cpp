@@ -101,16 +101,8 @@ ClaimResult run(const ClaimContext& ctx) {
       auto p = params(g.ns[i]);
       p["n_test"] = n_long;
       p["comparison"] = fmt::format("n_train={} < n_train={}", g.ns[i], g.ns[i - 1]);
-      CaseJson j(p);
-      j.part("a");
-      j.quantity("mc", lo.per_trial.front());
-      j.quantity("larger_n_train_mean_loss", lo.mean());
-      j.quantity("smaller_n_train_mean_loss", hi.mean());
-      j.field("larger_n_train_test_loss", sja_train::losses_json(lo));
-      j.field("smaller_n_train_test_loss", sja_train::losses_json(hi));
-      j.decision("larger_n_train_lower_loss", dec);
-      j.verdict(dec.verdict, dec.why, dec.verdict == Verdict::inconclusive ? std::vector<std::string>{} : std::vector<std::string>{"larger_n_train_lower_loss"});
-      res.cases.push_back(j.take());
+      res.cases.push_back(
+          sja_train::comparison_case(p, "a", "larger_n_train_lower_loss", dec, "larger_n_train", lo, "smaller_n_train", hi).take());
     }
     for (std::size_t i = 0; i < g.ns.size(); ++i) {
       const int n = g.ns[i], nt = std::max(1, n / 2);
@@ -121,16 +113,8 @@ ClaimResult run(const ClaimContext& ctx) {
       auto p = params(n);
       p["n_test"] = nt;
       p["comparison"] = fmt::format("loss(n_test={}) > loss(n_test={})", nt, n);
-      CaseJson j(p);
-      j.part("b");
-      j.quantity("mc", sh.per_trial.front());
-      j.quantity("short_mean_loss", sh.mean());
-      j.quantity("train_length_mean_loss", full.mean());
-      j.field("short_test_loss", sja_train::losses_json(sh));
-      j.field("train_length_test_loss", sja_train::losses_json(full));
-      j.decision("shorter_prompts_higher_loss", dec);
-      j.verdict(dec.verdict, dec.why, dec.verdict == Verdict::inconclusive ? std::vector<std::string>{} : std::vector<std::string>{"shorter_prompts_higher_loss"});
-      res.cases.push_back(j.take());
+      res.cases.push_back(
+          sja_train::comparison_case(p, "b", "shorter_prompts_higher_loss", dec, "train_length", full, "short", sh).take());
     }
   }
   const std::string reversal = "a significant reversal at the paper's settings (batch 4000, 20000 steps, 5 trials, 8 layers)";
@@ -150,14 +134,7 @@ ClaimResult run(const ClaimContext& ctx) {
                                    g.L, g.s.trials, g.ns.back());
     for (std::size_t i = 0; i < g.models.size(); ++i) {
       const Model& m = g.models[i];
-      nlohmann::ordered_json j;
-      j["model"] = m.name;
-      j["parameters"] = m.params.size();
-      nlohmann::ordered_json tl = nlohmann::ordered_json::array();
-      for (const auto& [nt, l] : g.loss[i]) tl.push_back(sja_train::losses_json(l));
-      j["test_loss"] = tl;
-      j["runs"] = sja_train::runs_json(m);
-      models.push_back(j);
+      models.push_back(sja_train::model_json(m, g.loss[i]));
       curves.push_back(&m);
       const TestLosses& l = g.loss[i].at(g.ns.back());
       line += fmt::format("{} n_train = {}: {:.4g} [{:.2g}]", i ? "," : "", g.ns[i], l.mean(), l.sd());

@@ -207,6 +207,33 @@ nlohmann::ordered_json losses_json(const TestLosses& t) {
   return j;
 }
 
+CaseJson comparison_case(nlohmann::ordered_json params, const std::string& part, const std::string& decision_name,
+                         const Decision& dec, const std::string& lower_name, const TestLosses& lower,
+                         const std::string& higher_name, const TestLosses& higher) {
+  CaseJson j(std::move(params));
+  j.part(part);
+  if (!lower.per_trial.empty()) j.quantity("mc", lower.per_trial.front());
+  j.quantity(lower_name + "_mean_loss", lower.mean());
+  j.quantity(higher_name + "_mean_loss", higher.mean());
+  j.field(lower_name + "_test_loss", losses_json(lower));
+  j.field(higher_name + "_test_loss", losses_json(higher));
+  j.decision(decision_name, dec);
+  j.verdict(dec.verdict, dec.why,
+            dec.verdict == Verdict::inconclusive ? std::vector<std::string>{} : std::vector<std::string>{decision_name});
+  return j;
+}
+
+nlohmann::ordered_json model_json(const Model& m, const std::map<int, TestLosses>& losses) {
+  nlohmann::ordered_json j;
+  j["model"] = m.name;
+  j["parameters"] = m.params.size();
+  nlohmann::ordered_json tl = nlohmann::ordered_json::array();
+  for (const auto& [nt, l] : losses) tl.push_back(losses_json(l));
+  j["test_loss"] = tl;
+  j["runs"] = runs_json(m);
+  return j;
+}
+
 nlohmann::ordered_json runs_json(const Model& m) {
   nlohmann::ordered_json j = nlohmann::ordered_json::array();
   for (std::size_t k = 0; k < m.runs.size(); ++k) {

@@ -21,6 +21,7 @@
 //   inconclusive  neither (too noisy to decide, or fewer than 2 finished trials on a side).
 // The decision reports the smallest difference detected with power 0.8 ((t_{1-alpha} + t_{0.8}) * se).
 #pragma once
+#include "icl/claim/case_json.hpp"
 #include "icl/claim/claim.hpp"
 #include "icl/learn/learn.hpp"
 #include "icl/model/gaussian_model.hpp"
@@ -29,6 +30,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -76,6 +78,16 @@ TestLosses test_losses(const ClaimContext& ctx, const Model& model, const Gaussi
 // the same trained model. NaN entries (diverged trials) are dropped (pairwise when paired).
 Decision judge_less(const std::vector<double>& lower, const std::vector<double>& higher, double alpha, bool paired,
                     bool paper_settings, const std::string& what);
+
+// One comparison case "lower < higher" (part `part`): the params, mc (lower's first trial), both sides' mean
+// losses as quantities <lower_name>_mean_loss / <higher_name>_mean_loss, their per-trial losses as fields
+// <name>_test_loss, the decision under `decision_name` and the verdict resting on it. The caller may add
+// quantities before take().
+CaseJson comparison_case(nlohmann::ordered_json params, const std::string& part, const std::string& decision_name,
+                         const Decision& dec, const std::string& lower_name, const TestLosses& lower,
+                         const std::string& higher_name, const TestLosses& higher);
+// A model's entry of the report's `models` block: name, trained parameter count, test losses, runs.
+nlohmann::ordered_json model_json(const Model& m, const std::map<int, TestLosses>& losses);
 
 // "mean [sd] over k trials" of a model's test losses, and the per-trial estimates with their intervals.
 nlohmann::ordered_json losses_json(const TestLosses& t);
