@@ -307,7 +307,7 @@ const RegisterClaim reg{Claim{
      ParamSpec{"steps", {200}, {40}, 1, 1e6, true, "Adam steps (paper 20000)"},
      ParamSpec{"batch", {200}, {64}, 1, 1e6, true, "prompts per step, fresh every step (paper 4000)"},
      ParamSpec{"trials", {3}, {3}, 2, 20, true, "training runs per model (paper 5)"},
-     ParamSpec{"lr", {5e-3}, {5e-3}, 1e-6, 1, false, "Adam learning rate (paper 1e-3)"}},
+     ParamSpec{"lr", {1e-3}, {1e-3}, 1e-6, 1, false, "Adam learning rate (paper 1e-3)"}},
     2000,
     256,
     [](const Case& c, int threads) {

@@ -54,7 +54,20 @@ learn::TrainConfig train_trials(const ClaimContext& ctx, Model& model, const Gau
     c.label = fmt::format("{} {} trial {}", ctx.claim_id, model.name, k + 1);
     const Eigen::VectorXd theta0 =
         learn::normal_theta(model.params, s.init_sd, c.seed, ctx.purpose("init/" + model.name));
-    model.runs.push_back(learn::train(model.params, theta0, src, learn::LossSpec::sja(), c));
+    learn::TrainResult r = learn::train(model.params, theta0, src, learn::LossSpec::sja(), c);
+    // A run whose weights stay finite but whose loss blew up (deep product layers) counts as diverged.
+    double first = NAN;
+    for (double v : r.curve.test_loss)
+      if (std::isfinite(v)) {
+        first = v;
+        break;
+      }
+    if (r.ok() && std::isfinite(first) && !(r.final_test_loss <= kBlowUp * first)) {
+      r.status = learn::TrainStatus::diverged;
+      r.reason = fmt::format("loss blow-up: held-out loss {:.3g} at the end, more than {:g} times its first value {:.3g}",
+                             r.final_test_loss, kBlowUp, first);
+    }
+    model.runs.push_back(std::move(r));
     model.seeds.push_back(c.seed);
   }
   return c;
@@ -103,8 +116,10 @@ TestLosses test_losses(const ClaimContext& ctx, const Model& model, const Gaussi
       continue;
     }
     const learn::Network net = model.params.network(r.theta);
-    t.per_trial.push_back(learn::mc_loss(net, src, learn::LossSpec::sja(), model.seeds[k], purpose,
-                                         std::max<std::uint64_t>(ctx.samples, 256), ctx.threads));
+    Estimate e = learn::mc_loss(net, src, learn::LossSpec::sja(), model.seeds[k], purpose,
+                                std::max<std::uint64_t>(ctx.samples, 256), ctx.threads);
+    if (!std::isfinite(e.mean) || !std::isfinite(e.ci_high)) e.mean = e.ci_low = e.ci_high = e.stderr_ = e.sd = NAN;
+    t.per_trial.push_back(e);
   }
   return t;
 }
@@ -212,9 +227,13 @@ CaseJson comparison_case(nlohmann::ordered_json params, const std::string& part,
                          const std::string& higher_name, const TestLosses& higher) {
   CaseJson j(std::move(params));
   j.part(part);
-  if (!lower.per_trial.empty()) j.quantity("mc", lower.per_trial.front());
-  j.quantity(lower_name + "_mean_loss", lower.mean());
-  j.quantity(higher_name + "_mean_loss", higher.mean());
+  for (const auto& e : lower.per_trial)
+    if (std::isfinite(e.mean)) {
+      j.quantity("mc", e);  // the first finished trial
+      break;
+    }
+  if (std::isfinite(lower.mean())) j.quantity(lower_name + "_mean_loss", lower.mean());
+  if (std::isfinite(higher.mean())) j.quantity(higher_name + "_mean_loss", higher.mean());
   j.field(lower_name + "_test_loss", losses_json(lower));
   j.field(higher_name + "_test_loss", losses_json(higher));
   j.decision(decision_name, dec);

@@ -51,6 +51,10 @@ struct Settings {
   std::string differences() const;
 };
 
+// A run that finishes with a held-out loss above kBlowUp times its first value is marked diverged (its
+// weights stayed below the trainer's bound but its outputs exploded) and left out of every comparison.
+constexpr double kBlowUp = 100.0;
+
 struct Model {
   std::string name;  // "bilinear L=2", "linear 6 layers", ...
   learn::Parameterisation params;
