@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 namespace icl::sja_train {
@@ -180,6 +181,11 @@ Decision judge_less(const std::vector<double>& lower, const std::vector<double>&
     dof = (va + vb) * (va + vb) / (va * va / (sa.n - 1) + vb * vb / (sb.n - 1));
     if (!std::isfinite(dof)) dof = sa.n + sb.n - 2;  // both spreads zero
     test = fmt::format("one-sided Welch t over {} and {} trials", sa.n, sb.n);
+  }
+  if (!std::isfinite(diff) || !std::isfinite(se)) {
+    d.detectable = std::numeric_limits<double>::max();
+    d.why = fmt::format("{}: not decided: the losses overflow double precision ({})", what, test);
+    return d;
   }
   const double tq = student_t_quantile(1 - alpha, dof);
   const double tpow = student_t_quantile(0.8, dof);

@@ -124,6 +124,10 @@ TEST_CASE("sja experiments: the over-trials comparison decides, reverses and abs
   CHECK(d.detectable > 0.5);
   // Diverged trials (NaN) are dropped; fewer than two left is not decided.
   CHECK(judge_less({1.0, NAN, NAN}, {2.0, 2.1, 2.2}, 0.01, false, true, "x").verdict == Verdict::inconclusive);
+  // Losses that overflow the variance (a blown-up trial) are not decided, and the decision stays finite.
+  const auto o = judge_less({1.0, 2.0, 3.0}, {1e200, 2e200, 3e200}, 0.01, false, true, "x");
+  CHECK(o.verdict == Verdict::inconclusive);
+  CHECK(std::isfinite(o.detectable));
   // Welch against a constant (a bound): the one-sample t-test.
   CHECK(judge_less({1.0, 1.01, 0.99}, {3.0, 3.0, 3.0}, 0.01, false, true, "x").verdict == Verdict::confirmed);
   // Welch t for (low, high) is 1 / sqrt(2 * 0.0072917 / 4) = 16.56 on 6 degrees of freedom: decided at alpha
