@@ -41,6 +41,17 @@ def verdicts(report):
     return out
 
 
+def decision_verdicts(report):
+    """Every case's verdict and every named decision's verdict (e.g. corrected_vs_exact) of one JSON report."""
+    out = {}
+    for i, c in enumerate(report.get("cases", []) or []):
+        out[f"case {i}"] = c.get("verdict")
+        for name, d in (c.get("decisions") or {}).items():
+            if isinstance(d, dict) and "verdict" in d:
+                out[f"case {i} {name}"] = d["verdict"]
+    return out
+
+
 def run_claim(binary, claim, env_extra, threads, seed):
     env = dict(os.environ)
     env.pop("ICL_MUTANT", None)
@@ -84,6 +95,7 @@ def main():
         if rep is None or rc not in (0, 1):
             sys.exit(f"baseline run of {c} failed (exit {rc}): {err}")
     base_v = {c: verdicts(rep) for c, (rc, rep, err) in base.items()}
+    base_d = {c: decision_verdicts(rep) for c, (rc, rep, err) in base.items()}
 
     jobs = [(s, k, c) for s in sites for k in s["kinds"] for c in s["claims"] if c in base]
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
@@ -92,7 +104,7 @@ def main():
     mutants = {}
     for (s, k, c), (rc, rep, err) in zip(jobs, results):
         m = mutants.setdefault((s["id"], k), {"site": s["id"], "kind": k, "note": s["note"], "claims": {},
-                                              "killed": False, "equivalent": False})
+                                              "killed": False, "equivalent": False, "decision_changed": False})
         if rc == 3:
             m["claims"][c] = {"exit": 3, "changed": ["internal consistency check: " + " ".join(err)]}
             m["killed"] = True
@@ -104,8 +116,11 @@ def main():
             sys.exit(f"the report of {c} under {s['id']}:{k} does not name the mutant: is the build current?")
         v = verdicts(rep)
         changed = [f"{key}: {base_v[c].get(key)} -> {val}" for key, val in v.items() if base_v[c].get(key) != val]
-        m["claims"][c] = {"exit": rc, "changed": changed, "verdicts": v}
+        dchanged = [f"{key}: {base_d[c].get(key)} -> {val}" for key, val in decision_verdicts(rep).items()
+                    if base_d[c].get(key) != val]
+        m["claims"][c] = {"exit": rc, "changed": changed, "verdicts": v, "decisions_changed": dchanged[:5]}
         m["killed"] = m["killed"] or bool(changed)
+        m["decision_changed"] = m["decision_changed"] or bool(changed) or bool(dchanged)
     # A perturbation that leaves every report's numbers unchanged (e.g. the transpose of a symmetric matrix) is
     # an equivalent mutant: detect it by comparing the reports' cases with the baseline's.
     for (s, k, c), (rc, rep, err) in zip(jobs, results):
@@ -119,26 +134,36 @@ def main():
 
     counted = [m for m in mutants.values() if not m["equivalent"]]
     killed = sum(m["killed"] for m in counted)
+    seen = sum(m["decision_changed"] or m["killed"] for m in counted)
     lines = ["# Mutation testing (bench/mutate.py)", "",
              f"{len(mutants)} mutants of {len(sites)} sites, each run on the claims it affects at --quick "
              f"(seed {a.seed}); {time.time() - t0:.0f} s.", "",
              f"**Kill rate: {killed} / {len(counted)}** non-equivalent mutants "
              f"({100.0 * killed / max(1, len(counted)):.1f}%); "
-             f"{sum(m['equivalent'] for m in mutants.values())} equivalent (numbers unchanged).", ""]
+             f"{sum(m['equivalent'] for m in mutants.values())} equivalent (numbers unchanged).", "",
+             f"Seen in some decision: {seen} / {len(counted)} ({100.0 * seen / max(1, len(counted)):.1f}%): the mutant "
+             "changes the verdict of at least one case or named decision (e.g. `corrected_vs_exact`) even where the "
+             "claim's and parts' verdicts stay the same.", ""]
     if missing:
         lines += [f"Claims named by sites but not registered (skipped): {', '.join(missing)}.", ""]
-    lines += ["| site | kind | result | how (first change) |", "|---|---|---|---|"]
+    lines += ["| site | kind | result | how (first change; for a survivor, the first changed decision or the "
+              "claims' verdicts) |", "|---|---|---|---|"]
     for m in sorted(mutants.values(), key=lambda m: (m["killed"], m["site"], m["kind"])):
         how = next((f"{c}: {x['changed'][0]}" for c, x in m["claims"].items() if x.get("changed")), "")
         if not how:
+            how = next((f"{c}: decision {x['decisions_changed'][0]}" for c, x in m["claims"].items()
+                        if x.get("decisions_changed")), "")
+        if not how:
             how = "; ".join(f"{c}: {x.get('verdicts', {}).get('claim', 'exit ' + str(x['exit']))}"
                             for c, x in m["claims"].items())
-        res = "killed" if m["killed"] else ("equivalent" if m["equivalent"] else "**survived**")
+        res = "killed" if m["killed"] else ("equivalent" if m["equivalent"] else
+                                            ("survived (seen in a decision)" if m["decision_changed"] else "**survived**"))
         lines.append(f"| `{m['site']}` | {m['kind']} | {res} | {how} |")
     text = "\n".join(lines) + "\n"
     print(text)
     pathlib.Path(a.md).write_text(text)
-    pathlib.Path(a.json).write_text(json.dumps({"seed": a.seed, "killed": killed, "counted": len(counted),
+    pathlib.Path(a.json).write_text(json.dumps({"seed": a.seed, "killed": killed, "seen_in_a_decision": seen,
+                                                "counted": len(counted),
                                                 "mutants": list(mutants.values())}, indent=1) + "\n")
 
 
