@@ -6,7 +6,6 @@
 #include "tests/support/cli_support.hpp"
 
 #include <doctest/doctest.h>
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <cmath>
@@ -15,16 +14,9 @@
 namespace {
 
 nlohmann::json run_claim(const std::string& claim, const std::string& extra) {
-  icl::test::TempDir tmp;
-  const auto r = icl::test::run_cli(fmt::format("run {} --quick --threads 2 {} --out {}", claim, extra,
-                                                icl::test::sh_quote((tmp.path / "out").string())),
-                                    tmp.path, tmp.path);
-  INFO(r.err);
-  REQUIRE(r.status == 0);
-  auto j = nlohmann::json::parse(icl::test::slurp(tmp.path / "out" / (claim + ".json")));
-  CHECK(j["claim"] == claim);
-  REQUIRE(!j["cases"].empty());
-  CHECK(std::filesystem::exists(tmp.path / "out" / (claim + ".training.svg")));
+  const icl::test::QuickReport q = icl::test::run_quick_report(claim, extra);
+  const nlohmann::json& j = q.json;
+  CHECK(q.wrote(claim + ".training.svg"));
   const auto& t = j["training"];
   CHECK(t["optimizer"] == "adam");
   CHECK(t["paper_settings"] == false);

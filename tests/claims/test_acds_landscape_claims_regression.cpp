@@ -8,7 +8,6 @@
 #include "tests/support/cli_support.hpp"
 
 #include <doctest/doctest.h>
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -19,16 +18,8 @@
 namespace {
 
 nlohmann::json run_claim(const std::string& claim, const std::string& extra) {
-  icl::test::TempDir tmp;
-  const auto r = icl::test::run_cli(fmt::format("run {} --quick --threads 2 {} --out {}", claim, extra,
-                                                icl::test::sh_quote((tmp.path / "out").string())),
-                                    tmp.path, tmp.path);
-  INFO(r.err);
-  REQUIRE(r.status == 0);
-  auto j = nlohmann::json::parse(icl::test::slurp(tmp.path / "out" / (claim + ".json")));
+  nlohmann::json j = icl::test::run_quick_report(claim, extra).json;
   CHECK(j["schema"] == "icl-verify/report/v1");
-  CHECK(j["claim"] == claim);
-  REQUIRE(!j["cases"].empty());
   REQUIRE(j["parts"].size() == 1);
   CHECK(j["parts"][0]["strength"] == "theorem");
   CHECK(j["parts"][0]["verdict"] == j["verdict"]);

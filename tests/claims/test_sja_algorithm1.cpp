@@ -9,7 +9,6 @@
 #include "tests/support/cli_support.hpp"
 
 #include <doctest/doctest.h>
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <cmath>
@@ -78,13 +77,7 @@ TEST_CASE("sja algorithm 1: the target spectrum in an orthonormal basis") {
 }
 
 TEST_CASE("regression: sja.cor6 --quick") {
-  icl::test::TempDir tmp;
-  const auto r = icl::test::run_cli(
-      fmt::format("run sja.cor6 --quick --threads 2 --out {}", icl::test::sh_quote((tmp.path / "out").string())), tmp.path,
-      tmp.path);
-  INFO(r.err);
-  REQUIRE(r.status == 0);
-  const auto j = nlohmann::json::parse(icl::test::slurp(tmp.path / "out" / "sja.cor6.json"));
+  const auto j = icl::test::run_quick_report("sja.cor6").json;
   CHECK(j["verdict"] == "confirmed");
   REQUIRE(j["parts"].size() == 3);
   for (const auto& c : j["cases"]) {

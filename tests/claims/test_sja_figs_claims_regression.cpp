@@ -6,7 +6,6 @@
 #include "tests/support/cli_support.hpp"
 
 #include <doctest/doctest.h>
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <cmath>
@@ -17,17 +16,9 @@
 namespace {
 
 nlohmann::json run_claim(const std::string& claim, const std::string& extra = "") {
-  icl::test::TempDir tmp;
-  const auto out = tmp.path / "out";
-  const auto r = icl::test::run_cli(
-      fmt::format("run {} --quick --threads 2 {} --out {}", claim, extra, icl::test::sh_quote(out.string())), tmp.path,
-      tmp.path);
-  INFO(r.err);
-  REQUIRE(r.status == 0);
-  auto j = nlohmann::json::parse(icl::test::slurp(out / (claim + ".json")));
+  const icl::test::QuickReport q = icl::test::run_quick_report(claim, extra);
+  nlohmann::json j = q.json;
   CHECK(j["schema"] == "icl-verify/report/v1");
-  CHECK(j["claim"] == claim);
-  REQUIRE(!j["cases"].empty());
   // The training block: reduced settings, each difference from the paper named, the curve file written.
   const auto& t = j["training"];
   CHECK(t["optimizer"] == "adam");
@@ -35,7 +26,7 @@ nlohmann::json run_claim(const std::string& claim, const std::string& extra = ""
   CHECK(t["paper_settings_differences"].get<std::string>().find("paper 4000") != std::string::npos);
   CHECK(t["trials"].get<int>() == 3);
   CHECK(t["curve_file"] == claim + ".training.svg");
-  CHECK(std::filesystem::exists(out / (claim + ".training.svg")));
+  CHECK(q.wrote(claim + ".training.svg"));
   for (const auto& p : j["parts"]) CHECK(p["strength"] == "empirical");
   // Every model trained every trial to the end, and its test losses are finite Monte Carlo estimates.
   REQUIRE(!j["models"].empty());

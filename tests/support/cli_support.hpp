@@ -2,6 +2,7 @@
 // with its output captured outside the working folder (so that "writes nothing" can be checked there).
 #pragma once
 #include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
 
 #include <cstdlib>
 #include <filesystem>
@@ -85,6 +86,33 @@ inline std::string list_dir(const fs::path& p) {
   std::string s;
   for (const auto& e : fs::recursive_directory_iterator(p)) s += e.path().string() + "\n";
   return s;
+}
+
+// A claim's report from `icl-verify run CLAIM --quick --threads 2 EXTRA` into a temporary folder (exit 0 required,
+// the report names the claim and has cases), with the names of the files written beside it.
+struct QuickReport {
+  nlohmann::json json;
+  std::vector<std::string> files;  // every file name in the output folder
+  bool wrote(const std::string& name) const {
+    for (const auto& f : files)
+      if (f == name) return true;
+    return false;
+  }
+};
+
+inline QuickReport run_quick_report(const std::string& claim, const std::string& extra = "") {
+  TempDir tmp;
+  const fs::path out = tmp.path / "out";
+  const CliResult r =
+      run_cli("run " + claim + " --quick --threads 2 " + extra + " --out " + sh_quote(out.string()), tmp.path, tmp.path);
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  QuickReport q;
+  q.json = nlohmann::json::parse(slurp(out / (claim + ".json")));
+  for (const auto& e : fs::directory_iterator(out)) q.files.push_back(e.path().filename().string());
+  CHECK(q.json["claim"] == claim);
+  REQUIRE(!q.json["cases"].empty());
+  return q;
 }
 
 }  // namespace icl::test
