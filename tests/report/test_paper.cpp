@@ -85,3 +85,31 @@ TEST_CASE("paper: a LaTeX table cites the paper, names the run and shows at most
   CHECK(all.find("\\begin{longtable}") != std::string::npos);
   CHECK(all.find("\\num{40}") != std::string::npos);  // every case, n = 20 included
 }
+
+TEST_CASE("paper: parameters equal in every case go to the caption, text values wrap, a column takes alternatives") {
+  nlohmann::ordered_json r;
+  r["schema"] = "icl-verify/report/v1";
+  r["claim"] = "sja.fig4";
+  r["title"] = "t";
+  r["verdict"] = "inconclusive";
+  r["seed"] = 1;
+  r["run_mode"] = "standard";
+  r["sample_budget_per_case"] = 2000;
+  r["cases"] = nlohmann::ordered_json::array();
+  r["cases"].push_back({{"params", {{"d", 3}, {"n_train", 200}, {"comparison", "n_train=200 < n_train=100"}}},
+                        {"quantities", {{"larger_n_train_mean_loss", {{"value", 16.5}}},
+                                        {"smaller_n_train_mean_loss", {{"value", 16.25}}}}},
+                        {"verdict", "inconclusive"}});
+  r["cases"].push_back({{"params", {{"d", 3}, {"n_train", 100}, {"n_test", 50}, {"comparison", "loss(n_test=50) > loss"}}},
+                        {"quantities", {{"short_mean_loss", {{"value", 344.75}}}, {"train_length_mean_loss", {{"value", 15.5}}}}},
+                        {"verdict", "inconclusive"}});
+  const std::string tex = latex_table(r);
+  CHECK(tex.find("Every case has $d$$=$\\num{3}.") != std::string::npos);  // d is the same in both cases
+  CHECK(tex.find("$d$ &") == std::string::npos);                           // and so is not a column
+  CHECK(tex.find("\\texttt{n\\_train} &") != std::string::npos);           // n_train differs: a column
+  CHECK(tex.find("Also") != std::string::npos);                            // n_test: only in the second case
+  CHECK(tex.find("\\parbox[t]{8em}{\\raggedright loss(n\\_test=50) \\textgreater{} loss}") != std::string::npos);
+  // "Left" reads larger_n_train_mean_loss in the first case and short_mean_loss in the second.
+  CHECK(tex.find("\\num{16.5} & \\num{16.25}") != std::string::npos);
+  CHECK(tex.find("\\num{344.8} & \\num{15.5}") != std::string::npos);
+}

@@ -148,8 +148,18 @@ std::string run_line_text(const nlohmann::ordered_json& r) {
                      r.value("seed", 0), date.empty() ? "" : ", " + date, build.empty() ? "" : ", " + build);
 }
 
+// A case's quantity by name; "a|b|c" names alternatives (parts that store the same column under different
+// names), the first present wins.
 nlohmann::ordered_json quantity(const nlohmann::ordered_json& c, const char* name) {
-  if (c.contains("quantities") && c["quantities"].contains(name)) return c["quantities"][name];
+  if (!c.contains("quantities")) return nullptr;
+  const std::string names = name;
+  std::size_t start = 0;
+  while (start <= names.size()) {
+    const std::size_t bar = std::min(names.find('|', start), names.size());
+    const std::string one = names.substr(start, bar - start);
+    if (c["quantities"].contains(one)) return c["quantities"][one];
+    start = bar + 1;
+  }
   return nullptr;
 }
 
@@ -202,25 +212,48 @@ std::string latex_quantity(const nlohmann::ordered_json& q) {
 
 std::string latex_verdict(const std::string& v) { return v == "refuted" ? "\\textbf{refuted}" : latex_escape(v); }
 
-// The parameter keys every case shares, in order; empty when the cases differ in their keys.
-std::vector<std::string> shared_param_keys(const nlohmann::ordered_json& cases) {
-  std::vector<std::string> keys;
-  bool first = true;
-  for (const auto& c : cases) {
-    std::vector<std::string> k;
+// How a claim's case parameters are laid out in a table: those equal in every case (of two or more) go into the
+// caption, those every case has become columns, and the rest (present in some cases only) share one wrapped
+// column.
+struct ParamLayout {
+  std::vector<std::string> constant, columns, other;
+};
+
+ParamLayout param_layout(const nlohmann::ordered_json& cases) {
+  ParamLayout l;
+  std::vector<std::string> all;  // every key, in order of first appearance
+  for (const auto& c : cases)
     if (c.contains("params") && c["params"].is_object())
-      for (auto it = c["params"].begin(); it != c["params"].end(); ++it) k.push_back(it.key());
-    if (first) keys = k;
-    else if (k != keys) return {};
-    first = false;
+      for (auto it = c["params"].begin(); it != c["params"].end(); ++it)
+        if (std::find(all.begin(), all.end(), it.key()) == all.end()) all.push_back(it.key());
+  for (const auto& k : all) {
+    bool everywhere = true, same = cases.size() > 1;
+    for (const auto& c : cases) {
+      const bool has = c.contains("params") && c["params"].is_object() && c["params"].contains(k);
+      everywhere &= has;
+      same &= has && c["params"][k] == cases[0]["params"][k];
+    }
+    (same ? l.constant : everywhere ? l.columns : l.other).push_back(k);
   }
-  return keys;
+  return l;
 }
 
-std::string latex_params_inline(const std::string& claim, const nlohmann::ordered_json& p) {
+// A parameter value for a table cell; long text (a comparison, say) wraps in a narrow box.
+std::string latex_param_cell(const std::string& claim, const std::string& key, const nlohmann::ordered_json& v) {
+  const std::string s = latex_param_value(claim, key, v);
+  if (v.is_string() && v.get<std::string>().size() > 12) return "\\parbox[t]{8em}{\\raggedright " + s + "}";
+  return s;
+}
+
+// "key=value, key=value" for the given keys a case has; text values may break after "=".
+std::string latex_params_inline(const std::string& claim, const nlohmann::ordered_json& p,
+                                const std::vector<std::string>& keys) {
   std::string s;
-  for (auto it = p.begin(); it != p.end(); ++it)
-    s += (s.empty() ? "" : ", ") + latex_param_header(it.key()) + "$=$" + latex_param_value(claim, it.key(), it.value());
+  for (const auto& k : keys) {
+    if (!p.is_object() || !p.contains(k)) continue;
+    s += (s.empty() ? "" : ", ") + latex_param_header(k) + "$=$" + (p[k].is_string() ? "\\allowbreak " : "") +
+         latex_param_value(claim, k, p[k]);
+  }
   return s;
 }
 
@@ -239,6 +272,7 @@ std::vector<TableColumn> present_columns(const ClaimTable& t, const nlohmann::or
 struct CaseRows {
   std::string spec, header, rows;
   bool wrapped_case = false;
+  std::string constant;  // " Every case has d=4, ..." for the caption (parameters equal in every case)
 };
 // The cases a compact table shows: all of them when there are at most kCompactRows; otherwise the refuted
 // ones first (the refutation's counterexample among them), then evenly spaced others, in report order.
@@ -266,18 +300,21 @@ CaseRows case_rows(const nlohmann::ordered_json& r, const ClaimTable& t, const s
   const std::string id = r.value("claim", "");
   const auto& cases = r["cases"];
   const bool part_column = r.contains("parts") && r["parts"].is_array() && r["parts"].size() > 1;
-  const auto keys = shared_param_keys(cases);
+  const ParamLayout layout = param_layout(cases);
+  const auto& keys = layout.columns;
   const auto cols = present_columns(t, cases);
   CaseRows out;
+  if (!layout.constant.empty())
+    out.constant = " Every case has " + latex_params_inline(id, cases[0]["params"], layout.constant) + ".";
   std::vector<std::string> head;
-  if (keys.empty() && !cases.empty()) {  // cases with different parameters: one wrapped column
-    out.spec += "l";
-    head.push_back("Case");
-    out.wrapped_case = true;
-  }
   for (const auto& k : keys) {
     out.spec += "c";
     head.push_back(latex_param_header(k));
+  }
+  if (!layout.other.empty()) {  // parameters only some cases have: one column
+    out.spec += "l";
+    head.push_back(keys.empty() ? "Case" : "Also");
+    out.wrapped_case = true;
   }
   if (part_column) {
     out.spec += "c";
@@ -298,10 +335,18 @@ CaseRows case_rows(const nlohmann::ordered_json& r, const ClaimTable& t, const s
   for (const std::size_t idx : which) {
     const auto& c = cases[idx];
     std::vector<std::string> cells;
-    if (keys.empty())
-      cells.push_back("\\parbox[t]{0.22\\textwidth}{\\raggedright " +
-                      latex_params_inline(id, c.value("params", nlohmann::ordered_json::object())) + "}");
-    for (const auto& k : keys) cells.push_back(latex_param_value(id, k, c["params"][k]));
+    for (const auto& k : keys) cells.push_back(latex_param_cell(id, k, c["params"][k]));
+    if (!layout.other.empty()) {
+      const auto p = c.value("params", nlohmann::ordered_json::object());
+      std::size_t present = 0;
+      bool text = false;
+      for (const auto& k : layout.other)
+        if (p.contains(k)) ++present, text |= p[k].is_string();
+      const std::string inline_params = latex_params_inline(id, p, layout.other);
+      // One number fits on a line; more, or text, wraps in a box.
+      cells.push_back(present <= 1 && !text ? inline_params
+                                            : "\\parbox[t]{9em}{\\raggedright " + inline_params + "}");
+    }
     if (part_column) cells.push_back("(" + latex_escape(c.value("part", "a")) + ")");
     for (const auto& col : cols) cells.push_back(latex_quantity(quantity(c, col.quantity.c_str())));
     cells.push_back(latex_verdict(c.value("verdict", "")));
@@ -343,9 +388,10 @@ std::string columns_sentence(const ClaimTable& t, const nlohmann::ordered_json& 
   std::string level = "95\\%";
   if (r.contains("error_rates") && r["error_rates"].is_object())
     level = latex_escape(r["error_rates"].value("interval", std::string("stated")));
-  return fmt::format(" Columns ({} table): {}. Monte Carlo entries: mean $\\pm$ half-width of the {} interval, "
+  const std::string columns = s.empty() ? "" : fmt::format(" Columns ({} table): {}.", to_string(t.kind), s);
+  return fmt::format("{} Monte Carlo entries: mean $\\pm$ half-width of the {} interval, "
                      "rounded to the uncertainty; --: not computed for that case.",
-                     to_string(t.kind), s, level);
+                     columns, level);
 }
 
 }  // namespace
@@ -378,7 +424,7 @@ std::string latex_table(const nlohmann::ordered_json& r) {
                              latex_escape(p.value("strength", "")), latex_escape(p.value("verdict", "")));
     caption.back() = '.';
   }
-  caption += columns_sentence(t, r);
+  caption += cr.constant + columns_sentence(t, r);
   caption += " " + run_line_latex(r) + ".";
   // Caption above the table, as journals set tables.
   s += "\\caption{" + caption + "}\n\\label{tab:" + label + "}\n\\smallskip\n" + body + "\\end{table}\n";
@@ -396,7 +442,7 @@ std::string latex_cases_longtable(const nlohmann::ordered_json& r) {
   // Nine columns or more: a smaller size, so that the widest (zfb.thm4) fits the text width.
   s += std::string("\\begingroup\n") + (cr.spec.size() >= 9 ? "\\scriptsize" : "\\footnotesize") +
        "\n\\setlength{\\tabcolsep}{3pt}\n\\begin{longtable}{" + cr.spec + "}\n";
-  s += "\\caption{" + caption_head(r, t) + " Every case." + columns_sentence(t, r) + " " + run_line_latex(r) +
+  s += "\\caption{" + caption_head(r, t) + " Every case." + cr.constant + columns_sentence(t, r) + " " + run_line_latex(r) +
        ".}\\label{tab:" + label_of(id) + "-cases}\\\\\n";
   s += "\\toprule\n" + cr.header + "\\midrule\n\\endfirsthead\n";
   s += "\\multicolumn{" + std::to_string(cr.spec.size()) + "}{l}{\\texttt{" + latex_escape(id) +
