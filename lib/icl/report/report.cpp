@@ -506,7 +506,14 @@ std::string markdown_claim(const nlohmann::ordered_json& r) {
   }
   s += fmt::format("Run: {}; {} threads, {:.1f} s.\n\n", run_line_text(r), r.value("threads", 0),
                    r.value("elapsed_s", 0.0));
-  if (r.contains("error_rates")) {
+  if (r.contains("error_rates") && r["error_rates"].is_object() && !r["error_rates"].contains("false_fail_rate")) {
+    // Trained-model comparisons state their error rates in their own terms (family alpha, tests): as given.
+    std::string e;
+    for (auto it = r["error_rates"].begin(); it != r["error_rates"].end(); ++it)
+      e += (e.empty() ? "" : "; ") + it.key() + " " +
+           (it.value().is_string() ? it.value().get<std::string>() : it.value().dump());
+    s += "Error rates: " + e + ".\n\n";
+  } else if (r.contains("error_rates")) {
     const auto& e = r["error_rates"];
     s += fmt::format("Error rates: false-fail {} for the claim ({}), false-pass {} per case for a discrepancy "
                      "beyond the tolerance; tolerance {}.\n\n",
@@ -516,7 +523,8 @@ std::string markdown_claim(const nlohmann::ordered_json& r) {
   const ClaimTable t = claim_table(id);
   const auto cols = present_columns(t, r["cases"]);
   s += "| case |";
-  for (const auto& c : cols) s += " " + c.quantity + " |";
+  // A column read from alternative quantities ("a|b") is named by its (plain) LaTeX header, "Left", say.
+  for (const auto& c : cols) s += " " + (c.quantity.find('|') == std::string::npos ? c.quantity : c.header) + " |";
   s += " verdict |\n|---|";
   for (std::size_t i = 0; i < cols.size(); ++i) s += "---|";
   s += "---|\n";
