@@ -84,6 +84,12 @@ TEST_CASE("paper: a LaTeX table cites the paper, names the run and shows at most
   const std::string all = latex_cases_longtable(r);
   CHECK(all.find("\\begin{longtable}") != std::string::npos);
   CHECK(all.find("\\num{40}") != std::string::npos);  // every case, n = 20 included
+  // summary.md shows the same 12 cases and says where the others are.
+  const std::string md = markdown_claim(r);
+  CHECK(md.find("12 of the 20 cases") != std::string::npos);
+  CHECK(md.find("| 34 |") != std::string::npos);
+  CHECK(md.find("d=1, n=2 |") == std::string::npos);  // not among the 12 (the LaTeX appendix has it)
+  CHECK(md.find("d=1, n=20 |") != std::string::npos);
 }
 
 TEST_CASE("paper: parameters equal in every case go to the caption, text values wrap, a column takes alternatives") {

@@ -528,11 +528,18 @@ std::string markdown_claim(const nlohmann::ordered_json& r) {
   s += " verdict |\n|---|";
   for (std::size_t i = 0; i < cols.size(); ++i) s += "---|";
   s += "---|\n";
-  for (const auto& c : r["cases"]) {
+  // At most kCompactRows cases, chosen as for the LaTeX table (those not confirmed first); the JSON has them all.
+  const auto sel = compact_selection(r["cases"]);
+  for (const std::size_t i : sel) {
+    const auto& c = r["cases"][i];
     s += "| " + params_label(c["params"], id) + " |";
     for (const auto& col : cols) s += " " + show(quantity(c, col.quantity.c_str()), false) + " |";
     s += " " + c.value("verdict", "") + " |\n";
   }
+  if (sel.size() < r["cases"].size())
+    s += fmt::format("\n{} of the {} cases: those not confirmed first, then evenly spaced others; every case is in "
+                     "`{}.json` and `{}.cases.tex`.\n",
+                     sel.size(), r["cases"].size(), id, id);
   s += "\nMonte Carlo entries: mean ± half-width of the interval, rounded to the uncertainty.\n";
   if (r.contains("findings"))
     for (const auto& f : r["findings"]) s += "\n**Finding.** " + f.get<std::string>() + "\n";
