@@ -103,7 +103,8 @@ double TestLosses::sd() const {
   return k > 1 ? std::sqrt(s / (k - 1)) : NAN;
 }
 
-TestLosses test_losses(const ClaimContext& ctx, const Model& model, const GaussianIclModel& task, int dbar, int n_test) {
+TestLosses test_losses(const ClaimContext& ctx, const Model& model, const GaussianIclModel& task, int dbar, int n_test,
+                       int layers) {
   TestLosses t;
   t.n_test = n_test;
   const learn::PromptSource src = learn::gaussian_prompts(task, sja_shape(task.d, dbar, n_test));
@@ -116,7 +117,8 @@ TestLosses test_losses(const ClaimContext& ctx, const Model& model, const Gaussi
       t.per_trial.push_back(e);
       continue;
     }
-    const learn::Network net = model.params.network(r.theta);
+    learn::Network net = model.params.network(r.theta);
+    if (layers > 0) net = net.truncated(layers);
     Estimate e = learn::mc_loss(net, src, learn::LossSpec::sja(), model.seeds[k], purpose,
                                 std::max<std::uint64_t>(ctx.samples, 256), ctx.threads);
     if (!std::isfinite(e.mean) || !std::isfinite(e.ci_high)) e.mean = e.ci_low = e.ci_high = e.stderr_ = e.sd = NAN;

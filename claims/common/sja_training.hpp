@@ -76,7 +76,11 @@ struct TestLosses {
   double sd() const;                // between finished trials
   int finished() const;
 };
-TestLosses test_losses(const ClaimContext& ctx, const Model& model, const GaussianIclModel& task, int dbar, int n_test);
+// `layers` > 0: the sub-network of the model's first `layers` layers, its prediction read where the full model's
+// is (App. I reads the first 2l layers of a trained bilinear model as l block-coordinate-descent steps); the same
+// test prompts as the full model's, so per trial the two are paired.
+TestLosses test_losses(const ClaimContext& ctx, const Model& model, const GaussianIclModel& task, int dbar, int n_test,
+                       int layers = 0);
 
 // One-sided comparison "mean(lower) < mean(higher)" (see above). `paired`: the i-th entries of both come from
 // the same trained model. NaN entries (diverged trials) are dropped (pairwise when paired).

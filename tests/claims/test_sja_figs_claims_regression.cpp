@@ -72,6 +72,20 @@ TEST_CASE("regression: sja.fig1 --quick (linear and dense bilinear training)") {
   REQUIRE(j["parts"].size() == 5);
   CHECK(j["parts"][4]["id"] == "e");
   CHECK(j["parts"][4]["verdict"] == "inconclusive");
+  // Part e: the first 2 layers of the L = 2 model against all 4 (the full model, the same numbers as part a's).
+  int e_cases = 0;
+  double full_l2 = 0;
+  for (const auto& c : j["cases"])
+    if (c["part"] == "a" && c["params"]["L"] == 2) full_l2 = c["quantities"]["bilinear_mean_loss"]["value"].get<double>();
+  for (const auto& c : j["cases"]) {
+    if (c["part"] != "e") continue;
+    ++e_cases;
+    CHECK(c["params"]["comparison"] == "loss(4 layers) < loss(2 layers)");
+    CHECK(c["quantities"]["more_blocks_mean_loss"]["value"].get<double>() == full_l2);
+    CHECK(c["quantities"]["fewer_blocks_mean_loss"]["value"].get<double>() != full_l2);  // a real sub-network
+    CHECK(c["decisions"].contains("more_blocks_lower_loss"));
+  }
+  CHECK(e_cases == 1);  // L in {1, 2} at --quick: one step, 2 -> 4 layers
   // Part c is judged against the exact single-block infimum at d = 4, with Remark 1's stated 3 beside it.
   bool c_case = false;
   for (const auto& c : j["cases"]) {

@@ -103,9 +103,11 @@ const std::map<std::string, ClaimTable>& tables() {
              {"appC_n_times_loss", "App.~C", "the same for the App.~C block's constants"}}}},
       {"sja.fig1",
        {K::training, "Figure~1", "Trained bilinear vs.\\ linear Transformers on quadratic ICL",
-        Cols{{"bilinear_mean_loss|deeper_mean_loss|short_mean_loss", "Left",
+        Cols{{"bilinear_mean_loss|deeper_mean_loss|short_mean_loss|more_blocks_mean_loss", "Left",
               "mean test loss over trials of the comparison's left side"},
-             {"linear_mean_loss|shallower_mean_loss|single_block_infimum_mean_loss|train_length_mean_loss", "Right",
+             {"linear_mean_loss|shallower_mean_loss|single_block_infimum_mean_loss|train_length_mean_loss|"
+              "fewer_blocks_mean_loss",
+              "Right",
               "the same for its right side (c: the exact single-block infimum)"},
              {"stated", "Paper", "the paper's limit (part c)"},
              {"E_y2", "$\\mathbb{E}[y^2]$", "loss of the zero predictor"}}}},
