@@ -11,13 +11,16 @@ formula or constant, or a construction builds a weight matrix (lib/icl/verdict/m
 --mutation-sites` prints them with the claims that depend on each). One mutant at a time is selected with the
 environment variable ICL_MUTANT=<site>:<kind>:
     scale      the value or matrix times 1.02 (a 2% error in a constant or a weight)
+    shrink     the value or matrix times 0.98 (the same error the other way: a bound is made false by one of the two)
     sign       the value or matrix negated (a sign slip)
     transpose  the matrix transposed (the natural slip for a non-symmetric matrix; matrix sites only)
 Each mutant runs every claim its site lists at --quick (seed 1) and is compared with the unmutated run of the
 same claims. A mutant is *killed* when the verdict of a listed claim or of one of its parts changes, or when the
 run stops with exit 3 (the engine's own consistency checks refused the report); it *survives* otherwise.
-A mutant whose perturbation does not change the value at all (the transpose of a symmetric matrix, the sign of a
-zero matrix) is *equivalent*: it is listed but not counted. Every survivor is listed with its claims' verdicts,
+A mutant is also killed when a refuted claim's corrected statement stops being verified (the report's
+`corrected_formula_holds` flips): "refuted, and this correction holds" is what such a report asserts.
+A mutant whose perturbation changes no number of any report by more than 1e-9 relative (the transpose of a matrix
+that is symmetric up to rounding, the sign of a zero matrix) is *equivalent*: it is listed but not counted. Every survivor is listed with its claims' verdicts,
 to be killed by a stronger check or explained.
 """
 import argparse
@@ -34,11 +37,31 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
 def verdicts(report):
-    """The claim verdict and each part's verdict of one JSON report."""
+    """What a report asserts: the claim verdict, each part's verdict, and whether its corrected statement was
+    verified (a refutation's `corrected` is part of the verdict: "refuted, and this correction holds")."""
     out = {"claim": report.get("verdict")}
     for p in report.get("parts", []) or []:
         out["part " + str(p.get("id"))] = p.get("verdict")
+    if "corrected_formula_holds" in report:
+        out["corrected statement verified"] = report["corrected_formula_holds"]
     return out
+
+
+def numbers_close(a, b, rel=1e-9):
+    """Two JSON values equal up to rounding: numbers within `rel` relative, or both below 1e-12 (a transpose of a
+    matrix that is symmetric up to rounding changes the last bits of every Monte Carlo number, nothing more)."""
+    if isinstance(a, str) and isinstance(b, str):
+        return True  # text (evidence, why) restates the numbers, with their round-off; verdicts are compared apart
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        # Below 1e-12 a number is round-off (a relative difference of 1e-15, say): both such numbers are equal.
+        return a == b or abs(a - b) <= rel * max(abs(a), abs(b)) or max(abs(a), abs(b)) <= 1e-12
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(numbers_close(a[k], b[k], rel) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(numbers_close(x, y, rel) for x, y in zip(a, b))
+    return a == b
 
 
 def decision_verdicts(report):
@@ -49,6 +72,8 @@ def decision_verdicts(report):
         for name, d in (c.get("decisions") or {}).items():
             if isinstance(d, dict) and "verdict" in d:
                 out[f"case {i} {name}"] = d["verdict"]
+            elif isinstance(d, bool):  # an exact check, e.g. corrected_holds_exactly
+                out[f"case {i} {name}"] = "holds" if d else "fails"
     return out
 
 
@@ -126,7 +151,7 @@ def main():
     for (s, k, c), (rc, rep, err) in zip(jobs, results):
         m = mutants[(s["id"], k)]
         if not m["killed"] and rep is not None:
-            same = json.dumps(rep.get("cases"), sort_keys=True) == json.dumps(base[c][1].get("cases"), sort_keys=True)
+            same = numbers_close(rep.get("cases"), base[c][1].get("cases"))
             m.setdefault("same_numbers", []).append(same)
     for m in mutants.values():
         m["equivalent"] = (not m["killed"]) and bool(m.get("same_numbers")) and all(m["same_numbers"])
@@ -140,7 +165,7 @@ def main():
              f"(seed {a.seed}); {time.time() - t0:.0f} s.", "",
              f"**Kill rate: {killed} / {len(counted)}** non-equivalent mutants "
              f"({100.0 * killed / max(1, len(counted)):.1f}%); "
-             f"{sum(m['equivalent'] for m in mutants.values())} equivalent (numbers unchanged).", "",
+             f"{sum(m['equivalent'] for m in mutants.values())} equivalent (no number of any report changes by more than 1e-9 relative, round-off below 1e-12 aside).", "",
              f"Seen in some decision: {seen} / {len(counted)} ({100.0 * seen / max(1, len(counted)):.1f}%): the mutant "
              "changes the verdict of at least one case or named decision (e.g. `corrected_vs_exact`) even where the "
              "claim's and parts' verdicts stay the same.", ""]

@@ -382,6 +382,50 @@ TEST_CASE("cli: every report carries its provenance; summary.md, the tables and 
   CHECK(v.out.find("eigen") != std::string::npos);
 }
 
+// ICL_MUTANT (lib/icl/verdict/mutation.hpp, bench/mutate.py): the child process inherits it from here.
+struct ScopedMutant {
+  explicit ScopedMutant(const char* v) { ::setenv("ICL_MUTANT", v, 1); }
+  ~ScopedMutant() { ::unsetenv("ICL_MUTANT"); }
+  ScopedMutant(const ScopedMutant&) = delete;
+  ScopedMutant& operator=(const ScopedMutant&) = delete;
+};
+
+TEST_CASE("cli: a mutant (ICL_MUTANT) perturbs its site, is named in the report and on stderr; a bad one is bad input") {
+  TempDir work, capture;
+  const std::string args = "run sja.thm2 --set d=1 --set n=25 --samples 256 --seed 3 --threads 1 --out ";
+  const CliResult plain = run_cli(args + "plain", work.path, capture.path);
+  REQUIRE(plain.status == 0);
+  const json base = load_json(work.path / "plain" / "sja.thm2.json");
+  CHECK(base.at("provenance").value("mutant", "") == "");
+  const double stated = base.at("cases").at(0).at("quantities").at("stated").at("value").get<double>();
+  const std::pair<const char*, double> kinds[] = {{"scale", 1.02}, {"shrink", 0.98}, {"sign", -1.0}};
+  for (const auto& [kind, factor] : kinds) {
+    const std::string mutant = std::string("sja.thm2/stated:") + kind;
+    INFO(mutant);
+    ScopedMutant m(mutant.c_str());
+    const CliResult r = run_cli(args + kind, work.path, capture.path);
+    REQUIRE(r.status == 0);
+    CHECK(r.err.find(mutant) != std::string::npos);  // the warning names it
+    const json j = load_json(work.path / kind / "sja.thm2.json");
+    CHECK(j.at("provenance").at("mutant") == mutant);
+    CHECK(j.at("cases").at(0).at("quantities").at("stated").at("value").get<double>() == doctest::Approx(factor * stated));
+  }
+  for (const char* bad : {"sja.thm2/stated:bogus", "no.such/site:scale", "sja.thm2/stated"}) {
+    INFO(bad);
+    ScopedMutant m(bad);
+    TempDir empty;
+    const CliResult r = run_cli(args + "out", empty.path, capture.path);
+    CHECK(r.status == 2);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    CHECK(is_empty_dir(empty.path));
+  }
+  const CliResult l = run_cli("list --mutation-sites", work.path, capture.path);
+  CHECK(l.status == 0);
+  CHECK(l.out.find("sja.thm2/stated\tsja.thm2\tscale,shrink,sign\t") != std::string::npos);
+  CHECK(l.out.find("sja.appC/W0\t") != std::string::npos);
+  CHECK(l.out.find("scale,shrink,sign,transpose") != std::string::npos);  // matrix sites
+}
+
 TEST_CASE("cli: report --from leaves out files that are not reports; none at all is bad input") {
   TempDir work, capture;
   const fs::path dir = work.path / "reports";

@@ -430,7 +430,7 @@ int report_command(const std::string& dir) {
 
 int list_mutation_sites() {
   for (const auto& m : mutation_sites())
-    fmt::print("{}\t{}\t{}\t{}\n", m.id, m.claims, m.matrix ? "scale,sign,transpose" : "scale,sign", m.note);
+    fmt::print("{}\t{}\t{}\t{}\n", m.id, m.claims, m.matrix ? "scale,shrink,sign,transpose" : "scale,shrink,sign", m.note);
   return 0;
 }
 

@@ -29,7 +29,7 @@ const Selected& selected() {
     const std::string v(env);
     const auto colon = v.rfind(':');
     if (colon == std::string::npos || colon == 0) {
-      out.error = "ICL_MUTANT must be <site>:<kind> (kind: scale, sign or transpose), got '" + v + "'";
+      out.error = "ICL_MUTANT must be <site>:<kind> (kind: scale, shrink, sign or transpose), got '" + v + "'";
       return out;
     }
     out.site = v.substr(0, colon);
@@ -37,7 +37,8 @@ const Selected& selected() {
     if (k == "scale") out.kind = MutationKind::scale;
     else if (k == "sign") out.kind = MutationKind::sign;
     else if (k == "transpose") out.kind = MutationKind::transpose;
-    else out.error = "ICL_MUTANT kind must be scale, sign or transpose, got '" + k + "'";
+    else if (k == "shrink") out.kind = MutationKind::shrink;
+    else out.error = "ICL_MUTANT kind must be scale, shrink, sign or transpose, got '" + k + "'";
     return out;
   }();
   return s;
@@ -64,6 +65,7 @@ MutationKind MutationSite::kind() const {
 double MutationSite::operator()(double v) const {
   switch (kind()) {
     case MutationKind::scale: return 1.02 * v;
+    case MutationKind::shrink: return 0.98 * v;
     case MutationKind::sign: return -v;
     default: return v;
   }
@@ -72,17 +74,10 @@ double MutationSite::operator()(double v) const {
 Eigen::MatrixXd MutationSite::operator()(const Eigen::MatrixXd& m) const {
   switch (kind()) {
     case MutationKind::scale: return 1.02 * m;
+    case MutationKind::shrink: return 0.98 * m;
     case MutationKind::sign: return -m;
     case MutationKind::transpose: return m.transpose();
     default: return m;
-  }
-}
-
-Eigen::VectorXd MutationSite::operator()(const Eigen::VectorXd& v) const {
-  switch (kind()) {
-    case MutationKind::scale: return 1.02 * v;
-    case MutationKind::sign: return -v;
-    default: return v;
   }
 }
 
@@ -97,7 +92,7 @@ std::string active_mutant() {
   if (!s.error.empty()) throw std::invalid_argument(s.error);
   if (s.kind == MutationKind::none) return "";
   if (registry().count(s.site) == 0) throw std::invalid_argument("ICL_MUTANT names no mutation site: '" + s.site + "'");
-  const char* names[] = {"none", "scale", "sign", "transpose"};
+  const char* names[] = {"none", "scale", "sign", "transpose", "shrink"};
   return s.site + ":" + names[static_cast<int>(s.kind)];
 }
 

@@ -7,7 +7,8 @@
 //
 // With no mutant selected (the normal case) a site returns its argument unchanged; the cost is one
 // comparison against a value read once. A mutant is selected by the environment variable
-//   ICL_MUTANT=<site id>:<kind>     kind: scale (x 1.02), sign (negated), transpose (matrices only)
+//   ICL_MUTANT=<site id>:<kind>     kind: scale (x 1.02), shrink (x 0.98), sign (negated), transpose (matrices only)
+// (scale and shrink both: a 2% error in a bound is caught in one direction only, the one that makes it false).
 // It is read once per process; the provenance block of every report then names it ("mutant"), and the
 // command line warns on stderr, so a mutated run can never pass for a normal one.
 // `icl-verify list --mutation-sites` prints every site with the claims it affects and the kinds that apply.
@@ -21,7 +22,7 @@
 
 namespace icl {
 
-enum class MutationKind { none, scale, sign, transpose };
+enum class MutationKind { none, scale, sign, transpose, shrink };
 
 struct MutationSiteInfo {
   std::string id;      // "<claim or construction>/<what>", unique
@@ -36,7 +37,6 @@ class MutationSite {
   MutationSite(std::string id, std::string claims, std::string note = "", bool matrix = false);
   double operator()(double v) const;
   Eigen::MatrixXd operator()(const Eigen::MatrixXd& m) const;
-  Eigen::VectorXd operator()(const Eigen::VectorXd& v) const;
   const std::string& id() const { return id_; }
 
  private:
