@@ -1,3 +1,4 @@
+#include "icl/montecarlo/ranks.hpp"
 #include "icl/report/provenance.hpp"
 
 #include <CLI/Version.hpp>
@@ -60,7 +61,7 @@ nlohmann::ordered_json provenance_json(const std::string& command, std::chrono::
   j["build_type"] = b.build_type;
   j["libraries"] = b.libraries;
   j["backend"] = "cpu";
-  j["ranks"] = 1;
+  j["ranks"] = rank_comm().size;  // MPI ranks that shared the run (montecarlo/ranks.hpp)
   j["started_at"] = iso8601_utc(started_at);
   j["command"] = command;
   return j;
