@@ -35,11 +35,15 @@
 #include "icl/verdict/matrix_check.hpp"
 #include "icl/montecarlo/prompt_loss.hpp"
 #include "icl/verdict/checks.hpp"
+#include "icl/verdict/mutation.hpp"
 
 #include <optional>
 
 namespace icl {
 namespace {
+
+// Mutation sites (lib/icl/verdict/mutation.hpp; bench/mutate.py perturbs them one at a time).
+const MutationSite kStated{"acds.thm1/stated_Q", "acds.thm1", "Q0 = -U diag(1/((n+1)/n lambda_i + tr/n)) U^T", true};
 
 Eigen::MatrixXd stated_gamma(const Eigen::MatrixXd& sigma, int n) {
   Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(sigma);
@@ -47,7 +51,7 @@ Eigen::MatrixXd stated_gamma(const Eigen::MatrixXd& sigma, int n) {
   const double tr = lam.sum();
   Eigen::VectorXd dg(lam.size());
   for (Eigen::Index i = 0; i < lam.size(); ++i) dg[i] = 1.0 / ((n + 1.0) / n * lam[i] + tr / n);
-  return -es.eigenvectors() * dg.asDiagonal() * es.eigenvectors().transpose();
+  return kStated(Eigen::MatrixXd(-es.eigenvectors() * dg.asDiagonal() * es.eigenvectors().transpose()));
 }
 
 struct Trained {

@@ -24,9 +24,13 @@
 #include "icl/exact/optimal_attention.hpp"
 #include "icl/model/prompt.hpp"
 #include "icl/verdict/checks.hpp"
+#include "icl/verdict/mutation.hpp"
 
 namespace icl {
 namespace {
+
+// Mutation sites (lib/icl/verdict/mutation.hpp; bench/mutate.py perturbs them one at a time).
+const MutationSite kStated{"sja.cor9/stated", "sja.cor9", "m - dtilde"};
 
 // Gram-Schmidt of the first m monomials under N(0, Sigma): g = L^{-1} mono, Gram = L L^T.
 std::vector<Poly> gram_schmidt_monomials(int d, int m, const Eigen::MatrixXd& sigma) {
@@ -110,7 +114,7 @@ ClaimResult run(const ClaimContext& ctx) {
     }
     const auto model = GaussianIclModel::from_basis(d, g, sigma, fmt::format("orthonormal basis {}", basis));
     const Eigen::MatrixXd C = coefficient_covariance(model, g);  // the identity, computed
-    const double stated = m - dt;
+    const double stated = kStated(m - dt);
     const double inf = projection_infimum(C, dt);
     const BlockEvaluation e = evaluate_block(ctx, alpha_case, model, g, C, layer, d, n, stated, c.label());
     looks = std::max(looks, e.looks_planned);

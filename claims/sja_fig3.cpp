@@ -15,12 +15,16 @@
 #include "icl/exact/sparse_attention.hpp"
 #include "icl/montecarlo/prompt_loss.hpp"
 #include "icl/verdict/checks.hpp"
+#include "icl/verdict/mutation.hpp"
 
 #include <boost/math/distributions/beta.hpp>
 #include <algorithm>
 
 namespace icl {
 namespace {
+
+// Mutation sites (lib/icl/verdict/mutation.hpp; bench/mutate.py perturbs them one at a time).
+const MutationSite kSlope{"sja.fig3/slope", "sja.fig3", "the stated slope -1 of log loss against log n"};
 
 struct Fit {
   double slope = 0, intercept = 0, r2 = 0, slope_se = 0;
@@ -102,8 +106,9 @@ ClaimResult run(const ClaimContext& ctx) {
   const double z = normal_quantile(1 - alpha_case / 2);
   slope.ci_low = fm.slope - z * fm.slope_se;
   slope.ci_high = fm.slope + z * fm.slope_se;
-  const Decision ex = judge_exact_equal(fe.slope, -1.0, Tolerance{1e-9, 1e-12});
-  const Decision mv = judge_mc_equal(slope, -1.0, slope_tol, alpha_case);
+  const double stated_slope = kSlope(-1.0);
+  const Decision ex = judge_exact_equal(fe.slope, stated_slope, Tolerance{1e-9, 1e-12});
+  const Decision mv = judge_mc_equal(slope, stated_slope, slope_tol, alpha_case);
   const Decision mx = judge_mc_equal(slope, fe.slope, slope_tol, alpha_case);
   const Decision v1 = combine_equality(ex, mv, mx);
   {

@@ -22,9 +22,13 @@
 #include "icl/exact/sparse_attention.hpp"
 #include "icl/montecarlo/prompt_loss.hpp"
 #include "icl/verdict/checks.hpp"
+#include "icl/verdict/mutation.hpp"
 
 namespace icl {
 namespace {
+
+// Mutation sites (lib/icl/verdict/mutation.hpp; bench/mutate.py perturbs them one at a time).
+const MutationSite kRhs{"sja.lemma12/rhs", "sja.lemma12", "the right-hand side of Lemma 12"};
 
 // The lemma's right-hand side, from Lam, xi xi^T (or E_w of it), E[v^2 u u^T], E v^2.
 double lemma12_rhs(const FeatureMoments& m, const Eigen::MatrixXd& G, double n) {
@@ -32,7 +36,7 @@ double lemma12_rhs(const FeatureMoments& m, const Eigen::MatrixXd& G, double n) 
   const double min_term = m.Ey2 - (Li * m.S).trace();   // E v^2 - xi^T Lam^{-1} xi
   const Eigen::MatrixXd Phi = m.K4 - m.S;                // Cov[u v] = E[v^2 u u^T] - xi xi^T
   const Eigen::MatrixXd A = G.transpose() + Li;          // Gamma^T + Lam^{-1}
-  return min_term + (G * m.Lambda * G.transpose() * Phi).trace() / n + (A.transpose() * m.Lambda * A * m.S).trace();
+  return kRhs(min_term + (G * m.Lambda * G.transpose() * Phi).trace() / n + (A.transpose() * m.Lambda * A * m.S).trace());
 }
 
 ClaimResult run(const ClaimContext& ctx) {

@@ -38,20 +38,25 @@
 #include "icl/montecarlo/conditional_loss.hpp"
 #include "icl/montecarlo/prompt_loss.hpp"
 #include "icl/verdict/checks.hpp"
+#include "icl/verdict/mutation.hpp"
 
 #include <map>
 
 namespace icl {
 namespace {
 
-double stated_loss(int d, int n) { return ((d + 2.0) * (d + 1.0) + d) / (2.0 * n); }
+// Mutation sites (lib/icl/verdict/mutation.hpp; bench/mutate.py perturbs them one at a time).
+const MutationSite kStated{"sja.thm2/stated", "sja.thm2", "((d+2)(d+1)+d) / (2n)"};
+const MutationSite kCorrected{"sja.thm2/corrected", "sja.thm2", "the corrected constant d(d^3+18d^2+95d+142)/4"};
+
+double stated_loss(int d, int n) { return kStated(((d + 2.0) * (d + 1.0) + d) / (2.0 * n)); }
 
 // n * L for the App. C block: E_x[(xbar^T Lam^{-1} xbar) k(x,x)] - E_w[wbar^T Lam wbar], which the
 // moment engine gives as 64, 206, 462, 874, 1490, ... for d = 1, 2, 3, ...; the quartic through
 // d = 1..5 reproduces d = 6..9 exactly, and every run re-checks it against `exact`.
 double corrected_constant(int d) {
   const double D = d;
-  return D * (D * D * D + 18 * D * D + 95 * D + 142) / 4.0;
+  return kCorrected(D * (D * D * D + 18 * D * D + 95 * D + 142) / 4.0);
 }
 
 ClaimResult run(const ClaimContext& ctx) {

@@ -42,18 +42,23 @@
 #include "icl/montecarlo/least_squares_gamma.hpp"
 #include "icl/montecarlo/prompt_loss.hpp"
 #include "icl/verdict/checks.hpp"
+#include "icl/verdict/mutation.hpp"
 
 #include <map>
 
 namespace icl {
 namespace {
 
+// Mutation sites (lib/icl/verdict/mutation.hpp; bench/mutate.py perturbs them one at a time).
+const MutationSite kStated{"sja.thm5/stated_bound", "sja.thm5", "the bound on ||Gamma* + E[xbar xbar^T]^-1||_F"};
+const MutationSite kCorrected{"sja.thm5/corrected_bound", "sja.thm5", "the corrected bound (Thm 2's corrected constant)"};
+
 double stated_bound(int d, int n) {
-  return std::sqrt(((d + 2.0) * (d + 1.0) + d) / (d + 2.0 - std::sqrt(d * d + 4.0 * d))) / std::sqrt(n);
+  return kStated(std::sqrt(((d + 2.0) * (d + 1.0) + d) / (d + 2.0 - std::sqrt(d * d + 4.0 * d))) / std::sqrt(n));
 }
 double corrected_bound(int d, int n) {
   const double D = d, Ln = D * (D * D * D + 18 * D * D + 95 * D + 142) / 4.0;  // n * L(App. C block)
-  return std::sqrt(Ln * 2.0 / (D + 2.0 - std::sqrt(D * D + 4.0 * D))) / std::sqrt(n);
+  return kCorrected(std::sqrt(Ln * 2.0 / (D + 2.0 - std::sqrt(D * D + 4.0 * D))) / std::sqrt(n));
 }
 
 struct PerDim {

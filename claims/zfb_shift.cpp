@@ -50,6 +50,7 @@
 #include "icl/exact/moment_quadrature.hpp"
 #include "icl/montecarlo/lsa_prompt_worker.hpp"
 #include "icl/verdict/checks.hpp"
+#include "icl/verdict/mutation.hpp"
 
 #include <cmath>
 #include <map>
@@ -57,6 +58,9 @@
 
 namespace icl {
 namespace {
+
+// Mutation sites (lib/icl/verdict/mutation.hpp; bench/mutate.py perturbs them one at a time).
+const MutationSite kThird{"zfb.shift/one_third", "zfb.shift", "the stated limit 1/3 under a covariance shift"};
 
 using namespace zfb;
 
@@ -128,7 +132,7 @@ ClaimResult run(const ClaimContext& ctx) {
     const std::vector<int> big = {10000, 100000, 1000000};
     if (sc <= 2) {
       // E[yhat | x_q, w] = w^T K x_q: the coefficient matrix K, its limit, and its value at the fixed pair.
-      const Eigen::MatrixXd Kstated = (sc <= 1 ? scale * scale : 1.0 / 3.0) * I;
+      const Eigen::MatrixXd Kstated = (sc <= 1 ? scale * scale : kThird(1.0 / 3.0)) * I;
       stated = wfix.dot(Kstated * xq);
       exact_n = conditional_mean(W, test_lam, n, wfix, xq);
       std::vector<Eigen::MatrixXd> ks;
@@ -142,7 +146,7 @@ ClaimResult run(const ClaimContext& ctx) {
       limit_gap = (coef_limit - Kstated).norm() / Kstated.norm();
     } else {
       // R = E[yhat y_q] / E[y_q^2] over prompts whose query shares the prompt's covariance.
-      stated = 1.0 / 3.0;
+      stated = kThird(1.0 / 3.0);
       const PopulationLoss test = loss_at(n);  // test length M = n: same closed form
       exact_n = test.cross_moment(W) / test.ey2();
       for (int N : big) {

@@ -83,7 +83,7 @@ ClaimResult run(const ClaimContext& ctx) {
   double worst_dist = 0, max_off = 0, max_drift = 0, max_time = 0;
   std::string worst;
   std::vector<PlotSeries> loss_plot, dist_plot;
-  std::map<int, bool> plotted;
+  std::map<std::pair<int, int>, bool> plotted;  // one curve per (covariance, N), at the first theta and sigma
   for (const auto& c : ctx.cases) {
     const int d = c.geti("d"), N = c.geti("N"), cov = c.geti("cov"), th = c.geti("theta");
     const double sigma_frac = c.get("sigma");
@@ -116,8 +116,8 @@ ClaimResult run(const ClaimContext& ctx) {
     j.field("sigma_bound", sigma_max);
     append_flow_case_json(j, pl, stated, f.exact, z, f.o, f.verdict, f.limit);
     res.cases.push_back(j.take());
-    if (!plotted[cov] && loss_plot.size() < 6) {
-      plotted[cov] = true;
+    if (!plotted[{cov, N}] && loss_plot.size() < 16) {
+      plotted[{cov, N}] = true;
       add_flow_plot_series(z, lower, fmt::format("{} N={}", covariance_name(cov, d), N), loss_plot, dist_plot);
     }
     if (ctx.progress) ctx.progress(++done, ctx.cases.size());
@@ -152,8 +152,13 @@ ClaimResult run(const ClaimContext& ctx) {
   res.extra["tolerances"] = FlowTolerances{}.to_json(opt);
   res.extra["outside_assumption_3"] = outside;
   res.extra["plots"] = {fmt::format("{}.loss.svg", ctx.claim_id), fmt::format("{}.distance.svg", ctx.claim_id)};
-  res.files["loss.svg"] = svg_loglog_plot("zfb.thm4: L(t) - global minimum", "loss gap", loss_plot);
-  res.files["distance.svg"] = svg_loglog_plot("zfb.thm4: ||theta(t) - theta_*|| / ||theta_*||", "distance", dist_plot);
+  // The curves' data in the report (figures), from which `icl-verify report` redraws the SVGs and
+  // reports/plot_figures.py draws PDFs.
+  const PlotSpec loss_spec{"zfb.thm4: L(t) - global minimum", "t", "loss gap", true, true, loss_plot};
+  const PlotSpec dist_spec{"zfb.thm4: ||theta(t) - theta_*|| / ||theta_*||", "t", "relative distance", true, true, dist_plot};
+  res.extra["figures"] = {{"loss", plot_json(loss_spec)}, {"distance", plot_json(dist_spec)}};
+  res.files["loss.svg"] = svg_plot(loss_spec);
+  res.files["distance.svg"] = svg_plot(dist_spec);
   const Verdict v = claim_verdict(ctx, res);
   bool outside_all = true;
   double outside_worst = 0;

@@ -31,9 +31,14 @@
 #include "icl/montecarlo/conditional_loss.hpp"
 #include "icl/verdict/bound_checks.hpp"
 #include "icl/verdict/checks.hpp"
+#include "icl/verdict/mutation.hpp"
 
 namespace icl {
 namespace {
+
+// Mutation sites (lib/icl/verdict/mutation.hpp; bench/mutate.py perturbs them one at a time).
+const MutationSite kDecomposition{"zfb.thm5/decomposition", "zfb.thm5", "the decomposition (16)"};
+const MutationSite kFinal{"zfb.thm5/final_bound", "zfb.thm5", "the final bound of Thm 5"};
 
 double qform(const Eigen::VectorXd& a, const Eigen::MatrixXd& B) { return a.dot(B * a); }
 
@@ -70,9 +75,9 @@ double stated_decomposition(const Setting& s, const FeatureMoments& m, int N, in
   const Eigen::MatrixXd Sig = m.K4 - m.xi * m.xi.transpose();
   const double best_linear = m.Ey2 - m.xi.dot(a);
   const Eigen::MatrixXd L2 = s.Lam * s.Lam, L3 = L2 * s.Lam;
-  return best_linear + (Sig * s.Gm2 * s.Lam).trace() / M +
+  return kDecomposition(best_linear + (Sig * s.Gm2 * s.Lam).trace() / M +
          (qform(a, s.Gm2 * L3) + 2 * s.trL * qform(a, s.Gm2 * L2) + s.trL * s.trL * qform(a, s.Gm2 * s.Lam)) /
-             (static_cast<double>(N) * N);
+             (static_cast<double>(N) * N));
 }
 
 double stated_special(const Setting& s, const Eigen::VectorXd& w, int N, int M) {
@@ -90,7 +95,7 @@ double stated_fixed_w_bound(const Setting& s, const Eigen::VectorXd& w, int N, i
 }
 
 double stated_final_bound(const Setting& s, int d, int N, int M) {
-  return (d + 1.0) * s.trL / M + (1.0 + 2 * d + d * d * s.kappa) * s.trL / (static_cast<double>(N) * N);
+  return kFinal((d + 1.0) * s.trL / M + (1.0 + 2 * d + d * d * s.kappa) * s.trL / (static_cast<double>(N) * N));
 }
 
 // The exact error of the limit model: (yhat - y)^2 = (yhat' + y)^2 with yhat' = -yhat, i.e. the sparse

@@ -209,8 +209,13 @@ ClaimResult run(const ClaimContext& ctx) {
   res.extra["tolerances"] = FlowTolerances{}.to_json(opt);
   res.extra["outside_condition_21"] = outside;
   res.extra["plots"] = {fmt::format("{}.loss.svg", ctx.claim_id), fmt::format("{}.distance.svg", ctx.claim_id)};
-  res.files["loss.svg"] = svg_loglog_plot("zfb.thm8: L(t) - global minimum", "loss gap", loss_plot);
-  res.files["distance.svg"] = svg_loglog_plot("zfb.thm8: ||theta(t) - theta_*|| / ||theta_*||", "distance", dist_plot);
+  // The curves' data in the report (figures), from which `icl-verify report` redraws the SVGs and
+  // reports/plot_figures.py draws PDFs.
+  const PlotSpec loss_spec{"zfb.thm8: L(t) - global minimum", "t", "loss gap", true, true, loss_plot};
+  const PlotSpec dist_spec{"zfb.thm8: ||theta(t) - theta_*|| / ||theta_*||", "t", "relative distance", true, true, dist_plot};
+  res.extra["figures"] = {{"loss", plot_json(loss_spec)}, {"distance", plot_json(dist_spec)}};
+  res.files["loss.svg"] = svg_plot(loss_spec);
+  res.files["distance.svg"] = svg_plot(dist_spec);
   const Verdict v = claim_verdict(ctx, res);
   bool outside_ok = true;
   for (const auto& j : outside)

@@ -1,10 +1,23 @@
 #include "constructions/sja_appC.hpp"
 
+#include "icl/verdict/mutation.hpp"
+
 #include <fmt/format.h>
 
 #include <cmath>
 
 namespace icl::sja {
+
+namespace {
+// Mutation sites (lib/icl/verdict/mutation.hpp; bench/mutate.py perturbs them one at a time).
+const MutationSite kW0{"sja.appC/W0", "sja.lemma12,sja.thm5,sja.thm2,sja.fig3",
+                       "the kernel bilinear layer (7), W0", true};
+const MutationSite kW1{"sja.appC/W1", "sja.lemma12,sja.thm5,sja.thm2,sja.fig3",
+                       "the kernel bilinear layer (7), W1", true};
+const MutationSite kAttnP{"sja.appC/P", "sja.lemma12,sja.thm2,sja.thm5,sja.fig3,sja.thm7,sja.prop1,sja.sec42,acds.thm1,zfb.thm5,sja.prop4,sja.remark1",
+                          "P = e e^T of the sparse attention", true};
+const MutationSite kGamma{"sja.appC/Gamma", "sja.thm2,sja.fig3", "Gamma = -E[xbar xbar^T]^{-1}", true};
+}  // namespace
 
 int kernel_width(int d) { return (d + 2) * (d + 1) / 2; }
 
@@ -75,6 +88,8 @@ BilinearLayer appC_bilinear(int d) {
         b.W1(row, k) = 1;
       }
     }
+  b.W0 = kW0(b.W0);
+  b.W1 = kW1(b.W1);
   return b;
 }
 
@@ -86,6 +101,7 @@ LinearSelfAttention sparse_attention(const Eigen::MatrixXd& Gamma) {
   a.Q = Eigen::MatrixXd::Zero(D, D);
   a.Q.topLeftCorner(D - 1, D - 1) = Gamma;
   a.masked = true;
+  a.P = kAttnP(a.P);
   return a;
 }
 
@@ -93,7 +109,7 @@ Eigen::MatrixXd appC_gamma(int d) {
   const auto f = kernel_features(d);
   const Eigen::MatrixXd lambda =
       to_eigen(moment_matrix(f, f, Polynomial<Rational>::constant(d, Rational(1))));
-  return -lambda.inverse();
+  return kGamma(Eigen::MatrixXd(-lambda.inverse()));
 }
 
 Transformer appC_block(int d) {

@@ -1,10 +1,18 @@
 #include "constructions/sja_appG.hpp"
 
+#include "icl/verdict/mutation.hpp"
+
 #include "constructions/sja_appC.hpp"
 
 #include <stdexcept>
 
 namespace icl::sja {
+
+namespace {
+// Mutation sites (lib/icl/verdict/mutation.hpp; bench/mutate.py perturbs them one at a time).
+const MutationSite kW0{"sja.appG/W0", "sja.thm7,sja.cor8", "W~0 = I_d of App. G", true};
+const MutationSite kW1{"sja.appG/W1", "sja.thm7,sja.cor8", "W~1 = E_1, then -E_{(l-1)%d} + E_{l%d}", true};
+}  // namespace
 
 int appG_width(int d) { return 2 * d + 1; }
 int appG_mod(int l, int d) { return (l - 1) % d + 1; }
@@ -24,8 +32,8 @@ BilinearLayer appG_bilinear(int d, int l) {
   BilinearLayer b;
   b.W0 = Eigen::MatrixXd::Zero(dbar, dbar);
   b.W1 = Eigen::MatrixXd::Zero(dbar, dbar);
-  b.W0.block(d + 1, 1, d, d) = W0t;
-  b.W1.block(d + 1, 1, d, d) = W1t;
+  b.W0.block(d + 1, 1, d, d) = kW0(W0t);
+  b.W1.block(d + 1, 1, d, d) = kW1(W1t);
   return b;
 }
 

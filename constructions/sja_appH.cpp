@@ -1,5 +1,7 @@
 #include "constructions/sja_appH.hpp"
 
+#include "icl/verdict/mutation.hpp"
+
 #include "constructions/sja_appG.hpp"
 #include "icl/model/tasks.hpp"
 
@@ -8,6 +10,13 @@
 #include <stdexcept>
 
 namespace icl::sja {
+
+namespace {
+// Mutation sites (lib/icl/verdict/mutation.hpp; bench/mutate.py perturbs them one at a time).
+const MutationSite kW0{"sja.appH/W0", "sja.cor8", "the clear / generate / multiply layers of App. H, W0", true};
+const MutationSite kW1{"sja.appH/W1", "sja.cor8", "the clear / generate / multiply layers of App. H, W1", true};
+}  // namespace
+
 namespace {
 
 // W = [0; W~], W~ = [ones-column | x block | scratch block] on the last d rows.
@@ -23,6 +32,8 @@ BilinearLayer scratch_layer(int d, const Eigen::VectorXd& ones0, const Eigen::Ma
   b.W1.block(d + 1, 0, d, 1) = ones1;
   b.W1.block(d + 1, 1, d, d) = x1;
   b.W1.block(d + 1, d + 1, d, d) = s1;
+  b.W0 = kW0(b.W0);
+  b.W1 = kW1(b.W1);
   return b;
 }
 

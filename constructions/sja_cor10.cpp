@@ -1,10 +1,18 @@
 #include "constructions/sja_cor10.hpp"
 
+#include "icl/verdict/mutation.hpp"
+
 #include "constructions/sja_appG.hpp"
 
 #include <stdexcept>
 
 namespace icl::sja {
+
+namespace {
+// Mutation sites (lib/icl/verdict/mutation.hpp; bench/mutate.py perturbs them one at a time).
+const MutationSite kW0{"sja.cor10/W0", "sja.cor10", "the feature-network bilinear layers, W0", true};
+const MutationSite kW1{"sja.cor10/W1", "sja.cor10", "the feature-network bilinear layers, W1", true};
+}  // namespace
 
 BilinearLayer FeatureNetwork::layer(std::size_t l) const {
   const int w = width();
@@ -15,6 +23,8 @@ BilinearLayer FeatureNetwork::layer(std::size_t l) const {
   b.W1 = Eigen::MatrixXd::Zero(w, w);
   b.W0.bottomRows(h) = A0[l];
   b.W1.bottomRows(h) = A1[l];
+  b.W0 = kW0(b.W0);
+  b.W1 = kW1(b.W1);
   return b;
 }
 

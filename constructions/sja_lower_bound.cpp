@@ -1,5 +1,7 @@
 #include "constructions/sja_lower_bound.hpp"
 
+#include "icl/verdict/mutation.hpp"
+
 #include "constructions/sja_appC.hpp"
 
 #include <fmt/format.h>
@@ -9,6 +11,12 @@
 
 namespace icl::sja {
 
+namespace {
+// Mutation sites (lib/icl/verdict/mutation.hpp; bench/mutate.py perturbs them one at a time).
+const MutationSite kMinus{"sja.lower_bound/lambda_minus", "sja.prop4,sja.remark1,sja.cor9", "(d + 3 - sqrt((d+3)^2 - 8)) / 2"};
+const MutationSite kPlus{"sja.lower_bound/lambda_plus", "sja.prop4,sja.remark1,sja.cor9", "(d + 3 + sqrt((d+3)^2 - 8)) / 2"};
+}  // namespace
+
 std::vector<Poly> orthonormal_v(int d) {
   const auto o = orthonormal_features(d);
   std::vector<Poly> v;
@@ -17,8 +25,8 @@ std::vector<Poly> orthonormal_v(int d) {
   return v;
 }
 
-double lambda_minus(int d) { return (d + 3.0 - std::sqrt((d + 3.0) * (d + 3.0) - 8.0)) / 2.0; }
-double lambda_plus(int d) { return (d + 3.0 + std::sqrt((d + 3.0) * (d + 3.0) - 8.0)) / 2.0; }
+double lambda_minus(int d) { return kMinus((d + 3.0 - std::sqrt((d + 3.0) * (d + 3.0) - 8.0)) / 2.0); }
+double lambda_plus(int d) { return kPlus((d + 3.0 + std::sqrt((d + 3.0) * (d + 3.0) - 8.0)) / 2.0); }
 
 namespace {
 

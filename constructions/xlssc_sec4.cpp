@@ -1,8 +1,16 @@
 #include "constructions/xlssc_sec4.hpp"
 
+#include "icl/verdict/mutation.hpp"
+
 #include <cmath>
 
 namespace icl::xlssc {
+
+namespace {
+// Mutation sites (lib/icl/verdict/mutation.hpp; bench/mutate.py perturbs them one at a time).
+const MutationSite kV1{"xlssc.twolayer/V1", "xlssc.twolayer", "layer 1: W_out W^V = I", true};
+const MutationSite kK2{"xlssc.twolayer/K2", "xlssc.twolayer", "layer 2: W^K W^Q = I / log D", true};
+}  // namespace
 
 AttentionStack twolayer(int d, int D) {
   const int r = d + 1;
@@ -18,6 +26,8 @@ AttentionStack twolayer(int d, int D) {
   l2.K.topLeftCorner(d, d) = Eigen::MatrixXd::Identity(d, d) / std::log(static_cast<double>(D));
   l2.activation = SoftmaxAttention::Activation::linear;
   l2.causal = true;
+  l1.V = kV1(l1.V);
+  l2.K = kK2(l2.K);
   return AttentionStack{{l1, l2}};
 }
 

@@ -1,5 +1,7 @@
 #include "constructions/zfb.hpp"
 
+#include "icl/verdict/mutation.hpp"
+
 #include "icl/model/rng.hpp"
 
 #include <cmath>
@@ -7,9 +9,19 @@
 
 namespace icl::zfb {
 
+namespace {
+// Mutation sites (lib/icl/verdict/mutation.hpp; bench/mutate.py perturbs them one at a time).
+const MutationSite kGamma{"zfb.Gamma", "zfb.thm4,zfb.shift", "Gamma = (1 + 1/N) Lambda + tr(Lambda)/N I", true};
+const MutationSite kSigma{"zfb.thm4/sigma_bound", "zfb.thm4,zfb.shift", "the initialisation bound sigma^2 ||Gamma||_op sqrt(d) < 2"};
+const MutationSite kThm4Pv{"zfb.thm4/W_PV", "zfb.thm4,zfb.shift", "W^PV_* = tr(Gamma^-2)^{1/4}"};
+const MutationSite kThm4Kq{"zfb.thm4/W_KQ", "zfb.thm4,zfb.shift", "W^KQ_* = tr(Gamma^-2)^{-1/4} Gamma^-1", true};
+const MutationSite kThm8Pv{"zfb.thm8/W_PV", "zfb.thm8,zfb.shift", "the limit (22), W^PV"};
+const MutationSite kThm8Kq{"zfb.thm8/W_KQ", "zfb.thm8,zfb.shift", "the limit (22), W^KQ", true};
+}  // namespace
+
 Eigen::MatrixXd zfb_gamma(const Eigen::MatrixXd& lambda, int N) {
   const int d = static_cast<int>(lambda.rows());
-  return (1.0 + 1.0 / N) * lambda + lambda.trace() / N * Eigen::MatrixXd::Identity(d, d);
+  return kGamma(Eigen::MatrixXd((1.0 + 1.0 / N) * lambda + lambda.trace() / N * Eigen::MatrixXd::Identity(d, d)));
 }
 
 LsaWeights assumption3_init(double sigma, const Eigen::MatrixXd& theta) {
@@ -38,7 +50,7 @@ Eigen::MatrixXd assumption3_theta(int kind, int d, std::uint64_t seed) {
 double thm4_sigma_bound(const Eigen::MatrixXd& lambda, int N) {
   const Eigen::MatrixXd g = zfb_gamma(lambda, N);
   const double op = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(g).eigenvalues().maxCoeff();
-  return std::sqrt(2.0 / (op * std::sqrt(static_cast<double>(lambda.rows()))));
+  return kSigma(std::sqrt(2.0 / (op * std::sqrt(static_cast<double>(lambda.rows())))));
 }
 
 LsaWeights thm4_limit(const Eigen::MatrixXd& lambda, int N) {
@@ -46,8 +58,8 @@ LsaWeights thm4_limit(const Eigen::MatrixXd& lambda, int N) {
   const Eigen::MatrixXd gi = zfb_gamma(lambda, N).inverse();
   const double s = std::pow((gi * gi).trace(), 0.25);
   LsaWeights w = LsaWeights::zero(d);
-  w.pv(d, d) = s;
-  w.kq.topLeftCorner(d, d) = gi / s;
+  w.pv(d, d) = kThm4Pv(s);
+  w.kq.topLeftCorner(d, d) = kThm4Kq(Eigen::MatrixXd(gi / s));
   return w;
 }
 
@@ -56,8 +68,8 @@ LsaWeights thm8_limit(const Eigen::MatrixXd& e_gamma_lambda2, const Eigen::Matri
   const Eigen::MatrixXd a = e_gamma_lambda2.inverse() * e_lambda2;
   const double s = std::sqrt(a.norm());
   LsaWeights w = LsaWeights::zero(d);
-  w.pv(d, d) = s;
-  w.kq.topLeftCorner(d, d) = a / s;
+  w.pv(d, d) = kThm8Pv(s);
+  w.kq.topLeftCorner(d, d) = kThm8Kq(Eigen::MatrixXd(a / s));
   return w;
 }
 

@@ -1,4 +1,5 @@
 #include "claims/common/acds_landscape.hpp"
+#include "claims/common/acds_experiments.hpp"
 
 #include "icl/claim/case_json.hpp"
 #include "icl/exact/acds_population.hpp"
@@ -303,14 +304,7 @@ Verdict run_case(const ClaimContext& ctx, const Case& c, const Settings& s, doub
 
   // 5. The exact loss at the point against Monte Carlo through the real forward pass: y = <w, x> with
   //    w ~ N(0, Sigma^-1) drawn as y = sum_m u_m (L^-1 x)_m, u ~ N(0, I), Sigma = L L^T.
-  const Eigen::MatrixXd Linv = Eigen::MatrixXd(sigma.llt().matrixL()).inverse();
-  std::vector<Poly> basis;
-  for (int m = 0; m < d; ++m) {
-    Poly g(d);
-    for (int j = 0; j < d; ++j) g += Poly::variable(d, j) * Linv(m, j);
-    basis.push_back(g);
-  }
-  const auto model = GaussianIclModel::from_basis(d, basis, sigma, "y = <w, x>, w ~ N(0, Sigma^-1)");
+  const GaussianIclModel model = acds_exp::inverse_weight_model(sigma);
   const Transformer net = fam.network(th).to_transformer();
   const PromptShape shape = acds_shape(d, n);
   const std::uint64_t purpose = ctx.purpose(tag + "/mc");

@@ -52,6 +52,16 @@ TEST_CASE("regression: sja.thm7 --quick") {
   CHECK(worst(r, "max_rel_error") < 1e-9);
   CHECK(worst(r, "max_scratch_error") < 1e-9);
   for (const auto& c : r["cases"]) CHECK(c["quantities"]["negative_control_error"]["value"].get<double>() > 1e-3);
+  // Learned vs constructed: a trained stack compared block by block with BCD (a finding, not the verdict).
+  const auto& t = r["trained_stack"];
+  CHECK(t["status"] == "finished");
+  REQUIRE(t["per_block"].size() == 2);
+  for (const auto& b : t["per_block"]) {
+    CHECK(b["mean_sq_distance"].get<double>() >= 0);
+    CHECK(b["relative_distance"].get<double>() > 0);
+    CHECK(b["trained_loss"].get<double>() > 0);
+  }
+  CHECK(r["training"]["curve_file"] == "sja.thm7.training.svg");
 }
 
 TEST_CASE("regression: sja.cor8 --quick") {
@@ -96,6 +106,18 @@ TEST_CASE("regression: xlssc.onelayer --quick") {
   bool finite_gain = false;
   for (const auto& f : r["findings"]) finite_gain |= f.get<std::string>().find("beat predicting 0") != std::string::npos;
   CHECK(finite_gain);
+  // The trained one-layer softmax layer (at --quick: the largest softmax case, d = 2, D = 10): gain_over_zero on fresh
+  // prompts, a finding with its training block.
+  REQUIRE(r.contains("trained_softmax"));
+  const auto& t = r["trained_softmax"];
+  CHECK(t["params"]["d"] == 2);
+  CHECK(t["params"]["D"] == 10);
+  CHECK(t["training_run"]["status"] == "finished");
+  const auto& g = t["gain_over_zero"];
+  CHECK(g["ci_low"].get<double>() <= g["mean"].get<double>());
+  CHECK(g["mean"].get<double>() == doctest::Approx(1.0 - t["loss"]["mean"].get<double>()).epsilon(1e-12));
+  CHECK(t["loss"]["mean"].get<double>() <= t["start_loss"]["mean"].get<double>() + 0.02);  // training did not lose ground
+  CHECK(r["training"]["optimizer"] == "adam");
 }
 
 TEST_CASE("regression: xlssc.twolayer --quick") {

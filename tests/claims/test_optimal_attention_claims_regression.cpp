@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -73,6 +74,21 @@ TEST_CASE("regression: sja.thm5 --quick") {
 TEST_CASE("regression: sja.prop1 --quick") {
   const auto j = run_quick("sja.prop1");
   CHECK(j["verdict"] == "confirmed");
+  // The depth-4 case is an optimised stack: every candidate of the search is listed and the kept one is the
+  // lowest on the held-out set; its loss on fresh prompts is the judged `mc`.
+  int searched = 0;
+  for (const auto& c : j["cases"]) {
+    if (c["params"]["model"] != 8) continue;
+    ++searched;
+    REQUIRE(c["search_candidates"].size() == 4);
+    double lowest = 1e300;
+    for (const auto& k : c["search_candidates"]) lowest = std::min(lowest, k["held_out_loss"].get<double>());
+    CHECK(c["quantities"]["search_test_loss"]["value"].get<double>() == lowest);
+    CHECK(c.contains("training_run"));
+  }
+  CHECK(searched == 1);
+  CHECK(j["training"]["optimizer"] == "sgd");
+  CHECK(!j["findings"].empty());
 }
 
 TEST_CASE("regression: zfb.thm5 --quick") {

@@ -72,7 +72,7 @@ Args bad_item(Rng& r) {
   std::string many_n = "n=1";
   for (int v = 2; v <= 1300; ++v) many_n += "," + std::to_string(v);
   const std::vector<Args> pool = {
-      {"no.such.claim"}, {"sja.cor6"}, {nasty_word(r)}, {""}, {"é"}, {"\xff\xfe"}, {"sja.thm2\n"},
+      {"no.such.claim"}, {"sja.cor66"}, {nasty_word(r)}, {""}, {"é"}, {"\xff\xfe"}, {"sja.thm2\n"},
       {"--seed", "-1"}, {"--seed", "18446744073709551616"}, {"--seed", long_digits}, {"--seed", nasty_word(r)},
       {"--seed", "1.5"}, {"--seed", ""}, {"--seed", "\xd9\xa3"},
       {"--samples", "0"}, {"--samples", "-5"}, {"--samples", long_digits}, {"--samples", nasty_word(r)},

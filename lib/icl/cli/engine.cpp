@@ -1,8 +1,11 @@
 #include "icl/montecarlo/ranks.hpp"
 #include "icl/cli/engine.hpp"
 
+#include "icl/claim/param_names.hpp"
 #include "icl/montecarlo/montecarlo.hpp"
+#include "icl/report/paper.hpp"
 #include "icl/report/provenance.hpp"
+#include "icl/verdict/mutation.hpp"
 #include "icl/report/report.hpp"
 
 #include <fmt/format.h>
@@ -78,6 +81,54 @@ std::map<std::string, std::vector<double>> parse_sets(const std::vector<std::str
     r[key] = values;
   }
   return r;
+}
+
+std::vector<std::string> resolve_value_names(const std::vector<std::string>& sets, const std::vector<std::string>& claim_ids) {
+  std::vector<std::string> out;
+  for (const auto& s : sets) {
+    const auto eq = s.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == s.size()) {
+      out.push_back(s);  // parse_sets reports it
+      continue;
+    }
+    const std::string key = s.substr(0, eq);
+    std::string resolved = s.substr(0, eq + 1);
+    std::size_t start = eq + 1;
+    while (true) {
+      const auto comma = s.find(',', start);
+      const std::string tok = s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      bool numeric = false;
+      try {
+        std::size_t pos = 0;
+        (void)std::stod(tok, &pos);
+        numeric = pos == tok.size();
+      } catch (...) {
+      }
+      std::string value = tok;
+      if (!numeric && !tok.empty()) {
+        std::set<double> found;
+        std::string valid;
+        for (const auto& id : claim_ids)
+          for (const auto& [v, n] : param_value_names(id, key)) {
+            if (n == tok) found.insert(v);
+            if (valid.find(n) == std::string::npos) valid += (valid.empty() ? "" : ", ") + n;
+          }
+        if (found.size() > 1)
+          throw UsageError(fmt::format("--set {}: '{}' means different values for the selected claims; give the number "
+                                       "(see 'icl-verify list CLAIM')",
+                                       shown(key), shown(tok)));
+        if (found.empty() && !valid.empty())
+          throw UsageError(fmt::format("--set {}: '{}' is neither a number nor a name (names: {})", shown(key),
+                                       shown(tok), shown(valid)));
+        if (found.size() == 1) value = fmt::format("{:g}", *found.begin());
+      }
+      resolved += (start == eq + 1 ? "" : ",") + value;
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+    out.push_back(resolved);
+  }
+  return out;
 }
 
 std::vector<Case> build_cases(const Claim& c, const std::map<std::string, std::vector<double>>& sets, bool quick) {
@@ -214,7 +265,9 @@ std::vector<PlannedClaim> plan_run(const RunOptions& o) {
     } catch (const std::invalid_argument& e) {
       throw UsageError(fmt::format("--expect '{}': expected confirmed, refuted or inconclusive", shown(*o.expect)));
     }
-  const auto sets = parse_sets(o.sets);
+  std::vector<std::string> ids;
+  for (const Claim* c : claims) ids.push_back(c->id);
+  const auto sets = parse_sets(resolve_value_names(o.sets, ids));
   for (const auto& [key, values] : sets) {
     bool known = false;
     for (const Claim* c : claims)
@@ -295,6 +348,8 @@ nlohmann::ordered_json run_claim(const PlannedClaim& p, const RunOptions& o, std
   r["threads"] = ctx.threads;
   r["elapsed_s"] = std::round(elapsed * 100) / 100;
   r["quick"] = ctx.quick;
+  // standard: the default grid and budget (what reports/latest holds); quick: --quick; custom: --set or --samples.
+  r["run_mode"] = ctx.quick ? "quick" : (!o.sets.empty() || o.samples || o.alpha != 0.01) ? "custom" : "standard";
   r["sample_budget_per_case"] = ctx.samples;
   r["provenance"] = provenance_json(o.command, started_at);
   for (auto it = res.extra.begin(); it != res.extra.end(); ++it)
@@ -307,6 +362,24 @@ int run_command(const RunOptions& o) {
   const auto plan = plan_run(o);  // all validation before anything is written
   std::optional<Verdict> expect;
   if (o.expect) expect = verdict_from_string(*o.expect);
+  // A quick or custom run never replaces a standard report (the default grid and budget, e.g. reports/latest).
+  const bool standard = !o.quick && o.sets.empty() && !o.samples && o.alpha == 0.01;
+  if (!standard)
+    for (const auto& p : plan) {
+      const fs::path existing = fs::path(o.out) / (p.claim->id + ".json");
+      std::error_code ec;
+      if (!fs::is_regular_file(existing, ec)) continue;
+      bool holds_standard = false;
+      try {
+        const auto j = nlohmann::ordered_json::parse(read_file(existing.string()));
+        holds_standard = j.is_object() && j.value("schema", "") == "icl-verify/report/v1" && run_mode(j) == "standard";
+      } catch (const std::exception&) {  // unreadable or not a report: nothing standard to protect
+      }
+      if (holds_standard)
+        throw UsageError(fmt::format("--out '{}' holds the standard report of {}; a {} run would replace it: write it "
+                                     "to another folder (--out DIR)",
+                                     shown(o.out), p.claim->id, o.quick ? "quick" : "custom"));
+    }
   prepare_output_folder(o.out, "--out");
   bool expectation_failed = false;
   // Under mpirun every rank runs every claim on the same numbers (montecarlo/ranks.hpp); rank 0 writes.
@@ -318,6 +391,7 @@ int run_command(const RunOptions& o) {
     write_file_atomic(o.out + "/" + p.claim->id + ".json", r.dump(2) + "\n");
     for (const auto& [suffix, content] : files) write_file_atomic(o.out + "/" + p.claim->id + "." + suffix, content);
     write_file_atomic(o.out + "/" + p.claim->id + ".tex", latex_table(r));
+    if (needs_cases_appendix(r)) write_file_atomic(o.out + "/" + p.claim->id + ".cases.tex", latex_cases_longtable(r));
     const std::string v = r["verdict"];
     std::printf("%-14s %-12s %6.1f s  %s\n", p.claim->id.c_str(), v.c_str(), r["elapsed_s"].get<double>(),
                 r["summary"].get<std::string>().c_str());
@@ -353,13 +427,31 @@ int report_command(const std::string& dir) {
   const int n = rebuild_reports(dir, &skipped);
   for (const auto& f : skipped)
     std::fprintf(stderr, "icl-verify: note: %s is not an icl-verify report; left out\n", shown(f).c_str());
-  std::printf("rebuilt %s/summary.md and %d LaTeX tables\n", dir.c_str(), n);
+  std::printf("rebuilt %s: summary.md, %d LaTeX tables with all.tex, preview.tex and icl-verify.bib, and the SVG "
+              "figures whose data the reports hold (PDF figures: python3 reports/plot_figures.py %s)\n",
+              dir.c_str(), n, dir.c_str());
+  return 0;
+}
+
+int list_mutation_sites() {
+  for (const auto& m : mutation_sites())
+    fmt::print("{}\t{}\t{}\t{}\n", m.id, m.claims, m.matrix ? "scale,sign,transpose" : "scale,sign", m.note);
   return 0;
 }
 
 int list_command(const std::vector<std::string>& ids) {
   if (ids.empty()) {
+    std::string prefix;
+    bool first = true;
     for (const auto& e : claim_catalogue()) {
+      const std::string id = e.id;
+      const std::string pre = id.substr(0, id.find('.'));
+      if (pre != prefix) {
+        prefix = pre;
+        const PaperRef* p = paper_of(id);
+        std::printf("%s%s: %s\n", first ? "" : "\n", pre.c_str(), p ? paper_citation(*p).c_str() : "");
+        first = false;
+      }
       const bool implemented = find_claim(e.id) != nullptr;
       std::printf("%-14s %s%s\n", e.id, e.title, implemented ? "" : "  [not implemented yet]");
     }
@@ -383,11 +475,20 @@ int list_command(const std::vector<std::string>& ids) {
     return g;
   };
   for (const Claim* c : claims) {
-    std::string out = fmt::format("{}: {}\n  source: {}\n  statement: {}\n  parameters (--set KEY=V1,V2,...):\n", c->id,
-                                  c->title, c->source, c->statement);
-    for (const auto& p : c->params)
+    const PaperRef* paper = paper_of(c->id);
+    std::string out = fmt::format("{}: {}\n  paper: {}\n  source: {}\n  statement: {}\n  parameters (--set KEY=V1,V2,...):\n",
+                                  c->id, c->title, paper ? paper_citation(*paper) : std::string("-"), c->source,
+                                  c->statement);
+    for (const auto& p : c->params) {
       out += fmt::format("    {:<10} {} in [{:g}, {:g}]; default {}; --quick {}. {}\n", p.name,
                          p.integer ? "integer" : "number", p.min, p.max, grid(p.defaults), grid(p.quick), p.help);
+      const auto& names = param_value_names(c->id, p.name);
+      if (!names.empty()) {
+        std::string n;
+        for (const auto& [v, name] : names) n += fmt::format("{}{}={:g}", n.empty() ? "" : ", ", name, v);
+        out += fmt::format("    {:<10} names (--set {}=NAME): {}\n", "", p.name, n);
+      }
+    }
     out += fmt::format("  Monte Carlo budget per case: {} prompts (--quick {}; --samples N overrides)\n",
                        c->default_samples, c->quick_samples);
     out += "  parts of the statement:\n";

@@ -35,6 +35,9 @@ struct PlannedClaim {
 
 // "KEY=V1,V2,..." options as key -> values (throws UsageError on a malformed one).
 std::map<std::string, std::vector<double>> parse_sets(const std::vector<std::string>& sets);
+// --set values given as names ("cov=rotated") replaced by their numbers for the named claims
+// (claim/param_names.hpp); an unknown name of a coded parameter is a UsageError listing the names.
+std::vector<std::string> resolve_value_names(const std::vector<std::string>& sets, const std::vector<std::string>& claim_ids);
 // The grid of a claim's cases: defaults (or the --quick grid) overridden by `sets`, each value checked
 // against the parameter's range and integrality (throws UsageError).
 std::vector<Case> build_cases(const Claim& c, const std::map<std::string, std::vector<double>>& sets, bool quick);
@@ -64,6 +67,8 @@ int report_command(const std::string& dir);
 // `list`: every catalogued claim with its title; `list CLAIM...`: each claim's source, statement, parameters
 // (name, range, default and --quick grids, meaning), budget and parts. An unknown ID: UsageError.
 int list_command(const std::vector<std::string>& ids = {});
+// `list --mutation-sites`: one line per mutation site (lib/icl/verdict/mutation.hpp): id, claims, kinds, note.
+int list_mutation_sites();
 
 // Runs one planned claim and returns the whole report (envelope included).
 // `files`, if given, receives the claim's extra files (suffix -> content).

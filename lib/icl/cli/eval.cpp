@@ -218,7 +218,7 @@ nlohmann::ordered_json evaluate_weights(const LsaStack& w, const EvalOptions& o,
                       "project integrates it",
                       Strength::theorem}};
 
-  const auto sets = parse_sets(o.sets);
+  const auto sets = parse_sets(resolve_value_names(o.sets, {"eval"}));
   for (const auto& [key, values] : sets) {
     bool known = false;
     for (const auto& p : c.params) known |= p.name == key;

@@ -4,12 +4,15 @@
 #include "icl/cli/engine.hpp"
 #include "icl/cli/eval.hpp"
 #include "icl/report/provenance.hpp"
+#include "icl/verdict/mutation.hpp"
 
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
 #include <exception>
 #include <new>
+#include <stdexcept>
+#include <string>
 
 namespace {
 
@@ -31,6 +34,9 @@ int main(int argc, char** argv) {
   std::vector<std::string> list_ids;
   auto* list = app.add_subcommand("list", "Every claim ID with a one-line title; with claim IDs, their parameters");
   list->add_option("claims", list_ids, "Claim IDs: show each one's statement, parameters (valid --set keys) and parts");
+  bool list_sites = false;
+  list->add_flag("--mutation-sites", list_sites,
+                 "The mutation sites (stated formulas, constants, construction weights) bench/mutate.py perturbs");
 
   icl::RunOptions o;
   std::string samples, seed = "1";
@@ -77,7 +83,16 @@ int main(int argc, char** argv) {
     return fail(2, e.what());
   }
   try {
+    if (*list && list_sites) return icl::list_mutation_sites();
     if (*list) return icl::list_command(list_ids);
+    std::string mutant;
+    try {
+      mutant = icl::active_mutant();
+    } catch (const std::invalid_argument& e) {
+      throw icl::UsageError(e.what());
+    }
+    if (!mutant.empty())
+      std::fprintf(stderr, "icl-verify: MUTANT RUN (ICL_MUTANT=%s): the results are deliberately wrong\n", mutant.c_str());
     if (*report) return icl::report_command(from);
     if (*eval) {
       if (eval_samples_opt->count()) ev.samples = static_cast<long long>(icl::parse_samples(eval_samples));

@@ -1,6 +1,8 @@
 #include "icl/montecarlo/ranks.hpp"
 #include "icl/report/provenance.hpp"
 
+#include "icl/verdict/mutation.hpp"
+
 #include <CLI/Version.hpp>
 #include <Eigen/Core>
 #include <boost/version.hpp>
@@ -8,6 +10,7 @@
 
 #include <cctype>
 #include <ctime>
+#include <stdexcept>
 #include <vector>
 
 #ifndef ICL_VERSION
@@ -64,6 +67,10 @@ nlohmann::ordered_json provenance_json(const std::string& command, std::chrono::
   j["ranks"] = rank_comm().size;  // MPI ranks that shared the run (montecarlo/ranks.hpp)
   j["started_at"] = iso8601_utc(started_at);
   j["command"] = command;
+  try {  // a deliberately perturbed run (bench/mutate.py) says so in every report
+    if (const std::string m = active_mutant(); !m.empty()) j["mutant"] = m;
+  } catch (const std::invalid_argument&) {  // the command line has already refused a malformed ICL_MUTANT
+  }
   return j;
 }
 

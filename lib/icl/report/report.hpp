@@ -11,11 +11,20 @@ namespace icl {
 void write_file_atomic(const std::string& path, const std::string& content);
 std::string read_file(const std::string& path);
 
+// The claim's table (<claim>.tex): its cases when there are at most 12, else one row per part of the statement,
+// with every case in an appendix longtable (<claim>.cases.tex, needs_cases_appendix). Columns per claim kind
+// (paper.hpp), numbers through siunitx, a caption citing the paper with run mode, budget, seed, date, commit.
 std::string latex_table(const nlohmann::ordered_json& report);
+std::string latex_cases_longtable(const nlohmann::ordered_json& report);
+bool needs_cases_appendix(const nlohmann::ordered_json& report);
+// all.tex: \input of every table, then the appendix longtables; preview.tex: a plain article around it.
+std::string latex_all(const std::vector<nlohmann::ordered_json>& reports);
+std::string latex_preview();
 std::string markdown_claim(const nlohmann::ordered_json& report);
 std::string markdown_summary(const std::vector<nlohmann::ordered_json>& reports);
 
-// Reads every <dir>/*.json report and rewrites <dir>/<claim>.tex and <dir>/summary.md. Returns the number of
+// Reads every <dir>/*.json report and rewrites <dir>/<claim>.tex (and .cases.tex), all.tex, preview.tex,
+// icl-verify.bib and summary.md. Returns the number of
 // reports found. A .json file that is not an icl-verify report (not JSON, another schema, fields of the wrong
 // type) is left out and named in `skipped`. Everything is rendered before anything is written, so a failure
 // writes nothing; dry_run renders only (to count the reports).

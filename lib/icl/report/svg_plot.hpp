@@ -1,6 +1,8 @@
 // Plots written as SVG next to a report (loss and distance against time of a gradient flow, training
 // curves, ...).
 #pragma once
+#include <nlohmann/json.hpp>
+
 #include <string>
 #include <vector>
 
@@ -19,6 +21,11 @@ struct PlotSpec {
 };
 // Non-positive values on a log axis and non-finite values are skipped.
 std::string svg_plot(const PlotSpec& spec);
+
+// The plot's data for a report's `figures` block (each series thinned to at most max_points, spread evenly over
+// its log-x range), from which `icl-verify report` redraws the SVG and reports/plot_figures.py draws PDF and SVG.
+nlohmann::ordered_json plot_json(const PlotSpec& spec, std::size_t max_points = 200);
+PlotSpec plot_from_json(const nlohmann::ordered_json& j);
 
 // A small SVG plot of one or more traces (log-log axes): y(t) for each named series.
 std::string svg_loglog_plot(const std::string& title, const std::string& ylabel, const std::vector<PlotSeries>& series);

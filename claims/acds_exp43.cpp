@@ -1,0 +1,49 @@
+// acds.exp43 — Ahn, Cheng, Daneshmand, Sra (002), Section 4.3 and Figures 1-2.
+//
+// The experiment: d = 5, n = 20, x ~ N(0, Sigma), w ~ N(0, Sigma^-1), Sigma = U^T D U (U uniformly random
+// orthogonal, D = diag(1, 1, 0.25, 0.0625, 1)); a three-layer linear Transformer in form (8) trained with Adam
+// from i.i.d. Gaussian A_i, minibatch 20000 resampled every 100 steps, each matrix's gradient clipped to 0.01,
+// 5 runs each with its own U. The paper asserts (a) the loss converges to "an almost 0 value", (b)
+// Dist(Sigma^1/2 A_i Sigma^1/2, I) -> 0 (the Thm. 3 critical point A_i = a_i Sigma^-1), (c) Dist(A_i, I) "remains
+// constant", away from 0 (the trained network is not plain GD).
+//
+// We re-run it with the project's trainer (claims/common/acds_experiments.hpp). Default: reduced minibatch and
+// steps (2 cores; `training.paper_settings_differences` lists every difference), the paper's settings with
+// --set batch=20000 (runs=5, resample=100 are the defaults). Each asserted comparison is judged over the runs by
+// a one-sample t interval of one number per run (the sign test's p-value is reported beside it), at the claim's
+// alpha split over every decision of the run (Bonferroni):
+//   a  final test loss (Monte Carlo on fresh prompts) / E[y_q^2] <= 0.1. E[y_q^2] = d is the loss of the zero
+//      predictor (and about the loss at a small initialisation). We read "almost 0" as at most 10% of it: the
+//      architecture cannot reach 0 at n = 20 (the exact loss of the Thm. 3 family optimum is reported as
+//      `family_optimum_loss`, 0.268 = 5.4% of E[y_q^2]), and the paper's Fig. 1d shows the loss falling from the
+//      initial value to near the axis on a linear scale, not to a stated number;
+//   b  max_i Dist(Sigma^1/2 A_i Sigma^1/2, I) at the end <= 0.1, and it fell from initialisation (both per run);
+//   c  min_i [Dist(A_i, I) - Dist(Sigma^1/2 A_i Sigma^1/2, I)] at the end > 0 (paired, per run); the value
+//      Dist(Sigma^-1, I) that Dist(A_i, I) must approach at the critical point is `dist_sigma_inverse`.
+// A refuting interval at reduced settings makes the part inconclusive (a smaller budget cannot refute the paper's
+// run); a diverged run makes every case inconclusive with its reason.
+#include "claims/common/acds_experiments.hpp"
+#include "icl/model/prompt.hpp"
+
+namespace icl {
+namespace {
+
+const RegisterClaim reg{Claim{
+    "acds.exp43",
+    "Sec. 4.3: trained 3-layer form (8) -> loss ~ 0, Sigma^1/2 A_i Sigma^1/2 ~ I",
+    "002_be9a107fe5a9bb15.txt, Section 4.3, Figures 1-2",
+    "d = 5, n = 20, Sigma = U^T diag(1, 1, 0.25, 0.0625, 1) U, w ~ N(0, Sigma^-1); three-layer form (8) trained with "
+    "Adam (minibatch 20000 resampled every 100 steps, gradients clipped to 0.01 per matrix, 5 runs each with its own U): "
+    "the loss converges to almost 0, Dist(Sigma^1/2 A_i Sigma^1/2, I) -> 0 while Dist(A_i, I) stays away from 0.",
+    acds_exp::training_experiment_params(20),
+    20000,
+    4000,
+    [](const Case& c, int threads) { return threads * acds_shape(5, c.geti("n")).workspace_bytes() + 8.0 * c.get("batch"); },
+    [](const ClaimContext& ctx) { return acds_exp::run_training_experiment(ctx, false); },
+    {PartSpec{"a", "The training loss converges to an almost 0 value.", Strength::empirical},
+     PartSpec{"b", "Dist(Sigma^1/2 A_i Sigma^1/2, I) converges to 0 (the critical point of Thm. 3, A_i proportional to Sigma^-1).",
+              Strength::empirical},
+     PartSpec{"c", "Dist(A_i, I) stays away from 0 (the trained network is not plain gradient descent).", Strength::empirical}}}};
+
+}  // namespace
+}  // namespace icl

@@ -1,0 +1,45 @@
+// acds.exp51 — Ahn, Cheng, Daneshmand, Sra (002), Section 5.1, Figures 3-5 and Appendix D (Fig. 5).
+//
+// The experiment: as acds.exp43 (d = 5, Sigma = U^T diag(1, 1, 0.25, 0.0625, 1) U, w ~ N(0, Sigma^-1), Adam with the
+// Sec. 4.3 setup, 5 runs each with its own U) but n = 10 and form (11): P_i = [B_i, 0; 0, 1], Q_i = -[A_i, 0; 0, 0],
+// A_i and B_i trained. The paper asserts (a) the loss converges to about 0, (b) Dist(Sigma^1/2 A_i Sigma^1/2, I) -> 0,
+// (c) Dist(A_i, I) stays away from 0 (Fig. 3d-f, red line), (d) Dist(B_i, I) -> 0 for B_0, B_1 (B_2 does not reach the
+// prediction, footnote 4), (e) ||A_0|| < ||A_1|| < ||A_2|| (Sec. 5.1 item 2, App. D).
+// The paper contradicts itself on the optimiser: the text trains "using ADAM with the same setup as in Subsection
+// 4.3", while Fig. 3c plots "the in-context loss through the iterations of L-BFGS". We follow the text (Adam); the
+// report's `training.paper_optimizer_note` says so.
+//
+// Judged as acds.exp43 (claims/common/acds_experiments.hpp): per run one number, a one-sample t interval over the
+// runs at the claim's alpha split over every decision (Bonferroni), the sign test's p-value beside it:
+//   a  final test loss / E[y_q^2] <= 0.1 ("about 0", read as in acds.exp43);
+//   b  max_i Dist(Sigma^1/2 A_i Sigma^1/2, I) <= 0.1 at the end, and it fell from initialisation;
+//   c  min_i [Dist(A_i, I) - Dist(Sigma^1/2 A_i Sigma^1/2, I)] > 0 (paired);
+//   d  max(Dist(B_0, I), Dist(B_1, I)) <= 0.1 at the end;
+//   e  log(||A_1|| / ||A_0||) > 0 and log(||A_2|| / ||A_1||) > 0 (each paired over runs, alpha halved).
+// Reduced default settings (2 cores) are listed in `training.paper_settings_differences`; --set batch=20000 gives
+// the paper's minibatch. A refuting interval at reduced settings makes the part inconclusive.
+#include "claims/common/acds_experiments.hpp"
+#include "icl/model/prompt.hpp"
+
+namespace icl {
+namespace {
+
+const RegisterClaim reg{Claim{
+    "acds.exp51",
+    "Sec. 5.1: trained 3-layer form (11) -> B_i ~ I, A_i ~ Sigma^-1, growing ||A_i||",
+    "002_be9a107fe5a9bb15.txt, Section 5.1, Figures 3-5",
+    "As acds.exp43 with n = 10 and form (11) (A_i, B_i trained): the loss converges to about 0, Dist(B_i, I) -> 0, "
+    "Dist(Sigma^1/2 A_i Sigma^1/2, I) -> 0, and ||A_0|| < ||A_1|| < ||A_2||.",
+    acds_exp::training_experiment_params(10),
+    20000,
+    4000,
+    [](const Case& c, int threads) { return threads * acds_shape(5, c.geti("n")).workspace_bytes() + 8.0 * c.get("batch"); },
+    [](const ClaimContext& ctx) { return acds_exp::run_training_experiment(ctx, true); },
+    {PartSpec{"a", "The training loss converges to about 0.", Strength::empirical},
+     PartSpec{"b", "Dist(Sigma^1/2 A_i Sigma^1/2, I) converges to 0 (A_i proportional to Sigma^-1).", Strength::empirical},
+     PartSpec{"c", "Dist(A_i, I) stays away from 0.", Strength::empirical},
+     PartSpec{"d", "Dist(B_i, I) converges to 0 for B_0, B_1.", Strength::empirical},
+     PartSpec{"e", "||A_0|| < ||A_1|| < ||A_2||.", Strength::empirical}}}};
+
+}  // namespace
+}  // namespace icl

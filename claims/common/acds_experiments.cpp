@@ -1,0 +1,423 @@
+#include "claims/common/acds_experiments.hpp"
+
+#include "icl/claim/case_json.hpp"
+#include "claims/common/acds_landscape.hpp"
+#include "icl/learn/optimizers.hpp"
+#include "icl/report/quantities.hpp"
+#include "icl/verdict/decision.hpp"
+#include "icl/learn/forms.hpp"
+#include "icl/learn/objective.hpp"
+#include "icl/learn/prompts.hpp"
+#include "icl/model/prompt.hpp"
+#include "icl/model/rng.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <cmath>
+#include <stdexcept>
+
+namespace icl::acds_exp {
+
+Eigen::MatrixXd random_orthogonal(int d, std::uint64_t seed, std::uint64_t purpose) {
+  PromptRng rng(seed, purpose, 0);
+  Eigen::MatrixXd G(d, d);
+  rng.fill_normal(G);
+  Eigen::HouseholderQR<Eigen::MatrixXd> qr(G);
+  Eigen::MatrixXd Q = qr.householderQ();
+  const Eigen::MatrixXd R = qr.matrixQR().triangularView<Eigen::Upper>();
+  for (int j = 0; j < d; ++j)
+    if (R(j, j) < 0) Q.col(j) *= -1.0;
+  return Q;
+}
+
+Eigen::MatrixXd paper_sigma(const Eigen::MatrixXd& U) {
+  if (U.rows() != 5 || U.cols() != 5) throw std::invalid_argument("paper_sigma: the paper's D is 5 x 5");
+  Eigen::VectorXd D(5);
+  D << 1, 1, 0.25, 0.0625, 1;
+  const Eigen::MatrixXd S = U.transpose() * D.asDiagonal() * U;
+  return 0.5 * (S + S.transpose());
+}
+
+GaussianIclModel inverse_weight_model(const Eigen::MatrixXd& sigma) {
+  const int d = static_cast<int>(sigma.rows());
+  const Eigen::MatrixXd Cinv = Eigen::MatrixXd(sigma.llt().matrixL()).inverse();
+  std::vector<Poly> basis;
+  for (int m = 0; m < d; ++m) {
+    Poly g(d);
+    for (int j = 0; j < d; ++j) g += Poly::variable(d, j) * Cinv(m, j);
+    basis.push_back(g);
+  }
+  return GaussianIclModel::from_basis(d, basis, sigma, "y = <w, x>, w ~ N(0, Sigma^-1)");
+}
+
+Eigen::MatrixXd sqrt_psd(const Eigen::MatrixXd& S) {
+  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(S);
+  return es.eigenvectors() * es.eigenvalues().cwiseMax(0.0).cwiseSqrt().asDiagonal() * es.eigenvectors().transpose();
+}
+
+double dist_identity(const Eigen::MatrixXd& M) {
+  const double f2 = M.squaredNorm();
+  if (!(f2 > 0)) return 1.0;
+  const double tr = M.trace();
+  return std::sqrt(std::max(0.0, 1.0 - tr * tr / (static_cast<double>(M.rows()) * f2)));
+}
+
+Estimate over_runs(const std::vector<double>& values, double confidence) {
+  if (values.size() < 2) throw std::invalid_argument("over_runs: at least 2 runs");
+  const double k = static_cast<double>(values.size());
+  double mean = 0;
+  for (double v : values) mean += v;
+  mean /= k;
+  double ss = 0;
+  for (double v : values) ss += (v - mean) * (v - mean);
+  Estimate e;
+  e.mean = mean;
+  e.sd = std::sqrt(ss / (k - 1));
+  e.stderr_ = e.sd / std::sqrt(k);
+  e.samples = values.size();
+  e.confidence = confidence;
+  const double t = student_t_quantile(0.5 + confidence / 2, k - 1);
+  e.ci_low = mean - t * e.stderr_;
+  e.ci_high = mean + t * e.stderr_;
+  return e;
+}
+
+double sign_test_p(int successes, int trials) {
+  if (trials < 0 || successes < 0 || successes > trials) throw std::invalid_argument("sign_test_p: 0 <= successes <= trials");
+  // P(X >= k) = sum_{j >= k} C(n, j) / 2^n, with C computed in doubles (n is a number of runs).
+  double p = 0, c = 1;  // c = C(n, j)
+  for (int j = 0; j <= trials; ++j) {
+    if (j >= successes) p += c;
+    c = c * (trials - j) / (j + 1);
+  }
+  return p / std::ldexp(1.0, trials);
+}
+
+namespace {
+
+std::vector<Eigen::MatrixXd> group_list(const learn::Parameterisation& p, const Eigen::VectorXd& theta, char name, int count) {
+  std::vector<Eigen::MatrixXd> out;
+  for (int l = 0; l < count; ++l) out.push_back(p.group_matrix(fmt::format("{}_{}", name, l), theta));
+  return out;
+}
+
+}  // namespace
+
+RunOutcome train_run(const ClaimContext& ctx, const std::string& tag, int run, const RunSettings& s, double confidence) {
+  RunOutcome o;
+  const std::string rtag = fmt::format("{}/run{}", tag, run);
+  o.U = random_orthogonal(s.d, ctx.seed, ctx.purpose(rtag + "/U"));
+  o.sigma = paper_sigma(o.U);
+  const Eigen::MatrixXd root = sqrt_psd(o.sigma);
+  const GaussianIclModel model = inverse_weight_model(o.sigma);
+  const learn::Parameterisation p = s.form11 ? learn::acds_form11(s.d, s.L) : learn::acds_form8(s.d, s.L);
+  const int nB = s.form11 ? s.L - 1 : 0;  // B_{L-1} does not reach the prediction (acds footnote 4)
+
+  learn::TrainConfig& c = o.config;
+  c.optimizer = "adam";
+  c.learning_rate = s.learning_rate;
+  c.batch = s.batch;
+  c.steps = s.steps;
+  c.resample_every = s.resample;
+  c.clip = s.clip;
+  c.lr_decay = s.lr_decay;
+  c.lr_decay_every = s.lr_decay_every;
+  c.test_batch = 0;
+  c.curve_points = 40;
+  c.seed = ctx.seed;
+  c.purpose = ctx.purpose(rtag + "/train");
+  c.threads = ctx.threads;
+  c.label = fmt::format("{} {} run {}", ctx.claim_id, tag, run);
+  for (int l = 0; l < s.L; ++l) {
+    c.observe_names.push_back(fmt::format("Dist(S^1/2 A_{} S^1/2, I)", l));
+    c.observe_names.push_back(fmt::format("Dist(A_{}, I)", l));
+  }
+  for (int l = 0; l < nB; ++l) c.observe_names.push_back(fmt::format("Dist(B_{}, I)", l));
+  // The trainer hands `values` sized to observe_names (filled with NaN): write by position.
+  c.observe = [&p, &s, root, nB](int, const Eigen::VectorXd& theta, std::vector<double>& values) {
+    std::size_t k = 0;
+    for (int l = 0; l < s.L; ++l) {
+      const Eigen::MatrixXd A = p.group_matrix(fmt::format("A_{}", l), theta);
+      values.at(k++) = dist_identity(root * A * root);
+      values.at(k++) = dist_identity(A);
+    }
+    for (int l = 0; l < nB; ++l) values.at(k++) = dist_identity(p.group_matrix(fmt::format("B_{}", l), theta));
+  };
+  const Eigen::VectorXd theta0 = learn::normal_theta(p, s.init_sd, ctx.seed, ctx.purpose(rtag + "/init"));
+  const learn::PromptSource source = learn::gaussian_prompts(model, acds_shape(s.d, s.n));
+  {
+    const auto A0 = group_list(p, theta0, 'A', s.L);
+    for (const auto& A : A0) {
+      o.dist_pre0.push_back(dist_identity(root * A * root));
+      o.dist_raw0.push_back(dist_identity(A));
+    }
+  }
+  o.result = learn::train(p, theta0, source, learn::LossSpec::acds(), c);
+  c.observe = nullptr;  // the lambda refers to locals of this function
+  o.A = group_list(p, o.result.theta, 'A', s.L);
+  if (s.form11) o.B = group_list(p, o.result.theta, 'B', s.L);
+  for (const auto& A : o.A) {
+    o.dist_pre.push_back(dist_identity(root * A * root));
+    o.dist_raw.push_back(dist_identity(A));
+    o.norm_A.push_back(A.norm());
+  }
+  for (int l = 0; l < nB; ++l) o.dist_B.push_back(dist_identity(o.B[l]));
+  o.zero_loss = static_cast<double>(s.d);
+  o.init_loss = o.result.curve.train_loss.empty() ? NAN : o.result.curve.train_loss.front();
+  o.test_loss = learn::mc_loss(p.network(o.result.theta), source, learn::LossSpec::acds(), ctx.seed,
+                               ctx.purpose(rtag + "/test"), s.test_samples, ctx.threads, confidence);
+  return o;
+}
+
+nlohmann::ordered_json run_json(const RunOutcome& r) {
+  nlohmann::ordered_json j;
+  j["status"] = learn::to_string(r.result.status);
+  if (!r.result.ok()) j["reason"] = r.result.reason;
+  j["zero_predictor_loss"] = r.zero_loss;
+  j["init_loss"] = r.init_loss;
+  j["final_train_loss"] = r.result.final_train_loss;
+  j["test_loss"] = {{"mean", r.test_loss.mean},       {"stderr", r.test_loss.stderr_}, {"ci_low", r.test_loss.ci_low},
+                    {"ci_high", r.test_loss.ci_high}, {"samples", r.test_loss.samples}, {"confidence", r.test_loss.confidence}};
+  j["dist_pre_final"] = r.dist_pre;
+  j["dist_raw_final"] = r.dist_raw;
+  j["dist_pre_init"] = r.dist_pre0;
+  j["dist_raw_init"] = r.dist_raw0;
+  if (!r.dist_B.empty()) j["dist_B_final"] = r.dist_B;
+  j["norm_A"] = r.norm_A;
+  j["sigma_eigenvalues"] = {1, 1, 0.25, 0.0625, 1};
+  j["training_run"] = learn::curve_json(r.result);
+  return j;
+}
+
+}  // namespace icl::acds_exp
+
+// ---- acds.exp43 / acds.exp51 ----------------------------------------------------------------------------------
+
+namespace icl::acds_exp {
+namespace {
+
+// Readings of the paper's words, fixed before any run (see the claims' headers for why).
+constexpr double kAlmostZero = 0.1;  // final test loss <= 10% of the zero predictor's loss E[y_q^2] = d
+constexpr double kDistSmall = 0.1;   // "Dist -> 0": final Dist <= 0.1
+
+// One decision over the runs: the interval of the per-run values against a bound.
+Decision over_runs_decision(const std::vector<double>& v, double bound, bool upper, double alpha, const std::string& what) {
+  const Estimate e = over_runs(v, 1 - alpha);
+  Decision d = upper ? judge_mc_upper_bound(e, bound, Tolerance{}, alpha) : judge_mc_lower_bound(e, bound, Tolerance{}, alpha);
+  int hits = 0;
+  for (double x : v) hits += upper ? (x <= bound) : (x >= bound);
+  d.why = fmt::format("{} over {} runs: mean {:.4g} (sd {:.3g}), {:.4g}% t interval [{:.4g}, {:.4g}] {} {:.4g} -> {}; runs "
+                      "with the comparison holding: {}/{} (sign test p = {:.3g})",
+                      what, v.size(), e.mean, e.sd, 100 * (1 - alpha), e.ci_low, e.ci_high, upper ? "vs upper bound" : "vs lower bound",
+                      bound, to_string(d.verdict), hits, v.size(), sign_test_p(hits, static_cast<int>(v.size())));
+  return d;
+}
+
+// The family optimum of Thm. 3 (A_i = a_i Sigma^-1, form (8)) from the exact population loss: the best loss this
+// architecture reaches on its stationary family (a reference for "almost 0").
+double family_optimum(int d, int n, int L) {
+  const acds_landscape::ReducedFamilyLoss fam(d, n, L, false);
+  const learn::Objective f = [&](const Eigen::Ref<const Eigen::VectorXd>& th, Eigen::VectorXd& g) { return fam(th, g); };
+  double best = INFINITY;
+  for (double a0 : {0.3, 0.6, 1.0}) {
+    learn::LbfgsOptions o;
+    o.max_iterations = 300;
+    o.gradient_tolerance = 1e-12;
+    best = std::min(best, learn::minimize_lbfgs(f, Eigen::VectorXd::Constant(L, a0), o).loss);
+  }
+  return best;
+}
+
+}  // namespace
+
+ClaimResult run_training_experiment(const ClaimContext& ctx, bool form11) {
+  ClaimResult res;
+  const std::vector<std::string> part_ids =
+      form11 ? std::vector<std::string>{"a", "b", "c", "d", "e"} : std::vector<std::string>{"a", "b", "c"};
+  const std::size_t decisions_total = ctx.cases.size() * (part_ids.size() + 1);  // +1: Dist decreases (part b)
+  const double alpha = ctx.alpha / static_cast<double>(decisions_total);
+  const double conf_loss = 1 - alpha;
+  nlohmann::ordered_json findings = nlohmann::ordered_json::array();
+  std::vector<std::pair<std::string, const learn::TrainResult*>> curves;
+  std::vector<RunOutcome> kept;  // the first case's runs, for the figure
+  learn::TrainConfig config0;
+  std::vector<std::uint64_t> seeds;
+  bool paper = true;
+  std::string differences;
+  std::size_t done = 0;
+  const int L = 3;
+  for (const auto& c : ctx.cases) {
+    RunSettings s;
+    s.form11 = form11;
+    s.n = c.geti("n");
+    s.L = L;
+    s.steps = c.geti("steps");
+    s.batch = static_cast<std::uint64_t>(c.geti("batch"));
+    s.resample = c.geti("resample");
+    s.learning_rate = c.get("lr");
+    s.lr_decay_every = s.steps / 4;
+    s.lr_decay = 0.5;
+    s.test_samples = ctx.samples;
+    const int runs = c.geti("runs");
+    const std::string tag = c.label();
+    std::vector<RunOutcome> outs;
+    std::string diverged;
+    for (int r = 0; r < runs; ++r) {
+      outs.push_back(train_run(ctx, tag, r, s, conf_loss));
+      if (!outs.back().result.ok() && diverged.empty())
+        diverged = fmt::format("run {} {}: {}", r, learn::to_string(outs.back().result.status), outs.back().result.reason);
+    }
+    std::vector<std::string> diff;
+    if (s.batch != 20000) diff.push_back(fmt::format("minibatch {} (paper 20000)", s.batch));
+    if (s.resample != 100) diff.push_back(fmt::format("resampled every {} steps (paper 100)", s.resample));
+    if (runs != 5) diff.push_back(fmt::format("{} runs (paper 5)", runs));
+    if (s.n != (form11 ? 10 : 20)) diff.push_back(fmt::format("n = {} (paper {})", s.n, form11 ? 10 : 20));
+    if (!diff.empty()) paper = false;
+    if (done == 0) {
+      config0 = outs.front().config;
+      differences = diff.empty() ? "none stated by the paper" : fmt::format("{}", fmt::join(diff, "; "));
+      differences += fmt::format(
+          "; not stated by the paper (ours): {} steps, Adam learning rate {} halved every {} steps, initialisation "
+          "A_i{} ~ N(0, {}^2) entrywise, final test loss on {} fresh prompts",
+          s.steps, s.learning_rate, s.lr_decay_every, form11 ? ", B_i" : "", s.init_sd, s.test_samples);
+    }
+
+    // Per-run numbers.
+    std::vector<double> rel_loss, dist_pre_max, dist_pre_drop, dist_gap, dist_B_max, ratio01, ratio12;
+    for (const auto& o : outs) {
+      rel_loss.push_back(o.test_loss.mean / o.zero_loss);
+      double pre = 0, drop = INFINITY, gap = INFINITY;
+      for (int l = 0; l < L; ++l) {
+        pre = std::max(pre, o.dist_pre[l]);
+        drop = std::min(drop, o.dist_pre0[l] - o.dist_pre[l]);
+        gap = std::min(gap, o.dist_raw[l] - o.dist_pre[l]);
+      }
+      dist_pre_max.push_back(pre);
+      dist_pre_drop.push_back(drop);
+      dist_gap.push_back(gap);
+      if (form11) {
+        double b = 0;
+        for (double x : o.dist_B) b = std::max(b, x);
+        dist_B_max.push_back(b);
+        ratio01.push_back(std::log(o.norm_A[1] / o.norm_A[0]));
+        ratio12.push_back(std::log(o.norm_A[2] / o.norm_A[1]));
+      }
+    }
+    const double fam_opt = form11 ? NAN : family_optimum(s.d, s.n, L);
+    const double dist_sinv = dist_identity(outs.front().sigma.inverse());  // the same for every U
+    nlohmann::ordered_json runs_json = nlohmann::ordered_json::array();
+    for (const auto& o : outs) {
+      runs_json.push_back(run_json(o));
+    }
+
+    auto emit = [&](const std::string& part, Decision d, const std::string& name, const std::vector<double>& values,
+                    double bound) {
+      if (!diverged.empty()) {
+        d.verdict = Verdict::inconclusive;
+        d.why = "a run did not finish (" + diverged + "); " + d.why;
+      } else if (d.verdict == Verdict::refuted && !paper) {
+        d.verdict = Verdict::inconclusive;
+        d.why = "not reproduced at reduced settings (" + fmt::format("{}", fmt::join(diff, "; ")) +
+                "), which cannot refute the paper's run: " + d.why;
+      }
+      CaseJson j(c);
+      j.part(part);
+      j.quantity("bound", bound);
+      j.quantity("over_runs", over_runs(values, 1 - alpha));
+      j.field("per_run", values);
+      if (part == "a") {
+        j.quantity("zero_predictor_loss", static_cast<double>(s.d));
+        if (!form11) j.quantity("family_optimum_loss", fam_opt);
+        j.field("runs", runs_json);
+      }
+      if (part == "c") j.quantity("dist_sigma_inverse", dist_sinv);
+      if (d.verdict == Verdict::inconclusive)
+        j.verdict(Verdict::inconclusive, d.why, {});
+      else
+        j.verdict(d, {name});
+      j.decision(name, d);
+      res.cases.push_back(j.take());
+    };
+
+    emit("a", over_runs_decision(rel_loss, kAlmostZero, true, alpha, "final test loss / E[y_q^2]"), "loss_almost_zero",
+         rel_loss, kAlmostZero);
+    {
+      Decision small = over_runs_decision(dist_pre_max, kDistSmall, true, alpha, "max_i Dist(S^1/2 A_i S^1/2, I) at the end");
+      const Decision drop = over_runs_decision(dist_pre_drop, 0.0, false, alpha,
+                                               "min_i [Dist(S^1/2 A_i S^1/2, I) at init - at the end]");
+      Decision both = small;
+      both.why = small.why + ". Decrease from init: " + drop.why;
+      if (small.verdict == Verdict::confirmed && drop.verdict == Verdict::confirmed)
+        both.verdict = Verdict::confirmed;
+      else if (small.verdict == Verdict::refuted || drop.verdict == Verdict::refuted)
+        both.verdict = Verdict::refuted;
+      else
+        both.verdict = Verdict::inconclusive;
+      emit("b", both, "dist_preconditioned_small", dist_pre_max, kDistSmall);
+    }
+    emit("c", over_runs_decision(dist_gap, 0.0, false, alpha, "min_i [Dist(A_i, I) - Dist(S^1/2 A_i S^1/2, I)] at the end (paired)"),
+         "dist_plain_above_preconditioned", dist_gap, 0.0);
+    if (form11) {
+      emit("d", over_runs_decision(dist_B_max, kDistSmall, true, alpha, "max_i Dist(B_i, I), i = 0, 1, at the end"),
+           "dist_B_small", dist_B_max, kDistSmall);
+      const Decision d01 = over_runs_decision(ratio01, 0.0, false, alpha / 2, "log(||A_1|| / ||A_0||)");
+      const Decision d12 = over_runs_decision(ratio12, 0.0, false, alpha / 2, "log(||A_2|| / ||A_1||)");
+      Decision both = d01;
+      both.why = d01.why + ". " + d12.why;
+      both.verdict = (d01.verdict == Verdict::confirmed && d12.verdict == Verdict::confirmed) ? Verdict::confirmed
+                     : (d01.verdict == Verdict::refuted || d12.verdict == Verdict::refuted) ? Verdict::refuted
+                                                                                           : Verdict::inconclusive;
+      std::vector<double> mins;
+      for (std::size_t k = 0; k < ratio01.size(); ++k) mins.push_back(std::min(ratio01[k], ratio12[k]));
+      emit("e", both, "norms_increase", mins, 0.0);
+    }
+    if (done == 0) {
+      for (std::size_t r = 0; r < outs.size(); ++r) seeds.push_back(ctx.seed);
+      kept = std::move(outs);
+      if (!form11)
+        findings.push_back(fmt::format(
+            "{}: the exact population loss of the Thm. 3 family optimum (A_i = a_i Sigma^-1, optimal a_i) is {:.4g}, {:.3g} "
+            "of E[y_q^2] = {} (the same for every U): the reference for the trained loss (per run: runs[].test_loss).",
+            tag, fam_opt, fam_opt / s.d, s.d));
+    }
+    if (ctx.progress) ctx.progress(++done, ctx.cases.size());
+  }
+  for (std::size_t r = 0; r < kept.size(); ++r) curves.push_back({fmt::format("run {}", r), &kept[r].result});
+  res.extra["training"] = learn::training_json(config0, seeds, paper, ctx.claim_id + ".training.svg");
+  res.extra["training"]["trials"] = seeds.size();
+  res.extra["training"]["paper_settings_differences"] = differences;
+  res.extra["training"]["paper_optimizer_note"] =
+      form11 ? "Sec. 5.1's text says Adam 'with the same setup as in Subsection 4.3'; Fig. 3c's caption and text plot "
+               "'the in-context loss through the iterations of L-BFGS'. We train with Adam (the text); --set cannot "
+               "switch the optimiser of this claim."
+             : "Adam (Sec. 4.3).";
+  res.files["training.svg"] = learn::training_svg(
+      fmt::format("{}: form ({}), d = 5, L = 3, first case, {} runs (each its own U)", ctx.claim_id, form11 ? 11 : 8, kept.size()),
+      curves);
+  res.extra["thresholds"] = {{"almost_zero_relative_loss", kAlmostZero}, {"dist_small", kDistSmall}};
+  res.extra["error_rates"] = error_rates_json(ctx.alpha, decisions_total, 1, Tolerance{});
+  res.extra["findings"] = findings;
+  for (const auto& id : part_ids)
+    res.part(id).on_refuted(Refutation{RefutationClass::substantive,
+                                       "at the paper's stated settings the re-run does not reproduce the asserted outcome "
+                                       "(see the part's case: the interval over runs excludes it)",
+                                       {},
+                                       ""});
+  const Verdict v = claim_verdict(ctx, res);
+  res.summary = fmt::format("{}: {} trained three-layer form ({}) runs per case; {}", to_string(v), kept.size(), form11 ? 11 : 8,
+                            tally_decisions(res.cases, form11 ? "dist_B_small" : "loss_almost_zero"));
+  return res;
+}
+
+std::vector<ParamSpec> training_experiment_params(int paper_n) {
+  return {ParamSpec{"n", {static_cast<double>(paper_n)}, {static_cast<double>(paper_n)}, 2, 1000, true,
+                    fmt::format("context length (paper: {})", paper_n)},
+          ParamSpec{"runs", {5}, {3}, 2, 100, true, "training runs, each with its own U and initialisation (paper: 5)"},
+          ParamSpec{"steps", {300}, {100}, 10, 1e7, true, "Adam steps (the paper does not state its number)"},
+          ParamSpec{"batch", {1000}, {300}, 64, 1e6, true, "minibatch size (paper: 20000)"},
+          ParamSpec{"resample", {100}, {100}, 1, 1e7, true, "steps between minibatch resamples (paper: 100)"},
+          ParamSpec{"lr", {0.02}, {0.02}, 1e-6, 1, false, "Adam learning rate, halved every steps/4 (not stated by the paper)"}};
+}
+
+}  // namespace icl::acds_exp

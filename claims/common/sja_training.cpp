@@ -1,0 +1,294 @@
+#include "claims/common/sja_training.hpp"
+
+#include "icl/model/prompt.hpp"
+#include "icl/montecarlo/statistics.hpp"
+#include "icl/report/quantities.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+namespace icl::sja_train {
+
+Settings Settings::from_case(const Case& c) {
+  Settings s;
+  for (const auto& [k, v] : c.params) {
+    if (k == "steps") s.steps = static_cast<int>(v);
+    if (k == "batch") s.batch = static_cast<std::uint64_t>(v);
+    if (k == "trials") s.trials = static_cast<int>(v);
+    if (k == "lr") s.learning_rate = v;
+  }
+  return s;
+}
+
+std::string Settings::differences() const {
+  std::vector<std::string> parts;
+  if (batch != 4000) parts.push_back(fmt::format("batch {} (paper 4000)", batch));
+  if (steps != 20000) parts.push_back(fmt::format("{} steps (paper 20000)", steps));
+  if (trials != 5) parts.push_back(fmt::format("{} trials (paper 5)", trials));
+  if (learning_rate != 1e-3) parts.push_back(fmt::format("learning rate {:g} (paper 1e-3)", learning_rate));
+  std::string out;
+  for (std::size_t i = 0; i < parts.size(); ++i) out += (i ? ", " : "") + parts[i];
+  return out;
+}
+
+learn::TrainConfig train_trials(const ClaimContext& ctx, Model& model, const GaussianIclModel& task,
+                                const PromptShape& shape, const Settings& s, const std::string& data_tag) {
+  learn::TrainConfig c;
+  c.optimizer = "adam";
+  c.learning_rate = s.learning_rate;
+  c.batch = s.batch;
+  c.steps = s.steps;
+  c.resample_every = 1;
+  c.test_batch = std::min<std::uint64_t>(1000, std::max<std::uint64_t>(200, s.batch));
+  c.curve_points = 60;
+  c.threads = ctx.threads;
+  c.purpose = ctx.purpose("train/" + data_tag);
+  const learn::PromptSource src = learn::gaussian_prompts(task, shape);
+  model.runs.clear();
+  model.seeds.clear();
+  for (int k = 0; k < s.trials; ++k) {
+    c.seed = ctx.seed + static_cast<std::uint64_t>(k);
+    c.label = fmt::format("{} {} trial {}", ctx.claim_id, model.name, k + 1);
+    const Eigen::VectorXd theta0 =
+        learn::normal_theta(model.params, s.init_sd, c.seed, ctx.purpose("init/" + model.name));
+    learn::TrainResult r = learn::train(model.params, theta0, src, learn::LossSpec::sja(), c);
+    // A run whose weights stay finite but whose loss blew up (deep product layers) counts as diverged.
+    double first = NAN;
+    for (double v : r.curve.test_loss)
+      if (std::isfinite(v)) {
+        first = v;
+        break;
+      }
+    if (r.ok() && std::isfinite(first) && !(r.final_test_loss <= kBlowUp * first)) {
+      r.status = learn::TrainStatus::diverged;
+      r.reason = fmt::format("loss blow-up: held-out loss {:.3g} at the end, more than {:g} times its first value {:.3g}",
+                             r.final_test_loss, kBlowUp, first);
+    }
+    model.runs.push_back(std::move(r));
+    model.seeds.push_back(c.seed);
+  }
+  return c;
+}
+
+std::vector<double> TestLosses::means() const {
+  std::vector<double> m;
+  for (const auto& e : per_trial) m.push_back(e.mean);
+  return m;
+}
+
+int TestLosses::finished() const {
+  int k = 0;
+  for (const auto& e : per_trial) k += std::isfinite(e.mean) ? 1 : 0;
+  return k;
+}
+
+double TestLosses::mean() const {
+  double s = 0;
+  int k = 0;
+  for (const auto& e : per_trial)
+    if (std::isfinite(e.mean)) s += e.mean, ++k;
+  return k ? s / k : NAN;
+}
+
+double TestLosses::sd() const {
+  const double m = mean();
+  double s = 0;
+  int k = 0;
+  for (const auto& e : per_trial)
+    if (std::isfinite(e.mean)) s += (e.mean - m) * (e.mean - m), ++k;
+  return k > 1 ? std::sqrt(s / (k - 1)) : NAN;
+}
+
+TestLosses test_losses(const ClaimContext& ctx, const Model& model, const GaussianIclModel& task, int dbar, int n_test) {
+  TestLosses t;
+  t.n_test = n_test;
+  const learn::PromptSource src = learn::gaussian_prompts(task, sja_shape(task.d, dbar, n_test));
+  const std::uint64_t purpose = ctx.purpose(fmt::format("test/n={}", n_test));
+  for (std::size_t k = 0; k < model.runs.size(); ++k) {
+    const auto& r = model.runs[k];
+    if (!r.ok()) {
+      Estimate e;
+      e.mean = e.ci_low = e.ci_high = e.stderr_ = e.sd = NAN;
+      t.per_trial.push_back(e);
+      continue;
+    }
+    const learn::Network net = model.params.network(r.theta);
+    Estimate e = learn::mc_loss(net, src, learn::LossSpec::sja(), model.seeds[k], purpose,
+                                std::max<std::uint64_t>(ctx.samples, 256), ctx.threads);
+    if (!std::isfinite(e.mean) || !std::isfinite(e.ci_high)) e.mean = e.ci_low = e.ci_high = e.stderr_ = e.sd = NAN;
+    t.per_trial.push_back(e);
+  }
+  return t;
+}
+
+namespace {
+
+struct Sample {
+  double mean = 0, var = 0;
+  int n = 0;
+};
+
+Sample describe(const std::vector<double>& x) {
+  Sample s;
+  for (double v : x) s.mean += v;
+  s.n = static_cast<int>(x.size());
+  if (s.n == 0) return s;
+  s.mean /= s.n;
+  for (double v : x) s.var += (v - s.mean) * (v - s.mean);
+  s.var = s.n > 1 ? s.var / (s.n - 1) : NAN;
+  return s;
+}
+
+}  // namespace
+
+Decision judge_less(const std::vector<double>& lower, const std::vector<double>& higher, double alpha, bool paired,
+                    bool paper_settings, const std::string& what) {
+  Decision d;
+  d.verdict = Verdict::inconclusive;
+  double diff = NAN, se = NAN, dof = NAN;
+  std::string test;
+  if (paired) {
+    std::vector<double> delta;
+    for (std::size_t i = 0; i < std::min(lower.size(), higher.size()); ++i)
+      if (std::isfinite(lower[i]) && std::isfinite(higher[i])) delta.push_back(higher[i] - lower[i]);
+    const Sample s = describe(delta);
+    if (s.n < 2) {
+      d.why = fmt::format("{}: fewer than 2 finished trials ({}), not decided", what, s.n);
+      return d;
+    }
+    diff = s.mean;
+    se = std::sqrt(s.var / s.n);
+    dof = s.n - 1;
+    test = fmt::format("paired t over {} trials", s.n);
+  } else {
+    std::vector<double> a, b;
+    for (double v : lower)
+      if (std::isfinite(v)) a.push_back(v);
+    for (double v : higher)
+      if (std::isfinite(v)) b.push_back(v);
+    const Sample sa = describe(a), sb = describe(b);
+    if (sa.n < 2 || sb.n < 2) {
+      d.why = fmt::format("{}: fewer than 2 finished trials ({} and {}), not decided", what, sa.n, sb.n);
+      return d;
+    }
+    diff = sb.mean - sa.mean;
+    const double va = sa.var / sa.n, vb = sb.var / sb.n;
+    se = std::sqrt(va + vb);
+    dof = (va + vb) * (va + vb) / (va * va / (sa.n - 1) + vb * vb / (sb.n - 1));
+    if (!std::isfinite(dof)) dof = sa.n + sb.n - 2;  // both spreads zero
+    test = fmt::format("one-sided Welch t over {} and {} trials", sa.n, sb.n);
+  }
+  if (!std::isfinite(diff) || !std::isfinite(se)) {
+    d.detectable = std::numeric_limits<double>::max();
+    d.why = fmt::format("{}: not decided: the losses overflow double precision ({})", what, test);
+    return d;
+  }
+  const double tq = student_t_quantile(1 - alpha, dof);
+  const double tpow = student_t_quantile(0.8, dof);
+  d.band = 0;
+  d.detectable = (tq + tpow) * se;
+  const double t = se > 0 ? diff / se : (diff > 0 ? INFINITY : diff < 0 ? -INFINITY : 0.0);
+  const std::string stats = fmt::format("difference {:.4g} (se {:.2g}, t = {:.3g}, dof {:.3g}; critical t_(1-{:.2g}) = {:.3g}; "
+                                        "detectable difference at power 0.8: {:.3g})",
+                                        diff, se, t, dof, alpha, tq, d.detectable);
+  if (t > tq) {
+    d.verdict = Verdict::confirmed;
+    d.why = fmt::format("{}: shown ({}, {})", what, test, stats);
+  } else if (t < -tq) {
+    d.verdict = paper_settings ? Verdict::refuted : Verdict::inconclusive;
+    d.why = fmt::format("{}: the opposite is significant ({}, {}){}", what, test, stats,
+                        paper_settings ? "" : "; at a reduced budget this does not re-run the paper's experiment, so it is "
+                                              "not a refutation");
+  } else {
+    d.why = fmt::format("{}: too noisy to decide ({}, {})", what, test, stats);
+  }
+  return d;
+}
+
+nlohmann::ordered_json losses_json(const TestLosses& t) {
+  nlohmann::ordered_json j;
+  j["n_test"] = t.n_test;
+  j["finished_trials"] = t.finished();
+  j["mean_over_trials"] = std::isfinite(t.mean()) ? nlohmann::ordered_json(t.mean()) : nlohmann::ordered_json(nullptr);
+  j["sd_over_trials"] = std::isfinite(t.sd()) ? nlohmann::ordered_json(t.sd()) : nlohmann::ordered_json(nullptr);
+  nlohmann::ordered_json per = nlohmann::ordered_json::array();
+  for (const auto& e : t.per_trial) {
+    if (!std::isfinite(e.mean)) {
+      per.push_back(nullptr);
+      continue;
+    }
+    per.push_back({{"mean", e.mean}, {"ci_low", e.ci_low}, {"ci_high", e.ci_high}, {"confidence", e.confidence},
+                   {"samples", e.samples}});
+  }
+  j["per_trial"] = per;
+  return j;
+}
+
+CaseJson comparison_case(nlohmann::ordered_json params, const std::string& part, const std::string& decision_name,
+                         const Decision& dec, const std::string& lower_name, const TestLosses& lower,
+                         const std::string& higher_name, const TestLosses& higher) {
+  CaseJson j(std::move(params));
+  j.part(part);
+  for (const auto& e : lower.per_trial)
+    if (std::isfinite(e.mean)) {
+      j.quantity("mc", e);  // the first finished trial
+      break;
+    }
+  if (std::isfinite(lower.mean())) j.quantity(lower_name + "_mean_loss", lower.mean());
+  if (std::isfinite(higher.mean())) j.quantity(higher_name + "_mean_loss", higher.mean());
+  j.field(lower_name + "_test_loss", losses_json(lower));
+  j.field(higher_name + "_test_loss", losses_json(higher));
+  j.decision(decision_name, dec);
+  j.verdict(dec.verdict, dec.why,
+            dec.verdict == Verdict::inconclusive ? std::vector<std::string>{} : std::vector<std::string>{decision_name});
+  return j;
+}
+
+nlohmann::ordered_json model_json(const Model& m, const std::map<int, TestLosses>& losses) {
+  nlohmann::ordered_json j;
+  j["model"] = m.name;
+  j["parameters"] = m.params.size();
+  nlohmann::ordered_json tl = nlohmann::ordered_json::array();
+  for (const auto& [nt, l] : losses) tl.push_back(losses_json(l));
+  j["test_loss"] = tl;
+  j["runs"] = runs_json(m);
+  return j;
+}
+
+nlohmann::ordered_json runs_json(const Model& m) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::array();
+  for (std::size_t k = 0; k < m.runs.size(); ++k) {
+    auto r = learn::curve_json(m.runs[k]);
+    r["seed"] = m.seeds[k];
+    r["seconds"] = m.runs[k].seconds;
+    j.push_back(std::move(r));
+  }
+  return j;
+}
+
+nlohmann::ordered_json training_block(const learn::TrainConfig& c, const Settings& s, const std::vector<std::uint64_t>& seeds,
+                                      const std::string& claim_id, const std::string& extra_differences) {
+  const std::string diff = s.differences();
+  const bool paper = s.is_paper() && extra_differences.empty();
+  auto j = learn::training_json(c, seeds, paper, claim_id + ".training.svg");
+  std::string all = diff;
+  if (!extra_differences.empty()) all += (all.empty() ? "" : "; ") + extra_differences;
+  j["paper_settings_differences"] = paper ? "none" : all;
+  j["initialisation"] = fmt::format("every trained entry ~ N(0, {:g}^2) (the paper does not state its initialisation)",
+                                    s.init_sd);
+  j["trial_seeds"] = "trial k trains with seed + k (initialisation, minibatches and its test prompts)";
+  return j;
+}
+
+std::string curves_svg(const std::string& title, const std::vector<const Model*>& models) {
+  std::vector<std::pair<std::string, const learn::TrainResult*>> runs;
+  for (const Model* m : models)
+    if (!m->runs.empty()) runs.emplace_back(m->name + " (trial 1)", &m->runs.front());
+  return learn::training_svg(title, runs);
+}
+
+}  // namespace icl::sja_train

@@ -1,0 +1,106 @@
+// Shared by the sja experiment claims (sja.fig1, sja.fig2, sja.fig4): training a model several times with
+// the project's trainer (lib/icl/learn), measuring each trained model's test loss by Monte Carlo on fresh
+// prompts, and judging an asserted comparison statistically over the trials.
+//
+// Trials. Trial k of a model trains from its own initialisation (theta ~ N(0, init_sd^2), stream
+// (seed + k, purpose(tag + "/init"))) on minibatches of the stream (seed + k, purpose("train/" + data_tag)),
+// Adam, batch fresh prompts every step (sja App. J). Models trained on the same data tag see the same
+// minibatches at the same trial (common random numbers; the comparisons below do not rely on it).
+//
+// Test losses. Trial k's trained weights are evaluated through the forward pass on `samples` fresh prompts
+// of length n_test from the stream (seed + k, purpose("test/n=<n_test>")), never used in training, with a
+// Student-t interval: one number per trial and test length.
+//
+// Comparisons. "A has lower loss than B" is judged over the trials by a one-sided Welch t-test on the
+// per-trial test losses (independent trials; each trial's number includes its own Monte Carlo noise, so the
+// trial-to-trial spread covers both sources), or by a one-sided paired t-test on per-trial differences when
+// both numbers come from the same trained model (e.g. two test lengths). At level alpha:
+//   confirmed     the one-sided test rejects "mean(A) >= mean(B)";
+//   reversed      the opposite one-sided test rejects "mean(A) <= mean(B)": refuted at the paper's own
+//                 settings, inconclusive at a reduced budget (a reduced run does not re-run the experiment);
+//   inconclusive  neither (too noisy to decide, or fewer than 2 finished trials on a side).
+// The decision reports the smallest difference detected with power 0.8 ((t_{1-alpha} + t_{0.8}) * se).
+#pragma once
+#include "icl/claim/case_json.hpp"
+#include "icl/claim/claim.hpp"
+#include "icl/learn/learn.hpp"
+#include "icl/model/gaussian_model.hpp"
+#include "icl/verdict/decision.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace icl::sja_train {
+
+// The training settings a claim exposes as parameters (the paper's: Adam, lr 1e-3, batch 4000, 20000 steps,
+// 5 trials).
+struct Settings {
+  int steps = 20000;
+  std::uint64_t batch = 4000;
+  int trials = 5;
+  double learning_rate = 1e-3;
+  double init_sd = 0.02;  // small: a 6-layer LSA stack is cubic per layer and explodes from N(0, 0.1^2) at n = 200
+  // Settings from a case's parameters "steps", "batch", "trials", "lr" (absent ones keep the defaults).
+  static Settings from_case(const Case& c);
+  bool is_paper() const { return steps == 20000 && batch == 4000 && trials == 5 && learning_rate == 1e-3; }
+  // "batch 400 (paper 4000), 300 steps (paper 20000), 3 trials (paper 5)": what differs from the paper.
+  std::string differences() const;
+};
+
+// A run that finishes with a held-out loss above kBlowUp times its first value is marked diverged (its
+// weights stayed below the trainer's bound but its outputs exploded) and left out of every comparison.
+constexpr double kBlowUp = 100.0;
+
+struct Model {
+  std::string name;  // "bilinear L=2", "linear 6 layers", ...
+  learn::Parameterisation params;
+  std::vector<learn::TrainResult> runs;  // one per trial
+  std::vector<std::uint64_t> seeds;
+};
+
+// Trains `model.params` `s.trials` times on prompts of `task` embedded with `shape`; fills runs and seeds.
+// `data_tag` names the training stream (models compared on the same data share it).
+learn::TrainConfig train_trials(const ClaimContext& ctx, Model& model, const GaussianIclModel& task,
+                                const PromptShape& shape, const Settings& s, const std::string& data_tag);
+
+// Per-trial test losses at test length n_test (finished trials only; diverged trials give NaN).
+struct TestLosses {
+  int n_test = 0;
+  std::vector<Estimate> per_trial;  // NaN mean for a diverged trial
+  std::vector<double> means() const;
+  double mean() const;              // over finished trials
+  double sd() const;                // between finished trials
+  int finished() const;
+};
+TestLosses test_losses(const ClaimContext& ctx, const Model& model, const GaussianIclModel& task, int dbar, int n_test);
+
+// One-sided comparison "mean(lower) < mean(higher)" (see above). `paired`: the i-th entries of both come from
+// the same trained model. NaN entries (diverged trials) are dropped (pairwise when paired).
+Decision judge_less(const std::vector<double>& lower, const std::vector<double>& higher, double alpha, bool paired,
+                    bool paper_settings, const std::string& what);
+
+// One comparison case "lower < higher" (part `part`): the params, mc (lower's first trial), both sides' mean
+// losses as quantities <lower_name>_mean_loss / <higher_name>_mean_loss, their per-trial losses as fields
+// <name>_test_loss, the decision under `decision_name` and the verdict resting on it. The caller may add
+// quantities before take().
+CaseJson comparison_case(nlohmann::ordered_json params, const std::string& part, const std::string& decision_name,
+                         const Decision& dec, const std::string& lower_name, const TestLosses& lower,
+                         const std::string& higher_name, const TestLosses& higher);
+// A model's entry of the report's `models` block: name, trained parameter count, test losses, runs.
+nlohmann::ordered_json model_json(const Model& m, const std::map<int, TestLosses>& losses);
+
+// "mean [sd] over k trials" of a model's test losses, and the per-trial estimates with their intervals.
+nlohmann::ordered_json losses_json(const TestLosses& t);
+// One model's training runs (curve_json per trial).
+nlohmann::ordered_json runs_json(const Model& m);
+// A claim-level 'training' block: the trainer config, trial seeds and the statement of what differs.
+nlohmann::ordered_json training_block(const learn::TrainConfig& c, const Settings& s, const std::vector<std::uint64_t>& seeds,
+                                      const std::string& claim_id, const std::string& extra_differences);
+// Curves of the first trial of each model (the curve SVG).
+std::string curves_svg(const std::string& title, const std::vector<const Model*>& models);
+
+}  // namespace icl::sja_train

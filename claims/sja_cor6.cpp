@@ -1,0 +1,434 @@
+// sja.cor6 — Sun, Jadbabaie, Azizan (000), Corollary 6 and Algorithm 1 (Section 3.3).
+//
+// Statement: for n in Omega(d^3), Algorithm 1 (line 1: attention frozen at P0 = e e^T, Q0 = diag(Gamma, 0)
+// with Gamma any full-rank diagonal matrix; stage 1: the best bilinear weights with the attention frozen;
+// stage 2: the best attention with the bilinear layer frozen) gives (a) a bilinear layer x -> M v with v the
+// orthonormal quadratic features (8) and M invertible, (b) attention that approximately solves ordinary least
+// squares on the layer's features, and (c) loss O(1/n). dbar = C(d+2, 2) (the width of Section 3.3).
+//
+// How each stage is solved (claims/common/sja_algorithm1.hpp):
+//   stage 1 is not a quadratic minimisation (the features are bilinear in W0, W1 and the loss is quartic in
+//     the features), so it is solved by L-BFGS with multiple random starts on the EXACT population loss: the
+//     layer's features are quadratics xt = C m(x) in the monomials m, and every moment the loss needs is a
+//     congruence of the monomials' exact Gaussian moments. The best start is kept; `stage1_loss` is therefore
+//     an upper bound on the true stage-1 minimum, which is all the decisions below use.
+//   stage 2 over the sparse form P = e e^T, Q = diag(Gamma, 0) is quadratic in Gamma and solved exactly
+//     (exact/optimal_attention.hpp optimal_sparse_gamma); the general single layer (full last row of P, full Q)
+//     is searched by exact alternating least squares from several starts (`general_best`), so stage 2 is the
+//     best attention over all single layers found.
+//   mc_loss: the stage-2 block (the real bilinear layer, then the attention) through its forward pass on fresh
+//     prompts, against the exact stage-2 loss (a consistency decision: it checks the moment algebra).
+//
+// Decisions.
+//   (a) rank_bound. For any bilinear layer, with A = M^T Gamma M (v-coordinates), stage 1's loss is at least
+//       its n -> infinity part (K4 - S is PSD), (E y^2 - tr S_v) + tr((I + A) S_v (I + A)) >=
+//       lambda_min(S_v) * #{eigenvalues of A >= 0}, S_v = E_w[c c^T] for the target's coefficients c in v.
+//       If M has rank r < C(d+2,2), A has at least C - r zero eigenvalues, so the loss is >= lambda_min(S_v).
+//       Hence stage1_loss < lambda_min(S_v) proves every stage-1 minimiser has M invertible (exact, no
+//       Monte Carlo). sigma_min_M = sqrt(lambda_min(E[xt xt^T])) is reported beside it (the singular values
+//       of M in any orthonormal basis v). x -> M v itself is exact: xt is a quadratic, so in span v.
+//   (b) the whitened distance delta(n) = ||Lam~^{1/2} Gamma* Lam~^{1/2} + I||_F (coordinate-free; Gamma* =
+//       -Lam~^{-1}, the OLS preconditioner, gives 0). Asymptotic ("approximately", as n grows): judged by its
+//       trend on the grid (decreasing) and its local rate between the two largest n (at least n^{-1/2}, the
+//       rate Theorem 5 states for the App. C features).
+//   (c) the exact stage-2 loss L(n): the least-squares slope of log L on log n over n >= d^3, with a 99%
+//       t-interval, and the exact local slope between the two largest n: |slope + 1| <= 0.1 confirms "falls
+//       like 1/n"; a local slope above -0.5 refutes; in between inconclusive.
+// Cases: one per (d, gamma, n) with n >= d^3 (part a), one per (d, gamma) for parts b and c. Gamma: 0 = -I,
+// 1 = -diag(0.5 .. 2) (negative definite, anisotropic). A full-rank diagonal Gamma with a positive entry is
+// studied separately (findings): the rank bound then shows stage 1 cannot reach O(1/n).
+#include "claims/common/sja_algorithm1.hpp"
+#include "constructions/sja_appC.hpp"
+#include "icl/claim/case_json.hpp"
+#include "icl/exact/feature_moments.hpp"
+#include "icl/exact/optimal_attention.hpp"
+#include "icl/learn/optimizers.hpp"
+#include "icl/model/gaussian_model.hpp"
+#include "icl/model/rng.hpp"
+#include "icl/montecarlo/prompt_loss.hpp"
+#include "icl/verdict/checks.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+namespace icl {
+namespace {
+
+Eigen::MatrixXd make_gamma(int dbar, int kind) {
+  Eigen::VectorXd g(dbar);
+  for (int i = 0; i < dbar; ++i) {
+    if (kind == 0) g[i] = -1.0;
+    else g[i] = -(0.5 + 1.5 * i / std::max(1, dbar - 1));
+  }
+  if (kind == 2) g[dbar - 1] = 1.0;  // mixed signs: one positive entry (the findings' study)
+  return g.asDiagonal();
+}
+const char* gamma_name(int kind) {
+  return kind == 0 ? "-I" : kind == 1 ? "-diag(0.5..2)" : "-I with the last entry +1";
+}
+
+struct Stage1 {
+  Eigen::VectorXd theta;
+  double loss = INFINITY, second = INFINITY;
+  int converged = 0, starts = 0;
+};
+
+Stage1 solve_stage1(const sja::Stage1Problem& pr, double n, int starts, std::uint64_t seed, std::uint64_t purpose) {
+  Stage1 s;
+  s.starts = starts;
+  learn::LbfgsOptions o;
+  o.max_iterations = 3000;
+  o.gradient_tolerance = 1e-10;
+  o.relative_decrease = 1e-14;
+  o.initial_step = 0.1;
+  const learn::Objective f = [&](const Eigen::Ref<const Eigen::VectorXd>& th, Eigen::VectorXd& g) {
+    return pr.loss(th, n, &g);
+  };
+  for (int k = 0; k < starts; ++k) {
+    PromptRng rng(seed, purpose, static_cast<std::uint64_t>(k));
+    Eigen::VectorXd th(pr.size());
+    rng.fill_normal(th);
+    th *= 0.5;
+    const auto r = learn::minimize_lbfgs(f, th, o);
+    if (r.converged) ++s.converged;
+    if (r.loss < s.loss) {
+      s.second = s.loss;
+      s.loss = r.loss;
+      s.theta = r.theta;
+    } else {
+      s.second = std::min(s.second, r.loss);
+    }
+  }
+  return s;
+}
+
+Eigen::MatrixXd sym_sqrt(const Eigen::MatrixXd& A) {
+  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(A);
+  return es.eigenvectors() * es.eigenvalues().cwiseMax(0).cwiseSqrt().asDiagonal() * es.eigenvectors().transpose();
+}
+
+struct PerN {
+  int n = 0;
+  Stage1 s1;
+  double sigma_min = 0, sigma_max = 0, loss2 = 0, general_best = INFINITY, delta = 0, moment_check = 0;
+  Eigen::MatrixXd Gstar;
+  BilinearLayer layer;
+};
+
+PerN algorithm1(const sja::Stage1Problem& pr, const GaussianIclModel& gm, int n, int starts, std::uint64_t seed,
+                std::uint64_t purpose, bool general) {
+  PerN r;
+  r.n = n;
+  r.s1 = solve_stage1(pr, n, starts, seed, purpose);
+  const Eigen::MatrixXd C = pr.coefficients(r.s1.theta);
+  const FeatureMoments f = pr.features(C);
+  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(f.Lambda);
+  r.sigma_min = std::sqrt(std::max(0.0, es.eigenvalues().minCoeff()));
+  r.sigma_max = std::sqrt(std::max(0.0, es.eigenvalues().maxCoeff()));
+  r.Gstar = optimal_sparse_gamma(f, n);
+  r.loss2 = sparse_lsa_loss(f, r.Gstar, n);
+  const Eigen::MatrixXd Lh = sym_sqrt(f.Lambda);
+  r.delta = (Lh * r.Gstar * Lh + Eigen::MatrixXd::Identity(pr.dbar(), pr.dbar())).norm();
+  r.layer = pr.layer(r.s1.theta);
+  if (general) {
+    // The features as the real layer computes them (exact/feature_moments.hpp), an independent route to the
+    // same moments, and the general single layer searched from the sparse optimum and random starts.
+    const SingleLayerMoments sm = single_layer_moments(gm, bilinear_features(r.layer, pr.d(), pr.dbar()));
+    r.moment_check = (sm.Lambda - f.Lambda).norm() / f.Lambda.norm();
+    Eigen::VectorXd b;
+    Eigen::MatrixXd A;
+    sparse_as_general(r.Gstar, b, A);
+    r.general_best = alternating_single_layer(sm, n, b, A).loss;
+    for (int k = 0; k < 2; ++k) {
+      PromptRng rng(seed, purpose ^ 0x5eedULL, static_cast<std::uint64_t>(k));
+      rng.fill_normal(b);
+      rng.fill_normal(A);
+      r.general_best = std::min(r.general_best, alternating_single_layer(sm, n, b, A).loss);
+    }
+  }
+  return r;
+}
+
+struct LineFit {
+  double slope = 0, lo = 0, hi = 0;
+};
+// Least-squares slope of y on x with a (1 - alpha) Student-t interval from the residuals (k >= 3 points).
+LineFit fit_slope(const std::vector<double>& x, const std::vector<double>& y, double alpha) {
+  const double k = static_cast<double>(x.size());
+  double mx = 0, my = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) mx += x[i] / k, my += y[i] / k;
+  double sxx = 0, sxy = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) sxx += (x[i] - mx) * (x[i] - mx), sxy += (x[i] - mx) * (y[i] - my);
+  LineFit f;
+  f.slope = sxy / sxx;
+  double rss = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const double e = y[i] - my - f.slope * (x[i] - mx);
+    rss += e * e;
+  }
+  const double half = x.size() > 2 ? student_t_quantile(1 - alpha / 2, k - 2) * std::sqrt(rss / (k - 2) / sxx) : INFINITY;
+  f.lo = f.slope - half;
+  f.hi = f.slope + half;
+  return f;
+}
+
+ClaimResult run(const ClaimContext& ctx) {
+  ClaimResult res;
+  const int starts = ctx.quick ? 3 : 6;
+  const Tolerance mc_tol{0.05, 0.0};
+  // Group the cases by (d, gamma); each group's n grid is one run of Algorithm 1 per n.
+  std::map<std::pair<int, int>, std::vector<int>> groups;
+  for (const auto& c : ctx.cases) groups[{c.geti("d"), c.geti("gamma")}].push_back(c.geti("n"));
+  std::size_t mc_checks = 0;
+  for (auto& [key, ns] : groups) {
+    std::sort(ns.begin(), ns.end());
+    ns.erase(std::unique(ns.begin(), ns.end()), ns.end());
+    ++mc_checks;  // one forward-pass check per group
+  }
+  const double alpha_mc = ctx.alpha / static_cast<double>(std::max<std::size_t>(1, mc_checks));
+  nlohmann::ordered_json findings = nlohmann::ordered_json::array();
+  std::size_t done = 0, looks = 1;
+  std::string summary_rate, asymptote;
+  for (const auto& [key, ns] : groups) {
+    const auto [d, kind] = key;
+    const int dbar = sja::kernel_width(d), d3 = d * d * d;
+    const sja::Stage1Problem pr(d, dbar, make_gamma(dbar, kind));
+    const auto gm = GaussianIclModel::from_task(PolynomialTask::quadratic(d), Eigen::MatrixXd::Identity(d, d));
+    const Eigen::VectorXd spec = pr.target_spectrum();
+    const double lam_min = spec.minCoeff();
+    std::vector<PerN> runs;
+    for (int n : ns)
+      runs.push_back(algorithm1(pr, gm, n, starts, ctx.seed, ctx.purpose(fmt::format("d={}, gamma={}, n={}/stage1", d, kind, n)),
+                                n >= d3));
+    nlohmann::ordered_json params{{"d", d}, {"gamma", kind}, {"n_min", ns.front()}, {"n_max", ns.back()}};
+    bool moments_ok = true;
+    for (const auto& r : runs) moments_ok = moments_ok && r.moment_check <= 1e-9;
+    {  // part a at the largest n (the corollary's "sufficiently large n")
+      const PerN& r = runs.back();
+      const bool invertible = r.s1.loss < lam_min && r.n >= d3;
+      Decision rank{invertible ? Verdict::confirmed : Verdict::inconclusive, 0, 0,
+                    fmt::format("at n = {}: stage-1 loss {:.6g} {} lambda_min(S_v) = {:.6g}: {}", r.n, r.s1.loss,
+                                r.s1.loss < lam_min ? "<" : ">=", lam_min,
+                                invertible ? "every stage-1 minimiser has M invertible (a rank-deficient M costs at least "
+                                             "lambda_min(S_v))"
+                                           : "the rank bound cannot decide")};
+      Decision v = rank;
+      std::vector<std::string> basis;
+      if (invertible) basis.push_back("rank_bound");
+      if (!moments_ok) {
+        v.verdict = Verdict::inconclusive;
+        v.why += "; INTERNAL INCONSISTENCY: the real layer's feature moments differ from the congruence";
+        basis.clear();
+      }
+      nlohmann::ordered_json per_n = nlohmann::ordered_json::array();
+      int decided_from = 0;
+      for (const auto& q : runs) {
+        per_n.push_back({{"n", q.n}, {"stage1_loss", q.s1.loss}, {"sigma_min_M", q.sigma_min}, {"sigma_max_M", q.sigma_max},
+                         {"rank_bound_decides", q.s1.loss < lam_min}, {"starts_converged", q.s1.converged},
+                         {"second_best_start", q.s1.second}, {"moment_check", q.moment_check}});
+        if (q.s1.loss >= lam_min) decided_from = 0;
+        else if (!decided_from) decided_from = q.n;
+      }
+      CaseJson j(params);
+      j.field("gamma", gamma_name(kind));
+      j.part("a");
+      j.quantity("stage1_loss", r.s1.loss);
+      j.quantity("stage1_second_best_start", r.s1.second);
+      j.quantity("lambda_min_target", lam_min);
+      j.quantity("sigma_min_M", r.sigma_min);
+      j.quantity("sigma_max_M", r.sigma_max);
+      j.quantity("M_gram", pr.features(pr.coefficients(r.s1.theta)).Lambda);
+      j.field("per_n", per_n);
+      j.verdict(v.verdict, v.why + fmt::format("; sigma_min(M) = {:.4g}, sigma_max(M) = {:.4g} (M^T M = I would be 1, 1); "
+                                               "the bound decides from n = {} on the grid",
+                                               r.sigma_min, r.sigma_max, decided_from),
+                basis);
+      j.decision("rank_bound", rank);
+      res.cases.push_back(j.take());
+    }
+    // Parts b and c over the n grid.
+    std::vector<double> ln, lloss, ldelta;
+    nlohmann::ordered_json curve = nlohmann::ordered_json::array();
+    bool decreasing = true;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      const PerN& r = runs[i];
+      curve.push_back({{"n", r.n}, {"stage1_loss", r.s1.loss}, {"loss", r.loss2}, {"n_times_loss", r.n * r.loss2},
+                       {"delta_ols", r.delta}, {"sigma_min_M", r.sigma_min}});
+      if (r.n < d3) continue;
+      if (!ln.empty() && r.delta >= std::exp(ldelta.back())) decreasing = false;
+      ln.push_back(std::log(r.n));
+      lloss.push_back(std::log(r.loss2));
+      ldelta.push_back(std::log(r.delta));
+    }
+    if (ln.size() < 2) {
+      findings.push_back(fmt::format("d = {}, Gamma = {}: fewer than two n >= d^3 = {} on the grid; parts b and c not "
+                                     "judged there.", d, gamma_name(kind), d3));
+      continue;
+    }
+    const std::size_t k = ln.size();
+    const double loc_loss = (lloss[k - 1] - lloss[k - 2]) / (ln[k - 1] - ln[k - 2]);
+    const double loc_delta = (ldelta[k - 1] - ldelta[k - 2]) / (ln[k - 1] - ln[k - 2]);
+    const LineFit fl = fit_slope(ln, lloss, 0.01), fd = fit_slope(ln, ldelta, 0.01);
+    {  // part b
+      Decision trend{decreasing ? Verdict::confirmed : Verdict::refuted, 0, 0,
+                     fmt::format("delta(n) {} over n >= d^3", decreasing ? "strictly decreases" : "does not decrease")};
+      const Verdict rv = loc_delta <= -0.5 ? Verdict::confirmed : loc_delta > -0.1 ? Verdict::refuted : Verdict::inconclusive;
+      Decision rate{rv, 0.5, 0,
+                    fmt::format("local slope of log delta between n = {} and {}: {:.4f} (confirmed at <= -0.5, refuted above "
+                                "-0.1)", ns[ns.size() - 2], ns.back(), loc_delta)};
+      const Verdict v = (trend.verdict == Verdict::refuted || rate.verdict == Verdict::refuted) ? Verdict::refuted
+                        : (trend.verdict == Verdict::confirmed && rate.verdict == Verdict::confirmed) ? Verdict::confirmed
+                                                                                                      : Verdict::inconclusive;
+      CaseJson j(params);
+      j.field("gamma", gamma_name(kind));
+      j.part("b");
+      j.quantity("stated", 0.0);
+      j.quantity("exact", std::exp(ldelta.back()));
+      j.quantity("local_slope", loc_delta);
+      j.quantity("fit_slope", fd.slope);
+      j.quantity("fit_slope_ci_low", fd.lo);
+      j.quantity("fit_slope_ci_high", fd.hi);
+      j.field("curve", curve);
+      j.decision("trend", trend);
+      j.decision("rate", rate);
+      j.verdict(v, fmt::format("whitened distance to OLS ||Lam^1/2 Gamma* Lam^1/2 + I||_F: {:.4g} at n = {}; {}; {}",
+                               std::exp(ldelta.back()), ns.back(), trend.why, rate.why),
+                j.decisions_with(v, {"trend", "rate"}));
+      res.cases.push_back(j.take());
+    }
+    {  // part c, with the forward-pass check of the exact loss at the smallest n >= d^3
+      const PerN* rm = nullptr;
+      for (const auto& r : runs)
+        if (r.n >= d3) {
+          rm = &r;
+          break;
+        }
+      Transformer block;
+      block.layers.emplace_back(rm->layer);
+      block.layers.emplace_back(sja::sparse_attention(rm->Gstar));
+      const PromptShape shape = sja_shape(d, dbar, rm->n);
+      SamplingPlan plan = ctx;
+      plan.samples = std::max<std::uint64_t>(4096, static_cast<std::uint64_t>(ctx.samples * std::min(1.0, 100.0 / rm->n)));
+      const std::uint64_t purpose = ctx.purpose(fmt::format("d={}, gamma={}, n={}/mc", d, kind, rm->n));
+      auto make_worker = [&] { return ModelPromptWorker(block, gm, shape, ctx.seed, purpose); };
+      const auto o = sequential_equality(plan, alpha_mc, rm->loss2, rm->loss2, mc_tol, Tolerance{1e-9, 1e-12}, 1, 0, 4096,
+                                         make_worker, 4096);
+      looks = std::max(looks, o.looks_planned);
+      const Verdict rv = std::abs(loc_loss + 1) <= 0.1 ? Verdict::confirmed : loc_loss > -0.5 ? Verdict::refuted
+                                                                                              : Verdict::inconclusive;
+      Decision rate{rv, 0.1, 0,
+                    fmt::format("local slope of log L between n = {} and {}: {:.4f} (confirmed within -1 +/- 0.1, refuted "
+                                "above -0.5); fitted slope over n >= d^3: {:.4f}, 99% interval [{:.4f}, {:.4f}]",
+                                ns[ns.size() - 2], ns.back(), loc_loss, fl.slope, fl.lo, fl.hi)};
+      Decision v = rate;
+      std::vector<std::string> basis;
+      if (rv != Verdict::inconclusive) basis.push_back("rate");
+      if (o.mc_vs_exact && o.mc_vs_exact->verdict == Verdict::refuted) {
+        v.verdict = Verdict::inconclusive;
+        v.why += fmt::format("; INTERNAL INCONSISTENCY: at n = {} the forward pass's loss excludes the exact loss", rm->n);
+        basis.clear();
+      }
+      const double Dd = d, corrected = Dd * (Dd * Dd * Dd + 18 * Dd * Dd + 95 * Dd + 142) / 4.0;
+      CaseJson j(params);
+      j.field("gamma", gamma_name(kind));
+      j.part("c");
+      j.quantity("stated", -1.0);
+      j.quantity("exact", loc_loss);
+      j.quantity("fit_slope", fl.slope);
+      j.quantity("fit_slope_ci_low", fl.lo);
+      j.quantity("fit_slope_ci_high", fl.hi);
+      j.quantity("n_times_loss_at_n_max", ns.back() * std::exp(lloss.back()));
+      j.quantity("appC_n_times_loss", corrected);
+      j.quantity("mc_n", static_cast<double>(rm->n));
+      j.quantity("exact_at_mc_n", rm->loss2);
+      j.quantity("mc_loss", o.mc);
+      j.field("curve", curve);
+      j.decision("rate", rate);
+      if (o.mc_vs_exact) j.decision("mc_vs_exact", *o.mc_vs_exact);
+      j.decision("looks", fmt::format("{} of {}", o.looks_used, o.looks_planned));
+      j.verdict(v.verdict, v.why, basis);
+      res.cases.push_back(j.take());
+      summary_rate += fmt::format("{}d={}, Gamma={}: local slope {:.3f}, n L(n) = {:.4g} at n = {} (App. C block: {:.4g})",
+                                  summary_rate.empty() ? "" : "; ", d, gamma_name(kind), loc_loss,
+                                  ns.back() * std::exp(lloss.back()), ns.back(), corrected);
+      asymptote += fmt::format("{}d={}, Gamma={}: {:.4g} vs {:.4g}", asymptote.empty() ? "" : "; ", d, gamma_name(kind),
+                               ns.back() * std::exp(lloss.back()), corrected);
+    }
+    if (ctx.progress) ctx.progress(++done, groups.size());
+  }
+
+  // Findings: a full-rank diagonal Gamma with a positive entry (Algorithm 1 says "any full-rank diagonal").
+  {
+    const int d = groups.begin()->first.first, dbar = sja::kernel_width(d);
+    const sja::Stage1Problem pr(d, dbar, make_gamma(dbar, 2));
+    const double lam_min = pr.target_spectrum().minCoeff();
+    nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+    std::string line;
+    for (int n : groups.begin()->second) {
+      const Stage1 s = solve_stage1(pr, n, ctx.quick ? 2 : 4, ctx.seed, ctx.purpose(fmt::format("mixed n={}", n)));
+      const FeatureMoments f = pr.features(pr.coefficients(s.theta));
+      Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(f.Lambda);
+      const double smin = std::sqrt(std::max(0.0, es.eigenvalues().minCoeff()));
+      const Eigen::MatrixXd G = optimal_sparse_gamma(f, n);
+      rows.push_back({{"n", n}, {"stage1_loss", s.loss}, {"lower_bound", lam_min}, {"sigma_min_M", smin},
+                      {"stage2_loss_after_found_stage1", sparse_lsa_loss(f, G, n)}});
+      line += fmt::format("{}n={}: {:.4g} (sigma_min(M) {:.3g})", line.empty() ? "" : ", ", n, s.loss, smin);
+    }
+    res.extra["mixed_sign_gamma"] = {{"d", d}, {"gamma", gamma_name(2)}, {"rows", rows}};
+    findings.push_back(fmt::format(
+        "Algorithm 1 allows any full-rank diagonal Gamma, but with p positive entries every stage-1 layer has loss >= "
+        "p * lambda_min(S_v) for every n (Sylvester's law of inertia: M^T Gamma M has at most dbar - p negative "
+        "eigenvalues; K4 - S is PSD), so stage 1 cannot reach O(1/n). d = {}, Gamma = {}: bound {:.4g}; best stage-1 "
+        "loss found {}. Parts a-c are judged for negative-definite Gamma (gamma = 0, 1); whether stage 2 recovers from "
+        "a near-singular stage-1 layer is not decided here.",
+        d, gamma_name(2), lam_min, line));
+  }
+  findings.push_back("Stage 1 is solved by multi-start L-BFGS on the exact population loss (not a quadratic problem); "
+                     "stage 2 exactly in the sparse form and by alternating exact least squares over full single "
+                     "layers. The rank decision uses only the best stage-1 loss found, an upper bound on the true "
+                     "minimum, so it holds for the true stage-1 minimisers.");
+  findings.push_back("n L(n) of Algorithm 1 at the largest n against the App. C construction's exact n L (sja.thm2, "
+                     "d(d^3 + 18d^2 + 95d + 142)/4; Theorem 2 states ((d+2)(d+1)+d)/2): " + asymptote + ".");
+  res.extra["findings"] = findings;
+  res.extra["error_rates"] = error_rates_json(ctx.alpha, std::max<std::size_t>(1, mc_checks), looks, mc_tol);
+  const Verdict v = claim_verdict(ctx, res);
+  std::map<std::string, std::pair<int, int>> tally;  // part -> (confirmed, cases)
+  for (const auto& c : res.cases) {
+    auto& t = tally[c["part"].get<std::string>()];
+    t.first += c["verdict"] == "confirmed";
+    ++t.second;
+  }
+  auto part_text = [&](const char* id) { return fmt::format("{} of {}", tally[id].first, tally[id].second); };
+  res.summary = fmt::format("{}: cases confirmed: M invertible (a) {}, attention -> OLS (b) {}, loss like 1/n (c) {}; {}.",
+                            to_string(v), part_text("a"), part_text("b"), part_text("c"), summary_rate);
+  return res;
+}
+
+const RegisterClaim reg{Claim{
+    "sja.cor6",
+    "Algorithm 1 gives x -> M v and loss O(1/n)",
+    "000_72a77bb517664bbf.txt, Corollary 6 and Algorithm 1 (Section 3.3)",
+    "For n in Omega(d^3), Algorithm 1 (stage 1: best bilinear weights with attention frozen at a full-rank diagonal "
+    "Gamma; stage 2: best attention with the bilinear layer frozen) gives a bilinear layer x -> M v (M invertible), "
+    "attention approximately OLS on those features, and loss O(1/n).",
+    {ParamSpec{"d", {2, 3}, {2}, 1, 4, true, "input dimension (dbar = C(d+2,2))"},
+     ParamSpec{"gamma", {0, 1}, {0}, 0, 1, true, "frozen Gamma of line 1: 0 = -I, 1 = -diag(0.5..2)"},
+     ParamSpec{"n", {30, 100, 1000, 10000, 100000}, {10, 1000, 10000, 100000}, 1, 1e7, true,
+               "context length (the grid's n >= d^3 judge parts b, c; the largest judges part a)"}},
+    60000,
+    8000,
+    [](const Case& c, int threads) {
+      const int dbar = sja::kernel_width(c.geti("d"));
+      return threads * sja_shape(c.geti("d"), dbar, c.geti("n")).workspace_bytes() + 8.0 * std::pow(dbar + 1.0, 4) * 4;
+    },
+    run,
+    {PartSpec{"a", "Stage 1 gives a bilinear layer x -> M v, v the features (8), with M invertible (n in Omega(d^3)).",
+              Strength::theorem},
+     PartSpec{"b", "Stage 2's attention approximately solves ordinary least squares on the layer's features (as n grows).",
+              Strength::asymptotic},
+     PartSpec{"c", "The learned block's in-context loss is at most O(1/n).", Strength::asymptotic}}}};
+
+}  // namespace
+}  // namespace icl

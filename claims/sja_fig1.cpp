@@ -1,0 +1,326 @@
+// sja.fig1 — Sun, Jadbabaie, Azizan (000), Sec. 4.1, Fig. 1; App. I, Figs. 5-9; App. J.
+//
+// Statement (empirical): quadratic task, d in {3, 4}, dbar = 12, n = 200 training prompts, Adam (lr 1e-3,
+// no weight decay, batch 4000, 20000 iterations, 5 trials): a trained 6-layer linear Transformer is
+// significantly worse than every trained 2L-layer bilinear Transformer (L in {2, 4, 6}); bilinear loss
+// improves with L; at d = 4 (15 features > dbar = 12) deep bilinear models still learn the quadratic in
+// context (beating the single-block limit of Remark 1); test loss rises for test prompts shorter than
+// training prompts; the first 2l layers of a trained model behave as l block-coordinate-descent steps.
+//
+// Models: the bilinear Transformer learn::sja_bilinear(d, dbar, L, dense) (L blocks: bilinear (11) then
+// masked LSA, 2L layers) and the linear Transformer learn::full_lsa(dbar + 1, 6) (6 masked LSA layers,
+// every entry of P, Q trained) on the same sja prompts (rows 1, x, zeros, y). Each is trained `trials` times
+// (claims/common/sja_training.hpp) and its test loss measured by Monte Carlo on fresh prompts of lengths
+// n/4, n/2, n.
+//
+// Parts, each comparison judged over the trials (one-sided Welch or paired t-tests; Bonferroni over every
+// comparison of the run at the claim's alpha):
+//   a  linear worse than every bilinear model (at test length n, per d and L);
+//   b  bilinear loss improves with L (consecutive L of the run, per d);
+//   c  at d = 4 the deepest bilinear model's loss is below the single-block limit. The limit: Remark 1
+//      states C(d+2,2) - dbar = 3 in the task's own units (E[y^2] = 1 + d + d(d-1)/2 + 3d = 23 at d = 4; the
+//      bound is for the task with coefficients i.i.d. N(0,1) on the monomials, the same task as here). The
+//      stated number is not the true single-block infimum (sja.remark1 refutes it: Cov of the coefficients
+//      in the orthonormal basis has off-diagonal sqrt2); the true infimum over every width-dbar block and
+//      every n is the sum of the C(d+2,2) - dbar smallest eigenvalues of that covariance
+//      (exact/lower_bounds.hpp). The part is judged against the true infimum (the stronger test: beating it
+//      is what "overcomes the limitation" means); the stated value is reported beside it.
+//   d  test loss rises for shorter test prompts (every bilinear model: loss at n/2 and at n/4 above the
+//      loss at n; paired over trials, the same trained model).
+//   e  the first 2l layers behave as l block-coordinate-descent steps: not run here (left to sja.thm7's
+//      trained stack); decided inconclusive with that reason.
+//
+// At a reduced budget a significant reversal is reported as inconclusive (the reduced run does not re-run the
+// paper's experiment); at the paper's settings (--set steps=20000,batch=4000,trials=5 and L=2,4,6) it refutes.
+#include "claims/common/sja_training.hpp"
+#include "constructions/sja_appC.hpp"
+#include "constructions/sja_lower_bound.hpp"
+#include "icl/claim/case_json.hpp"
+#include "icl/exact/lower_bounds.hpp"
+#include "icl/model/prompt.hpp"
+#include "icl/report/quantities.hpp"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <set>
+
+namespace icl {
+namespace {
+
+using sja_train::Model;
+using sja_train::Settings;
+using sja_train::TestLosses;
+
+struct Group {
+  int d = 3, n = 200, dbar = 12, linear_layers = 6;
+  Settings s;
+  std::vector<int> Ls;
+};
+
+std::string group_key(const Case& c) {
+  std::string k;
+  for (const auto& [name, v] : c.params)
+    if (name != "L") k += fmt::format("{}={};", name, v);
+  return k;
+}
+
+struct Trained {
+  Group g;
+  Model linear;
+  std::vector<Model> bilinear;                     // one per L
+  std::map<int, TestLosses> linear_loss;           // by n_test
+  std::vector<std::map<int, TestLosses>> bl_loss;  // [L index][n_test]
+  learn::TrainConfig config;
+  double single_block_inf = NAN, stated_limit = NAN, Ey2 = NAN;
+};
+
+ClaimResult run(const ClaimContext& ctx) {
+  ClaimResult res;
+  // Groups: every parameter but L.
+  std::map<std::string, Group> groups;
+  std::vector<std::string> order;
+  for (const auto& c : ctx.cases) {
+    const std::string k = group_key(c);
+    if (!groups.count(k)) {
+      Group g;
+      g.d = c.geti("d"), g.n = c.geti("n"), g.dbar = c.geti("dbar"), g.linear_layers = c.geti("linear_layers");
+      g.s = Settings::from_case(c);
+      groups[k] = g;
+      order.push_back(k);
+    }
+    groups[k].Ls.push_back(c.geti("L"));
+  }
+  for (auto& [k, g] : groups) {
+    std::sort(g.Ls.begin(), g.Ls.end());
+    g.Ls.erase(std::unique(g.Ls.begin(), g.Ls.end()), g.Ls.end());
+    if (g.dbar < g.d + 1) throw std::invalid_argument(fmt::format("sja.fig1: dbar = {} < d + 1 = {}", g.dbar, g.d + 1));
+  }
+
+  // Count the comparisons first (Bonferroni).
+  std::size_t comparisons = 0;
+  for (const auto& [k, g] : groups) {
+    comparisons += g.Ls.size();                           // a
+    comparisons += g.Ls.size() > 1 ? g.Ls.size() - 1 : 0; // b
+    comparisons += g.d == 4 ? 1 : 0;                      // c
+    comparisons += 2 * g.Ls.size();                       // d
+  }
+  const double alpha = ctx.alpha / static_cast<double>(std::max<std::size_t>(comparisons, 1));
+
+  std::vector<Trained> all;
+  std::size_t done = 0;
+  const std::size_t total = [&] {
+    std::size_t t = 0;
+    for (const auto& [k, g] : groups) t += g.Ls.size() + 1;
+    return t;
+  }();
+  for (const auto& key : order) {
+    const Group& g = groups[key];
+    Trained t;
+    t.g = g;
+    const auto task = GaussianIclModel::from_task(PolynomialTask::quadratic(g.d), Eigen::MatrixXd::Identity(g.d, g.d));
+    const PromptShape shape = sja_shape(g.d, g.dbar, g.n);
+    const std::string data = fmt::format("d={},n={},dbar={}", g.d, g.n, g.dbar);
+    const std::vector<int> n_tests = {std::max(1, g.n / 4), std::max(1, g.n / 2), g.n};
+    t.linear = Model{fmt::format("linear {} layers d={}", g.linear_layers, g.d), learn::full_lsa(g.dbar + 1, g.linear_layers), {}, {}};
+    t.config = sja_train::train_trials(ctx, t.linear, task, shape, g.s, data);
+    for (int nt : n_tests) t.linear_loss[nt] = sja_train::test_losses(ctx, t.linear, task, g.dbar, nt);
+    if (ctx.progress) ctx.progress(++done, total);
+    for (int L : g.Ls) {
+      Model m{fmt::format("bilinear L={} d={}", L, g.d), learn::sja_bilinear(g.d, g.dbar, L, learn::BilinearForm::dense), {}, {}};
+      sja_train::train_trials(ctx, m, task, shape, g.s, data);
+      std::map<int, TestLosses> ls;
+      for (int nt : n_tests) ls[nt] = sja_train::test_losses(ctx, m, task, g.dbar, nt);
+      t.bilinear.push_back(std::move(m));
+      t.bl_loss.push_back(std::move(ls));
+      if (ctx.progress) ctx.progress(++done, total);
+    }
+    const auto v = sja::orthonormal_v(g.d);
+    const Eigen::MatrixXd C = coefficient_covariance(task, v);
+    t.single_block_inf = projection_infimum(C, g.dbar);
+    t.stated_limit = std::max(0, sja::kernel_width(g.d) - g.dbar);
+    t.Ey2 = C.trace();
+    all.push_back(std::move(t));
+  }
+
+  const bool paper = [&] {
+    for (const auto& t : all)
+      if (!t.g.s.is_paper()) return false;
+    return true;
+  }();
+
+  auto base_params = [](const Group& g) {
+    nlohmann::ordered_json p;
+    p["d"] = g.d, p["n"] = g.n, p["dbar"] = g.dbar;
+    p["steps"] = g.s.steps, p["batch"] = g.s.batch, p["trials"] = g.s.trials;
+    return p;
+  };
+
+  for (const auto& t : all) {
+    const Group& g = t.g;
+    const bool paper_g = g.s.is_paper();
+    const TestLosses& lin = t.linear_loss.at(g.n);
+    // a: linear worse than every bilinear model.
+    for (std::size_t i = 0; i < g.Ls.size(); ++i) {
+      const TestLosses& bl = t.bl_loss[i].at(g.n);
+      const Decision dec = sja_train::judge_less(bl.means(), lin.means(), alpha, false, paper_g,
+                                                 fmt::format("bilinear L={} below linear {} layers", g.Ls[i], g.linear_layers));
+      auto p = base_params(g);
+      p["L"] = g.Ls[i];
+      p["comparison"] = "bilinear < linear";
+      res.cases.push_back(sja_train::comparison_case(p, "a", "bilinear_below_linear", dec, "bilinear", bl, "linear", lin).take());
+    }
+    // b: improves with L.
+    for (std::size_t i = 1; i < g.Ls.size(); ++i) {
+      const TestLosses& lo = t.bl_loss[i].at(g.n);
+      const TestLosses& hi = t.bl_loss[i - 1].at(g.n);
+      const Decision dec = sja_train::judge_less(lo.means(), hi.means(), alpha, false, paper_g,
+                                                 fmt::format("bilinear L={} below L={}", g.Ls[i], g.Ls[i - 1]));
+      auto p = base_params(g);
+      p["L"] = g.Ls[i];
+      p["comparison"] = fmt::format("L={} < L={}", g.Ls[i], g.Ls[i - 1]);
+      res.cases.push_back(sja_train::comparison_case(p, "b", "deeper_below_shallower", dec, "deeper", lo, "shallower", hi).take());
+    }
+    // c: below the single-block limit at d = 4.
+    if (g.d == 4 && !g.Ls.empty()) {
+      const TestLosses& bl = t.bl_loss.back().at(g.n);
+      const std::vector<double> limit(bl.per_trial.size(), t.single_block_inf);
+      const Decision dec = sja_train::judge_less(
+          bl.means(), limit, alpha, false, paper_g,
+          fmt::format("bilinear L={} below the single-block infimum {:.4g} (Remark 1 states {:g}; E[y^2] = {:.4g})",
+                      g.Ls.back(), t.single_block_inf, t.stated_limit, t.Ey2));
+      auto p = base_params(g);
+      p["L"] = g.Ls.back();
+      p["comparison"] = "bilinear < single-block limit";
+      TestLosses bound;
+      bound.n_test = g.n;
+      for (std::size_t k = 0; k < bl.per_trial.size(); ++k) {
+        Estimate e;
+        e.mean = e.ci_low = e.ci_high = t.single_block_inf;
+        bound.per_trial.push_back(e);
+      }
+      CaseJson j = sja_train::comparison_case(p, "c", "below_single_block_infimum", dec, "bilinear", bl, "single_block_infimum", bound);
+      j.quantity("stated", t.stated_limit);
+      j.quantity("exact", t.single_block_inf);
+      j.quantity("E_y2", t.Ey2);
+      j.quantity("stated_limit_relative", t.stated_limit / t.Ey2);
+      j.quantity("single_block_infimum_relative", t.single_block_inf / t.Ey2);
+      res.cases.push_back(j.take());
+    }
+    // d: shorter test prompts give higher loss.
+    for (std::size_t i = 0; i < g.Ls.size(); ++i) {
+      const TestLosses& full = t.bl_loss[i].at(g.n);
+      for (int frac : {4, 2}) {
+        const int nt = std::max(1, g.n / frac);
+        const TestLosses& sh = t.bl_loss[i].at(nt);
+        const Decision dec = sja_train::judge_less(full.means(), sh.means(), alpha, true, paper_g,
+                                                   fmt::format("bilinear L={}: loss at n_test = {} above n_test = {}", g.Ls[i], nt, g.n));
+        auto p = base_params(g);
+        p["L"] = g.Ls[i];
+        p["n_test"] = nt;
+        p["comparison"] = fmt::format("loss(n_test={}) > loss(n_test={})", nt, g.n);
+        res.cases.push_back(
+            sja_train::comparison_case(p, "d", "shorter_prompts_higher_loss", dec, "train_length", full, "short", sh).take());
+      }
+    }
+  }
+  res.part("e").decide(Verdict::inconclusive,
+                       "not run here: comparing the first 2l layers of a trained stack with l block-coordinate-descent "
+                       "steps is sja.thm7's trained stack (another engineer's work); this claim makes no decision on it");
+  const std::string reversal = "a significant reversal at the paper's settings (the 20000-step, batch-4000, 5-trial run)";
+  res.part("a").on_refuted(Refutation{RefutationClass::substantive, "the trained linear Transformer is not worse than a trained bilinear one: " + reversal, nlohmann::ordered_json::object(), ""});
+  res.part("b").on_refuted(Refutation{RefutationClass::substantive, "a deeper bilinear model has higher loss: " + reversal, nlohmann::ordered_json::object(), ""});
+  res.part("c").on_refuted(Refutation{RefutationClass::substantive, "the deepest bilinear model does not beat the single-block infimum: " + reversal, nlohmann::ordered_json::object(), ""});
+  res.part("d").on_refuted(Refutation{RefutationClass::substantive, "shorter test prompts give lower loss: " + reversal, nlohmann::ordered_json::object(), ""});
+
+  // Report blocks.
+  nlohmann::ordered_json models = nlohmann::ordered_json::array();
+  std::vector<std::uint64_t> seeds;
+  std::vector<const Model*> curves;
+  for (const auto& t : all) {
+    auto add = [&](const Model& m, const std::map<int, TestLosses>& ls) {
+      models.push_back(sja_train::model_json(m, ls));
+      curves.push_back(&m);
+    };
+    add(t.linear, t.linear_loss);
+    for (std::size_t i = 0; i < t.bilinear.size(); ++i) add(t.bilinear[i], t.bl_loss[i]);
+    if (seeds.empty()) seeds = t.linear.seeds;
+  }
+  res.extra["models"] = models;
+  if (!all.empty()) {
+    std::string extra;
+    std::vector<int> Ls = all.front().g.Ls;
+    if (Ls != std::vector<int>{2, 4, 6}) {
+      extra = "L in {";
+      for (std::size_t i = 0; i < Ls.size(); ++i) extra += (i ? ", " : "") + std::to_string(Ls[i]);
+      extra += "} (paper {2, 4, 6})";
+    }
+    std::set<int> ds;
+    for (const auto& t : all) ds.insert(t.g.d);
+    if (ds != std::set<int>{3, 4}) {
+      std::string dl;
+      for (int d : ds) dl += (dl.empty() ? "" : ", ") + std::to_string(d);
+      extra += fmt::format("{}d in {{{}}} (paper {{3, 4}})", extra.empty() ? "" : "; ", dl);
+    }
+    if (all.front().g.n != 200) extra += fmt::format("{}n = {} (paper 200)", extra.empty() ? "" : "; ", all.front().g.n);
+    if (all.front().g.dbar != 12) extra += fmt::format("{}dbar = {} (paper 12)", extra.empty() ? "" : "; ", all.front().g.dbar);
+    if (all.front().g.linear_layers != 6) extra += fmt::format("{}linear Transformer {} layers (paper 6)", extra.empty() ? "" : "; ", all.front().g.linear_layers);
+    res.extra["training"] = sja_train::training_block(all.front().config, all.front().g.s, seeds, ctx.claim_id, extra);
+    res.files["training.svg"] = sja_train::curves_svg("sja.fig1: quadratic ICL, training loss (trial 1 of each model)", curves);
+  }
+  res.extra["error_rates"] = {{"family_alpha", ctx.alpha},
+                              {"comparisons", comparisons},
+                              {"alpha_per_comparison", alpha},
+                              {"tests", "one-sided Welch t (between models) or paired t (test lengths of one model) over trials"},
+                              {"false_confirm_rate_per_comparison", alpha}};
+  nlohmann::ordered_json findings = nlohmann::ordered_json::array();
+  for (const auto& t : all) {
+    std::string line = fmt::format("d = {}: test loss at n = {} (mean [sd] over {} trials): linear {:.4g} [{:.2g}]", t.g.d, t.g.n,
+                                   t.g.s.trials, t.linear_loss.at(t.g.n).mean(), t.linear_loss.at(t.g.n).sd());
+    for (std::size_t i = 0; i < t.bilinear.size(); ++i)
+      line += fmt::format(", bilinear L={} {:.4g} [{:.2g}]", t.g.Ls[i], t.bl_loss[i].at(t.g.n).mean(), t.bl_loss[i].at(t.g.n).sd());
+    line += fmt::format("; E[y^2] = {:.4g}, single-block infimum {:.4g} (Remark 1 states {:g}).", t.Ey2, t.single_block_inf,
+                        t.stated_limit);
+    findings.push_back(line);
+  }
+  res.extra["findings"] = findings;
+  const Verdict v = claim_verdict(ctx, res);
+  res.summary = fmt::format("{} ({}): {}", to_string(v), paper ? "paper settings" : "reduced settings: " + all.front().g.s.differences(),
+                            findings.empty() ? std::string() : findings.front().get<std::string>());
+  for (std::size_t i = 1; i < findings.size(); ++i) res.summary += " " + findings[i].get<std::string>();
+  return res;
+}
+
+const RegisterClaim reg{Claim{
+    "sja.fig1",
+    "Trained bilinear vs linear Transformers on quadratic ICL (Fig. 1)",
+    "000_72a77bb517664bbf.txt, Sec. 4.1, Fig. 1; App. I, Figs. 5-9; App. J",
+    "Quadratic task, d in {3, 4}, dbar = 12, n = 200, Adam (lr 1e-3, batch 4000, 20000 iterations, 5 trials): a trained "
+    "6-layer linear Transformer is significantly worse than every trained 2L-layer bilinear Transformer (L in {2, 4, 6}); "
+    "bilinear loss improves with L; at d = 4 deep bilinear models beat the single-block limit of Remark 1; test loss rises "
+    "for shorter test prompts; the first 2l layers behave as l block-coordinate-descent steps.",
+    {ParamSpec{"d", {4}, {4}, 1, 6, true, "input dimension (paper {3, 4}; d = 4 is the case with more features than dbar)"},
+     ParamSpec{"L", {2, 4}, {1, 2}, 1, 8, true, "bilinear blocks (2L layers; paper {2, 4, 6})"},
+     ParamSpec{"n", {200}, {40}, 2, 2000, true, "training prompt length (paper 200); test lengths n/4, n/2, n"},
+     ParamSpec{"dbar", {12}, {12}, 2, 40, true, "embedding width (paper 12)"},
+     ParamSpec{"linear_layers", {6}, {2}, 1, 12, true, "layers of the linear Transformer (paper 6)"},
+     ParamSpec{"steps", {200}, {40}, 1, 1e6, true, "Adam steps (paper 20000)"},
+     ParamSpec{"batch", {200}, {64}, 1, 1e6, true, "prompts per step, fresh every step (paper 4000)"},
+     ParamSpec{"trials", {3}, {3}, 2, 20, true, "training runs per model (paper 5)"},
+     ParamSpec{"lr", {1e-3}, {1e-3}, 1e-6, 1, false, "Adam learning rate (paper 1e-3)"}},
+    2000,
+    256,
+    [](const Case& c, int threads) {
+      return (threads + 2) * 64.0 * 8.0 * (c.get("dbar") + 1) * (c.get("n") + 1) * (2 * c.get("L") + c.get("linear_layers") + 4);
+    },
+    run,
+    {PartSpec{"a", "A trained 6-layer linear Transformer is significantly worse than every trained 2L-layer bilinear "
+                   "Transformer (L in {2, 4, 6}).", Strength::empirical},
+     PartSpec{"b", "Bilinear loss improves with L.", Strength::empirical},
+     PartSpec{"c", "At d = 4 (15 features > dbar = 12) deep bilinear models learn the quadratic in context, beating the "
+                   "single-block limit of Remark 1.", Strength::empirical},
+     PartSpec{"d", "Test loss rises for test prompts shorter than the training prompts.", Strength::empirical},
+     PartSpec{"e", "The first 2l layers of a trained model behave as l block-coordinate-descent steps.", Strength::empirical}}}};
+
+}  // namespace
+}  // namespace icl

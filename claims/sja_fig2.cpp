@@ -1,0 +1,183 @@
+// sja.fig2 — Sun, Jadbabaie, Azizan (000), Sec. 4.2, Fig. 2; App. I, Fig. 10; App. J.
+//
+// Statement (empirical): the 10-term cubic over d = 4 variables of Sec. 4.2
+//   f(x; w) = w0 + sum_i w_i x_i + w12 x1x2 + w23 x2x3 + w34 x3x4 + w123 x1x2x3 + w234 x2x3x4
+// (constructions/sja_sec42.hpp sec42_task, the task sja.sec42 builds), dbar = 15, 10-layer bilinear
+// Transformers (5 blocks); the trained dense (11) model significantly outperforms the trained sparse (12)
+// one (sparse trains only the free weights W~ of (12), the rest fixed at zero); the sparse model's loss
+// still decreases with more in-context examples.
+//
+// The paper contradicts itself on the prompt length: Sec. 4.2 says n = 150, App. J says n = 100. The
+// default here is App. J's n = 100 (the experiment-details appendix); `--set n=150` runs Sec. 4.2's.
+// App. J also trains a 5-layer linear Transformer; Fig. 2 and the statement compare only dense and sparse,
+// so it is not trained here (no part rests on it).
+//
+// Models: learn::sja_bilinear(4, dbar, L, dense | sparse). Each is trained `trials` times
+// (claims/common/sja_training.hpp) on the same minibatch stream and evaluated by Monte Carlo on fresh
+// prompts of lengths n/4, n/2, n.
+//
+// Parts (one-sided t-tests over trials; Bonferroni over every comparison of the run):
+//   a  dense below sparse at test length n (Welch over trials);
+//   b  the sparse model's loss decreases with more in-context examples: loss at n below the loss at n/4
+//      and at n/2 (paired over trials: the same trained model).
+// Context (a finding, not a verdict): the loss of the best predictor on monomials of degree <= 2 (the floor
+// sja.sec42 proves for sparse stacks whose attention writes only the label row), E[y^2] - tr(Lam2^-1 S2),
+// exact; the trained sparse model's loss is reported against it.
+// At a reduced budget a significant reversal is inconclusive; at the paper's settings it refutes.
+#include "claims/common/sja_training.hpp"
+#include "constructions/sja_sec42.hpp"
+#include "icl/claim/case_json.hpp"
+#include "icl/exact/sparse_attention.hpp"
+#include "icl/model/prompt.hpp"
+
+#include <fmt/format.h>
+
+#include <map>
+
+namespace icl {
+namespace {
+
+using sja_train::Model;
+using sja_train::Settings;
+using sja_train::TestLosses;
+
+struct Run {
+  int n = 100, dbar = 15, L = 5;
+  Settings s;
+  Model dense, sparse;
+  std::map<int, TestLosses> dense_loss, sparse_loss;
+  learn::TrainConfig config;
+};
+
+ClaimResult run(const ClaimContext& ctx) {
+  ClaimResult res;
+  const PolynomialTask poly = sja::sec42_task();
+  const int d = sja::kSec42D;
+  const auto task = GaussianIclModel::from_task(poly, Eigen::MatrixXd::Identity(d, d));
+  // The degree <= 2 floor (sja.sec42).
+  std::vector<Polynomial<Rational>> quad;
+  for (const auto& e : monomials_up_to(d, 2, 0)) quad.push_back(Polynomial<Rational>::monomial(e, Rational(1)));
+  const FeatureMoments m2 = feature_moments(quad, poly);
+  const double floor = m2.Ey2 - (m2.Lambda.inverse() * m2.S).trace();
+  const double Ey2 = m2.Ey2;
+
+  const std::size_t per_run = 3;  // a, b (two lengths)
+  const double alpha = ctx.alpha / static_cast<double>(per_run * ctx.cases.size());
+  std::vector<Run> runs;
+  std::size_t done = 0;
+  for (const auto& c : ctx.cases) {
+    Run r;
+    r.n = c.geti("n"), r.dbar = c.geti("dbar"), r.L = c.geti("L");
+    r.s = Settings::from_case(c);
+    if (r.dbar < d + 2) throw std::invalid_argument(fmt::format("sja.fig2: dbar = {} < d + 2 = 6 (the sparse form needs a scratch row)", r.dbar));
+    const PromptShape shape = sja_shape(d, r.dbar, r.n);
+    const std::string data = fmt::format("n={},dbar={}", r.n, r.dbar);
+    const std::vector<int> n_tests = {std::max(1, r.n / 4), std::max(1, r.n / 2), r.n};
+    r.dense = Model{fmt::format("dense (11) L={} n={}", r.L, r.n), learn::sja_bilinear(d, r.dbar, r.L, learn::BilinearForm::dense), {}, {}};
+    r.sparse = Model{fmt::format("sparse (12) L={} n={}", r.L, r.n), learn::sja_bilinear(d, r.dbar, r.L, learn::BilinearForm::sparse), {}, {}};
+    r.config = sja_train::train_trials(ctx, r.dense, task, shape, r.s, data);
+    sja_train::train_trials(ctx, r.sparse, task, shape, r.s, data);
+    for (int nt : n_tests) {
+      r.dense_loss[nt] = sja_train::test_losses(ctx, r.dense, task, r.dbar, nt);
+      r.sparse_loss[nt] = sja_train::test_losses(ctx, r.sparse, task, r.dbar, nt);
+    }
+    const bool paper_r = r.s.is_paper() && r.L == 5 && r.dbar == 15 && (r.n == 100 || r.n == 150);
+    auto params = [&] {
+      nlohmann::ordered_json p;
+      p["n"] = r.n, p["dbar"] = r.dbar, p["L"] = r.L, p["steps"] = r.s.steps, p["batch"] = r.s.batch, p["trials"] = r.s.trials;
+      return p;
+    };
+    {
+      const TestLosses& de = r.dense_loss.at(r.n);
+      const TestLosses& sp = r.sparse_loss.at(r.n);
+      const Decision dec = sja_train::judge_less(de.means(), sp.means(), alpha, false, paper_r, "dense (11) below sparse (12)");
+      auto p = params();
+      p["comparison"] = "dense < sparse";
+      CaseJson j = sja_train::comparison_case(p, "a", "dense_below_sparse", dec, "dense", de, "sparse", sp);
+      j.quantity("E_y2", Ey2);
+      j.quantity("quadratic_floor", floor);
+      res.cases.push_back(j.take());
+    }
+    for (int frac : {4, 2}) {
+      const int nt = std::max(1, r.n / frac);
+      const TestLosses& full = r.sparse_loss.at(r.n);
+      const TestLosses& sh = r.sparse_loss.at(nt);
+      const Decision dec = sja_train::judge_less(full.means(), sh.means(), alpha, true, paper_r,
+                                                 fmt::format("sparse: loss at n_test = {} below n_test = {}", r.n, nt));
+      auto p = params();
+      p["n_test"] = nt;
+      p["comparison"] = fmt::format("sparse loss(n_test={}) < loss(n_test={})", r.n, nt);
+      res.cases.push_back(
+          sja_train::comparison_case(p, "b", "sparse_loss_decreases_with_n", dec, "long", full, "short", sh).take());
+    }
+    runs.push_back(std::move(r));
+    if (ctx.progress) ctx.progress(++done, ctx.cases.size());
+  }
+  const std::string reversal = "a significant reversal at the paper's settings (batch 4000, 20000 steps, 5 trials, 10 layers, dbar = 15)";
+  res.part("a").on_refuted(Refutation{RefutationClass::substantive, "the trained dense model is not better than the sparse one: " + reversal,
+                                      nlohmann::ordered_json::object(), ""});
+  res.part("b").on_refuted(Refutation{RefutationClass::substantive, "the sparse model's loss rises with more examples: " + reversal,
+                                      nlohmann::ordered_json::object(), ""});
+
+  nlohmann::ordered_json models = nlohmann::ordered_json::array();
+  nlohmann::ordered_json findings = nlohmann::ordered_json::array();
+  std::vector<const Model*> curves;
+  for (const auto& r : runs) {
+    for (auto [m, ls] : {std::pair{&r.dense, &r.dense_loss}, std::pair{&r.sparse, &r.sparse_loss}}) {
+      models.push_back(sja_train::model_json(*m, *ls));
+      curves.push_back(m);
+    }
+    findings.push_back(fmt::format(
+        "n = {}, L = {}: test loss at n (mean [sd] over {} trials): dense {:.4g} [{:.2g}], sparse {:.4g} [{:.2g}]; E[y^2] = {:.4g}; "
+        "the best predictor on monomials of degree <= 2 (sja.sec42's floor for sparse stacks whose attention writes only the "
+        "label row) has loss {:.4g}.",
+        r.n, r.L, r.s.trials, r.dense_loss.at(r.n).mean(), r.dense_loss.at(r.n).sd(), r.sparse_loss.at(r.n).mean(),
+        r.sparse_loss.at(r.n).sd(), Ey2, floor));
+  }
+  findings.push_back("The paper gives two prompt lengths for this experiment: n = 150 (Sec. 4.2) and n = 100 (App. J); the default "
+                     "here is App. J's.");
+  res.extra["models"] = models;
+  res.extra["findings"] = findings;
+  if (!runs.empty()) {
+    const Run& r0 = runs.front();
+    std::string extra;
+    if (r0.L != 5) extra = fmt::format("L = {} blocks, {} layers (paper 5 blocks, 10 layers)", r0.L, 2 * r0.L);
+    if (r0.n != 100 && r0.n != 150) extra += fmt::format("{}n = {} (paper 100 in App. J, 150 in Sec. 4.2)", extra.empty() ? "" : "; ", r0.n);
+    res.extra["training"] = sja_train::training_block(r0.config, r0.s, r0.dense.seeds, ctx.claim_id, extra);
+    res.files["training.svg"] = sja_train::curves_svg("sja.fig2: cubic ICL, dense (11) vs sparse (12), training loss (trial 1)", curves);
+  }
+  res.extra["error_rates"] = {{"family_alpha", ctx.alpha},
+                              {"comparisons", per_run * ctx.cases.size()},
+                              {"alpha_per_comparison", alpha},
+                              {"tests", "one-sided Welch t (dense vs sparse) or paired t (test lengths of one model) over trials"}};
+  const Verdict v = claim_verdict(ctx, res);
+  res.summary = fmt::format("{} ({}): {}", to_string(v),
+                            runs.empty() || runs.front().s.is_paper() ? "paper settings" : "reduced settings: " + runs.front().s.differences(),
+                            findings.front().get<std::string>());
+  return res;
+}
+
+const RegisterClaim reg{Claim{
+    "sja.fig2",
+    "Trained dense (11) vs sparse (12) bilinear Transformers on the 10-term cubic (Fig. 2)",
+    "000_72a77bb517664bbf.txt, Sec. 4.2, Fig. 2; App. I, Fig. 10; App. J",
+    "The 10-term cubic over 4 variables of Sec. 4.2, dbar = 15, 10-layer bilinear Transformers (n = 150 in Sec. 4.2, n = 100 "
+    "in App. J): the trained dense (11) model significantly outperforms the trained sparse (12) one (sparse trains only the "
+    "free weights of (12)); the sparse model's loss still decreases with more in-context examples.",
+    {ParamSpec{"n", {100}, {40}, 4, 2000, true, "training prompt length (App. J 100, Sec. 4.2 150); test lengths n/4, n/2, n"},
+     ParamSpec{"dbar", {15}, {15}, 6, 40, true, "embedding width (paper 15)"},
+     ParamSpec{"L", {5}, {1}, 1, 8, true, "bilinear blocks, 2L layers (paper 5)"},
+     ParamSpec{"steps", {200}, {40}, 1, 1e6, true, "Adam steps (paper 20000)"},
+     ParamSpec{"batch", {200}, {64}, 1, 1e6, true, "prompts per step, fresh every step (paper 4000)"},
+     ParamSpec{"trials", {3}, {3}, 2, 20, true, "training runs per model (paper 5)"},
+     ParamSpec{"lr", {1e-3}, {1e-3}, 1e-6, 1, false, "Adam learning rate (paper 1e-3)"}},
+    2000,
+    256,
+    [](const Case& c, int threads) { return (threads + 2) * 64.0 * 8.0 * (c.get("dbar") + 1) * (c.get("n") + 1) * (2 * c.get("L") + 4); },
+    run,
+    {PartSpec{"a", "The trained dense (11) 10-layer bilinear Transformer significantly outperforms the trained sparse (12) one on "
+                   "the 10-term cubic.", Strength::empirical},
+     PartSpec{"b", "The sparse model's loss still decreases with more in-context examples.", Strength::empirical}}}};
+
+}  // namespace
+}  // namespace icl

@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""PDF and SVG figures of an icl-verify report folder, drawn with matplotlib from the JSON reports.
+
+    python3 reports/plot_figures.py reports/latest
+
+Writes, next to the reports:
+  <claim>.<name>.pdf   every figure whose data a report holds in its `figures` block (the gradient-flow curves
+                       of zfb.thm4 and zfb.thm8); `icl-verify report` draws the same data as <claim>.<name>.svg.
+  depth.pdf, depth.svg loss after L blocks of sja.thm7 / sja.cor8 (their `depth` tables), with error bars of
+                       +- 1.96 standard errors.
+matplotlib (Debian: python3-matplotlib) places legends outside the axes and draws tick labels, error bars and
+PDF; without it the script says so and exits 0, so `./verify` goes on (the SVGs exist either way).
+"""
+import json
+import os
+import sys
+
+
+def load_reports(folder):
+    out = []
+    for name in sorted(os.listdir(folder)):
+        if not name.endswith(".json"):
+            continue
+        try:
+            with open(os.path.join(folder, name)) as f:
+                r = json.load(f)
+        except (OSError, ValueError):
+            continue
+        if isinstance(r, dict) and r.get("schema") == "icl-verify/report/v1":
+            out.append(r)
+    return out
+
+
+def finish(fig, ax, path_base, formats):
+    # Legend below the axes: it never covers a curve, and bbox_inches="tight" keeps it inside the page.
+    handles, labels = ax.get_legend_handles_labels()
+    if handles:
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2, fontsize=8, frameon=False)
+    for ext in formats:
+        fig.savefig(path_base + "." + ext, bbox_inches="tight")
+
+
+def draw_figures(plt, folder, reports):
+    written = []
+    for r in reports:
+        figs = r.get("figures")
+        if not isinstance(figs, dict):
+            continue
+        for name, spec in figs.items():
+            fig, ax = plt.subplots(figsize=(6.4, 4.2))
+            styles = ["-", "--", ":"]
+            for k, s in enumerate(spec.get("series", [])):
+                pts = [(x, y) for x, y in zip(s.get("x", []), s.get("y", []))
+                       if (not spec.get("log_x", True) or x > 0) and (not spec.get("log_y", True) or y > 0)]
+                if not pts:
+                    continue
+                xs, ys = zip(*pts)
+                ax.plot(xs, ys, linestyle="--" if s.get("dashed") else styles[(k // 10) % 3],
+                        color="C%d" % (k % 10), label=s.get("name", ""))
+            if spec.get("log_x", True):
+                ax.set_xscale("log")
+            if spec.get("log_y", True):
+                ax.set_yscale("log")
+            ax.set_xlabel(spec.get("xlabel", ""))
+            ax.set_ylabel(spec.get("ylabel", ""))
+            ax.set_title(spec.get("title", ""), fontsize=10)
+            ax.grid(True, which="major", alpha=0.3)
+            base = os.path.join(folder, "%s.%s" % (r["claim"], name))
+            finish(fig, ax, base, ["pdf"])
+            plt.close(fig)
+            written.append(base + ".pdf")
+    return written
+
+
+def draw_depth(plt, folder, reports):
+    series = []
+    for r in reports:
+        if r["claim"] not in ("sja.thm7", "sja.cor8"):
+            continue
+        for t in r.get("depth", []) or []:
+            rows = [row for row in t.get("table", []) if isinstance(row.get("blocks"), int)]
+            if not rows:
+                continue
+            label = "%s d=%s" % (r["claim"], t.get("d"))
+            if "p" in t:
+                label += " p=%s" % t["p"]
+            if "damping" in t:
+                label += " damping %g" % t["damping"]
+            series.append((label, rows))
+    if not series:
+        return []
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    for k, (label, rows) in enumerate(series):
+        x = [row["blocks"] for row in rows]
+        y = [row["loss"] for row in rows]
+        err = [1.96 * row.get("stderr", 0.0) for row in rows]
+        ax.errorbar(x, y, yerr=err, marker="o", markersize=3, capsize=2, color="C%d" % (k % 10), label=label)
+    ax.set_yscale("log")
+    ax.set_xlabel("blocks L")
+    ax.set_ylabel("in-context loss (Monte Carlo, ±1.96 s.e.)")
+    ax.set_title("What depth buys: loss after L blocks", fontsize=10)
+    ax.grid(True, which="major", alpha=0.3)
+    base = os.path.join(folder, "depth")
+    finish(fig, ax, base, ["pdf", "svg"])
+    plt.close(fig)
+    return [base + ".pdf", base + ".svg"]
+
+
+def main():
+    folder = sys.argv[1] if len(sys.argv) > 1 else "reports/latest"
+    if not os.path.isdir(folder):
+        print("plot_figures: %s is not a folder" % folder, file=sys.stderr)
+        return 2
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("plot_figures: matplotlib not found (Debian: apt-get install python3-matplotlib); PDF figures skipped, "
+              "the SVG figures of `icl-verify report` are there", file=sys.stderr)
+        return 0
+    matplotlib.rcParams["svg.hashsalt"] = "icl-verify"  # the same SVG for the same data
+    matplotlib.rcParams["pdf.compression"] = 6
+    reports = load_reports(folder)
+    written = draw_figures(plt, folder, reports) + draw_depth(plt, folder, reports)
+    print("plot_figures: wrote %d files in %s" % (len(written), folder))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,105 @@
+// sja.cor6 (Algorithm 1): the exact stage-1 loss of claims/common/sja_algorithm1 against the real bilinear
+// layer's feature moments and the single-layer loss, its gradient against central finite differences, and the
+// claim end to end through the CLI at --quick (regression).
+#include "claims/common/sja_algorithm1.hpp"
+#include "constructions/sja_appC.hpp"
+#include "icl/exact/feature_moments.hpp"
+#include "icl/model/gaussian_model.hpp"
+#include "icl/model/rng.hpp"
+#include "tests/support/cli_support.hpp"
+
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+
+namespace {
+
+icl::sja::Stage1Problem problem(int d) {
+  const int dbar = icl::sja::kernel_width(d);
+  Eigen::VectorXd g = Eigen::VectorXd::LinSpaced(dbar, -2.0, -0.5);
+  g[1] = 0.7;  // a positive entry too: the formulas hold for any Gamma
+  return icl::sja::Stage1Problem(d, dbar, g.asDiagonal());
+}
+
+Eigen::VectorXd random_theta(const icl::sja::Stage1Problem& p, std::uint64_t k) {
+  icl::PromptRng rng(7, 11, k);
+  Eigen::VectorXd th(p.size());
+  rng.fill_normal(th);
+  return 0.6 * th;
+}
+
+}  // namespace
+
+TEST_CASE("sja algorithm 1: stage-1 moments equal the real layer's feature moments") {
+  for (int d : {1, 2}) {
+    const auto p = problem(d);
+    const auto gm = icl::GaussianIclModel::from_task(icl::PolynomialTask::quadratic(d), Eigen::MatrixXd::Identity(d, d));
+    const Eigen::VectorXd th = random_theta(p, static_cast<std::uint64_t>(d));
+    const icl::FeatureMoments mine = p.features(p.coefficients(th));
+    const icl::FeatureMoments ref = icl::model_feature_moments(gm, icl::bilinear_features(p.layer(th), d, p.dbar()));
+    CHECK((mine.Lambda - ref.Lambda).norm() <= 1e-10 * ref.Lambda.norm());
+    CHECK((mine.S - ref.S).norm() <= 1e-10 * ref.S.norm());
+    CHECK((mine.K4 - ref.K4).norm() <= 1e-10 * ref.K4.norm());
+    CHECK(mine.Ey2 == doctest::Approx(ref.Ey2).epsilon(1e-12));
+    CHECK(p.loss(th, 17.0) == doctest::Approx(icl::sparse_lsa_loss(ref, p.gamma(), 17.0)).epsilon(1e-10));
+  }
+}
+
+TEST_CASE("sja algorithm 1: stage-1 gradient against central differences") {
+  const auto p = problem(2);
+  const Eigen::VectorXd th = random_theta(p, 5);
+  Eigen::VectorXd g;
+  p.loss(th, 23.0, &g);
+  const double h = 1e-6;
+  double worst = 0;
+  for (int k = 0; k < p.size(); ++k) {
+    Eigen::VectorXd a = th, b = th;
+    a[k] += h;
+    b[k] -= h;
+    const double fd = (p.loss(a, 23.0) - p.loss(b, 23.0)) / (2 * h);
+    worst = std::max(worst, std::abs(fd - g[k]) / (1 + std::abs(g[k])));
+  }
+  CHECK(worst < 1e-6);
+  // A gradient that is wrong in one block would be seen: the check is not vacuous.
+  CHECK(g.norm() > 1e-3);
+}
+
+TEST_CASE("sja algorithm 1: the target spectrum in an orthonormal basis") {
+  // d = 1: y = w0 + w1 x + w2 x^2 = (w0 + w2) + w1 x + sqrt(2) w2 (x^2 - 1)/sqrt(2); E[c c^T] has
+  // eigenvalues of [[2, 0, sqrt2], [0, 1, 0], [sqrt2, 0, 2]]: 1, 2 - sqrt2, 2 + sqrt2.
+  const auto p = problem(1);
+  Eigen::VectorXd s = p.target_spectrum();
+  std::sort(s.data(), s.data() + s.size());
+  CHECK(s[0] == doctest::Approx(2 - std::sqrt(2.0)).epsilon(1e-12));
+  CHECK(s[1] == doctest::Approx(1.0).epsilon(1e-12));
+  CHECK(s[2] == doctest::Approx(2 + std::sqrt(2.0)).epsilon(1e-12));
+}
+
+TEST_CASE("regression: sja.cor6 --quick") {
+  icl::test::TempDir tmp;
+  const auto r = icl::test::run_cli(
+      fmt::format("run sja.cor6 --quick --threads 2 --out {}", icl::test::sh_quote((tmp.path / "out").string())), tmp.path,
+      tmp.path);
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  const auto j = nlohmann::json::parse(icl::test::slurp(tmp.path / "out" / "sja.cor6.json"));
+  CHECK(j["verdict"] == "confirmed");
+  REQUIRE(j["parts"].size() == 3);
+  for (const auto& c : j["cases"]) {
+    CHECK(c["verdict"] == "confirmed");
+    if (c["part"] == "a") {
+      CHECK(c["quantities"]["stage1_loss"]["value"].get<double>() < c["quantities"]["lambda_min_target"]["value"].get<double>());
+      CHECK(c["quantities"]["sigma_min_M"]["value"].get<double>() > 0.5);
+    }
+    if (c["part"] == "c") {
+      CHECK(c["quantities"]["exact"]["value"].get<double>() == doctest::Approx(-1.0).epsilon(0.01));
+      CHECK(c["quantities"]["n_times_loss_at_n_max"]["value"].get<double>() == doctest::Approx(206.0).epsilon(0.01));
+      CHECK(c["decisions"]["mc_vs_exact"]["verdict"] != "refuted");
+    }
+  }
+  // Mixed-sign Gamma: the best stage-1 loss found stays above the inertia lower bound.
+  for (const auto& row : j["mixed_sign_gamma"]["rows"])
+    CHECK(row["stage1_loss"].get<double>() >= row["lower_bound"].get<double>() * (1 - 1e-9));
+}

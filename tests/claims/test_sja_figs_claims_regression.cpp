@@ -1,0 +1,139 @@
+// Regression: the sja experiment claims (sja.fig1, sja.fig2, sja.fig4) through the real CLI at --quick, each a
+// short training of its models (linear LSA stack, dense (11) and sparse (12) bilinear stacks), plus unit checks
+// of the over-trials comparison they share (claims/common/sja_training.hpp).
+#include "claims/common/sja_training.hpp"
+#include "icl/montecarlo/statistics.hpp"
+#include "tests/support/cli_support.hpp"
+
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace {
+
+nlohmann::json run_claim(const std::string& claim, const std::string& extra = "") {
+  icl::test::TempDir tmp;
+  const auto out = tmp.path / "out";
+  const auto r = icl::test::run_cli(
+      fmt::format("run {} --quick --threads 2 {} --out {}", claim, extra, icl::test::sh_quote(out.string())), tmp.path,
+      tmp.path);
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  auto j = nlohmann::json::parse(icl::test::slurp(out / (claim + ".json")));
+  CHECK(j["schema"] == "icl-verify/report/v1");
+  CHECK(j["claim"] == claim);
+  REQUIRE(!j["cases"].empty());
+  // The training block: reduced settings, each difference from the paper named, the curve file written.
+  const auto& t = j["training"];
+  CHECK(t["optimizer"] == "adam");
+  CHECK(t["paper_settings"] == false);
+  CHECK(t["paper_settings_differences"].get<std::string>().find("paper 4000") != std::string::npos);
+  CHECK(t["trials"].get<int>() == 3);
+  CHECK(t["curve_file"] == claim + ".training.svg");
+  CHECK(std::filesystem::exists(out / (claim + ".training.svg")));
+  for (const auto& p : j["parts"]) CHECK(p["strength"] == "empirical");
+  // Every model trained every trial to the end, and its test losses are finite Monte Carlo estimates.
+  REQUIRE(!j["models"].empty());
+  for (const auto& m : j["models"]) {
+    CAPTURE(m["model"].get<std::string>());
+    REQUIRE(m["runs"].size() == 3);
+    for (const auto& r : m["runs"]) {
+      CHECK(r["status"] == "finished");
+      CHECK(r["steps_done"].get<int>() == j["training"]["steps"].get<int>());
+    }
+    for (const auto& tl : m["test_loss"]) {
+      CHECK(tl["finished_trials"] == 3);
+      for (const auto& e : tl["per_trial"]) {
+        CHECK(std::isfinite(e["mean"].get<double>()));
+        CHECK(e["ci_low"].get<double>() <= e["mean"].get<double>());
+        CHECK(e["mean"].get<double>() <= e["ci_high"].get<double>());
+      }
+    }
+  }
+  // Every case judged its comparison with a named decision over trials.
+  for (const auto& c : j["cases"]) {
+    CHECK(c.contains("part"));
+    CHECK(c["params"].contains("comparison"));
+    CHECK(c["decisions"].size() >= 1);
+  }
+  // At a reduced budget nothing is refuted (a reversal there does not re-run the paper's experiment).
+  CHECK(j["verdict"] != "refuted");
+  return j;
+}
+
+int count_models(const nlohmann::json& j, const std::string& prefix) {
+  int k = 0;
+  for (const auto& m : j["models"]) k += m["model"].get<std::string>().rfind(prefix, 0) == 0 ? 1 : 0;
+  return k;
+}
+
+}  // namespace
+
+TEST_CASE("regression: sja.fig1 --quick (linear and dense bilinear training)") {
+  const auto j = run_claim("sja.fig1");
+  CHECK(count_models(j, "linear") == 1);
+  CHECK(count_models(j, "bilinear") == 2);
+  REQUIRE(j["parts"].size() == 5);
+  CHECK(j["parts"][4]["id"] == "e");
+  CHECK(j["parts"][4]["verdict"] == "inconclusive");
+  // Part c is judged against the exact single-block infimum at d = 4, with Remark 1's stated 3 beside it.
+  bool c_case = false;
+  for (const auto& c : j["cases"]) {
+    if (c["part"] != "c") continue;
+    c_case = true;
+    CHECK(c["quantities"]["stated"]["value"].get<double>() == 3.0);
+    CHECK(c["quantities"]["exact"]["value"].get<double>() < 3.0);
+    CHECK(c["quantities"]["E_y2"]["value"].get<double>() == doctest::Approx(23.0));
+  }
+  CHECK(c_case);
+}
+
+TEST_CASE("regression: sja.fig2 --quick (dense and sparse bilinear training)") {
+  const auto j = run_claim("sja.fig2");
+  CHECK(count_models(j, "dense") == 1);
+  CHECK(count_models(j, "sparse") == 1);
+  REQUIRE(j["parts"].size() == 2);
+  // The sparse model has fewer trained weights (only W~ of (12)).
+  CHECK(j["models"][1]["parameters"].get<int>() < j["models"][0]["parameters"].get<int>());
+}
+
+TEST_CASE("regression: sja.fig4 --quick (bilinear training at two prompt lengths)") {
+  const auto j = run_claim("sja.fig4");
+  CHECK(count_models(j, "bilinear") == 2);
+  REQUIRE(j["parts"].size() == 2);
+}
+
+TEST_CASE("sja experiments: the over-trials comparison decides, reverses and abstains as stated") {
+  using icl::Verdict;
+  using icl::sja_train::judge_less;
+  const std::vector<double> low = {1.0, 1.1, 0.9, 1.05}, high = {2.0, 2.1, 1.9, 2.05};
+  CHECK(judge_less(low, high, 0.01, false, false, "x").verdict == Verdict::confirmed);
+  CHECK(judge_less(low, high, 0.01, true, false, "x").verdict == Verdict::confirmed);
+  // A significant reversal refutes only at the paper's settings.
+  CHECK(judge_less(high, low, 0.01, false, false, "x").verdict == Verdict::inconclusive);
+  CHECK(judge_less(high, low, 0.01, false, true, "x").verdict == Verdict::refuted);
+  // Overlapping samples: too noisy to decide; the detectable difference is reported.
+  const std::vector<double> a = {1.0, 2.0, 1.5}, b = {1.2, 2.1, 1.4};
+  const auto d = judge_less(a, b, 0.01, false, true, "x");
+  CHECK(d.verdict == Verdict::inconclusive);
+  CHECK(d.detectable > 0.5);
+  // Diverged trials (NaN) are dropped; fewer than two left is not decided.
+  CHECK(judge_less({1.0, NAN, NAN}, {2.0, 2.1, 2.2}, 0.01, false, true, "x").verdict == Verdict::inconclusive);
+  // Losses that overflow the variance (a blown-up trial) are not decided, and the decision stays finite.
+  const auto o = judge_less({1.0, 2.0, 3.0}, {1e200, 2e200, 3e200}, 0.01, false, true, "x");
+  CHECK(o.verdict == Verdict::inconclusive);
+  CHECK(std::isfinite(o.detectable));
+  // Welch against a constant (a bound): the one-sample t-test.
+  CHECK(judge_less({1.0, 1.01, 0.99}, {3.0, 3.0, 3.0}, 0.01, false, true, "x").verdict == Verdict::confirmed);
+  // Welch t for (low, high) is 1 / sqrt(2 * 0.0072917 / 4) = 16.56 on 6 degrees of freedom: decided at alpha
+  // where the critical t is below that, not where it is above.
+  REQUIRE(icl::student_t_quantile(1 - 1e-3, 6) < 16.5);
+  REQUIRE(icl::student_t_quantile(1 - 1e-9, 6) > 16.6);
+  CHECK(judge_less(low, high, 1e-3, false, true, "x").verdict == Verdict::confirmed);
+  CHECK(judge_less(low, high, 1e-9, false, true, "x").verdict == Verdict::inconclusive);
+}

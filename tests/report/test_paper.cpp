@@ -1,0 +1,87 @@
+// Paper-ready output (lib/icl/report/paper.hpp, lib/icl/claim/param_names.hpp): number rounding, papers, value
+// names, and the LaTeX of a report.
+#include "icl/claim/param_names.hpp"
+#include "icl/cli/engine.hpp"
+#include "icl/report/paper.hpp"
+#include "icl/report/report.hpp"
+
+#include <doctest/doctest.h>
+
+#include <string>
+
+using namespace icl;
+
+TEST_CASE("paper: a value with an uncertainty is rounded to two significant digits of the uncertainty") {
+  CHECK(text_number(round_with_uncertainty(0.6605, 0.2604)) == "0.66 \u00b1 0.26");
+  CHECK(latex_number(round_with_uncertainty(0.6605, 0.2604)) == "\\num[uncertainty-mode=separate]{0.66 +- 0.26}");
+  CHECK(text_number(round_with_uncertainty(3.663, 0.36)) == "3.66 \u00b1 0.36");
+  CHECK(text_number(round_with_uncertainty(-0.987, 0.0233)) == "\u22120.987 \u00b1 0.023");
+  CHECK(text_number(round_with_uncertainty(1234.4, 87.0)) == "1234 \u00b1 87");
+  // Outside [1e-3, 1e5): a common power of ten.
+  const Rounded big = round_with_uncertainty(3.49e6, 1.2e5);
+  CHECK(big.mantissa == "3.49");
+  CHECK(big.uncertainty == "0.12");
+  CHECK(big.exponent == 6);
+  CHECK(latex_number(big) == "\\num[uncertainty-mode=separate]{3.49 +- 0.12e6}");
+}
+
+TEST_CASE("paper: whole numbers print as whole numbers, others with four significant digits") {
+  CHECK(latex_number(round_value(13730)) == "\\num{13730}");
+  CHECK(latex_number(round_value(-1)) == "\\num{-1}");
+  CHECK(text_number(round_value(-0.5)) == "\u22120.5");
+  CHECK(text_number(round_value(0.25)) == "0.25");
+  CHECK(text_number(round_value(0.123456)) == "0.1235");
+  const Rounded small = round_value(9.589e-4);
+  CHECK(small.mantissa == "9.589");
+  CHECK(small.exponent == -4);
+  CHECK(round_value(9.99996e-4).mantissa == "1");  // rounds up into the next power of ten
+  CHECK(round_value(9.99996e-4).exponent == -3);
+}
+
+TEST_CASE("paper: every prefix names its paper; coded values have names both ways") {
+  REQUIRE(paper_of("sja.thm2") != nullptr);
+  CHECK(std::string(paper_of("sja.thm2")->short_authors) == "Sun, Jadbabaie and Azizan");
+  CHECK(paper_of("acds.thm1")->year == 2023);
+  CHECK(paper_of("zfb.thm4")->year == 2024);
+  CHECK(std::string(paper_of("xlssc.onelayer")->prefix) == "xlssc");
+  CHECK(paper_of("oswald.prop1") == nullptr);
+  for (const auto& p : papers()) CHECK(bibtex_all().find(p.bibkey) != std::string::npos);
+  CHECK(param_value_name("acds.thm1", "cov", 2) == "rotated");
+  CHECK(param_value_from_name("acds.thm1", "cov", "rotated") == 2.0);
+  CHECK(param_value_name("acds.thm1", "d", 2).empty());
+  CHECK(resolve_value_names({"cov=isotropic,2", "d=2"}, {"acds.thm1"}) ==
+        std::vector<std::string>{"cov=0,2", "d=2"});
+  CHECK_THROWS_AS(resolve_value_names({"cov=bogus"}, {"acds.thm1"}), UsageError);
+  // zfb.thm4 and acds.thm1 code cov differently: a name that means two values is refused.
+  CHECK_NOTHROW(resolve_value_names({"cov=isotropic"}, {"acds.thm1", "zfb.thm4"}));
+  CHECK_THROWS_AS(resolve_value_names({"cov=rot-k100"}, {"acds.thm1", "zfb.thm4"}), UsageError);
+}
+
+TEST_CASE("paper: a LaTeX table cites the paper, names the run and shows at most 12 cases") {
+  nlohmann::ordered_json r;
+  r["schema"] = "icl-verify/report/v1";
+  r["claim"] = "sja.thm2";
+  r["title"] = "t";
+  r["verdict"] = "refuted";
+  r["seed"] = 7;
+  r["quick"] = true;
+  r["run_mode"] = "quick";
+  r["sample_budget_per_case"] = 8192;
+  r["parts"] = nlohmann::ordered_json::array({{{"id", "a"}, {"strength", "theorem"}, {"verdict", "refuted"}}});
+  r["cases"] = nlohmann::ordered_json::array();
+  for (int n = 1; n <= 20; ++n)
+    r["cases"].push_back({{"params", {{"d", 1}, {"n", n}}},
+                          {"part", "a"},
+                          {"quantities", {{"stated", {{"value", 0.5}}}, {"exact", {{"value", 2.0 * n}}}}},
+                          {"verdict", n == 17 ? "refuted" : "confirmed"}});
+  const std::string tex = latex_table(r);
+  CHECK(tex.find("\\citet{sun2025role}") != std::string::npos);
+  CHECK(tex.find("Theorem~2") != std::string::npos);
+  CHECK(tex.find("Quick run, \\num{8192} prompts per case, seed 7") != std::string::npos);
+  CHECK(tex.find("12 of the 20 cases") != std::string::npos);
+  CHECK(tex.find("\\num{34}") != std::string::npos);  // the refuted case (n = 17) is among the 12
+  CHECK(needs_cases_appendix(r));
+  const std::string all = latex_cases_longtable(r);
+  CHECK(all.find("\\begin{longtable}") != std::string::npos);
+  CHECK(all.find("\\num{40}") != std::string::npos);  // every case, n = 20 included
+}
