@@ -1,8 +1,8 @@
-#include "icl/montecarlo/ranks.hpp"
 #include "icl/cli/engine.hpp"
 
 #include "icl/claim/param_names.hpp"
 #include "icl/montecarlo/montecarlo.hpp"
+#include "icl/montecarlo/ranks.hpp"
 #include "icl/report/paper.hpp"
 #include "icl/report/provenance.hpp"
 #include "icl/verdict/mutation.hpp"

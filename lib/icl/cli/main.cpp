@@ -1,8 +1,8 @@
 // icl-verify: command line (REPORT-FORMAT.md). Exit status: 0 run completed, 1 --expect did not hold,
 // 2 bad usage or bad input (one line on stderr, nothing written), 3 internal failure.
-#include "icl/cli/ranks_mpi.hpp"
 #include "icl/cli/engine.hpp"
 #include "icl/cli/eval.hpp"
+#include "icl/cli/ranks_mpi.hpp"
 #include "icl/report/provenance.hpp"
 #include "icl/verdict/mutation.hpp"
 

@@ -1,6 +1,6 @@
-#include "icl/montecarlo/ranks.hpp"
 #include "icl/report/provenance.hpp"
 
+#include "icl/montecarlo/ranks.hpp"
 #include "icl/verdict/mutation.hpp"
 
 #include <CLI/Version.hpp>
