@@ -39,8 +39,8 @@ static void BM_sja_thm2_estimator(benchmark::State& state) {
 BENCHMARK(BM_sja_thm2_estimator)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // The two halves of one prompt, single-threaded, to see where the time goes: drawing the prompt
-// (Philox + Box-Muller normals for w and the n+1 inputs, the target values, the embedding), and the
-// forward pass of the App. C block on it (full dense products, as in the estimator; the time includes
+// (Philox + ziggurat normals for w and the n+1 inputs, the target values, the embedding), and the
+// forward pass of the App. C block on it (the products skip the weights' zero rows and columns; the time includes
 // restoring the prompt, a 16 x 201 copy).
 static void BM_sja_thm2_draw_prompt(benchmark::State& state) {
   const int d = 4, n = 200;

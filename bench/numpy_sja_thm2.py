@@ -20,7 +20,13 @@ Prints prompts per second (sampling + forward pass + loss, setup excluded; the m
 repetitions, by wall clock and by process CPU time) and the estimate with its standard error.
 Single-threaded: the BLAS thread variables are pinned to 1 before NumPy is imported (Debian's
 reference BLAS is single-threaded anyway).
+--sufficient: the estimator a researcher would write knowing the construction's closed form, with no
+forward pass: after the App. C layer the prompt's features are xbar = (1, x, x_j^2 - 1, x_j x_k), and
+the attention layer's prediction is yhat = (1/n) s^T Gamma xbar_q with the sufficient statistic
+s = sum_i y_i xbar_i (the same number as the forward pass, up to rounding). Vectorised over the batch.
+
 Usage: /usr/bin/python3 bench/numpy_sja_thm2.py [--prompts 16384] [--batch 256] [--seed 1] [--repeat 3]
+       [--sufficient | --plain]
 """
 import argparse
 import math
@@ -85,9 +91,10 @@ def appc_gamma(d):
 
 
 class Estimator:
-    def __init__(self, d, n, plain=False):
+    def __init__(self, d, n, plain=False, sufficient=False):
         self.d, self.n = d, n
-        self.plain = plain  # True: the paper's formula as written, Z + (1/n) P Z M (Z^T Q Z) (an N x N matrix)
+        self.plain = plain
+        self.sufficient = sufficient  # True: the paper's formula as written, Z + (1/n) P Z M (Z^T Q Z) (an N x N matrix)
         self.dbar = kernel_width(d)
         self.D, self.N = self.dbar + 1, n + 1
         self.E = monomials(d)
@@ -98,8 +105,27 @@ class Estimator:
         self.Q[: self.dbar, : self.dbar] = appc_gamma(d)
         # monomial features of degree <= 2 from x: phi = (1, x, x_j x_k for j <= k)
         self.pairs = [(j, k) for j in range(d) for k in range(j, d)]
+        self.jj = np.array([p[0] for p in self.pairs])
+        self.kk = np.array([p[1] for p in self.pairs])
+        self.diag_shift = np.array([1.0 if j == k else 0.0 for j, k in self.pairs])
+        self.gamma_diag = np.diag(appc_gamma(d)).copy()
+
+    def losses_sufficient(self, rng, B):
+        d, n, N = self.d, self.n, self.N
+        w = rng.standard_normal((B, self.E.shape[0]))
+        X = rng.standard_normal((B, d, N))
+        sq = X[:, self.jj, :] * X[:, self.kk, :]                               # x_j x_k, j <= k: (B, p, N)
+        phi = np.concatenate([np.ones((B, 1, N)), X, sq], axis=1)             # monomials (B, m, N)
+        y = np.matmul(w[:, None, :], phi)[:, 0, :]                            # labels (B, N)
+        phi[:, d + 1 :, :] -= self.diag_shift[None, :, None]                   # xbar: x_j^2 - 1 on the diagonal pairs
+        s = np.matmul(phi[:, :, :n], y[:, :n, None])[:, :, 0]                  # sum_i y_i xbar_i (B, m)
+        yhat = ((s * self.gamma_diag) * phi[:, :, n]).sum(axis=1) / n          # (1/n) s^T Gamma xbar_q
+        e = yhat + y[:, n]
+        return e * e
 
     def losses(self, rng, B):
+        if self.sufficient:
+            return self.losses_sufficient(rng, B)
         d, n, dbar, D, N = self.d, self.n, self.dbar, self.D, self.N
         w = rng.standard_normal((B, self.E.shape[0]))            # task coefficients
         X = rng.standard_normal((B, d, N))                        # context inputs and the query
@@ -142,9 +168,11 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--plain", action="store_true",
                     help="evaluate attention as the paper writes it (N x N scores) instead of re-associated")
+    ap.add_argument("--sufficient", action="store_true",
+                    help="closed-form sufficient-statistics estimator (no forward pass)")
     a = ap.parse_args()
 
-    est = Estimator(a.d, a.n, a.plain)
+    est = Estimator(a.d, a.n, a.plain, a.sufficient)
     rng = np.random.default_rng(a.seed)
     est.losses(rng, min(a.batch, 16))  # warm-up
     all_losses, rates, cpu_rates = [], [], []
@@ -164,6 +192,7 @@ def main():
     se = float(L.std(ddof=1) / math.sqrt(L.size))
     exact = a.d * (a.d ** 3 + 18 * a.d ** 2 + 95 * a.d + 142) / (4.0 * a.n)
     print(f"numpy {np.__version__}, python {sys.version.split()[0]}, d={a.d}, n={a.n}, batch={a.batch}, "
+          f"estimator={'sufficient statistics' if a.sufficient else 'forward pass'}, "
           f"attention={'plain (paper, N x N)' if a.plain else 're-associated'}")
     print(f"prompts_per_s_each: {' '.join(f'{r:.1f}' for r in rates)}")
     print(f"prompts_per_s: {float(np.median(rates)):.1f}")  # wall clock, median of the repetitions

@@ -237,3 +237,45 @@ TEST_CASE("Transformer applies its layers in order and reports each intermediate
   t.forward(out3, ws2);  // reused workspace: same numbers
   CHECK(out3 == out);
 }
+
+TEST_CASE("Layers skip zero rows and columns of their weights and still equal the naive formulas") {
+  // Weights with whole rows and columns zeroed (as constructions have: P = e e^T, sparse W0, W1), every
+  // pattern from none to all zero: the sparse path must give the naive dense result.
+  icl::ForwardWorkspace ws;
+  std::uint64_t tag = 5000;
+  auto zero_some = [](Eigen::MatrixXd M, std::uint64_t rows, std::uint64_t cols) {
+    for (Eigen::Index i = 0; i < M.rows(); ++i)
+      if ((rows >> i) & 1) M.row(i).setZero();
+    for (Eigen::Index j = 0; j < M.cols(); ++j)
+      if ((cols >> j) & 1) M.col(j).setZero();
+    return M;
+  };
+  for (int D : {3, 6})
+    for (std::uint64_t pat : {0ull, 1ull, 5ull, 0x2aull, 0x3full}) {
+      CAPTURE(D);
+      CAPTURE(pat);
+      const int N = 7;
+      const Eigen::MatrixXd Z = random_matrix(D, N, ++tag);
+      const Eigen::MatrixXd P = zero_some(random_matrix(D, D, ++tag), pat, pat >> 1);
+      const Eigen::MatrixXd Q = zero_some(random_matrix(D, D, ++tag), pat >> 2, pat);
+      for (bool masked : {true, false}) {
+        Eigen::MatrixXd out = Z;
+        icl::LinearSelfAttention{P, Q, masked, 0.0}.apply(out, ws);
+        const Eigen::MatrixXd expected = naive_lsa(Z, P, Q, masked, 1.0 / (N - 1));
+        CHECK(max_abs_diff(out, expected) <= 1e-12 * (1.0 + expected.cwiseAbs().maxCoeff()));
+        // two heads summed
+        Eigen::MatrixXd out2 = Z;
+        icl::LinearAttentionHeads{{icl::LinearSelfAttention{P, Q, masked, 0.5}, icl::LinearSelfAttention{Q, P, masked, 0.25}}}
+            .apply(out2, ws);
+        const Eigen::MatrixXd expected2 =
+            naive_lsa(Z, P, Q, masked, 0.5) + naive_lsa(Z, Q, P, masked, 0.25) - Z;
+        CHECK(max_abs_diff(out2, expected2) <= 1e-12 * (1.0 + expected2.cwiseAbs().maxCoeff()));
+      }
+      const Eigen::MatrixXd W0 = zero_some(random_matrix(D - 1, D - 1, ++tag), pat, pat >> 2);
+      const Eigen::MatrixXd W1 = zero_some(random_matrix(D - 1, D - 1, ++tag), pat >> 1, pat >> 3);
+      Eigen::MatrixXd out = Z;
+      icl::BilinearLayer{W0, W1}.apply(out, ws);
+      const Eigen::MatrixXd expected = naive_bilinear(Z, W0, W1);
+      CHECK(max_abs_diff(out, expected) <= 1e-12 * (1.0 + expected.cwiseAbs().maxCoeff()));
+    }
+}

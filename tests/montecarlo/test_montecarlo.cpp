@@ -9,6 +9,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <iterator>
 #include <vector>
 
 namespace {
@@ -179,4 +180,36 @@ TEST_CASE("PromptRng: uniform in (0, 1], normal has mean 0, variance 1, kurtosis
   CHECK(std::abs(umean - 0.5) < 5 * std::sqrt(1.0 / (12.0 * N)));
   CHECK(umin > 0);
   CHECK(umax <= 1);
+}
+
+TEST_CASE("PromptRng: the ziggurat normal has the normal law (CDF at fixed points, both tails)") {
+  // The layer tables: the top layer has the common area v, the base strip's tail starts at r.
+  const auto& t = icl::PromptRng::ziggurat();
+  CHECK(t.x[1] == 3.6541528853610088);
+  CHECK(t.x[255] > 0.0);
+  CHECK(t.x[255] * (1.0 - t.f[255]) == doctest::Approx(4.92867323399e-3).epsilon(1e-6));
+  for (int i = 1; i < 256; ++i) CHECK(t.x[i + 1] < t.x[i]);
+  // Frequencies of z <= c against Phi(c), five binomial standard errors, including |z| > r (the tail path)
+  // and points inside the wedges.
+  const int N = 400000;
+  const double cuts[] = {-3.9, -3.0, -2.0, -1.0, -0.3, 0.0, 0.5, 1.5, 2.5, 3.7};
+  std::vector<int> below(std::size(cuts), 0);
+  int tail = 0;
+  for (int i = 0; i < N / 100; ++i) {
+    icl::PromptRng r(12, 5, static_cast<std::uint64_t>(i));
+    for (int k = 0; k < 100; ++k) {
+      const double z = r.normal();
+      for (std::size_t c = 0; c < std::size(cuts); ++c) below[c] += z <= cuts[c];
+      tail += std::abs(z) > t.x[1];
+    }
+  }
+  const auto Phi = [](double c) { return 0.5 * std::erfc(-c / std::sqrt(2.0)); };
+  for (std::size_t c = 0; c < std::size(cuts); ++c) {
+    CAPTURE(cuts[c]);
+    const double p = Phi(cuts[c]), se = std::sqrt(p * (1 - p) / N);
+    CHECK(std::abs(below[c] / double(N) - p) < 5 * se + 1e-12);
+  }
+  const double pt = 2 * Phi(-t.x[1]);
+  CHECK(tail > 0);
+  CHECK(std::abs(tail / double(N) - pt) < 5 * std::sqrt(pt * (1 - pt) / N));
 }

@@ -2,6 +2,7 @@
 
 #include "icl/claim/param_names.hpp"
 #include "icl/montecarlo/montecarlo.hpp"
+#include "icl/montecarlo/ranks.hpp"
 #include "icl/report/paper.hpp"
 #include "icl/report/provenance.hpp"
 #include "icl/verdict/mutation.hpp"
@@ -381,9 +382,12 @@ int run_command(const RunOptions& o) {
     }
   prepare_output_folder(o.out, "--out");
   bool expectation_failed = false;
+  // Under mpirun every rank runs every claim on the same numbers (montecarlo/ranks.hpp); rank 0 writes.
+  const bool lead = rank_comm().rank == 0;
   for (const auto& p : plan) {
     std::map<std::string, std::string> files;
     auto r = run_claim(p, o, &files);
+    if (!lead) continue;
     write_file_atomic(o.out + "/" + p.claim->id + ".json", r.dump(2) + "\n");
     for (const auto& [suffix, content] : files) write_file_atomic(o.out + "/" + p.claim->id + "." + suffix, content);
     write_file_atomic(o.out + "/" + p.claim->id + ".tex", latex_table(r));
@@ -394,6 +398,7 @@ int run_command(const RunOptions& o) {
     std::fflush(stdout);
     if (expect && v != to_string(*expect)) expectation_failed = true;
   }
+  if (!lead) return 0;
   std::vector<std::string> skipped;
   rebuild_reports(o.out, &skipped);
   for (const auto& f : skipped)

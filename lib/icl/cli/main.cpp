@@ -2,6 +2,7 @@
 // 2 bad usage or bad input (one line on stderr, nothing written), 3 internal failure.
 #include "icl/cli/engine.hpp"
 #include "icl/cli/eval.hpp"
+#include "icl/cli/ranks_mpi.hpp"
 #include "icl/report/provenance.hpp"
 #include "icl/verdict/mutation.hpp"
 
@@ -24,6 +25,7 @@ int fail(int status, const std::string& message) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  icl::start_ranks(&argc, &argv);  // MPI, where built with it and started by mpirun (ranks_mpi.cpp)
   CLI::App app{"icl-verify: checks the theorems of in-context-learning theory"};
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "Help for every subcommand");

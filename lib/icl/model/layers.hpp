@@ -10,8 +10,15 @@
 namespace icl {
 
 // Scratch matrices reused across prompts (no heap allocation per prompt once sized).
+// The layers skip the rows and columns of their weight matrices that are entirely zero (found from the
+// weights at every call, so any weights are handled): the products are the same sums without the
+// exactly-zero terms. Constructions are sparse (sja App. C: P = e e^T, two nonzeros per row of W0, W1),
+// so this is most of the speed of the forward pass. R, K, R1, K1 hold the row and column index lists;
+// W, W1s the compacted weights; ZK, ZK1 the gathered rows of Z.
 struct ForwardWorkspace {
   Eigen::MatrixXd G, S, T, U, A, B;
+  Eigen::MatrixXd W, W1s, ZK, ZK1;
+  std::vector<int> R, K, R1, K1;
   void reserve(Eigen::Index rows, Eigen::Index cols) {
     G.resize(rows, rows);
     S.resize(rows, rows);
@@ -19,6 +26,11 @@ struct ForwardWorkspace {
     U.resize(rows, cols);
     A.resize(rows, cols);
     B.resize(rows, cols);
+    W.resize(rows, rows);
+    W1s.resize(rows, rows);
+    ZK.resize(rows, cols);
+    ZK1.resize(rows, cols);
+    for (auto* v : {&R, &K, &R1, &K1}) v->reserve(static_cast<std::size_t>(rows));
   }
 };
 

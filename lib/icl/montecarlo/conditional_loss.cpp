@@ -48,10 +48,11 @@ void QueryConditionalWorker::operator()(std::uint64_t i, double* out) {
       const auto& a = std::get<LinearSelfAttention>(l);
       const double s = a.scale != 0.0 ? a.scale : 1.0 / n;
       a.apply(Z_, draw_.workspace());
-      // The layer has just formed G = Z_ctx Z_ctx^T of its input in the workspace (masked: the context
-      // columns only); its query map is I + s P G Q.
-      const Eigen::MatrixXd& G = draw_.workspace().G;
-      T_.noalias() = a.P * G * a.Q;
+      // The layer has just formed the nonzero rows R of P G Q, G = Z_ctx Z_ctx^T of its input (masked:
+      // the context columns only), in the workspace's T; its query map is I + s P G Q.
+      const ForwardWorkspace& ws = draw_.workspace();
+      T_.setZero(D, D);
+      for (std::size_t r = 0; r < ws.R.size(); ++r) T_.row(ws.R[r]) = ws.T.row(static_cast<Eigen::Index>(r)).head(D);
       Mq_ = Mq_ + s * T_ * Mq_;
     }
     for (int k = 0; k < p; ++k) c_[k] = Mq_(D - 1, k);

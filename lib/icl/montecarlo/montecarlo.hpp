@@ -6,8 +6,11 @@
 // whatever the thread count. A run can be extended (sequential designs): prompts already done are
 // kept, new chunks are appended.
 #pragma once
+#include "icl/montecarlo/ranks.hpp"
+
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <cstdint>
 #include <thread>
 #include <vector>
@@ -72,11 +75,15 @@ public:
     const std::uint64_t last = (total + kChunk - 1) / kChunk;
     if (last <= first) return;
     chunks_.resize(last, Accumulator(dims_));
+    // Under K MPI ranks (ranks.hpp) this process computes the chunks c with c mod K == its rank.
+    const RankComm& comm = rank_comm();
+    const auto ranks = static_cast<std::uint64_t>(comm.size), me = static_cast<std::uint64_t>(comm.rank);
     std::atomic<std::uint64_t> next{first};
     auto body = [&] {
       auto worker = make_worker();
       std::vector<double> out(dims_);
       for (std::uint64_t c; (c = next.fetch_add(1)) < last;) {
+        if (c % ranks != me) continue;
         Accumulator acc(dims_);
         for (std::uint64_t i = c * kChunk; i < (c + 1) * kChunk; ++i) {
           worker(i, out.data());
@@ -90,6 +97,7 @@ public:
     for (int k = 1; k < t; ++k) pool.emplace_back(body);
     body();
     for (auto& th : pool) th.join();
+    if (ranks > 1) share_chunks(first, last);
   }
 
   Accumulator total() const {
@@ -99,6 +107,34 @@ public:
   }
 
 private:
+  // Every rank gets every chunk of [first, last) bit for bit: each packs the chunks it computed (count,
+  // means, m2) as 64-bit words, zero elsewhere, and the words are OR-ed across ranks.
+  void share_chunks(std::uint64_t first, std::uint64_t last) {
+    const std::size_t per = 1 + 2 * static_cast<std::size_t>(dims_);
+    std::vector<std::uint64_t> w(per * (last - first), 0);
+    const auto bits = [](double x) { return std::bit_cast<std::uint64_t>(x); };
+    for (std::uint64_t c = first; c < last; ++c) {
+      const Accumulator& a = chunks_[c];
+      if (!a.count) continue;
+      std::uint64_t* o = w.data() + per * (c - first);
+      o[0] = a.count;
+      for (int k = 0; k < dims_; ++k) {
+        o[1 + k] = bits(a.mean[k]);
+        o[1 + dims_ + k] = bits(a.m2[k]);
+      }
+    }
+    rank_comm().or_all(w.data(), w.size());
+    for (std::uint64_t c = first; c < last; ++c) {
+      Accumulator& a = chunks_[c];
+      const std::uint64_t* o = w.data() + per * (c - first);
+      a.count = o[0];
+      for (int k = 0; k < dims_; ++k) {
+        a.mean[k] = std::bit_cast<double>(o[1 + k]);
+        a.m2[k] = std::bit_cast<double>(o[1 + dims_ + k]);
+      }
+    }
+  }
+
   int dims_;
   int threads_;
   std::vector<Accumulator> chunks_;

@@ -1,5 +1,6 @@
 #include "icl/report/provenance.hpp"
 
+#include "icl/montecarlo/ranks.hpp"
 #include "icl/verdict/mutation.hpp"
 
 #include <CLI/Version.hpp>
@@ -63,7 +64,7 @@ nlohmann::ordered_json provenance_json(const std::string& command, std::chrono::
   j["build_type"] = b.build_type;
   j["libraries"] = b.libraries;
   j["backend"] = "cpu";
-  j["ranks"] = 1;
+  j["ranks"] = rank_comm().size;  // MPI ranks that shared the run (montecarlo/ranks.hpp)
   j["started_at"] = iso8601_utc(started_at);
   j["command"] = command;
   try {  // a deliberately perturbed run (bench/mutate.py) says so in every report

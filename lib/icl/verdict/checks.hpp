@@ -17,17 +17,19 @@ struct EqualityOutcome {
   Decision verdict;
   double alpha_look = 0;
   std::size_t looks_used = 0, looks_planned = 0;
+  Accumulator total;  // every component of the last look (e.g. a plain estimator beside a conditional one)
 };
 
 // make_worker(): a per-thread callable worker(prompt_index, out) that writes out[component].
 // Stops at the first look where the estimate decides against the stated value, does not contradict
 // the exact value, and has at least `min_samples` prompts (so the agreement of Monte Carlo with the
-// exact value rests on a real sample); otherwise runs to the budget.
+// exact value rests on a real sample); otherwise runs to the budget. With `until_exact_decided`, it also
+// runs on until the Monte Carlo-vs-exact decision is decisive (or the budget is spent).
 template <class MakeWorker>
 EqualityOutcome sequential_equality(const SamplingPlan& ctx, double alpha_case, double stated,
                                     std::optional<double> exact, const Tolerance& tol, const Tolerance& exact_tol,
                                     int dims, int component, std::uint64_t first, MakeWorker&& make_worker,
-                                    std::uint64_t min_samples = 16384) {
+                                    std::uint64_t min_samples = 16384, bool until_exact_decided = false) {
   EqualityOutcome o;
   const auto looks = sequential_looks(first, ctx.samples);
   o.looks_planned = looks.size();
@@ -41,9 +43,11 @@ EqualityOutcome sequential_equality(const SamplingPlan& ctx, double alpha_case, 
     o.mc_vs_stated = judge_mc_equal(o.mc, stated, tol, o.alpha_look);
     if (exact) o.mc_vs_exact = judge_mc_equal(o.mc, *exact, tol, o.alpha_look);
     const bool decided = o.mc_vs_stated.verdict != Verdict::inconclusive &&
-                         (!exact || o.mc_vs_exact->verdict != Verdict::refuted) && mc.samples() >= min_samples;
+                         (!exact || o.mc_vs_exact->verdict != Verdict::refuted) && mc.samples() >= min_samples &&
+                         (!until_exact_decided || !exact || o.mc_vs_exact->verdict != Verdict::inconclusive);
     if (decided) break;
   }
+  o.total = mc.total();
   o.verdict = combine_equality(o.exact_vs_stated, o.mc_vs_stated, o.mc_vs_exact);
   return o;
 }

@@ -1,0 +1,8 @@
+#include "icl/montecarlo/ranks.hpp"
+
+namespace icl {
+RankComm& rank_comm() {
+  static RankComm c;
+  return c;
+}
+}  // namespace icl

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# ctest `mpi` (only where icl-verify was built with MPI): the same claims run as one process and under
+# `mpirun -n 2` give bitwise the same reports (reports/compare_reports.py: every number and word, the
+# timing and provenance aside), the 2-rank reports say "ranks": 2 in their provenance, and only rank 0
+# wrote (one summary line per claim on stdout).
+#   tests/cli/mpi_check.sh ICL_VERIFY MPIRUN SOURCE_DIR
+set -euo pipefail
+bin=$1
+mpirun=$2
+src=$3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+claims=(sja.thm2 sja.lemma3)
+"$bin" run "${claims[@]}" --quick --threads 1 --out "$tmp/one" >"$tmp/one.log"
+# Root (CI containers) needs --allow-run-as-root; --oversubscribe lets 2 ranks start on fewer cores.
+extra=(--oversubscribe)
+[ "$(id -u)" -eq 0 ] && extra+=(--allow-run-as-root)
+OMPI_MCA_rmaps_base_oversubscribe=1 "$mpirun" "${extra[@]}" -n 2 "$bin" run "${claims[@]}" --quick --threads 1 \
+  --out "$tmp/two" >"$tmp/two.log"
+python3 "$src/reports/compare_reports.py" "$tmp/one" "$tmp/two"
+for c in "${claims[@]}"; do
+  python3 - "$tmp/two/$c.json" "$tmp/one/$c.json" <<'PY'
+import json, sys
+two, one = (json.load(open(p)) for p in sys.argv[1:])
+assert two["provenance"]["ranks"] == 2, two["provenance"]["ranks"]
+assert one["provenance"]["ranks"] == 1, one["provenance"]["ranks"]
+PY
+done
+lines=$(grep -c -E '^(sja\.thm2|sja\.lemma3) ' "$tmp/two.log" || true)
+[ "$lines" -eq "${#claims[@]}" ] || { echo "expected one line per claim from rank 0 only, got $lines" >&2; cat "$tmp/two.log" >&2; exit 1; }
+echo "mpi: 2 ranks bitwise equal to 1 process for ${claims[*]}"
