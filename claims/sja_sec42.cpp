@@ -47,15 +47,25 @@
 // Every case also reports the largest degree among its features (exact, symbolic) and, for
 // context, the degrees reached by 4 random sparse layers and by 3 random dense layers (symbolic).
 //
-// Monte Carlo: through the real forward pass (PromptLossWorker), doubling looks, Bonferroni over
-// cases and looks; `mc` must lie within 2% of `exact` (else the case is inconclusive), and is
-// judged against the floor one-sidedly with no tolerance band.
+// Monte Carlo: through the real forward pass, with the query integrated out exactly given the context
+// (QueryConditionalWorker). Every layer before the last attention is column-wise (bilinear layers, and
+// the copy_row attention of stack 2, whose update is the same in every column because row 0 is 1), so the
+// query column's features are u(x_q), the polynomials `sec42_features` computes, and the last (masked)
+// attention maps them linearly: yhat = b^T u(x_q) with b read from the same forward pass; then
+// E[(yhat + y_q)^2 | context, w] = c^T Psi c with Psi the exact moments of (u, target monomials) of the
+// query alone (not the loss: Monte Carlo stays independent of `exact`). Doubling looks, Bonferroni over
+// cases and looks, run until both the floor decision and the decision against `exact` (2% band) are
+// made or the budget is spent; `mc` is judged against the floor one-sidedly with no tolerance band.
+// Each case reports the variance-reduction factor against the plain squared error of the same prompts
+// and the root mean square of yhat - b^T u(x_q) (the linearity the estimator rests on).
 #include "constructions/sja_sec42.hpp"
 #include "icl/claim/case_json.hpp"
 #include "icl/claim/claim.hpp"
 #include "icl/exact/sparse_attention.hpp"
 #include "icl/exact/symbolic_forward.hpp"
+#include "icl/model/gaussian_model.hpp"
 #include "icl/model/prompt.hpp"
+#include "icl/montecarlo/conditional_loss.hpp"
 #include "icl/montecarlo/prompt_loss.hpp"
 #include "icl/verdict/checks.hpp"
 
@@ -78,6 +88,16 @@ Eigen::MatrixXd neg_pinv_on_support(const Eigen::MatrixXd& lambda) {
   for (std::size_t a = 0; a < rows.size(); ++a)
     for (std::size_t b = 0; b < rows.size(); ++b) g(rows[a], rows[b]) = -inv(a, b);
   return g;
+}
+
+std::vector<Poly> to_double_polys(const std::vector<Polynomial<Rational>>& rows) {
+  std::vector<Poly> out;
+  for (const auto& r : rows) {
+    Poly p(r.nvars());
+    for (const auto& [e, c] : r.terms()) p += Poly::monomial(e, to_double(c));
+    out.push_back(std::move(p));
+  }
+  return out;
 }
 
 int max_degree(const std::vector<Polynomial<Rational>>& rows) {
@@ -122,6 +142,7 @@ ClaimResult run(const ClaimContext& ctx) {
   const double alpha_case = ctx.alpha / static_cast<double>(ctx.cases.size());
   std::size_t done = 0, looks_planned = 0;
   std::string escape_note;
+  double vr_min = 1e300, vr_max = 0;
   for (const auto& c : ctx.cases) {
     const auto s = static_cast<Sec42Stack>(c.geti("stack"));
     const int n = c.geti("n");
@@ -130,26 +151,41 @@ ClaimResult run(const ClaimContext& ctx) {
     const Eigen::MatrixXd Gamma = neg_pinv_on_support(fm.Lambda);
     const double exact = sparse_lsa_loss(fm, Gamma, n);
     const double limit = fm.Ey2 - (-Gamma * fm.S).trace();  // n -> infinity: E y^2 - tr(Lambda^+ S)
-    const Transformer model = sja::sec42_stack(s, Gamma);
+    // The stack split into its column-wise feature layers and its last (masked) attention layer.
+    Transformer features, attention;
+    features.layers = sja::sec42_feature_layers(s);
+    attention.layers.push_back(sja::sec42_stack(s, Gamma).layers.back());
     const PromptShape shape = sja_shape(d, dbar, n);
-    const InputDistribution inputs = InputDistribution::standard(d);
+    const GaussianIclModel gm = GaussianIclModel::from_task(task, Eigen::MatrixXd::Identity(d, d));
+    const Eigen::MatrixXd Psi = query_moment_matrix(gm, to_double_polys(u));
     const std::uint64_t purpose = ctx.purpose(c.label());
-    auto make_worker = [&] { return PromptLossWorker(model, task, inputs, shape, ctx.seed, purpose); };
+    auto make_worker = [&] { return QueryConditionalWorker(features, attention, gm, Psi, shape, ctx.seed, purpose); };
 
-    const auto looks = sequential_looks(4096, std::max<std::uint64_t>(ctx.samples, 4096));
+    // Looks double up to the budget and, only while the decision against `exact` is still open, on to 4x the
+    // budget (budget moved to the cases that need it); every planned look shares alpha_case.
+    const std::uint64_t budget = std::max<std::uint64_t>(ctx.samples, 4096);
+    auto looks = sequential_looks(4096, budget);
+    for (std::uint64_t k = 2 * budget; k < 4 * budget; k *= 2) looks.push_back(k);
+    looks.push_back(4 * budget);
     looks_planned = std::max(looks_planned, looks.size());
     const double alpha_look = alpha_case / static_cast<double>(looks.size());
-    MonteCarlo mc(1, ctx.threads);
+    MonteCarlo mc(QueryConditionalWorker::dims, ctx.threads);
     Estimate e;
     Decision vs_exact, vs_floor;
     for (std::uint64_t k : looks) {
       mc.extend_to(k, make_worker);
-      e = make_estimate(mc.total(), 0, 1 - alpha_look);
+      e = make_estimate(mc.total(), 1, 1 - alpha_look);
       vs_exact = judge_mc_equal(e, exact, tol, alpha_look);
       vs_floor = s == Sec42Stack::dense ? judge_mc_upper_bound(e, floor, none, alpha_look)
                                         : judge_mc_lower_bound(e, floor, none, alpha_look);
-      if (vs_floor.verdict != Verdict::inconclusive && vs_exact.verdict != Verdict::refuted && mc.samples() >= 8192) break;
+      if (vs_floor.verdict != Verdict::inconclusive && vs_exact.verdict != Verdict::inconclusive && mc.samples() >= 8192)
+        break;
+      if (mc.samples() >= budget && vs_exact.verdict != Verdict::inconclusive) break;
     }
+    const Accumulator all = mc.total();
+    const double vr = all.variance(1) > 0 ? all.variance(0) / all.variance(1) : 0.0;
+    vr_min = std::min(vr_min, vr);
+    vr_max = std::max(vr_max, vr);
     // What the case judges: stack 0 (part c) and stack 2 (part a) say features of degree <= 2 and loss >= floor;
     // stack 1 (part b) says dense layers compose features of degree > 2 and go below the floor.
     const bool exact_above = exact >= floor;
@@ -204,6 +240,8 @@ ClaimResult run(const ClaimContext& ctx) {
     j.quantity("stated", floor);  // the floor the claim puts under every sparse stack
     j.quantity("exact", exact);
     j.quantity("mc", e);
+    j.quantity("variance_reduction", vr);
+    j.quantity("linearity_rms", std::sqrt(all.mean[2]));
     j.quantity("floor", floor);
     j.quantity("limit_n_infinite", limit);
     j.quantity("feature_degree", degree);
@@ -217,6 +255,10 @@ ClaimResult run(const ClaimContext& ctx) {
     if (ctx.progress) ctx.progress(++done, ctx.cases.size());
   }
   res.extra["error_rates"] = error_rates_json(ctx.alpha, ctx.cases.size(), looks_planned, tol);
+  res.extra["variance_reduction"] = {
+      {"method", "query integrated exactly given the context (conditional Monte Carlo)"},
+      {"factor_min", vr_min},
+      {"factor_max", vr_max}};
   res.extra["floor"] = floor;
   res.extra["floor_derivation"] =
       "E[y^2] - tr(Lambda2^{-1} S2) over the 15 monomials of degree <= 2 (exact Gaussian moments): the part of the "
@@ -231,6 +273,9 @@ ClaimResult run(const ClaimContext& ctx) {
     findings.push_back("The floor is not a property of sparse bilinear layers alone: " + escape_note +
                        " Sec. 4.2's argument ('successive bilinear layers can only use the original inputs') needs "
                        "attention layers that leave the rows (1, x) unchanged.");
+  findings.push_back(fmt::format("Monte Carlo integrates the query exactly given the context: its variance is {:.3g}x to "
+                                 "{:.3g}x smaller than that of the plain squared error on the same prompts.",
+                                 vr_min, vr_max));
   findings.push_back("Monte Carlo against the exact loss of each stack (2% band): " +
                      tally_decisions(res.cases, "mc_vs_exact") +
                      "; each decided case rests on the exact loss and on the Monte Carlo interval's side of the floor, "

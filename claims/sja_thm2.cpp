@@ -93,7 +93,8 @@ ClaimResult run(const ClaimContext& ctx) {
       psi[d] = query_moment_matrix(model, bilinear_features(std::get<BilinearLayer>(block.layers.at(0)), d, dbar));
     auto make_worker = [&] { return QueryConditionalWorker(features, attention, model, psi[d], shape, ctx.seed, purpose); };
     auto o = sequential_equality(ctx, alpha_case, stated, exact, tol, exact_tol, QueryConditionalWorker::dims, 1, 2048,
-                                 make_worker, 16384, /*until_exact_decided=*/true);
+                                 make_worker, 16384, /*until_exact_decided=*/true,
+                                 /*max_samples=*/4 * ctx.samples);
     const double vr = o.total.variance(1) > 0 ? o.total.variance(0) / o.total.variance(1) : 0.0;
     vr_min = std::min(vr_min, vr);
     vr_max = std::max(vr_max, vr);

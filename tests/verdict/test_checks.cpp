@@ -150,3 +150,31 @@ TEST_CASE("sequential_equality: stops at the first decided look with enough samp
   CHECK(o.alpha_look == doctest::Approx(0.01 / 8));
   CHECK(o.mc.confidence == doctest::Approx(1 - 0.01 / 8));
 }
+
+TEST_CASE("sequential_equality: max_samples moves budget only to a case whose exact decision is still open") {
+  const icl::Tolerance tol{0.02, 0.0};
+  auto run = [&](double mu, double stated, double exact, std::uint64_t max_samples) {
+    const auto ctx = context(5, 1 << 12);
+    const std::uint64_t purpose = ctx.purpose("normal");
+    auto make_worker = [&] { return NormalWorker{5, purpose, mu}; };
+    return icl::sequential_equality(ctx, 0.01, stated, exact, tol, icl::Tolerance{1e-9, 1e-12}, 1, 0, 1024, make_worker,
+                                    1024, /*until_exact_decided=*/true, max_samples);
+  };
+  // mu = exact = 5 against a stated 1 (sd 1): the band 2% of 5 = 0.1 is reached within the budget of 4096 (interval
+  // about +/- 0.05 there), so no look past the budget is used, though 4 more are planned.
+  auto o = run(5.0, 1.0, 5.0, 1 << 16);
+  CHECK(o.looks_planned == 3 + 4);  // 1024, 2048, 4096, then 8192 .. 65536
+  CHECK(o.mc_vs_exact->verdict == Verdict::confirmed);
+  CHECK(o.mc.samples <= (1u << 12));
+  // mu = exact = 0.5: the band is 0.01, and the interval at 4096 samples (about +/- 0.05) cannot decide it; the case
+  // runs on past the budget (up to 262144, interval about +/- 0.007), never stopping at 4096.
+  o = run(0.5, 5.0, 0.5, 1 << 18);
+  CHECK(o.mc.samples > (1u << 12));
+  CHECK(o.looks_planned == 3 + 6);  // ... 8192 .. 262144
+  CHECK(o.mc_vs_exact->verdict != Verdict::refuted);
+  // Without max_samples the same case stops at the budget, undecided.
+  o = run(0.5, 5.0, 0.5, 0);
+  CHECK(o.mc.samples == (1u << 12));
+  CHECK(o.looks_planned == 3);
+  CHECK(o.mc_vs_exact->verdict == Verdict::inconclusive);
+}

@@ -35,6 +35,17 @@ public:
       for (int k = 0; k < p_; ++k) f[j * p_ + k] = Uy[j] * Z(k, n);
     y = sign_ * draw_.labels()[n];
   }
+  // Conditional form: writes (U y) / n into uy (p) and the drawn task coefficients w into w (m).
+  void context(std::uint64_t i, double* uy, double* w) {
+    draw_.draw(i);
+    Eigen::MatrixXd& Z = draw_.prompt();
+    embed(shape_, draw_.inputs(), draw_.labels(), Z);
+    features_->forward(Z, draw_.workspace());
+    const int n = shape_.n;
+    Eigen::Map<Eigen::VectorXd>(uy, p_).noalias() = Z.topLeftCorner(p_, n) * Z.row(shape_.dbar).head(n).transpose() / n;
+    const Eigen::VectorXd& c = draw_.coefficients();
+    for (Eigen::Index k = 0; k < c.size(); ++k) w[k] = c[k];
+  }
 
 private:
   const Transformer* features_;
@@ -44,15 +55,57 @@ private:
   int p_;
 };
 
+// One batch of the conditional form: chunk c sums (U y)(U y)^T and (U y) w^T over its prompts; chunk sums are
+// added in chunk order (same numbers whatever the threads); then Gamma = -S_UU^+ (sign S_Uw C^T) Sigma_u^+.
+Eigen::MatrixXd conditional_batch(const Transformer& features, const GaussianIclModel& model, const PromptShape& shape,
+                                  std::uint64_t seed, std::uint64_t purpose, double sign, const Eigen::MatrixXd& Psi,
+                                  int threads, std::uint64_t chunks, std::uint64_t chunk) {
+  const int p = shape.dbar, m = model.num_coefficients();
+  Eigen::MatrixXd SUU = Eigen::MatrixXd::Zero(p, p), SUw = Eigen::MatrixXd::Zero(p, m);
+  std::map<std::uint64_t, std::pair<Eigen::MatrixXd, Eigen::MatrixXd>> pending;
+  std::uint64_t merged = 0;
+  std::mutex merge_mutex;
+  std::atomic<std::uint64_t> next{0};
+  auto body = [&] {
+    GammaRegressionWorker worker(features, model, shape, seed, purpose, sign);
+    Eigen::MatrixXd U(p, static_cast<Eigen::Index>(chunk)), W(m, static_cast<Eigen::Index>(chunk));
+    for (std::uint64_t c; (c = next.fetch_add(1)) < chunks;) {
+      for (std::uint64_t i = 0; i < chunk; ++i)
+        worker.context(c * chunk + i, U.col(static_cast<Eigen::Index>(i)).data(), W.col(static_cast<Eigen::Index>(i)).data());
+      Eigen::MatrixXd uu = U * U.transpose();
+      Eigen::MatrixXd uw = U * W.transpose();
+      const std::lock_guard<std::mutex> lock(merge_mutex);
+      pending.emplace(c, std::make_pair(std::move(uu), std::move(uw)));
+      for (auto it = pending.begin(); it != pending.end() && it->first == merged; it = pending.erase(it), ++merged) {
+        SUU += it->second.first;
+        SUw += it->second.second;
+      }
+    }
+  };
+  const int t = static_cast<int>(std::min<std::uint64_t>(std::max(1, threads), chunks));
+  std::vector<std::thread> pool;
+  for (int j = 1; j < t; ++j) pool.emplace_back(body);
+  body();
+  for (auto& th : pool) th.join();
+  const Eigen::MatrixXd Sigma_u = Psi.topLeftCorner(p, p), C = Psi.topRightCorner(p, m);
+  return -psd_pinv(SUU, 1e-10) * (sign * SUw * C.transpose()) * psd_pinv(Sigma_u, 1e-10);
+}
+
 }  // namespace
 
 // Prompts are cut into fixed chunks; chunk c of batch k sums f f^T and f y over its prompts with one
 // matrix product; chunk sums are added in chunk order. Same seed, same numbers, whatever the threads.
 GammaLeastSquares mc_least_squares_gamma(const Transformer& feature_layers, const GaussianIclModel& model,
                                          const PromptShape& shape, std::uint64_t seed, std::uint64_t purpose,
-                                         int threads, std::uint64_t samples, int batches, double sign) {
+                                         int threads, std::uint64_t samples, int batches, double sign,
+                                         const Eigen::MatrixXd* query_moments) {
   constexpr std::uint64_t kChunk = 1024;
   const int p = shape.dbar, P2 = p * p;
+  const int m = model.num_coefficients();
+  if (query_moments && (query_moments->rows() != p + m || query_moments->cols() != p + m))
+    throw std::invalid_argument("mc_least_squares_gamma: query moments have the wrong size");
+  if (query_moments && !model.random_w)
+    throw std::invalid_argument("mc_least_squares_gamma: the conditional form needs w drawn per prompt");
   const std::uint64_t chunks_per_batch = std::max<std::uint64_t>(1, (samples / batches + kChunk - 1) / kChunk);
   GammaLeastSquares est;
   est.batches = batches;
@@ -62,6 +115,11 @@ GammaLeastSquares mc_least_squares_gamma(const Transformer& feature_layers, cons
     const std::uint64_t pk = purpose ^ (0x9E3779B97F4A7C15ull * static_cast<std::uint64_t>(k + 1));
     // Chunk sums are added to (A, r) in chunk order as soon as every earlier chunk is in: the same sums as adding
     // them all at the end, while only the chunks finished out of order are held (memory does not grow with samples).
+    if (query_moments) {
+      g.push_back(conditional_batch(feature_layers, model, shape, seed, pk, sign, *query_moments, threads,
+                                    chunks_per_batch, kChunk));
+      continue;
+    }
     Eigen::MatrixXd A = Eigen::MatrixXd::Zero(P2, P2);
     Eigen::VectorXd r = Eigen::VectorXd::Zero(P2);
     std::map<std::uint64_t, std::pair<Eigen::MatrixXd, Eigen::VectorXd>> pending;

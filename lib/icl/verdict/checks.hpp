@@ -24,14 +24,23 @@ struct EqualityOutcome {
 // Stops at the first look where the estimate decides against the stated value, does not contradict
 // the exact value, and has at least `min_samples` prompts (so the agreement of Monte Carlo with the
 // exact value rests on a real sample); otherwise runs to the budget. With `until_exact_decided`, it also
-// runs on until the Monte Carlo-vs-exact decision is decisive (or the budget is spent).
+// runs on until the Monte Carlo-vs-exact decision is decisive (or the budget is spent); `max_samples`
+// (> ctx.samples) moves budget to the cases that need it: looks go on doubling past ctx.samples up to
+// max_samples, but only while the Monte Carlo-vs-exact decision is still open. Every planned look,
+// including those past ctx.samples, shares alpha_case (Bonferroni), so the error rates hold whether or
+// not a case runs on.
 template <class MakeWorker>
 EqualityOutcome sequential_equality(const SamplingPlan& ctx, double alpha_case, double stated,
                                     std::optional<double> exact, const Tolerance& tol, const Tolerance& exact_tol,
                                     int dims, int component, std::uint64_t first, MakeWorker&& make_worker,
-                                    std::uint64_t min_samples = 16384, bool until_exact_decided = false) {
+                                    std::uint64_t min_samples = 16384, bool until_exact_decided = false,
+                                    std::uint64_t max_samples = 0) {
   EqualityOutcome o;
-  const auto looks = sequential_looks(first, ctx.samples);
+  auto looks = sequential_looks(first, ctx.samples);
+  if (until_exact_decided && exact && max_samples > ctx.samples && ctx.samples > 0) {
+    for (std::uint64_t n = 2 * ctx.samples; n < max_samples; n *= 2) looks.push_back(n);
+    looks.push_back(max_samples);
+  }
   o.looks_planned = looks.size();
   o.alpha_look = alpha_case / static_cast<double>(looks.size());
   if (exact) o.exact_vs_stated = judge_exact_equal(*exact, stated, exact_tol);
@@ -46,6 +55,8 @@ EqualityOutcome sequential_equality(const SamplingPlan& ctx, double alpha_case, 
                          (!exact || o.mc_vs_exact->verdict != Verdict::refuted) && mc.samples() >= min_samples &&
                          (!until_exact_decided || !exact || o.mc_vs_exact->verdict != Verdict::inconclusive);
     if (decided) break;
+    // Past the ordinary budget only the open Monte Carlo-vs-exact decision keeps a case running.
+    if (mc.samples() >= ctx.samples && (!exact || o.mc_vs_exact->verdict != Verdict::inconclusive)) break;
   }
   o.total = mc.total();
   o.verdict = combine_equality(o.exact_vs_stated, o.mc_vs_stated, o.mc_vs_exact);
