@@ -1,5 +1,6 @@
 #include "icl/model/prompt.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace icl {
@@ -16,12 +17,16 @@ void embed(const PromptShape& s, const Eigen::Ref<const Eigen::MatrixXd>& X,
   if (Z.rows() != s.rows() || Z.cols() != s.cols() || X.rows() != s.d || X.cols() != s.cols() ||
       y.size() < s.n)
     throw std::invalid_argument("embed: shapes do not match");
-  Z.setZero();
-  int r = 0;
-  if (s.embedding == Embedding::sja) Z.row(r++).setOnes();
-  Z.middleRows(r, s.d) = X;
-  Z.row(s.dbar).head(s.n) = y.head(s.n);
-  Z(s.dbar, s.n) = 0.0;  // the query label is absent
+  // Zero first (one memset when Z is contiguous), then (1,) x_j and y_j column by column.
+  if (Z.outerStride() == Z.rows()) std::fill_n(Z.data(), Z.size(), 0.0);
+  else Z.setZero();
+  const int r0 = s.embedding == Embedding::sja ? 1 : 0, D = s.rows();
+  for (Eigen::Index j = 0; j < Z.cols(); ++j) {
+    double* z = &Z(0, j);
+    if (r0) z[0] = 1.0;
+    for (int i = 0; i < s.d; ++i) z[r0 + i] = X(i, j);
+    if (j < s.n) z[D - 1] = y[j];
+  }
 }
 
 }  // namespace icl

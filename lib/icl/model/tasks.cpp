@@ -53,11 +53,79 @@ PolynomialTask PolynomialTask::polynomial(int d, int p) {
 void PolynomialTask::evaluate(const Eigen::Ref<const Eigen::MatrixXd>& X,
                               const Eigen::Ref<const Eigen::VectorXd>& w,
                               Eigen::Ref<Eigen::RowVectorXd> y) const {
-  // y_j = sum_k w_k x_j^{e_k}, summed over k in order, each term formed as w_k times the variables in
-  // order (x_1 first, with multiplicity). The loops run monomial-outer, column-inner with the degree
-  // 0, 1, 2 terms specialised; every y_j sees the same operations in the same order as the plain
-  // column-by-column loop, so the values are bitwise the same.
+  // y_j = sum_k w_k x_j^{e_k}, summed over k in order from 0, each term formed as w_k times the variables
+  // in order (x_1 first, with multiplicity). Every y_j sees the same operations in the same order as the
+  // plain column-by-column loop, so the values are bitwise the same whichever loop below runs.
   const Eigen::Index m = X.cols();
+  constexpr std::size_t kMax = 64;
+  int deg[kMax], va[kMax], vb[kMax];  // degree <= 2 monomials: degree and variables, a <= b
+  bool low = monomials.size() <= kMax;
+  for (std::size_t k = 0; low && k < monomials.size(); ++k) {
+    const Exponent& e = monomials[k];
+    int degree = 0, a = -1, b = -1;
+    for (int i = 0; i < d; ++i)
+      for (int p = 0; p < e[i]; ++p, ++degree) (degree == 0 ? a : b) = i;
+    if (degree > 2) low = false;
+    deg[k] = degree;
+    va[k] = a;
+    vb[k] = b;
+  }
+  if (low) {
+    // Four columns at a time, each with its own running sum (so the four additions overlap), every
+    // column's terms in order (App. C's tasks are of degree <= 2); the monomials in runs of one degree
+    // (graded order: three runs), so that the inner loops do not branch.
+    const int K = static_cast<int>(monomials.size());
+    Eigen::Index j = 0;
+    for (; j + 4 <= m; j += 4) {
+      double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0;  // scalars, so that they stay in registers
+      for (int k0 = 0, k1; k0 < K; k0 = k1) {
+        for (k1 = k0 + 1; k1 < K && deg[k1] == deg[k0];) ++k1;
+        if (deg[k0] == 0) {
+          for (int k = k0; k < k1; ++k) {
+            const double wk = w[k];
+            a0 += wk;
+            a1 += wk;
+            a2 += wk;
+            a3 += wk;
+          }
+        } else if (deg[k0] == 1) {
+          for (int k = k0; k < k1; ++k) {
+            const double wk = w[k];
+            const int a = va[k];
+            a0 += wk * X(a, j);
+            a1 += wk * X(a, j + 1);
+            a2 += wk * X(a, j + 2);
+            a3 += wk * X(a, j + 3);
+          }
+        } else {
+          for (int k = k0; k < k1; ++k) {
+            const double wk = w[k];
+            const int a = va[k], b = vb[k];
+            a0 += wk * X(a, j) * X(b, j);
+            a1 += wk * X(a, j + 1) * X(b, j + 1);
+            a2 += wk * X(a, j + 2) * X(b, j + 2);
+            a3 += wk * X(a, j + 3) * X(b, j + 3);
+          }
+        }
+      }
+      y[j] = a0;
+      y[j + 1] = a1;
+      y[j + 2] = a2;
+      y[j + 3] = a3;
+    }
+    for (; j < m; ++j) {
+      double acc = 0.0;
+      for (int k = 0; k < K; ++k) {
+        const double wk = w[k];
+        if (deg[k] == 0) acc += wk;
+        else if (deg[k] == 1) acc += wk * X(va[k], j);
+        else acc += wk * X(va[k], j) * X(vb[k], j);
+      }
+      y[j] = acc;
+    }
+    return;
+  }
+  // Monomial-outer, column-inner, the degree 0, 1, 2 terms specialised.
   for (Eigen::Index j = 0; j < m; ++j) y[j] = 0.0;
   for (std::size_t k = 0; k < monomials.size(); ++k) {
     const double wk = w[static_cast<Eigen::Index>(k)];

@@ -52,8 +52,7 @@ void LsaPromptWorker::operator()(std::uint64_t i, double* out) {
   const double yq = y_[N];
   embed(shape_, X_, y_, E_);
   Z_ = E_;
-  net_.forward(Z_, ws_);
-  const double yhat = prediction(Z_);
+  const double yhat = net_.predict(Z_, ws_);  // the prediction alone: the last layer on the query column
   const double e = yhat - yq;
   out[0] = 0.5 * e * e;
   out[1] = yhat;

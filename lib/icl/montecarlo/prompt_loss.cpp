@@ -20,8 +20,7 @@ double PromptLossWorker::loss(std::uint64_t i) {
   inputs_->sample(rng, X_);
   task_->evaluate(X_, fixed_w_ ? *fixed_w_ : w_, y_);
   embed(shape_, X_, y_, Z_);
-  model_->forward(Z_, ws_);
-  const double e = prediction(Z_) + sign_ * y_[shape_.n];
+  const double e = model_->predict(Z_, ws_) + sign_ * y_[shape_.n];
   return e * e;
 }
 
@@ -41,8 +40,7 @@ void ModelPromptWorker::draw(std::uint64_t i) {
 double ModelPromptWorker::loss(std::uint64_t i) {
   draw(i);
   embed(shape_, sampler_.inputs(), sampler_.labels(), Z_);
-  model_->forward(Z_, ws_);
-  const double e = prediction(Z_) + sign_ * sampler_.labels()[shape_.n];
+  const double e = model_->predict(Z_, ws_) + sign_ * sampler_.labels()[shape_.n];
   return e * e;
 }
 

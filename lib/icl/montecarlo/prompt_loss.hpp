@@ -21,7 +21,9 @@ public:
 
   double loss(std::uint64_t prompt_index);
   void operator()(std::uint64_t i, double* out) { out[0] = loss(i); }
-  const Eigen::MatrixXd& prompt() const { return Z_; }  // after the forward pass of the last prompt
+  // The last prompt after Transformer::predict: every layer but the last applied, the last to the query
+  // column only.
+  const Eigen::MatrixXd& prompt() const { return Z_; }
 
 private:
   const Transformer* model_;
