@@ -231,7 +231,9 @@ ParamLayout param_layout(const nlohmann::ordered_json& cases) {
     for (const auto& c : cases) {
       const bool has = c.contains("params") && c["params"].is_object() && c["params"].contains(k);
       everywhere &= has;
-      same &= has && c["params"][k] == cases[0]["params"][k];
+      // (not `same &= ...`: that would read cases[0]["params"][k] after case 0 was found without k, and a const
+      // operator[] on a missing key is undefined behaviour; the Debug/sanitizer build's assertion caught it)
+      same = same && has && c["params"][k] == cases[0]["params"][k];
     }
     (same ? l.constant : everywhere ? l.columns : l.other).push_back(k);
   }
