@@ -207,7 +207,10 @@ ClaimResult run(const ClaimContext& ctx) {
     auto make_worker = [&] { return Worker{LsaPromptWorker(W, pm_nograd, ctx.seed, purpose), sc, ey2, bn}; };
     const Tolerance tol{sc <= 2 ? 0.01 : 0.1, 0.0};
     // Sequential looks decide Monte Carlo against the exact value at this n; the stated limit is judged after.
-    auto o = sequential_equality(ctx, alpha_case, exact_n, std::nullopt, tol, Tolerance{}, 4, 0, 1024, make_worker, 4096);
+    // (exact_n is passed as both the value judged and the exact value so that a case still undecided at
+    // ctx.samples runs on, doubling, up to 4 ctx.samples: budget moved to the cases that need it.)
+    auto o = sequential_equality(ctx, alpha_case, exact_n, exact_n, tol, Tolerance{}, 4, 0, 1024, make_worker, 4096, true,
+                                 4 * ctx.samples);
     looks = std::max(looks, o.looks_planned);
     const Decision mc_vs_exact = o.mc_vs_stated;
     const Decision mc_vs_stated = judge_mc_equal(o.mc, stated, tol, o.alpha_look);

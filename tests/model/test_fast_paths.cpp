@@ -12,14 +12,23 @@
 
 #include <cmath>
 #include <cstring>
+#include <string>
 #include <vector>
 
 namespace {
 
-// The ziggurat as first written (one Philox block at a time, z = (r >> 11) 2^-53 x_layer, sign * z).
+// The ziggurat as first written (one word at a time, z = (r >> 11) 2^-53 x_layer, sign * z), on the stream
+// as documented in rng.hpp, computed with Random123's own classes: (k0, k1, h) = the first 96 bits of
+// r123::Philox4x64 under the key (seed, purpose) at counter 0; block b = r123::Philox4x32 under (k0, k1) at
+// counter (b, i mod 2^32, i div 2^32, h); words x0 | x1 << 32, x2 | x3 << 32.
 class ReferenceRng {
 public:
-  ReferenceRng(std::uint64_t seed, std::uint64_t purpose, std::uint64_t i) : key_{{seed, purpose}}, ctr_{{i, 0, 0, 0}} {}
+  ReferenceRng(std::uint64_t seed, std::uint64_t purpose, std::uint64_t i) {
+    r123::Philox4x64 g;
+    const auto h = g(r123::Philox4x64::ctr_type{{0, 0, 0, 0}}, r123::Philox4x64::key_type{{seed, purpose}});
+    key_ = {{static_cast<std::uint32_t>(h.v[0]), static_cast<std::uint32_t>(h.v[0] >> 32)}};
+    ctr_ = {{0, static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(i >> 32), static_cast<std::uint32_t>(h.v[1])}};
+  }
   double uniform() { return (static_cast<double>(next() >> 11) + 1.0) * 0x1.0p-53; }
   double normal() {
     const auto& t = icl::PromptRng::ziggurat();
@@ -43,19 +52,20 @@ public:
 
 private:
   std::uint64_t next() {
-    if (pos_ == 4) {
-      r123::Philox4x64 g;
+    if (pos_ == 2) {
+      r123::Philox4x32 g;
       const auto out = g(ctr_, key_);
-      for (int k = 0; k < 4; ++k) buf_[k] = out.v[k];
-      ++ctr_.v[3];
+      buf_[0] = out.v[0] | static_cast<std::uint64_t>(out.v[1]) << 32;
+      buf_[1] = out.v[2] | static_cast<std::uint64_t>(out.v[3]) << 32;
+      ++ctr_.v[0];
       pos_ = 0;
     }
     return buf_[pos_++];
   }
-  r123::Philox4x64::key_type key_;
-  r123::Philox4x64::ctr_type ctr_;
-  std::uint64_t buf_[4] = {0, 0, 0, 0};
-  int pos_ = 4;
+  r123::Philox4x32::key_type key_;
+  r123::Philox4x32::ctr_type ctr_;
+  std::uint64_t buf_[2] = {0, 0};
+  int pos_ = 2;
 };
 
 bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
@@ -117,6 +127,36 @@ double relative_error(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
 }
 
 }  // namespace
+
+TEST_CASE("philox4x32::words: the portable and AVX2 paths = r123::Philox4x32, bit for bit, for every block count") {
+  using icl::philox4x32::Path;
+  long mismatches = 0, checked = 0;
+  std::uint64_t portable[2 * 70], avx2[2 * 70], automatic[2 * 70];
+  for (std::uint32_t trial = 0; trial < 40; ++trial) {
+    const std::uint32_t k0 = 0x9E3779B9u * (trial + 1), k1 = 0x85EBCA6Bu ^ (trial * 0x27D4EB2Fu);
+    // counters near 2^32 - 1 in the other words, and block numbers from 0 and from a large offset
+    const std::uint32_t c[4] = {trial % 2 ? 0u : 4000000000u + trial, 0xFFFFFFFFu - trial, trial * 7919u, 0x12345678u + trial};
+    const int blocks = static_cast<int>(trial * 7 % 71);  // 0 to 70 (all remainders mod 4 and mod 8)
+    icl::philox4x32::words(k0, k1, c, blocks, portable, Path::portable);
+    icl::philox4x32::words(k0, k1, c, blocks, avx2, Path::avx2);  // portable code where the CPU lacks AVX2
+    icl::philox4x32::words(k0, k1, c, blocks, automatic);
+    for (int b = 0; b < blocks; ++b) {
+      r123::Philox4x32 g;
+      const auto out = g(r123::Philox4x32::ctr_type{{c[0] + static_cast<std::uint32_t>(b), c[1], c[2], c[3]}},
+                         r123::Philox4x32::key_type{{k0, k1}});
+      const std::uint64_t wa = out.v[0] | static_cast<std::uint64_t>(out.v[1]) << 32,
+                          wb = out.v[2] | static_cast<std::uint64_t>(out.v[3]) << 32;
+      for (const std::uint64_t* w : {portable, avx2, automatic}) {
+        ++checked;
+        if (w[2 * b] != wa || w[2 * b + 1] != wb) ++mismatches;
+      }
+    }
+  }
+  const std::string path_used = icl::philox4x32::avx2_available() ? "run" : "not available on this CPU (portable code run)";
+  MESSAGE("AVX2 path " << path_used);
+  CHECK(checked > 3000);
+  CHECK(mismatches == 0);
+}
 
 TEST_CASE("PromptRng::fill_normal (buffered Philox, inline ziggurat) = the one-word-at-a-time ziggurat, bit for bit") {
   long mismatches = 0, draws = 0;

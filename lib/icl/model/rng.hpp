@@ -1,8 +1,16 @@
-// Counter-based random streams (Random123 Philox4x64-10).
+// Counter-based random streams (Random123 Philox4x32-10).
 //
-// Prompt i of a run is drawn from the counter (i, stream, block) under the key (seed, purpose), so
-// the numbers a prompt sees depend only on (seed, purpose, i): results are bitwise identical for any
-// thread count, any scheduling and any batch size. Gaussians use a 256-layer ziggurat (Marsaglia and
+// Prompt i of a run is drawn from the counters (b, i mod 2^32, i div 2^32, h) under the key (k0, k1),
+// b = 0, 1, 2, ... the block, where (k0, k1, h) are 96 bits derived from (seed, purpose) by one Philox4x64-10
+// block: the numbers a prompt sees depend only on (seed, purpose, i), so results are bitwise identical for
+// any thread count, any scheduling, any batch size and any rank count. Block b gives two 64-bit words,
+// x0 | x1 << 32 and x2 | x3 << 32 (2^33 words per prompt at most). The blocks are computed eight at a time
+// in AVX2 registers where the CPU has AVX2 (chosen at run time) and by portable code elsewhere: integer
+// arithmetic, the same words either way (tests/model/test_fast_paths.cpp checks both against
+// r123::Philox4x32). Philox4x32-10 is the generator of cuRAND, PyTorch and TensorFlow on GPUs; it replaced
+// Philox4x64-10 here (same quality class, Crush-resistant with a margin of rounds) because its 32 x 32-bit
+// multiplies vectorise and 64 x 64 -> 128-bit ones do not (Philox4x64 was a third of a prompt's time).
+// Gaussians use a 256-layer ziggurat (Marsaglia and
 // Tsang 2000) on 64-bit words of the same stream: 8 bits pick the layer, 1 bit the sign, 53 bits the
 // abscissa; about 99% of draws take one word and one multiply (the rest use the wedge or tail tests,
 // with further words of the same stream; words are generated a few Philox blocks ahead, which changes
@@ -18,15 +26,44 @@
 
 namespace icl {
 
+namespace philox4x32 {
+enum class Path { automatic, portable, avx2 };
+// Whether this CPU runs the AVX2 path (Path::automatic takes it where it does).
+bool avx2_available();
+// Philox4x32-10 of the counters (c[0] + b, c[1], c[2], c[3]), b < blocks (c[0] + b < 2^32), under the key
+// (k0, k1), as words: out[2 b] = x0 | x1 << 32, out[2 b + 1] = x2 | x3 << 32, (x0, x1, x2, x3) block b's
+// output. Every path gives the same words.
+void words(std::uint32_t k0, std::uint32_t k1, const std::uint32_t c[4], int blocks, std::uint64_t* out,
+           Path path = Path::automatic);
+}  // namespace philox4x32
+
 class PromptRng {
 public:
-  using Philox = r123::Philox4x64;
   using Eigen_index = std::ptrdiff_t;
 
   // `purpose` separates independent uses of the same seed (a claim, a case within it).
   PromptRng(std::uint64_t seed, std::uint64_t purpose, std::uint64_t prompt_index) {
-    key_ = {{seed, purpose}};
-    ctr_ = {{prompt_index, 0, 0, 0}};
+    const auto k = stream_key(seed, purpose);
+    k0_ = k[0];
+    k1_ = k[1];
+    ctr_[0] = 0;
+    ctr_[1] = static_cast<std::uint32_t>(prompt_index);
+    ctr_[2] = static_cast<std::uint32_t>(prompt_index >> 32);
+    ctr_[3] = k[2];
+  }
+
+  // The 96 bits (k0, k1, h) naming the stream of (seed, purpose): words 0 and 1 of the Philox4x64-10 block
+  // of counter (0, 0, 0, 0) under the key (seed, purpose), low half and high half of the first, low half
+  // of the second.
+  struct StreamKey {
+    std::uint32_t v[3];
+    std::uint32_t operator[](int i) const { return v[i]; }
+  };
+  static StreamKey stream_key(std::uint64_t seed, std::uint64_t purpose) {
+    r123::Philox4x64 g;
+    const auto out = g(r123::Philox4x64::ctr_type{{0, 0, 0, 0}}, r123::Philox4x64::key_type{{seed, purpose}});
+    return {{static_cast<std::uint32_t>(out.v[0]), static_cast<std::uint32_t>(out.v[0] >> 32),
+             static_cast<std::uint32_t>(out.v[1])}};
   }
 
   double uniform() {  // (0, 1]
@@ -41,7 +78,9 @@ public:
   template <class Derived>
   void fill_normal(Derived&& m) {
     if constexpr (requires { m.data(); m.innerStride(); m.outerStride(); }) {
-      if (m.innerStride() == 1 && (m.rows() == 1 || m.cols() == 1)) {  // a contiguous vector
+      if (m.innerStride() == 1 && (m.rows() == 1 || m.cols() == 1 ||
+                                   (!std::remove_reference_t<Derived>::IsRowMajor && m.outerStride() == m.rows()))) {
+        // a contiguous vector, or a matrix whose columns follow each other: one run of numbers
         fill_normal(m.data(), m.size());
         return;
       }
@@ -59,10 +98,7 @@ public:
     const ZigguratTables& t = *zig_;
     Eigen_index k = 0;
     while (k < n) {
-      if (pos_ == end_) {
-        const Eigen_index blocks = (n - k + 3) / 4;
-        refill(static_cast<int>(blocks < kBlocks ? blocks : kBlocks));
-      }
+      if (pos_ == end_) refill(blocks_for(n - k));
       const int avail = end_ - pos_;
       const Eigen_index stop = k + (avail < n - k ? avail : n - k);
       for (; k < stop;) {
@@ -101,10 +137,16 @@ public:
   }
 
 private:
-  static constexpr int kBlocks = 16;  // Philox blocks buffered at most (64 words)
+  static constexpr int kBlocks = 32;  // Philox blocks buffered at most (64 words)
+  static constexpr int kGroup = 8;    // blocks are generated in groups of 8 (how many changes no word)
 
+  // Blocks to generate for `words` more words: whole groups of kGroup (the AVX2 path's unit), kBlocks at most.
+  static int blocks_for(Eigen_index words) {
+    const Eigen_index groups = (words + 2 * kGroup - 1) / (2 * kGroup);
+    return groups >= kBlocks / kGroup ? kBlocks : static_cast<int>(groups) * kGroup;
+  }
   std::uint64_t word() {
-    if (pos_ == end_) refill(1);
+    if (pos_ == end_) refill(kGroup);
     return buf_[pos_++];
   }
   // One normal from the word r and, when r is not accepted at once, the words after it. sign * z, z =
@@ -140,59 +182,16 @@ private:
       if (2.0 * b > a * a) return r + a;
     }
   }
-  // The next `blocks` Philox blocks of the stream (counters (i, 0, 0, c), c = c0, c0 + 1, ...), in order:
-  // how many are generated at once changes no word of the stream.
+  // The next `blocks` Philox blocks of the stream, in order: how many are generated at once changes no
+  // word of the stream.
   void refill(int blocks) {
-    const std::uint64_t k0 = key_.v[0], k1 = key_.v[1];  // locals: the stores into buf_ cannot alias them
-    std::uint64_t c[4] = {ctr_.v[0], ctr_.v[1], ctr_.v[2], ctr_.v[3]};
-    int b = 0;
-    for (; b + 4 <= blocks; b += 4, c[3] += 4) philox_blocks<4>(k0, k1, c, buf_ + 4 * b);
-    for (; b < blocks; ++b, ++c[3]) philox_blocks<1>(k0, k1, c, buf_ + 4 * b);
-    ctr_.v[3] = c[3];
+    philox4x32::words(k0_, k1_, ctr_, blocks, buf_);
+    ctr_[0] += static_cast<std::uint32_t>(blocks);
     pos_ = 0;
-    end_ = 4 * blocks;
+    end_ = 2 * blocks;
   }
-  // Philox4x64-10 of the L counters (c0, c1, c2, c3 + l), l < L, into out[4 l .. 4 l + 3]: Random123's
-  // round function and key schedule written out (fully unrolled, the L blocks interleaved so that their
-  // multiplies overlap, the state in registers), bit for bit r123::Philox4x64 (tests/model/test_fast_paths.cpp
-  // checks it against that class).
-  template <int L>
-  static void philox_blocks(std::uint64_t k0, std::uint64_t k1, const std::uint64_t* c, std::uint64_t* out) {
-    __extension__ typedef unsigned __int128 u128;
-    constexpr std::uint64_t M0 = 0xD2E7470EE14C6C93ull, M1 = 0xCA5A826395121157ull;
-    constexpr std::uint64_t W0 = 0x9E3779B97F4A7C15ull, W1 = 0xBB67AE8584CAA73Bull;
-    std::uint64_t x0[L], x1[L], x2[L], x3[L];
-    for (int l = 0; l < L; ++l) {
-      x0[l] = c[0];
-      x1[l] = c[1];
-      x2[l] = c[2];
-      x3[l] = c[3] + static_cast<std::uint64_t>(l);
-    }
-#pragma GCC unroll 10
-    for (int r = 0; r < 10; ++r) {
-#pragma GCC unroll 4
-      for (int l = 0; l < L; ++l) {
-        const u128 p0 = static_cast<u128>(M0) * x0[l], p1 = static_cast<u128>(M1) * x2[l];
-        const std::uint64_t y0 = static_cast<std::uint64_t>(p1 >> 64) ^ x1[l] ^ k0;
-        const std::uint64_t y2 = static_cast<std::uint64_t>(p0 >> 64) ^ x3[l] ^ k1;
-        x1[l] = static_cast<std::uint64_t>(p1);
-        x3[l] = static_cast<std::uint64_t>(p0);
-        x0[l] = y0;
-        x2[l] = y2;
-      }
-      k0 += W0;
-      k1 += W1;
-    }
-    for (int l = 0; l < L; ++l) {
-      out[4 * l] = x0[l];
-      out[4 * l + 1] = x1[l];
-      out[4 * l + 2] = x2[l];
-      out[4 * l + 3] = x3[l];
-    }
-  }
-  Philox::key_type key_;
-  Philox::ctr_type ctr_;
-  std::uint64_t buf_[4 * kBlocks] = {};  // (zeroed: never read before refill, but the compiler cannot tell)
+  std::uint32_t k0_, k1_, ctr_[4];
+  std::uint64_t buf_[2 * kBlocks] = {};  // (zeroed: never read before refill, but the compiler cannot tell)
   int pos_ = 0, end_ = 0;
   const ZigguratTables* zig_ = &ziggurat();
 };
