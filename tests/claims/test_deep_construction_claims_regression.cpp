@@ -12,11 +12,11 @@
 
 namespace {
 
-nlohmann::json run_quick(const std::string& claim) {
+nlohmann::json run_quick(const std::string& claim, const std::string& extra = "") {
   namespace fs = std::filesystem;
   const fs::path dir = fs::temp_directory_path() / ("icl-regression-" + claim + "-" + std::to_string(::getpid()));
   fs::remove_all(dir);
-  const std::string cmd = std::string(ICL_VERIFY_BINARY) + " run " + claim + " --quick --threads 2 --out " +
+  const std::string cmd = std::string(ICL_VERIFY_BINARY) + " run " + claim + " --quick --threads 2 " + extra + " --out " +
                           dir.string() + " > /dev/null";
   const int rc = std::system(cmd.c_str());
   REQUIRE(rc == 0);
@@ -72,6 +72,19 @@ TEST_CASE("regression: sja.cor8 --quick") {
     CHECK(c["quantities"]["exact"]["value"].get<double>() <= c["quantities"]["bound"]["value"].get<double>());
   }
   CHECK(worst(r, "max_rel_error") < 1e-9);
+}
+
+TEST_CASE("regression: sja.cor8, a prompt whose exact descent leaves the double range is set aside, not a refutation") {
+  // d = 3, p = 6, n = 6 (126 blocks a cycle): at seed 1 prompts 0-19 include some whose long-double block-coordinate
+  // descent diverges past 1e100 (one to -5.8e161, where the double forward pass returns NaN). They are counted and
+  // set aside; the others must still agree to 1e-9 and the case is confirmed.
+  const auto r = run_quick("sja.cor8", "--set d=3 --set p=6 --set n=6 --samples 20 --seed 1");
+  REQUIRE(r["cases"].size() == 1);
+  const auto& c = r["cases"][0];
+  CHECK(c["verdict"] == "confirmed");
+  CHECK(c["quantities"]["prompts_out_of_double_range"]["value"].get<double>() >= 1);
+  CHECK(c["quantities"]["prompts_out_of_double_range"]["value"].get<double>() < 20);
+  CHECK(c["quantities"]["max_rel_error"]["value"].get<double>() < 1e-9);
 }
 
 TEST_CASE("regression: sja.sec42 --quick") {
