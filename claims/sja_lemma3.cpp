@@ -55,7 +55,10 @@ ClaimResult run(const ClaimContext& ctx) {
           for (int b = a; b < m; ++b) out[k++] = v[a] * v[b];
       };
     };
-    const auto looks = sequential_looks(16384, ctx.samples);
+    // Looks double up to ctx.samples and, while some entry is still undecided, on up to 4x (budget moved to the
+    // cases that need it; every planned look shares alpha_case, so the error rates hold either way).
+    auto looks = sequential_looks(16384, ctx.samples);
+    for (std::uint64_t n = 2 * ctx.samples; n <= 4 * ctx.samples && ctx.samples > 0; n *= 2) looks.push_back(n);
     looks_max = std::max(looks_max, looks.size());
     const double alpha_entry = alpha_case / static_cast<double>(looks.size()) / dims;
     MonteCarlo mc(dims, ctx.threads);
