@@ -11,7 +11,8 @@
 //
 // Judged as acds.exp43 (claims/common/acds_experiments.hpp): per run one number, a one-sample t interval over the
 // runs at the claim's alpha split over every decision (Bonferroni), the sign test's p-value beside it:
-//   a  final test loss / E[y_q^2] <= 0.1 ("about 0", read as in acds.exp43);
+//   a  final training (minibatch) loss / E[y_q^2] <= 0.1 ("about 0", read and reported as in acds.exp43: the fresh-
+//      prompt mean, median and tail share beside it);
 //   b  max_i Dist(Sigma^1/2 A_i Sigma^1/2, I) <= 0.1 at the end, and it fell from initialisation;
 //   c  min_i [Dist(A_i, I) - Dist(Sigma^1/2 A_i Sigma^1/2, I)] > 0 (paired);
 //   d  max(Dist(B_0, I), Dist(B_1, I)) <= 0.1 at the end;

@@ -85,6 +85,7 @@ struct PromptOutcome {
   std::array<double, kDims> err{};
   double forward = 0, reference = 0;
   int family = 0;
+  bool out_of_range = false;  // the exact descent leaves the double range: set aside (WorstCase)
   Eigen::MatrixXd W_final;
 };
 
@@ -133,6 +134,10 @@ PromptOutcome check_prompt(const Setup& s, std::uint64_t seed, std::uint64_t pur
     negative.push_back({block, -Gam[static_cast<std::size_t>(l - 1)]});             // the slip it must catch
   }
   const sja::BcdReference ref(PhiL, PhiD, y, n, stated);
+  if (ref.leaves_double_range(kDoubleRangeTerm)) {
+    o.out_of_range = true;
+    return o;
+  }
   const auto wN = block_coordinate_descent<long double>(PhiL.leftCols(n), tL, negative, VectorS<long double>::Zero(m));
 
   const Transformer model = sja::appG_stack(d, Gam);
@@ -330,14 +335,16 @@ ClaimResult run(const ClaimContext& ctx) {
       return [&](std::uint64_t i, double* out) {
         const auto o = check_prompt(s, ctx.seed, purpose, i);
         for (int k = 0; k < kDims; ++k) out[k] = o.err[static_cast<std::size_t>(k)];
+        return !o.out_of_range;  // false: set aside (counted by WorstCase)
       };
     };
     const WorstCase w = worst_over_prompts(prompts, kDims, ctx.threads, make_worker);
     const auto at = check_prompt(s, ctx.seed, purpose, w.where[kStated]);
-    const Decision labels = judge_identity(w.worst[kStated], tol, "label rows vs block-coordinate descent");
-    const Decision rows = judge_identity(std::max({w.worst[kTopRows], w.worst[kScratch], w.worst[kLabelCarry]}), tol,
-                                         "rows 1, x, x[l%d] x and the carried label row");
-    const Decision form = judge_identity(w.worst[kMatrixForm], tol, "[1 x_q] W^(l) [1 x_q]^T");
+    const Decision labels =
+        judge_identity_over(w, w.worst[kStated], tol, "label rows vs block-coordinate descent", kDoubleRangeWhy);
+    const Decision rows = judge_identity_over(w, std::max({w.worst[kTopRows], w.worst[kScratch], w.worst[kLabelCarry]}),
+                                              tol, "rows 1, x, x[l%d] x and the carried label row", kDoubleRangeWhy);
+    const Decision form = judge_identity_over(w, w.worst[kMatrixForm], tol, "[1 x_q] W^(l) [1 x_q]^T", kDoubleRangeWhy);
     Decision verdict = labels;
     for (const Decision* dd : {&rows, &form})
       if (dd->verdict == Verdict::refuted || (dd->verdict == Verdict::inconclusive && verdict.verdict == Verdict::confirmed))
@@ -358,6 +365,7 @@ ClaimResult run(const ClaimContext& ctx) {
     j.quantity("max_scratch_error", std::max(w.worst[kScratch], w.worst[kTopRows]));
     j.quantity("max_label_carry_change", w.worst[kLabelCarry]);
     j.quantity("max_matrix_form_error", w.worst[kMatrixForm]);
+    j.quantity("prompts_out_of_double_range", static_cast<double>(w.set_aside));
     j.quantity("reference_self_error", w.worst[kRefSelf]);
     j.quantity("negative_control_error", w.worst[kNegative]);
     j.quantity("prompts", static_cast<double>(w.prompts));

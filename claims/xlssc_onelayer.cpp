@@ -26,28 +26,26 @@
 //
 // What the paper asserts, and how strongly. Sec. 4.2 opens with "when D is sufficiently large, the final output
 // of \hat{y}_{query} approximately equals to" and Remark 4.1 says of the one-layer results: "the squared error is
-// still slightly below 1. There are two explanations. First, the above theoretical explanation assumes there are
-// a large number of examples D in each prompt, which is slightly different from the finite-example scenario in
-// the experiment." The paper itself, then, states its explanation for large D and reports one-layer losses
-// slightly below E[y^2] = 1 at finite D. So:
+// still slightly below 1. [...] the above theoretical explanation assumes there are a large number of examples D".
 //   part (a), linear phi: the loss-minimising prediction is 0. Judged at every D run (stronger than asked):
 //     confirmed when yhat is even in theta to rounding (evenness_error <= 1e-9, which proves it for every
 //     weight choice) and the best candidate does not beat 0 on the test stream; refuted when a candidate beats 0.
-//   part (b), softmax phi, asymptotic: "a similar issue happens, and the best prediction result is also 0" as D
-//     grows. Judged by the trend of the best gain over predicting 0 that the search finds (E[y^2] minus the test
-//     loss of the best candidate): between consecutive D at each d a significant rise refutes, and a significant
-//     fall from the smallest to the largest D confirms. The limit itself: for fixed weights, as D -> inf every
-//     token average in the query column converges to an expectation over one token, and the y tokens enter only
-//     through s theta0^T x_i, whose law does not depend on the sign s; so yhat tends to a function of x_q alone and
-//     E[yhat y_q] -> 0 (the symmetry argument of the paper, which holds in this limit but not at finite D).
-//   The gain at each finite D (explicit weights beat predicting 0: 0.10 at D = 2, 0.006 at D = 30) is a finding:
-//     the paper's own Remark 4.1 reports it.
-//   Trained (issue 11, item 6): at the paper's own d = 5, D = 30 (at --quick: the grid's largest softmax case) a
-//     one-layer softmax attention (learn::softmax_stack, V and K full, the look-ahead mask) is trained with Adam on
-//     fresh minibatches, starting from the explicit search's chosen weights; `trained_softmax.gain_over_zero` =
-//     E[y_q^2] - loss (E[y_q^2] = 1 exact, the loss a Monte Carlo estimate with its interval on fresh prompts of a
-//     purpose neither the search nor the training drew from), with the report's `training` block. A finding: it does
-//     not enter any verdict (the softmax part is asymptotic and judged by its trend above).
+//   part (b), softmax phi: "due to the symmetry of theta distribution, a similar issue happens, and the best
+//     prediction result is also 0", under the symmetric law the argument uses. "The best prediction" is the
+//     infimum of the loss over weights AT EACH D (weights free to grow with D), so part b is judged at every D of
+//     the grid: refuted at a D where some one-layer softmax weights beat predicting 0 on fresh prompts. The
+//     adversary is the worst-case search of lib/icl/search (structured starts: the sign probes; random starts at
+//     two scales; Adam on fresh minibatches; continuation that doubles the score matrix K, i.e. lowers the
+//     softmax temperature, so that the near-hard attention the optimum needs as D grows is reached; selection on
+//     held-out prompts); the winner is then measured on fresh test prompts (`gain_over_zero`, with its interval,
+//     one-sided test against 0). Where nothing beats 0 the case is confirmed only if the search's convergence
+//     profile is flat at the end of its budget, else inconclusive.
+//   Earlier versions of this file judged part b by the trend of a short search's best gain across D and the
+//     limit for FIXED weights as D -> infinity (the paper's symmetry argument does hold there); that interchanges
+//     the limit and the infimum: the optimum's weights grow with D and the best gain does not vanish (an
+//     independent audit: >= 0.18 at d = 5, D = 30, > 0.15 for D from 2 to 1000).
+//   Finding (not the verdict): under the Gaussian law of the paper's experiments, theta ~ N(0, I/d), the same
+//     search's best gain is reported at d = 5 across D with the fitted slope of log gain on log D.
 #include "constructions/xlssc_sec4.hpp"
 #include "icl/claim/case_json.hpp"
 #include "icl/claim/claim.hpp"
@@ -58,6 +56,7 @@
 #include "icl/model/rng.hpp"
 #include "icl/montecarlo/montecarlo.hpp"
 #include "icl/montecarlo/worst_case.hpp"
+#include "icl/search/search.hpp"
 #include "icl/verdict/checks.hpp"
 #include "icl/verdict/identity.hpp"
 
@@ -124,81 +123,111 @@ Estimate negate(const Estimate& e) {
   return r;
 }
 
-struct SoftRow {
-  int d, D;
-  Estimate gain;  // E[y_q^2] - loss of the best candidate, on the test stream
+// The worst-case search for part b (and the Gaussian-law finding): the one-layer softmax attention (V, K full,
+// the look-ahead mask: learn::softmax_stack) that predicts best, at one (d, D), under the symmetric law (theta0
+// given) or the Gaussian law (theta0 empty). The search maximises the gain E[y_q^2] - loss = 1 - loss (E[y_q^2] = 1
+// under both laws) on held-out prompts.
+struct SoftSearch {
+  SearchResult search;
+  SoftmaxAttention chosen;
 };
 
-// Item 6 of issue 11: an optimised one-layer softmax attention (V, K full, the look-ahead mask) trained by the
-// project's trainer (Adam on fresh minibatches of the symmetric task) from the search's chosen weights, then
-// gain_over_zero = E[y_q^2] - loss with E[y_q^2] = |theta0|^2 = 1 exact and the loss a Monte Carlo estimate on
-// fresh prompts of a purpose the training never drew from.
-struct TrainedSoftmax {
-  int d = 0, D = 0;
-  learn::TrainConfig config;
-  learn::TrainResult result;
-  Estimate loss, gain, start_loss;
-};
+SearchBudget softmax_budget(const ClaimContext& ctx, double k) {
+  SearchBudget b;
+  b.random_starts = ctx.quick ? 2 : 3;
+  b.start_scales = ctx.quick ? std::vector<double>{0.1} : std::vector<double>{0.1, 0.5};
+  b.continuation_steps = ctx.quick ? 3 : 4;
+  b.continuation_factor = 2.0;
+  b.refine_effort = ctx.quick ? 40 : 60;
+  b.final_effort = ctx.quick ? 100 : 300;
+  b.improving_tol = 0.005;
+  return b.scaled(k);
+}
 
-TrainedSoftmax train_softmax(const ClaimContext& ctx, int d, int D, const SoftmaxAttention& start, double alpha) {
-  TrainedSoftmax t;
-  t.d = d;
-  t.D = D;
-  Eigen::VectorXd theta0 = Eigen::VectorXd::Zero(d);
-  theta0[0] = 1.0;
+SoftSearch search_softmax(const ClaimContext& ctx, int d, int D, const Eigen::VectorXd& theta0, const SearchBudget& budget,
+                          const std::string& tag) {
   const learn::Parameterisation p = learn::softmax_stack(d, 1, Act::softmax, true);
-  learn::Network net0 = p.base();
-  net0.weights[0] = {start.V, start.K};
-  const Eigen::VectorXd th0 = p.theta_from(net0);
   const learn::PromptSource source = learn::unstructured_prompts(d, D, theta0);
   const learn::LossSpec sq{-1.0, 1.0};  // (yhat - y_q)^2
-  learn::TrainConfig& c = t.config;
-  c.optimizer = "adam";
-  c.learning_rate = 0.01;
-  c.batch = ctx.quick ? 500 : 2000;
-  c.steps = ctx.quick ? 60 : 300;
-  c.lr_decay_every = c.steps / 3;
-  c.lr_decay = 0.5;
-  c.test_batch = 0;
-  c.curve_points = 30;
-  c.seed = ctx.seed;
-  c.purpose = ctx.purpose(fmt::format("trained/d={}/D={}/train", d, D));
-  c.threads = ctx.threads;
-  c.label = fmt::format("xlssc.onelayer softmax d={} D={}", d, D);
-  t.result = learn::train(p, th0, source, sq, c);
-  const std::uint64_t test_purpose = ctx.purpose(fmt::format("trained/d={}/D={}/test", d, D));
-  const std::uint64_t samples = std::max<std::uint64_t>(ctx.samples / 4, 4096);
-  t.start_loss = learn::mc_loss(p.network(th0), source, sq, ctx.seed, test_purpose, samples, ctx.threads, 1 - alpha);
-  t.loss = learn::mc_loss(p.network(t.result.theta), source, sq, ctx.seed, test_purpose, samples, ctx.threads, 1 - alpha);
-  t.gain = negate(t.loss);
-  t.gain.mean += 1.0;
-  t.gain.ci_low += 1.0;
-  t.gain.ci_high += 1.0;
-  return t;
+  learn::BatchObjective held_out(p, source, sq, ctx.threads);
+  const std::uint64_t select_purpose = ctx.purpose(tag + "/select");
+  const std::uint64_t select_n = ctx.quick ? 4096 : 8192;
+  const int gK = p.find_group("K_0");
+  const Eigen::Index k_off = p.group_offset(gK), k_len = (d + 1) * (d + 1);
+  SearchProblem pr;
+  pr.dim = p.size();
+  pr.effort_unit = fmt::format("Adam steps of {} fresh prompts", ctx.quick ? 256 : 512);
+  Eigen::VectorXd e1 = Eigen::VectorXd::Zero(d);
+  e1[0] = 1.0;
+  learn::Network base = p.base();
+  for (double beta : {1.0, 4.0}) {
+    const SoftmaxAttention probe = xlssc::onelayer_sign_probe(theta0.size() ? theta0 : e1, 0.5, beta, Act::softmax);
+    base.weights[0] = {probe.V, probe.K};
+    pr.structured.emplace_back(fmt::format("sign probe, beta = {:g}", beta), p.theta_from(base));
+  }
+  {  // The near-tie family: x tokens score -c (theta0^T x_i)(theta0^T x_q), y tokens -1.04 c y_i (theta0^T x_q); as c
+     // grows the attention picks one extreme token, and which kind wins (x or y, of the same i) depends on the sign
+     // of theta; values 0.34 theta0^T x on x tokens, -0.11 y on y tokens. (The shape an independent search's optimum
+     // had at d = 5, D = 30.)
+    const Eigen::VectorXd t0 = theta0.size() ? theta0 : e1;
+    Eigen::VectorXd v = Eigen::VectorXd::Zero(d + 1);
+    v.head(d) = 0.34 * t0;
+    v[d] = -0.11;
+    Eigen::MatrixXd K = Eigen::MatrixXd::Zero(d + 1, d + 1);
+    K.topLeftCorner(d, d) = -8.0 * t0 * t0.transpose();
+    K.row(d).head(d) = -8.32 * t0.transpose();
+    const SoftmaxAttention tie = xlssc::onelayer(v, K, Act::softmax);
+    base.weights[0] = {tie.V, tie.K};
+    pr.structured.emplace_back("near-tie family, c = 8", p.theta_from(base));
+  }
+  pr.refine = [&](const Eigen::VectorXd& x, int effort, std::uint64_t stream) {
+    learn::TrainConfig c;
+    c.optimizer = "adam";
+    c.learning_rate = 0.02;
+    c.batch = ctx.quick ? 256 : 512;
+    c.steps = effort;
+    c.lr_decay_every = std::max(1, effort / 2);
+    c.lr_decay = 0.5;
+    c.test_batch = 0;
+    c.curve_points = 4;
+    c.seed = ctx.seed;
+    c.purpose = ctx.purpose(fmt::format("{}/refine/{}", tag, stream));
+    c.threads = ctx.threads;
+    c.progress = false;
+    c.label = tag;
+    return Eigen::VectorXd(learn::train(p, x, source, sq, c).theta);
+  };
+  pr.select = [&](const Eigen::VectorXd& x) {
+    return 1.0 - held_out.evaluate(x, ctx.seed, select_purpose, select_n, nullptr);
+  };
+  pr.rescale = [&](const Eigen::VectorXd& x, double f) {
+    Eigen::VectorXd y = x;
+    y.segment(k_off, k_len) *= f;  // the scores: the softmax's inverse temperature
+    return y;
+  };
+  SoftSearch out;
+  out.search = search_maximum(pr, budget, ctx.seed, ctx.purpose(tag + "/starts"));
+  const learn::Network net = p.network(out.search.best);
+  out.chosen.V = net.weights[0][0];
+  out.chosen.K = net.weights[0][1];
+  out.chosen.activation = Act::softmax;
+  out.chosen.causal = true;
+  return out;
 }
 
 ClaimResult run(const ClaimContext& ctx) {
   ClaimResult res;
   const IdentityTolerance even_tol;
-  // Bonferroni over the cases and the trend comparisons (at most one per case).
-  const double alpha_case = ctx.alpha / (2.0 * static_cast<double>(ctx.cases.size()));
+  // Bonferroni over the cases (one decision each, over its sequential looks).
+  const double alpha_case = ctx.alpha / static_cast<double>(ctx.cases.size());
   std::size_t done = 0, looks_planned = 0;
-  double best_soft_gain = 0;
-  std::vector<SoftRow> soft_rows;
-  nlohmann::ordered_json softmax_by_D = nlohmann::ordered_json::array();
-  std::string best_soft_at, soft_gains;
-  // The softmax case to train at: d = 5, D = 30 (the paper's) if the grid has it, else the largest softmax case.
-  int train_d = 0, train_D = 0;
-  for (const auto& c : ctx.cases)
-    if (c.geti("act") == 1) {
-      const int d = c.geti("d"), D = c.geti("D");
-      const bool paper = d == 5 && D == 30, have_paper = train_d == 5 && train_D == 30;
-      if (!have_paper && (paper || d * D > train_d * train_D)) train_d = d, train_D = D;
-    }
-  std::optional<TrainedSoftmax> trained;
+  std::string soft_gains;
+  int soft_cases = 0, soft_refuted = 0;
+  double paper_gain = NAN;
   for (const auto& c : ctx.cases) {
     const int d = c.geti("d"), D = c.geti("D");
     const Act act = c.geti("act") ? Act::softmax : Act::linear;
+    const double search_k = c.get("search");
     Eigen::VectorXd theta0 = Eigen::VectorXd::Zero(d);
     theta0[0] = 1.0;
     const std::uint64_t purpose = ctx.purpose(c.label());
@@ -229,40 +258,54 @@ ClaimResult run(const ClaimContext& ctx) {
     const WorstCase even = worst_over_prompts(std::max<std::uint64_t>(ctx.samples / 16, 256), 1, ctx.threads, make_even);
     const Decision evenness = judge_identity(even.worst[0], even_tol, "yhat(theta0) = yhat(-theta0)");
 
-    // 2. Optimise on a training stream: alpha* per candidate in closed form, best candidate by loss.
-    const auto cand = candidates(d, theta0, act, ctx.seed);
-    const int C = static_cast<int>(cand.size());
-    auto make_train = [&] {
-      return [&, p = new_prompt()](std::uint64_t i, double* out) mutable {
-        PromptRng rng(ctx.seed, purpose ^ 0x7124, i);
-        draw_prompt(rng, theta0, D, p);
-        for (int k = 0; k < C; ++k) {
-          const double g = predict(cand[static_cast<std::size_t>(k)], p.Z);
-          out[2 * k] = g * p.yq;
-          out[2 * k + 1] = g * g;
-        }
-        out[2 * C] = p.yq * p.yq;
+    // 2. The weights to test. Linear phi: candidates with their best scale alpha* in closed form on a training
+    //    stream (yhat is even in theta, so no weights can beat 0: evenness decides). Softmax: the worst-case search.
+    SoftmaxAttention chosen;
+    std::string chosen_what;
+    double best_train = NAN, best_alpha = NAN;
+    std::optional<SoftSearch> found;
+    if (act == Act::linear) {
+      const auto cand = candidates(d, theta0, act, ctx.seed);
+      const int C = static_cast<int>(cand.size());
+      auto make_train = [&] {
+        return [&, p = new_prompt()](std::uint64_t i, double* out) mutable {
+          PromptRng rng(ctx.seed, purpose ^ 0x7124, i);
+          draw_prompt(rng, theta0, D, p);
+          for (int k = 0; k < C; ++k) {
+            const double g = predict(cand[static_cast<std::size_t>(k)], p.Z);
+            out[2 * k] = g * p.yq;
+            out[2 * k + 1] = g * g;
+          }
+          out[2 * C] = p.yq * p.yq;
+        };
       };
-    };
-    MonteCarlo train(2 * C + 1, ctx.threads);
-    train.extend_to(std::max<std::uint64_t>(ctx.samples / 4, 2048), make_train);
-    const Accumulator ta = train.total();
-    std::size_t best = 0;
-    double best_train = INFINITY, best_alpha = 0;
-    for (int k = 0; k < C; ++k) {
-      const double gy = ta.mean[static_cast<std::size_t>(2 * k)], gg = ta.mean[static_cast<std::size_t>(2 * k + 1)];
-      const double a = gg > 0 ? gy / gg : 0.0;
-      const double l = ta.mean[static_cast<std::size_t>(2 * C)] - a * gy;
-      if (l < best_train) {
-        best_train = l;
-        best = static_cast<std::size_t>(k);
-        best_alpha = a;
+      MonteCarlo train(2 * C + 1, ctx.threads);
+      train.extend_to(std::max<std::uint64_t>(ctx.samples / 4, 2048), make_train);
+      const Accumulator ta = train.total();
+      std::size_t best = 0;
+      best_train = INFINITY;
+      for (int k = 0; k < C; ++k) {
+        const double gy = ta.mean[static_cast<std::size_t>(2 * k)], gg = ta.mean[static_cast<std::size_t>(2 * k + 1)];
+        const double a = gg > 0 ? gy / gg : 0.0;
+        const double l = ta.mean[static_cast<std::size_t>(2 * C)] - a * gy;
+        if (l < best_train) {
+          best_train = l;
+          best = static_cast<std::size_t>(k);
+          best_alpha = a;
+        }
       }
+      chosen = cand[best];
+      chosen.V *= best_alpha;
+      chosen_what = fmt::format("{} with alpha = {:.4g}", describe(best), best_alpha);
+    } else {
+      found = search_softmax(ctx, d, D, theta0, softmax_budget(ctx, search_k), "softmax/" + c.label());
+      chosen = found->chosen;
+      chosen_what = fmt::format("the search's best weights (from '{}', |K| = {:.3g}, |v| = {:.3g})", found->search.best_start,
+                                chosen.K.norm(), chosen.V.row(d).norm());
     }
-    SoftmaxAttention chosen = cand[best];
-    chosen.V *= best_alpha;
 
-    // 3. Test stream: the chosen weights' loss and its paired excess over predicting 0.
+    // 3. Test stream: the chosen weights' loss and its paired excess over predicting 0, on prompts neither the
+    //    candidates' fit nor the search drew.
     auto make_test = [&] {
       return [&, p = new_prompt()](std::uint64_t i, double* out) mutable {
         PromptRng rng(ctx.seed, purpose ^ 0x7e57, i);
@@ -285,177 +328,137 @@ ClaimResult run(const ClaimContext& ctx) {
       vs_zero = judge_mc_lower_bound(excess, 0.0, Tolerance{0, 0}, alpha_look);  // claim: excess >= 0
       if (vs_zero.verdict == Verdict::refuted) break;
     }
-    if (act == Act::softmax)
-      soft_gains += fmt::format("{}d={}, D={}: {:.3g} +/- {:.2g}", soft_gains.empty() ? "" : "; ", d, D, -excess.mean,
-                                (excess.ci_high - excess.ci_low) / 2);
+    const Estimate gain = negate(excess);
     Verdict v = Verdict::inconclusive;
     std::string why;
+    std::vector<std::string> basis;
     if (vs_zero.verdict == Verdict::refuted) {
       v = Verdict::refuted;
-      why = fmt::format("{} with alpha = {:.4g} predicts better than 0: excess over predicting 0 {}", describe(best),
-                        best_alpha, vs_zero.why);
-      if (act == Act::softmax && -excess.mean > best_soft_gain) {
-        best_soft_gain = -excess.mean;
-        best_soft_at = fmt::format("d={}, D={} ({}, alpha = {:.3g}): loss {:.4f} +/- {:.2g} against E[y_q^2] = 1", d, D,
-                                   describe(best), best_alpha, loss.mean, (loss.ci_high - loss.ci_low) / 2);
-      }
-    } else if (evenness.verdict == Verdict::confirmed) {
+      why = fmt::format("{} predict better than 0 on fresh prompts: gain over predicting 0 = {:.4g}, {:.4g}% interval "
+                        "[{:.4g}, {:.4g}] (loss {:.4g} against E[y_q^2] = 1); excess {}",
+                        chosen_what, gain.mean, 100 * gain.confidence, gain.ci_low, gain.ci_high, loss.mean, vs_zero.why);
+      basis = {"excess_vs_zero"};
+    } else if (act == Act::linear && evenness.verdict == Verdict::confirmed) {
       v = Verdict::confirmed;
       why = fmt::format("{}; so E(yhat - y_q)^2 = E[y_q^2] + E[yhat^2] for every weight choice, minimised by yhat = 0. "
                         "Best candidate on test: excess {}",
                         evenness.why, vs_zero.why);
+      basis = {"evenness"};
+    } else if (act == Act::softmax && !found->search.still_improving) {
+      v = Verdict::confirmed;
+      why = fmt::format("no weights found beat predicting 0 (excess {}), and the {}", vs_zero.why, found->search.describe());
+      basis = {"search_converged"};
     } else {
-      why = fmt::format("{} (the symmetry argument does not apply), and no candidate beat predicting 0: {}", evenness.why,
-                        vs_zero.why);
+      why = fmt::format("{}; no weights found beat predicting 0: {}{}", evenness.why, vs_zero.why,
+                        found ? "; " + found->search.describe() : std::string());
     }
-    if (act == Act::softmax && d == train_d && D == train_D)
-      trained = train_softmax(ctx, d, D, chosen, alpha_case);
     if (act == Act::softmax) {
-      // Part (b) is judged on the trend of these rows below; each row is a finite-D measurement.
-      nlohmann::ordered_json row;
-      row["params"] = c.to_json();
-      row["loss"] = quantity_mc(loss);
-      row["gain_over_predicting_zero"] = quantity_mc(negate(excess));
-      row["evenness_error"] = even.worst[0];
-      row["best_candidate"] = describe(best);
-      row["alpha_best"] = best_alpha;
-      row["excess_vs_zero"] = decision_json(vs_zero);
-      soft_rows.push_back({d, D, negate(excess)});
-      softmax_by_D.push_back(row);
-      if (ctx.progress) ctx.progress(++done, ctx.cases.size());
-      continue;
+      ++soft_cases;
+      soft_refuted += v == Verdict::refuted;
+      if (d == 5 && D == 30) paper_gain = gain.mean;
+      soft_gains += fmt::format("{}d={}, D={}: {:.3g} [{:.3g}, {:.3g}]", soft_gains.empty() ? "" : "; ", d, D, gain.mean,
+                                gain.ci_low, gain.ci_high);
     }
     CaseJson j(c);
-    j.part("a");
+    j.part(act == Act::linear ? "a" : "b");
     j.quantity("stated", 1.0);  // best loss = E[y_q^2] (prediction 0)
     j.quantity("exact", theta0.squaredNorm());
     j.quantity("mc", loss);
+    j.quantity("gain_over_zero", gain);
     j.quantity("excess", excess);
     j.quantity("evenness_error", even.worst[0]);
-    j.quantity("train_loss_best", best_train);
-    j.quantity("alpha_best", best_alpha);
-    j.field("best_candidate", describe(best));
+    if (act == Act::linear) {
+      j.quantity("train_loss_best", best_train);
+      j.quantity("alpha_best", best_alpha);
+    }
+    j.field("chosen", chosen_what);
+    if (act == Act::softmax) {
+      j.quantity("K_norm", chosen.K.norm());
+      j.quantity("search_best_held_out_gain", found->search.best_value);
+      j.quantity("weights_v", Eigen::MatrixXd(chosen.V.row(d)));  // the value row (last row of W_out W^V)
+      j.quantity("weights_K", chosen.K);
+      j.field("search", found->search.to_json());
+      j.decision("search_converged",
+                 Decision{found->search.still_improving ? Verdict::inconclusive : Verdict::confirmed, 0, 0,
+                          found->search.describe()});
+    }
     j.decision("evenness", evenness);
     j.decision("excess_vs_zero", vs_zero);
-    j.verdict(v, why, v == Verdict::refuted ? std::vector<std::string>{"excess_vs_zero"} : std::vector<std::string>{"evenness"});
+    j.verdict(v, why, basis);
     res.cases.push_back(j.take());
     if (ctx.progress) ctx.progress(++done, ctx.cases.size());
   }
-  // Part (b): the best gain found against D, at each d (rows in grid order: d, then D).
-  std::sort(soft_rows.begin(), soft_rows.end(), [](const SoftRow& a, const SoftRow& b) {
-    return a.d != b.d ? a.d < b.d : a.D < b.D;
-  });
-  std::size_t pairs = 0, falls = 0, rises = 0, groups = 0, overall_falls = 0;
-  auto gain_case = [&](const SoftRow& A, const SoftRow& B, const std::string& check) {
-    const double diff = A.gain.mean - B.gain.mean, se = std::hypot(A.gain.stderr_, B.gain.stderr_);
-    const double z = normal_quantile(1 - alpha_case / 2);
-    Decision dd;
-    dd.detectable = (z + normal_quantile(0.95)) * se;
-    if (diff - z * se > 0) dd.verdict = Verdict::confirmed;
-    else if (diff + z * se < 0) dd.verdict = Verdict::refuted;
-    dd.why = fmt::format("best gain over predicting 0: {:.4g} at D={}, {:.4g} at D={}; difference {:.4g} +/- {:.2g}",
-                         A.gain.mean, A.D, B.gain.mean, B.D, diff, z * se);
-    CaseJson j(nlohmann::ordered_json{{"d", A.d}, {"D", A.D}, {"D_next", B.D}, {"act", 1}});
-    j.part("b");
-    j.field("check", check);
-    j.quantity("stated", 0.0);  // the stated gain of the best prediction over 0, for large D
-    j.quantity("mc", B.gain);
-    j.quantity("mc_at_D", A.gain);
-    j.decision("trend", dd);
-    j.verdict(dd, {"trend"});
-    res.cases.push_back(j.take());
-    return dd.verdict;
-  };
-  for (std::size_t k = 0; k < soft_rows.size();) {
-    std::size_t e = k;
-    while (e + 1 < soft_rows.size() && soft_rows[e + 1].d == soft_rows[k].d) ++e;
-    for (std::size_t i = k; i < e; ++i) {
-      const Verdict v = gain_case(soft_rows[i], soft_rows[i + 1], "trend: the best gain at D_next is below the gain at D");
-      ++pairs, falls += v == Verdict::confirmed, rises += v == Verdict::refuted;
-    }
-    if (e > k) {
-      ++groups;
-      const Verdict v = e == k + 1 ? res.cases.back()["verdict"] == "confirmed" ? Verdict::confirmed : Verdict::inconclusive
-                                   : gain_case(soft_rows[k], soft_rows[e],
-                                               "trend: the best gain at the largest D is below the gain at the smallest");
-      overall_falls += v == Verdict::confirmed;
-    }
-    k = e + 1;
-  }
-  if (!soft_rows.empty()) {
-    const Verdict trend = rises > 0 ? Verdict::refuted
-                          : (groups > 0 && overall_falls == groups) ? Verdict::confirmed
-                                                                    : Verdict::inconclusive;
-    res.part("b").decide(
-        trend, fmt::format("the best gain over predicting 0 found by the search falls significantly in {} of {} steps "
-                           "between consecutive D and rises significantly in {}; from the smallest to the largest D it "
-                           "falls significantly in {} of {} grids. The limit 0 for fixed weights follows from the symmetry "
-                           "of theta's law once every token average has converged (D -> infinity); at finite D the gain "
-                           "is positive, as Remark 4.1 reports",
-                           falls, pairs, rises, overall_falls, groups));
-    res.part("b").on_refuted(Refutation{
-        RefutationClass::substantive,
-        "the best gain over predicting 0 rises significantly with D for one-layer softmax attention (see the trend cases)",
-        {},
-        ""});
-  }
-  res.extra["softmax_by_D"] = softmax_by_D;
   res.part("a").on_refuted(Refutation{RefutationClass::substantive,
                                       "explicit one-layer linear attention weights beat predicting 0 (see the cases)", {},
                                       ""});
-  res.extra["error_rates"] = error_rates_json(ctx.alpha, 2 * ctx.cases.size(), looks_planned, Tolerance{0, 0});
+  res.part("b").on_refuted(Refutation{
+      RefutationClass::substantive,
+      "Sec. 4.2: 'For softmax activation, due to the symmetry of theta distribution, a similar issue happens, and the "
+      "best prediction result is also 0.' Under the symmetric law theta = +/- theta0 one-layer softmax attention beats "
+      "predicting 0 at every D run: the softmax normaliser couples the y tokens' scores with the x tokens', so the "
+      "prediction is not even in theta, and the best weights (near-hard attention, their scale growing with D) keep a "
+      "gain that does not vanish as D grows. The symmetry argument holds for fixed weights as D -> infinity; the best "
+      "prediction is the infimum over weights at each D, and the two limits do not commute",
+      {},
+      "What holds: with a linear phi the prediction is even in theta and 0 is the minimiser at every D (part a); with "
+      "softmax, the best one-layer loss stays below E[y^2] by the gains listed in the cases"});
+  res.extra["error_rates"] = error_rates_json(ctx.alpha, ctx.cases.size(), looks_planned, Tolerance{0, 0});
   nlohmann::ordered_json findings = nlohmann::ordered_json::array();
   findings.push_back("Linear one-layer attention: yhat is even in theta for every weight choice (checked to rounding on "
                      "random weights), so the loss is E[y^2] + E[yhat^2] and its minimiser predicts 0 at every D, not "
                      "only for large D.");
-  if (!best_soft_at.empty())
-    findings.push_back(
-        "Softmax one-layer attention at finite D: yhat is not even in theta, and explicit weights beat predicting 0: " +
-        best_soft_at +
-        ". The weights: values alpha theta0^T x on the x tokens, scores -beta y_i theta0^T x_q on the y tokens; the "
-        "softmax normaliser then carries the sign of theta (through sum_i exp(-beta y_i theta0^T x_q)) into the "
-        "average of the x tokens' values. Gain E[y^2] - loss by case: " + soft_gains +
-        ". The gain shrinks as D grows; the paper's Remark 4.1 reports one-layer losses 'slightly below 1' at D = 30.");
-  if (trained) {
-    const TrainedSoftmax& t = *trained;
-    nlohmann::ordered_json j;
-    j["params"] = {{"d", t.d}, {"D", t.D}, {"act", 1}};
-    j["what"] = "one-layer softmax attention (V, K full, look-ahead mask) trained with Adam from the search's chosen "
-                "weights; losses on fresh prompts (a purpose the training never drew from); a finding, not a verdict";
-    j["gain_over_zero"] = quantity_mc(t.gain);
-    j["loss"] = quantity_mc(t.loss);
-    j["start_loss"] = quantity_mc(t.start_loss);
-    j["zero_predictor_loss"] = 1.0;
-    j["training_run"] = learn::curve_json(t.result);
-    res.extra["trained_softmax"] = j;
-    res.extra["training"] = learn::training_json(t.config, {ctx.seed}, false, ctx.claim_id + ".training.svg");
-    res.extra["training"]["paper_settings_differences"] =
-        "the paper trains GPT-2-style models (Sec. 4.1) and states no optimiser for this one-layer search; ours: Adam, "
-        "learning rate 0.01 halved every steps/3, from the explicit search's best weights";
-    res.files["training.svg"] = learn::training_svg(
-        fmt::format("xlssc.onelayer: one-layer softmax attention, d = {}, D = {}", t.d, t.D), {{"trained", &t.result}});
-    if (t.result.ok())
-      findings.push_back(fmt::format(
-          "Trained one-layer softmax attention at d = {}, D = {} (Adam, {} steps, batch {}): gain_over_zero = E[y_q^2] - loss "
-          "= {:.4g}, {:.4g}% interval [{:.4g}, {:.4g}] on {} fresh prompts (the search's explicit weights it started from: "
-          "loss {:.4g}). {}",
-          t.d, t.D, t.result.steps_done, t.config.batch, t.gain.mean, 100 * t.gain.confidence, t.gain.ci_low, t.gain.ci_high,
-          t.gain.samples, t.start_loss.mean,
-          t.gain.ci_low > 0 ? "The interval excludes 0: an optimised softmax layer beats predicting 0 at this finite D."
-                            : "The interval does not exclude 0."));
-    else
-      findings.push_back(fmt::format("Training the one-layer softmax attention at d = {}, D = {} stopped: {} ({}); no gain reported.",
-                                     t.d, t.D, learn::to_string(t.result.status), t.result.reason));
+  if (soft_cases)
+    findings.push_back(fmt::format(
+        "Softmax one-layer attention, symmetric law: the best weights the search found beat predicting 0 in {} of {} "
+        "cases; gain over predicting 0 on fresh prompts (interval): {}.",
+        soft_refuted, soft_cases, soft_gains));
+  // Under the Gaussian law of the paper's experiments: the best gain at d = 5 across D (a finding).
+  if (!ctx.quick) {
+    nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+    std::vector<double> lx, ly;
+    std::string text;
+    for (int D : {10, 30, 100}) {
+      const int d = 5;
+      const SoftSearch g = search_softmax(ctx, d, D, Eigen::VectorXd(), softmax_budget(ctx, 0.5),
+                                          fmt::format("gaussian/d={}, D={}", d, D));
+      const learn::Parameterisation p = learn::softmax_stack(d, 1, Act::softmax, true);
+      learn::Network net = p.base();
+      net.weights[0] = {g.chosen.V, g.chosen.K};
+      const Estimate l = learn::mc_loss(net, learn::unstructured_prompts(d, D), learn::LossSpec{-1.0, 1.0}, ctx.seed,
+                                        ctx.purpose(fmt::format("gaussian/d={}, D={}/test", d, D)),
+                                        std::max<std::uint64_t>(ctx.samples / 2, 65536), ctx.threads, 0.99);
+      const double gmean = 1.0 - l.mean;
+      rows.push_back({{"d", d}, {"D", D}, {"gain_over_zero", 1.0 - l.mean}, {"ci_low", 1.0 - l.ci_high},
+                      {"ci_high", 1.0 - l.ci_low}, {"search", g.search.to_json(8)}});
+      text += fmt::format("{}D = {}: {:.4g} [{:.4g}, {:.4g}]", text.empty() ? "" : ", ", D, gmean, 1.0 - l.ci_high,
+                          1.0 - l.ci_low);
+      if (gmean > 0) lx.push_back(std::log(D)), ly.push_back(std::log(gmean));
+    }
+    double slope = NAN;
+    if (lx.size() >= 2) {
+      double mx = 0, my = 0;
+      for (std::size_t i = 0; i < lx.size(); ++i) mx += lx[i] / lx.size(), my += ly[i] / lx.size();
+      double sxx = 0, sxy = 0;
+      for (std::size_t i = 0; i < lx.size(); ++i) sxx += (lx[i] - mx) * (lx[i] - mx), sxy += (lx[i] - mx) * (ly[i] - my);
+      slope = sxy / sxx;
+    }
+    res.extra["gaussian_law"] = {{"what", "theta ~ N(0, I/d) per prompt (the paper's experiments): the same search's best "
+                                          "one-layer softmax weights, gain over predicting 0 on fresh prompts (99% interval)"},
+                                 {"rows", rows},
+                                 {"log_log_slope", slope}};
+    findings.push_back(fmt::format(
+        "Under the Gaussian law of the paper's experiments (theta ~ N(0, I/d)), the best one-layer softmax gain over "
+        "predicting 0 found at d = 5 is {} (99% intervals); fitted slope of log gain on log D: {:.3g}{}.",
+        text, slope, std::isfinite(slope) && slope < 0 ? " (falling with D)" : ""));
   }
   res.extra["findings"] = findings;
   const Verdict v = claim_verdict(ctx, res);
   res.summary = fmt::format(
-      "{}: linear attention: the symmetry argument is exact and 0 is the loss minimiser at every D; softmax "
-      "(asymptotic, the paper's explanation 'assumes there are a large number of examples D'): the best gain over "
-      "predicting 0 found falls with D ({} of {} steps significantly, none rising){}.",
-      to_string(v), falls, pairs,
-      best_soft_at.empty() ? std::string()
-                           : "; at finite D explicit softmax weights beat predicting 0 (a finding; best " + best_soft_at + ")");
+      "{}: linear attention: the symmetry argument is exact and 0 is the loss minimiser at every D; softmax, judged at "
+      "each D as stated (the best prediction over weights is 0): the worst-case search's weights beat predicting 0 in "
+      "{} of {} cases{}.",
+      to_string(v), soft_refuted, soft_cases,
+      std::isfinite(paper_gain) ? fmt::format(" (d = 5, D = 30: gain {:.3g})", paper_gain) : std::string());
   return res;
 }
 
@@ -466,8 +469,10 @@ const RegisterClaim reg{Claim{
     "Unstructured prompts, theta ~ (1/2) delta_{theta0} + (1/2) delta_{-theta0}: a one-layer (linear or softmax) "
     "attention's loss-minimising prediction is 0.",
     {ParamSpec{"d", {2, 5}, {2}, 1, 64, true, "input dimension"},
-     ParamSpec{"D", {2, 10, 30}, {2, 10}, 1, 100000, true, "examples in the prompt"},
-     ParamSpec{"act", {0, 1}, {0, 1}, 0, 1, true, "0: linear phi, 1: softmax"}},
+     ParamSpec{"D", {2, 10, 30, 100}, {2, 10}, 1, 100000, true, "examples in the prompt"},
+     ParamSpec{"act", {0, 1}, {0, 1}, 0, 1, true, "0: linear phi, 1: softmax"},
+     ParamSpec{"search", {1}, {1}, 0.25, 64, false,
+               "softmax search budget multiplier (random starts, effort and continuation rounds grow with it)"}},
     262144,
     16384,
     [](const Case& c, int threads) { return threads * 8.0 * 8 * (c.geti("d") + 1.0) * (2.0 * c.geti("D") + 1); },
@@ -478,8 +483,8 @@ const RegisterClaim reg{Claim{
               Strength::asymptotic},
      PartSpec{"b",
               "Softmax phi: due to the symmetry of theta's distribution a similar issue happens and the best prediction "
-              "result is also 0 (the explanation assumes a large number of examples D, Remark 4.1).",
-              Strength::asymptotic}}}};
+              "result is also 0 (judged at each D: no one-layer softmax weights beat predicting 0).",
+              Strength::theorem}}}};
 
 }  // namespace
 }  // namespace icl

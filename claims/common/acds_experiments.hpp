@@ -68,6 +68,7 @@ struct RunOutcome {
   Eigen::MatrixXd U, sigma;
   std::vector<Eigen::MatrixXd> A, B;      // trained A_i (and B_i for form (11))
   Estimate test_loss;                     // Monte Carlo loss on fresh prompts (purpose .../test)
+  learn::LossDistribution test_losses;    // the same prompts' per-prompt losses: median, tail share
   double zero_loss = 0;                   // E[y_q^2] = tr(Sigma Sigma^-1) = d: the loss of predicting 0
   double init_loss = 0;                   // the first curve point's minibatch loss
   std::vector<double> dist_pre, dist_raw; // Dist(Sigma^1/2 A_i Sigma^1/2, I), Dist(A_i, I) at the end

@@ -44,4 +44,12 @@ double BcdReference::final_query() const {
   return static_cast<double>(ref);
 }
 
+bool BcdReference::leaves_double_range(long double limit) const {
+  for (const auto& w : wL_)
+    for (Eigen::Index c = 0; c < PhiL_.cols(); ++c)
+      for (Eigen::Index k = 0; k < PhiL_.rows(); ++k)
+        if (!(std::fabs(w[k] * PhiL_(k, c)) <= limit)) return true;  // NaN counts as out of range
+  return false;
+}
+
 }  // namespace icl::sja

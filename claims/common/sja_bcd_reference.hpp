@@ -37,6 +37,9 @@ public:
   double self_error(std::size_t l) const;
   // f(x_q; w^(L)) in long double, rounded: the prediction after the last block.
   double final_query() const;
+  // Whether some iterate's term |w_k^(l) phi_k(x_c)| exceeds `limit` (kDoubleRangeTerm): the exact descent then
+  // leaves the range a double forward pass can carry, and the prompt tests floating point, not the identity.
+  bool leaves_double_range(long double limit) const;
 
 private:
   MatrixS<long double> PhiL_, PhiAbs_;

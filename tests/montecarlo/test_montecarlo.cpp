@@ -5,6 +5,8 @@
 #include "icl/model/rng.hpp"
 #include "icl/montecarlo/montecarlo.hpp"
 #include "icl/montecarlo/prompt_loss.hpp"
+#include "icl/montecarlo/worst_case.hpp"
+#include "icl/verdict/identity.hpp"
 
 #include <doctest/doctest.h>
 
@@ -212,4 +214,39 @@ TEST_CASE("PromptRng: the ziggurat normal has the normal law (CDF at fixed point
   const double pt = 2 * Phi(-t.x[1]);
   CHECK(tail > 0);
   CHECK(std::abs(tail / double(N) - pt) < 5 * std::sqrt(pt * (1 - pt) / N));
+}
+
+TEST_CASE("worst_over_prompts: a worker returning false sets a prompt aside, counted the same at any thread count") {
+  // Prompts i % 7 == 3 are set aside and carry a huge error that must not count; the others' error is i.
+  for (int threads : {1, 2, 3}) {
+    auto make = [] {
+      return [](std::uint64_t i, double* out) {
+        out[0] = i % 7 == 3 ? 1e300 : static_cast<double>(i);
+        return i % 7 != 3;
+      };
+    };
+    const icl::WorstCase w = icl::worst_over_prompts(1000, 1, threads, make);
+    CHECK(w.prompts == 1000);
+    CHECK(w.set_aside == 143);  // 3, 10, ..., 997
+    CHECK(w.judged() == 857);
+    CHECK(w.worst[0] == 999.0);
+    CHECK(w.where[0] == 999);
+  }
+  // A void worker still counts everything, and a NaN error still reads as +infinity.
+  auto plain = [] { return [](std::uint64_t i, double* out) { out[0] = i == 5 ? std::nan("") : 0.0; }; };
+  const icl::WorstCase p = icl::worst_over_prompts(10, 1, 2, plain);
+  CHECK(p.set_aside == 0);
+  CHECK(std::isinf(p.worst[0]));
+  // judge_identity_over: inconclusive when every prompt was set aside, and it names the count otherwise.
+  icl::WorstCase all(1);
+  all.skip();
+  all.skip();
+  CHECK(icl::judge_identity_over(all, 0.0, icl::IdentityTolerance{}, "x", "why").verdict == icl::Verdict::inconclusive);
+  icl::WorstCase some(1);
+  const double e = 1e-12;
+  some.add(0, &e);
+  some.skip();
+  const icl::Decision dd = icl::judge_identity_over(some, some.worst[0], icl::IdentityTolerance{}, "x", "why");
+  CHECK(dd.verdict == icl::Verdict::confirmed);
+  CHECK(dd.why.find("1 set aside") != std::string::npos);
 }

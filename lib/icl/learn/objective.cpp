@@ -3,6 +3,7 @@
 #include "icl/montecarlo/montecarlo.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 
 namespace icl::learn {
@@ -147,6 +148,56 @@ Estimate mc_loss(const Network& net, const PromptSource& source, LossSpec loss, 
     };
   });
   return make_estimate(mc.total(), 0, confidence);
+}
+
+LossDistribution loss_distribution(const Network& net, const PromptSource& source, LossSpec loss, std::uint64_t seed,
+                                   std::uint64_t purpose, std::uint64_t samples, int threads, double tail_fraction) {
+  // Every prompt's loss is kept (not only sums), so this does not go through the Monte Carlo engine's chunk split
+  // (under MPI every rank computes all of them: the same vector on every rank). Each index is written once.
+  std::vector<double> v(static_cast<std::size_t>(samples));
+  constexpr std::uint64_t chunk = 256;
+  const std::uint64_t chunks = (samples + chunk - 1) / chunk;
+  std::atomic<std::uint64_t> next{0};
+  auto body = [&] {
+    PromptDrawer draw = source.make_drawer();
+    Tape tape;
+    Eigen::MatrixXd Z(source.rows, source.cols);
+    for (std::uint64_t c; (c = next.fetch_add(1)) < chunks;)
+      for (std::uint64_t i = c * chunk; i < std::min(samples, (c + 1) * chunk); ++i) {
+        const double yq = draw(seed, purpose, i, Z);
+        v[static_cast<std::size_t>(i)] = loss(forward(net, Z, tape), yq);
+      }
+  };
+  std::vector<std::thread> pool;
+  const int t = static_cast<int>(std::min<std::uint64_t>(static_cast<std::uint64_t>(std::max(1, threads)), std::max<std::uint64_t>(chunks, 1)));
+  for (int k = 1; k < t; ++k) pool.emplace_back(body);
+  body();
+  for (auto& th : pool) th.join();
+  LossDistribution r;
+  r.samples = samples;
+  r.tail_fraction = tail_fraction;
+  if (v.empty()) return r;
+  for (double x : v) r.mean += x;  // index order: the same at any thread count
+  r.mean /= static_cast<double>(v.size());
+  std::sort(v.begin(), v.end());
+  auto q = [&](double p) { return v[static_cast<std::size_t>(std::floor(p * static_cast<double>(v.size() - 1)))]; };
+  r.median = v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+  r.p90 = q(0.9);
+  r.p99 = q(0.99);
+  r.max = v.back();
+  const std::size_t k = std::max<std::size_t>(1, static_cast<std::size_t>(std::ceil(tail_fraction * static_cast<double>(v.size()))));
+  double total = 0, tail = 0;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    total += v[i];
+    if (i >= v.size() - k) tail += v[i];
+  }
+  r.tail_share = total > 0 ? tail / total : 0.0;
+  return r;
+}
+
+nlohmann::ordered_json LossDistribution::to_json() const {
+  return {{"mean", mean}, {"median", median}, {"p90", p90}, {"p99", p99}, {"max", max},
+          {"tail_fraction", tail_fraction}, {"tail_share", tail_share}, {"samples", samples}};
 }
 
 GradientEstimate mc_gradient(const Parameterisation& params, const Eigen::Ref<const Eigen::VectorXd>& theta,

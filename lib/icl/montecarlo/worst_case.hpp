@@ -4,21 +4,38 @@
 // Deterministic whatever the thread count: prompts are cut into fixed chunks, each chunk keeps its
 // maxima, and chunks are merged in order (ties go to the smaller prompt index). A NaN error counts as
 // +infinity, so a blown-up forward pass can never pass for agreement.
+//
+// Prompts set aside. A worker may return bool instead of void: false sets the prompt aside (its errors are
+// not counted, `set_aside` is). This is for prompts that test floating point rather than the identity, e.g.
+// an exact reference that leaves the range a double forward pass can carry (sja.cor8, sja.thm7, sja.cor10:
+// `kDoubleRangeTerm` below). The claim must report `set_aside` beside `prompts` and judge only what is left.
 #pragma once
 #include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 namespace icl {
 
+// The largest |term| of an exact (long double) reference that a double forward pass is still asked to match:
+// its square, which bilinear and attention layers form, must stay well inside double's 1.8e308.
+constexpr long double kDoubleRangeTerm = 1e100L;
+constexpr const char* kDoubleRangeWhy = "the exact reference leaves the double range (a term above 1e100)";
+
 struct WorstCase {
   std::vector<double> worst;         // per error kind, the largest value seen
   std::vector<std::uint64_t> where;  // the prompt index where it was seen
-  std::uint64_t prompts = 0;
+  std::uint64_t prompts = 0;    // every prompt drawn, set aside or not
+  std::uint64_t set_aside = 0;  // prompts the worker set aside (returned false)
   explicit WorstCase(int dims = 0) : worst(dims, 0.0), where(dims, 0) {}
+  std::uint64_t judged() const { return prompts - set_aside; }
+  void skip() {
+    ++prompts;
+    ++set_aside;
+  }
   void add(std::uint64_t i, const double* v) {
     for (std::size_t k = 0; k < worst.size(); ++k) {
       const double e = std::isnan(v[k]) ? std::numeric_limits<double>::infinity() : v[k];
@@ -36,10 +53,12 @@ struct WorstCase {
         where[k] = o.where[k];
       }
     prompts += o.prompts;
+    set_aside += o.set_aside;
   }
 };
 
-// make_worker() returns a per-thread callable worker(prompt_index, double* out) writing `dims` errors.
+// make_worker() returns a per-thread callable worker(prompt_index, double* out) writing `dims` errors; if it
+// returns bool, false sets the prompt aside (see above).
 template <class MakeWorker>
 WorstCase worst_over_prompts(std::uint64_t count, int dims, int threads, MakeWorker&& make_worker) {
   constexpr std::uint64_t chunk = 64;
@@ -52,8 +71,13 @@ WorstCase worst_over_prompts(std::uint64_t count, int dims, int threads, MakeWor
     for (std::uint64_t c; (c = next.fetch_add(1)) < chunks;) {
       WorstCase w(dims);
       for (std::uint64_t i = c * chunk; i < std::min(count, (c + 1) * chunk); ++i) {
-        worker(i, out.data());
-        w.add(i, out.data());
+        if constexpr (std::is_same_v<decltype(worker(i, out.data())), bool>) {
+          if (worker(i, out.data())) w.add(i, out.data());
+          else w.skip();
+        } else {
+          worker(i, out.data());
+          w.add(i, out.data());
+        }
       }
       slots[c] = std::move(w);
     }

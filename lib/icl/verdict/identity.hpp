@@ -41,4 +41,18 @@ inline Decision judge_identity(double worst, const IdentityTolerance& tol, const
   return d;
 }
 
+// The same over a WorstCase whose worker may set prompts aside (montecarlo/worst_case.hpp): error kind k's
+// worst over the prompts judged, saying how many were set aside and why; inconclusive when none is left.
+template <class Worst>
+Decision judge_identity_over(const Worst& w, double worst, const IdentityTolerance& tol, const std::string& what,
+                             const std::string& why_set_aside) {
+  if (w.judged() == 0)
+    return Decision{Verdict::inconclusive, tol.confirm, tol.refute,
+                    fmt::format("{}: every one of {} prompts was set aside ({})", what, w.prompts, why_set_aside)};
+  if (w.set_aside == 0) return judge_identity(worst, tol, what);
+  return judge_identity(worst, tol,
+                        fmt::format("{} ({} of {} prompts; {} set aside: {})", what, w.judged(), w.prompts, w.set_aside,
+                                    why_set_aside));
+}
+
 }  // namespace icl
