@@ -15,7 +15,10 @@ environment variable ICL_MUTANT=<site>:<kind>:
     sign       the value or matrix negated (a sign slip)
     transpose  the matrix transposed (the natural slip for a non-symmetric matrix; matrix sites only)
 Each mutant runs every claim its site lists at --quick (seed 1) and is compared with the unmutated run of the
-same claims. A mutant is *killed* when the verdict of a listed claim or of one of its parts changes, or when the
+same claims, and with the golden table of ./test (tests/golden/golden.json, ctest `golden`: verdicts, parts,
+classes and the headline numbers stated/exact/mc/corrected/gain_over_zero of every case at --quick, seed 1).
+Two rates are reported: *caught by the tests* (the golden comparison fails, or the verdict changes, or exit 3:
+what ./test would catch) and *killed by a verdict* (the stricter, older measure below). A mutant is *killed* when the verdict of a listed claim or of one of its parts changes, or when the
 run stops with exit 3 (the engine's own consistency checks refused the report); it *survives* otherwise.
 A mutant is also killed when a refuted claim's corrected statement stops being verified (the report's
 `corrected_formula_holds` flips): "refuted, and this correction holds" is what such a report asserts.
@@ -34,6 +37,8 @@ import tempfile
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests" / "golden"))
+import golden  # noqa: E402  (tests/golden/golden.py: the same comparison as ctest golden)
 
 
 # Why a surviving mutant survives, checked by hand for each (site, kind) that survived a run of this script.
@@ -178,6 +183,7 @@ def main():
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
         results = list(pool.map(lambda j: run_claim(binary, j[2], {"ICL_MUTANT": f"{j[0]['id']}:{j[1]}"}, a.threads,
                                                     a.seed), jobs))
+    table = json.loads((ROOT / "tests" / "golden" / "golden.json").read_text()) if a.seed == 1 else {}
     mutants = {}
     for (s, k, c), (rc, rep, err) in zip(jobs, results):
         m = mutants.setdefault((s["id"], k), {"site": s["id"], "kind": k, "note": s["note"], "claims": {},
@@ -185,6 +191,7 @@ def main():
         if rc == 3:
             m["claims"][c] = {"exit": 3, "changed": ["internal consistency check: " + " ".join(err)]}
             m["killed"] = True
+            m["caught"] = True
             continue
         if rep is None or rc not in (0, 1):
             m["claims"][c] = {"exit": rc, "changed": [], "error": " ".join(err)}
@@ -195,8 +202,11 @@ def main():
         changed = [f"{key}: {base_v[c].get(key)} -> {val}" for key, val in v.items() if base_v[c].get(key) != val]
         dchanged = [f"{key}: {base_d[c].get(key)} -> {val}" for key, val in decision_verdicts(rep).items()
                     if base_d[c].get(key) != val]
-        m["claims"][c] = {"exit": rc, "changed": changed, "verdicts": v, "decisions_changed": dchanged[:5]}
+        gprob = golden.compare({c: table[c]}, {c: golden.summarise(rep)}, [c]) if c in table else []
+        m["claims"][c] = {"exit": rc, "changed": changed, "verdicts": v, "decisions_changed": dchanged[:5],
+                          "golden": gprob[:2]}
         m["killed"] = m["killed"] or bool(changed)
+        m["caught"] = m.get("caught", False) or bool(changed) or bool(gprob)
         m["decision_changed"] = m["decision_changed"] or bool(changed) or bool(dchanged)
     # A perturbation that leaves every report's numbers unchanged (e.g. the transpose of a symmetric matrix) is
     # an equivalent mutant: detect it by comparing the reports' cases with the baseline's.
@@ -208,46 +218,53 @@ def main():
     for m in mutants.values():
         m["equivalent"] = (not m["killed"]) and bool(m.get("same_numbers")) and all(m["same_numbers"])
         m.pop("same_numbers", None)
+        m["caught"] = m.get("caught", False) or m["killed"]
 
     counted = [m for m in mutants.values() if not m["equivalent"]]
     killed = sum(m["killed"] for m in counted)
+    caught = sum(m["caught"] for m in counted)
     seen = sum(m["decision_changed"] or m["killed"] for m in counted)
     lines = ["# Mutation testing (bench/mutate.py)", "",
              f"{len(mutants)} mutants of {len(sites)} sites, each run on the claims it affects at --quick "
              f"(seed {a.seed}); {time.time() - t0:.0f} s.", "",
-             f"**Kill rate: {killed} / {len(counted)}** non-equivalent mutants "
-             f"({100.0 * killed / max(1, len(counted)):.1f}%); "
+             f"**Caught by the tests (golden table, verdicts, exit 3): {caught} / {len(counted)}** non-equivalent "
+             f"mutants ({100.0 * caught / max(1, len(counted)):.1f}%).", "",
+             f"Killed by a verdict (a claim's or part's verdict, or a verified correction, changes): {killed} / "
+             f"{len(counted)} ({100.0 * killed / max(1, len(counted)):.1f}%); "
              f"{sum(m['equivalent'] for m in mutants.values())} equivalent (no number of any report changes by more than 1e-9 relative, round-off below 1e-12 aside).", "",
              f"Seen in some decision: {seen} / {len(counted)} ({100.0 * seen / max(1, len(counted)):.1f}%): the mutant "
              "changes the verdict of at least one case or named decision (e.g. `corrected_vs_exact`) even where the "
              "claim's and parts' verdicts stay the same.", ""]
     if missing:
         lines += [f"Claims named by sites but not registered (skipped): {', '.join(missing)}.", ""]
-    survivors = [m for m in counted if not m["killed"]]
+    survivors = [m for m in counted if not m["caught"]]
     explained = sum(1 for m in survivors if explanation(m["site"], m["kind"]))
     lines += [f"Survivors explained (why each survives, checked by hand, in the last column): {explained} / "
               f"{len(survivors)}; not explained: {len(survivors) - explained}.", ""]
     lines += ["| site | kind | result | how (first change; for a survivor, the first changed decision or the "
               "claims' verdicts) | why it survives |", "|---|---|---|---|---|"]
-    for m in sorted(mutants.values(), key=lambda m: (m["killed"], m["site"], m["kind"])):
+    for m in sorted(mutants.values(), key=lambda m: (m["caught"], m["killed"], m["site"], m["kind"])):
         how = next((f"{c}: {x['changed'][0]}" for c, x in m["claims"].items() if x.get("changed")), "")
         if not how:
             how = next((f"{c}: decision {x['decisions_changed'][0]}" for c, x in m["claims"].items()
                         if x.get("decisions_changed")), "")
         if not how:
+            how = next((f"{c}: golden: {x['golden'][0]}" for c, x in m["claims"].items() if x.get("golden")), "")
+        if not how:
             how = "; ".join(f"{c}: {x.get('verdicts', {}).get('claim', 'exit ' + str(x['exit']))}"
                             for c, x in m["claims"].items())
         res = "killed" if m["killed"] else ("equivalent" if m["equivalent"] else
-                                            ("survived (seen in a decision)" if m["decision_changed"] else "**survived**"))
+                                            ("caught by the golden table" if m["caught"] else
+                                             ("survived (seen in a decision)" if m["decision_changed"] else "**survived**")))
         why = ""
-        if not m["killed"] and not m["equivalent"]:
+        if not m["caught"] and not m["equivalent"]:
             why = explanation(m["site"], m["kind"]) or "**not explained**"
         m["why_it_survives"] = why
         lines.append(f"| `{m['site']}` | {m['kind']} | {res} | {how} | {why} |")
     text = "\n".join(lines) + "\n"
     print(text)
     pathlib.Path(a.md).write_text(text)
-    pathlib.Path(a.json).write_text(json.dumps({"seed": a.seed, "killed": killed, "seen_in_a_decision": seen,
+    pathlib.Path(a.json).write_text(json.dumps({"seed": a.seed, "caught": caught, "killed": killed, "seen_in_a_decision": seen,
                                                 "counted": len(counted), "survivors_explained": explained,
                                                 "mutants": list(mutants.values())}, indent=1) + "\n")
 

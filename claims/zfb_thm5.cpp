@@ -24,11 +24,17 @@
 // mc       the error through the real forward pass of (W_PV, W_KQ) on unmasked prompts of length M,
 //          conditional Monte Carlo with the query integrated exactly (lib/icl/montecarlo/conditional_loss.hpp; the
 //          linearity in the query that this uses is re-checked on every prompt).
+// The final bound quantifies over every Lam, N and M: besides the cases, part b is judged at its worst case over
+// an exact grid scan (d = 1..4, three spectrum shapes, condition numbers 1, 10, 100, N, M up to 10^4) and the
+// worst-case search of lib/icl/search over continuous spectra and N, M up to 10^6 (compass search on the exact
+// ratio, continuation in the spectrum's spread; its convergence profile is in the case's `search`): refuted if
+// either exceeds the bound, confirmed only if the search's profile is flat at the end of its budget.
 #include "icl/claim/case_json.hpp"
 #include "icl/exact/feature_moments.hpp"
 #include "icl/exact/optimal_attention.hpp"
 #include "icl/model/gaussian_model.hpp"
 #include "icl/montecarlo/conditional_loss.hpp"
+#include "icl/search/search.hpp"
 #include "icl/verdict/bound_checks.hpp"
 #include "icl/verdict/checks.hpp"
 #include "icl/verdict/mutation.hpp"
@@ -226,6 +232,8 @@ ClaimResult run(const ClaimContext& ctx) {
   double scan_worst = 0, scan_exact = 0, scan_stated = 0;
   std::string scan_at;
   nlohmann::ordered_json scan_params;
+  Eigen::VectorXd scan_lam;
+  int scan_d = 0, scan_N = 1, scan_M = 1;
   for (int d = 1; d <= 4; ++d)
     for (double kappa : {1.0, 10.0, 100.0})
       for (int shape = 0; shape < 3; ++shape)
@@ -245,6 +253,10 @@ ClaimResult run(const ClaimContext& ctx) {
               scan_worst = r;
               scan_exact = e;
               scan_stated = b;
+              scan_lam = lam;
+              scan_d = d;
+              scan_N = N;
+              scan_M = M;
               // At d = 1 Lambda is a variance: there is no spectrum shape and its condition number is 1.
               scan_params = {{"d", d}, {"N", N}, {"M", M}, {"kappa", d == 1 ? 1.0 : kappa},
                              {"spectrum", d == 1 ? "variance" : (shape == 0 ? "geometric" : (shape == 1 ? "one large" : "one small"))},
@@ -255,21 +267,92 @@ ClaimResult run(const ClaimContext& ctx) {
                                              N, M);
             }
           }
-  // The bound is judged at its worst case over the family it quantifies over: the scan's worst setting is a case
-  // of part b (exact, no Monte Carlo), so a setting that breaks the bound refutes it.
+  // The worst-case search (lib/icl/search) over the same family, continuous in the spectrum: x = (log lam_1..lam_d,
+  // log N, log M) for each d = 1..4, N and M rounded to whole numbers in [1, 10^6]; objective the exact error over
+  // the final bound. Starts: the scan's worst setting at this d and random spectra; refinement: compass search;
+  // continuation: the spectrum's log-spread doubled (a larger condition number). A setting above 1 refutes.
+  double search_worst = 0;
+  nlohmann::ordered_json search_json = nlohmann::ordered_json::array();
+  nlohmann::ordered_json search_params;
+  bool search_improving = false;
+  for (int d = 1; d <= 4; ++d) {
+    auto decode = [d](const Eigen::VectorXd& x, Eigen::VectorXd& lam, int& N, int& M) {
+      lam = x.head(d).array().exp();
+      N = static_cast<int>(std::clamp(std::round(std::exp(x[d])), 1.0, 1e6));
+      M = static_cast<int>(std::clamp(std::round(std::exp(x[d + 1])), 1.0, 1e6));
+    };
+    auto ratio = [&](const Eigen::VectorXd& x) -> double {
+      Eigen::VectorXd lam;
+      int N = 1, M = 1;
+      decode(x, lam, N, M);
+      if (!lam.allFinite() || lam.maxCoeff() > 1e8 || lam.minCoeff() < 1e-8) return -INFINITY;
+      const Eigen::MatrixXd Lam = lam.asDiagonal();
+      const Setting st = setting(Lam, N);
+      const auto model = GaussianIclModel::from_task(PolynomialTask::linear(d), Lam);
+      const FeatureMoments fm = model_feature_moments(model, identity_features(d));
+      return exact_error(st, fm, M) / stated_final_bound(st, d, N, M);
+    };
+    SearchProblem pr;
+    pr.dim = d + 2;
+    pr.effort_unit = "exact evaluations";
+    {
+      Eigen::VectorXd x0 = Eigen::VectorXd::Zero(d + 2);  // isotropic, N = M = 1, unless the scan's worst is at this d
+      if (scan_d == d) {
+        x0.head(d) = scan_lam.array().log().matrix();
+        x0[d] = std::log(scan_N);
+        x0[d + 1] = std::log(scan_M);
+      }
+      pr.structured.emplace_back(scan_d == d ? "the grid scan's worst setting" : "isotropic, N = M = 1", x0);
+    }
+    pr.refine = [&](const Eigen::VectorXd& x, int effort, std::uint64_t) { return compass_search(ratio, x, effort, 0.5); };
+    pr.select = ratio;
+    pr.rescale = [d](const Eigen::VectorXd& x, double f) {
+      Eigen::VectorXd y = x;
+      const double mean = x.head(d).mean();
+      for (int i = 0; i < d; ++i) y[i] = mean + f * (x[i] - mean);  // the spectrum's spread in log scale
+      return y;
+    };
+    SearchBudget b;
+    b.random_starts = ctx.quick ? 3 : 8;
+    b.start_scales = {1.0, 3.0};
+    b.continuation_steps = 2;
+    b.refine_effort = ctx.quick ? 200 : 400;
+    b.final_effort = ctx.quick ? 1000 : 2000;
+    b.improving_tol = 1e-4;
+    const SearchResult r = search_maximum(pr, b, ctx.seed, ctx.purpose(fmt::format("scan search d={}", d)));
+    search_improving = search_improving || r.still_improving;
+    search_json.push_back({{"d", d}, {"search", r.to_json(12)}});
+    if (r.best_value > search_worst) {
+      search_worst = r.best_value;
+      Eigen::VectorXd lam;
+      int N = 1, M = 1;
+      decode(r.best, lam, N, M);
+      search_params = {{"d", d}, {"N", N}, {"M", M}, {"spectrum", std::vector<double>(lam.data(), lam.data() + d)}};
+    }
+  }
+  // The bound is judged at its worst case over the family it quantifies over: the scan's and the search's worst
+  // settings are a case of part b (exact, no Monte Carlo), so a setting that breaks the bound refutes it.
   {
-    CaseJson j(scan_params);
+    const bool search_wins = search_worst > scan_worst;
+    CaseJson j(search_wins ? search_params : scan_params);
     j.part("b");
     j.stated(scan_stated);
     j.exact(scan_exact);
     j.quantity("exact_over_stated", scan_worst);
-    const bool holds = scan_worst <= 1.0 + 1e-12;
-    const Decision dec{holds ? Verdict::confirmed : Verdict::refuted, 0, 0,
+    j.quantity("search_worst_exact_over_stated", search_worst);
+    const double worst = std::max(scan_worst, search_worst);
+    const bool holds = worst <= 1.0 + 1e-12;
+    const Verdict vv = !holds ? Verdict::refuted : search_improving ? Verdict::inconclusive : Verdict::confirmed;
+    const Decision dec{vv, 0, 0,
                        fmt::format("worst case of an exact scan over d = 1..4, spectra of condition number 1, 10, 100 "
-                                   "and N, M in {{1..10^4}}: the exact error is {:.6g} of the final bound ({})",
-                                   scan_worst, scan_at)};
+                                   "and N, M in {{1..10^4}}: the exact error is {:.6g} of the final bound ({}); the "
+                                   "worst-case search over continuous spectra and N, M in [1, 10^6] reaches {:.6g} ({}){}",
+                                   scan_worst, scan_at, search_worst, search_params.dump(),
+                                   search_improving ? "; the search was still improving at the end of its budget"
+                                                    : "; the search's profile is flat at the end of its budget")};
     j.decision("scan_worst_exact_vs_stated", dec);
-    j.verdict(dec, {"scan_worst_exact_vs_stated"});
+    j.field("search", search_json);
+    j.verdict(dec, vv == Verdict::inconclusive ? std::vector<std::string>{} : std::vector<std::string>{"scan_worst_exact_vs_stated"});
     res.cases.push_back(j.take());
   }
   res.extra["error_rates"] = error_rates_json(ctx.alpha, ctx.cases.size(), looks, tol);
@@ -278,8 +361,10 @@ ClaimResult run(const ClaimContext& ctx) {
   nlohmann::ordered_json findings = nlohmann::ordered_json::array();
   findings.push_back(fmt::format("Over d = 1..4, three spectrum shapes with condition numbers 1, 10, 100, N in "
                                  "{{1..10^4}} and M in {{1..10^4}}, the exact error reaches at most {:.4f} of the final "
-                                 "bound ({}).",
-                                 scan_worst, scan_at));
+                                 "bound ({}). The worst-case search over continuous spectra and N, M up to 10^6 "
+                                 "reaches {:.7g} ({}): the bound is tight in the limit of large N and M, and nothing "
+                                 "found exceeds it.",
+                                 scan_worst, scan_at, search_worst, search_params.dump()));
   res.extra["findings"] = findings;
   const Verdict v = claim_verdict(ctx, res);
   res.summary = fmt::format("{}: the decomposition equals the exact error to a relative {:.1e} at worst (Monte Carlo "

@@ -73,17 +73,21 @@ TEST_CASE("regression: sja.thm5 --quick") {
 
 TEST_CASE("regression: sja.prop1 --quick") {
   const auto j = run_quick("sja.prop1");
-  CHECK(j["verdict"] == "confirmed");
-  // The depth-4 case is an optimised stack: every candidate of the search is listed and the kept one is the
-  // lowest on the held-out set; its loss on fresh prompts is the judged `mc`.
+  // The depth-4 case is an optimised stack: the search's starts and convergence profile are reported, the kept stack is
+  // the best on the held-out set (its loss there is search_test_loss), and a search still improving cannot confirm.
   int searched = 0;
   for (const auto& c : j["cases"]) {
     if (c["params"]["model"] != 8) continue;
     ++searched;
-    REQUIRE(c["search_candidates"].size() == 4);
+    REQUIRE(c.contains("search"));
+    const auto& s = c["search"];
+    CHECK(s["starts"] == 2);
+    CHECK(s["profile"].size() >= 2);
     double lowest = 1e300;
-    for (const auto& k : c["search_candidates"]) lowest = std::min(lowest, k["held_out_loss"].get<double>());
-    CHECK(c["quantities"]["search_test_loss"]["value"].get<double>() == lowest);
+    for (const auto& path : s["paths"])
+      for (const auto& v : path["values"]) lowest = std::min(lowest, -v.get<double>());
+    CHECK(c["quantities"]["search_test_loss"]["value"].get<double>() <= lowest);
+    if (s["still_improving"] == true) CHECK(c["verdict"] != "confirmed");
     CHECK(c.contains("training_run"));
   }
   CHECK(searched == 1);

@@ -93,6 +93,32 @@ SearchResult search_maximum(const SearchProblem& pr, const SearchBudget& budget,
   return r;
 }
 
+Eigen::VectorXd compass_search(const std::function<double(const Eigen::VectorXd&)>& f, Eigen::VectorXd x, int evaluations,
+                               double step, double min_step) {
+  double fx = f(x);
+  int used = 1;
+  if (!std::isfinite(fx)) return x;
+  while (used < evaluations && step >= min_step) {
+    bool moved = false;
+    for (Eigen::Index k = 0; k < x.size() && used < evaluations && !moved; ++k)
+      for (double sgn : {1.0, -1.0}) {
+        if (used >= evaluations) break;
+        Eigen::VectorXd y = x;
+        y[k] += sgn * step;
+        const double fy = f(y);
+        ++used;
+        if (std::isfinite(fy) && fy > fx) {
+          x = std::move(y);
+          fx = fy;
+          moved = true;
+          break;
+        }
+      }
+    if (!moved) step /= 2;
+  }
+  return x;
+}
+
 nlohmann::ordered_json SearchResult::to_json(int points) const {
   nlohmann::ordered_json prof = nlohmann::ordered_json::array();
   const std::size_t n = profile.size();

@@ -90,4 +90,11 @@ struct SearchResult {
 SearchResult search_maximum(const SearchProblem& problem, const SearchBudget& budget, std::uint64_t seed,
                             std::uint64_t purpose);
 
+// A derivative-free local refinement for a `refine` callback (exact objectives without a gradient, e.g. a bound's
+// tightness over spectra): compass search, maximising f from x with `evaluations` evaluations at most, trying
+// +-step along each coordinate, moving to the first improvement, halving the step when none improves (down to
+// min_step). Deterministic.
+Eigen::VectorXd compass_search(const std::function<double(const Eigen::VectorXd&)>& f, Eigen::VectorXd x,
+                               int evaluations, double step = 0.5, double min_step = 1e-6);
+
 }  // namespace icl
