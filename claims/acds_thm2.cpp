@@ -117,7 +117,7 @@ Search multistart(const learn::Parameterisation& p, const AcdsPopulation& pop, i
 ClaimResult run(const ClaimContext& ctx) {
   ClaimResult res;
   const double alpha_case = ctx.alpha / static_cast<double>(ctx.cases.size());
-  const int starts = ctx.quick ? 8 : 32;
+  const int starts = std::max(2, static_cast<int>(std::lround((ctx.quick ? 8 : 32) * ctx.setting("search"))));
   const Tolerance mc_tol{0.10, 0.0};
   std::size_t looks = 0, done = 0;
   double worst_gap = -INFINITY, worst_scalar = 0;
@@ -246,7 +246,8 @@ const RegisterClaim reg{Claim{
     "002_be9a107fe5a9bb15.txt, Theorem 2 and Appendix B.1",
     "Two layers, symmetric A_1, A_2, x ~ N(0, I), w ~ N(0, I): there are diagonal A_1, A_2 that are global minimisers.",
     {ParamSpec{"d", {2, 3, 4}, {2}, 1, 6, true, "input dimension"},
-     ParamSpec{"n", {2, 5, 20}, {5}, 1, 1e6, true, "context length"}},
+     ParamSpec{"n", {2, 5, 20}, {5}, 1, 1e6, true, "context length"},
+     ParamSpec{"search", {1}, {1}, 0.25, 64, false, "worst-case search budget multiplier (docs/search.md)", true}},
     1000000,
     300000,
     [](const Case& c, int threads) { return threads * acds_shape(c.geti("d"), c.geti("n")).workspace_bytes(); },

@@ -319,7 +319,7 @@ std::string positive_gamma_cases(const ClaimContext& ctx, ClaimResult& res, cons
 
 ClaimResult run(const ClaimContext& ctx) {
   ClaimResult res;
-  const int starts = ctx.quick ? 3 : 6;
+  const int starts = std::max(1, static_cast<int>(std::lround((ctx.quick ? 3 : 6) * ctx.setting("search"))));
   const Tolerance mc_tol{0.05, 0.0};
   // Group the cases by (d, gamma); each group's n grid is one run of Algorithm 1 per n.
   std::map<std::pair<int, int>, std::vector<int>> groups;
@@ -345,7 +345,7 @@ ClaimResult run(const ClaimContext& ctx) {
     const Eigen::VectorXd spec = pr.target_spectrum();
     const double lam_min = spec.minCoeff();
     if (kind >= 2) {
-      positive_summary += positive_gamma_cases(ctx, res, pr, d, kind, ns, lam_min, starts);
+      positive_summary += (positive_summary.empty() ? "" : "; ") + positive_gamma_cases(ctx, res, pr, d, kind, ns, lam_min, starts);
       if (ctx.progress) ctx.progress(++done, groups.size());
       continue;
     }
@@ -578,7 +578,8 @@ const RegisterClaim reg{Claim{
      ParamSpec{"gamma", {0, 1, 2, 3}, {0, 3}, 0, 3, true,
                "frozen Gamma of line 1: 0 = -I, 1 = -diag(0.5..2), 2 = -I with one entry +1, 3 = +I"},
      ParamSpec{"n", {30, 100, 1000, 10000, 100000}, {10, 1000, 10000, 100000}, 1, 1e7, true,
-               "context length (the grid's n >= d^3 judge parts b, c; the largest judges part a)"}},
+               "context length (the grid's n >= d^3 judge parts b, c; the largest judges part a)"},
+     ParamSpec{"search", {1}, {1}, 0.25, 64, false, "worst-case search budget multiplier (docs/search.md)", true}},
     60000,
     8000,
     [](const Case& c, int threads) {

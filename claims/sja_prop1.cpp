@@ -124,6 +124,7 @@ StackSearch optimise_stack(const ClaimContext& ctx, const std::string& label, co
   b.refine_effort = c.steps;
   b.final_effort = 2 * c.steps;
   b.improving_tol = 0.01 * std::abs(ey2);  // 1% of E[y^2] in the held-out loss
+  b = b.scaled(ctx.setting("search"));
   s.search = search_maximum(pr, b, ctx.seed, ctx.purpose(label + "/starts"));
   s.theta = s.search.best.size() ? s.search.best : pr.structured.front().second;
   s.best_test = -s.search.best_value;
@@ -282,7 +283,8 @@ const RegisterClaim reg{Claim{
      ParamSpec{"cov", {0, 2}, {2}, 0, 3, true, "covariance: 0 isotropic, 1 diagonal, 2 rotated, 3 ill-conditioned"},
      ParamSpec{"n", {20, 200}, {50}, 1, 1e5, true, "context length"},
      ParamSpec{"model", {0, 1, 2, 3, 4, 5, 6, 7, 8}, {0, 4, 8}, 0, 8, true,
-               "0 optimal single layer; 1-4 GD-style sparse stack of that depth; 5-8 optimised full stack of depth 1-4"}},
+               "0 optimal single layer; 1-4 GD-style sparse stack of that depth; 5-8 optimised full stack of depth 1-4"},
+     ParamSpec{"search", {1}, {1}, 0.25, 64, false, "worst-case search budget multiplier (docs/search.md)", true}},
     400000,
     100000,
     [](const Case& c, int threads) {

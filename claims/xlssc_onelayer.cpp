@@ -250,7 +250,7 @@ ClaimResult run(const ClaimContext& ctx) {
   for (const auto& c : ctx.cases) {
     const int d = c.geti("d"), D = c.geti("D");
     const Act act = c.geti("act") ? Act::softmax : Act::linear;
-    const double search_k = c.get("search");
+    const double search_k = ctx.setting("search");
     Eigen::VectorXd theta0 = Eigen::VectorXd::Zero(d);
     theta0[0] = 1.0;
     const std::uint64_t purpose = ctx.purpose(c.label());
@@ -444,7 +444,7 @@ ClaimResult run(const ClaimContext& ctx) {
     std::string text;
     for (int D : {10, 30, 100}) {
       const int d = 5;
-      const SoftSearch g = search_softmax(ctx, d, D, Eigen::VectorXd(), softmax_budget(ctx, 0.5),
+      const SoftSearch g = search_softmax(ctx, d, D, Eigen::VectorXd(), softmax_budget(ctx, 0.5 * ctx.setting("search")),
                                           fmt::format("gaussian/d={}, D={}", d, D));
       const learn::Parameterisation p = learn::softmax_stack(d, 1, Act::softmax, true);
       learn::Network net = p.base();
@@ -515,7 +515,7 @@ const RegisterClaim reg{Claim{
      ParamSpec{"D", {2, 10, 30, 100}, {2, 10}, 1, 100000, true, "examples in the prompt"},
      ParamSpec{"act", {0, 1}, {0, 1}, 0, 1, true, "0: linear phi, 1: softmax"},
      ParamSpec{"search", {1}, {1}, 0.25, 64, false,
-               "softmax search budget multiplier (random starts, effort and continuation rounds grow with it)"}},
+               "softmax search budget multiplier (random starts, effort and continuation rounds grow with it)", true}},
     262144,
     16384,
     [](const Case& c, int threads) { return threads * 8.0 * 8 * (c.geti("d") + 1.0) * (2.0 * c.geti("D") + 1); },

@@ -319,6 +319,7 @@ ClaimResult run(const ClaimContext& ctx) {
     b.refine_effort = ctx.quick ? 200 : 400;
     b.final_effort = ctx.quick ? 1000 : 2000;
     b.improving_tol = 1e-4;
+    b = b.scaled(ctx.setting("search"));
     const SearchResult r = search_maximum(pr, b, ctx.seed, ctx.purpose(fmt::format("scan search d={}", d)));
     search_improving = search_improving || r.still_improving;
     search_json.push_back({{"d", d}, {"search", r.to_json(12)}});
@@ -388,7 +389,8 @@ const RegisterClaim reg{Claim{
      ParamSpec{"N", {4, 40}, {4}, 1, 1e6, true, "training prompt length (enters Gam)"},
      ParamSpec{"M", {8, 100}, {8}, 1, 1e5, true, "test prompt length"},
      ParamSpec{"task", {0, 1, 2, 3}, {0, 1, 2, 3}, 0, 3, true,
-               "0 noiseless linear, 1 noisy linear, 2 quadratic (fixed coefficients), 3 linear with w ~ N(0, I)"}},
+               "0 noiseless linear, 1 noisy linear, 2 quadratic (fixed coefficients), 3 linear with w ~ N(0, I)"},
+     ParamSpec{"search", {1}, {1}, 0.25, 64, false, "worst-case search budget multiplier (docs/search.md)", true}},
     400000,
     100000,
     [](const Case& c, int threads) { return threads * zfb_shape(c.geti("d"), c.geti("M")).workspace_bytes(); },

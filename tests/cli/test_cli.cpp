@@ -494,6 +494,27 @@ TEST_CASE("cli: list CLAIM shows every parameter (the valid --set keys) and the 
   CHECK(is_empty_dir(work.path));
 }
 
+TEST_CASE("cli: a budget setting (--set search=K) takes one value, names no case, and scales the search") {
+  TempDir work, capture;
+  // One value only: a list is bad input (exit 2, nothing written).
+  const CliResult two = run_cli("run acds.thm2 --quick --set search=1,2 --out rep", work.path, capture.path);
+  CHECK(two.status == 2);
+  CHECK(two.err.find("budget setting") != std::string::npos);
+  CHECK(is_empty_dir(work.path));
+  // The default run and search=2: the same cases (search is not a case parameter); the search ran twice the starts.
+  const CliResult one = run_cli("run acds.thm2 --quick --threads 2 --out a", work.path, capture.path);
+  const CliResult dbl = run_cli("run acds.thm2 --quick --threads 2 --set search=2 --out b", work.path, capture.path);
+  REQUIRE(one.status == 0);
+  REQUIRE(dbl.status == 0);
+  const json a = load_json(work.path / "a" / "acds.thm2.json"), b = load_json(work.path / "b" / "acds.thm2.json");
+  REQUIRE(a.at("cases").size() == b.at("cases").size());
+  for (std::size_t k = 0; k < a.at("cases").size(); ++k) {
+    CHECK(a["cases"][k]["params"] == b["cases"][k]["params"]);
+    CHECK(!a["cases"][k]["params"].contains("search"));
+    CHECK(b["cases"][k]["search_symmetric"]["starts"].get<int>() == 2 * a["cases"][k]["search_symmetric"]["starts"].get<int>());
+  }
+}
+
 TEST_CASE("cli: --expect exits 1 when the verdict differs, 0 when it holds") {
   TempDir work, capture;
   const std::string base = "run sja.thm2 --set d=1 --set n=25 --samples 2048 --threads 2";

@@ -32,6 +32,17 @@ std::string Case::label() const {
   return s;
 }
 
+double ClaimContext::setting(const std::string& name) const {
+  if (auto it = settings.find(name); it != settings.end()) return it->second;
+  if (const Claim* c = find_claim(claim_id))
+    for (const auto& p : c->params)
+      if (p.name == name && p.budget) {
+        const auto& v = quick ? p.quick : p.defaults;
+        if (!v.empty()) return v.front();
+      }
+  throw std::logic_error(claim_id + ": no budget parameter '" + name + "'");
+}
+
 std::uint64_t ClaimContext::purpose(const std::string& tag) const {
   return stable_hash((claim_id + "/" + tag).c_str());
 }

@@ -29,6 +29,9 @@ struct ParamSpec {
   double max = 1e9;
   bool integer = true;
   std::string help;
+  // A budget setting (e.g. `search`, the worst-case search's effort multiplier): one value for the whole run,
+  // read with ClaimContext::setting(); not a grid coordinate, so it names no case and moves no random stream.
+  bool budget = false;
 };
 
 struct Case {
@@ -45,7 +48,11 @@ struct ClaimContext : SamplingPlan {
   bool quick = false;
   double alpha = 0.01;        // family-wise false-fail rate for the whole claim
   std::vector<Case> cases;
+  std::map<std::string, double> settings;  // budget parameters (ParamSpec::budget) given with --set
   std::function<void(std::size_t done, std::size_t total)> progress;
+  // A budget parameter's value: --set's, else the claim's default (the --quick default under --quick). Throws
+  // std::logic_error for a name the claim does not declare as a budget parameter.
+  double setting(const std::string& name) const;
   // Random-stream id for one use within this claim (e.g. "case 3"): the same for the same seed.
   std::uint64_t purpose(const std::string& tag) const;
 };

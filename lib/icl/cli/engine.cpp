@@ -131,9 +131,29 @@ std::vector<std::string> resolve_value_names(const std::vector<std::string>& set
   return out;
 }
 
+std::map<std::string, double> build_settings(const Claim& c, const std::map<std::string, std::vector<double>>& sets,
+                                             bool quick) {
+  std::map<std::string, double> out;
+  for (const auto& p : c.params) {
+    if (!p.budget) continue;
+    std::vector<double> values = quick ? p.quick : p.defaults;
+    if (auto it = sets.find(p.name); it != sets.end()) values = it->second;
+    if (values.size() != 1)
+      throw UsageError(fmt::format("{}: {} is a budget setting: give one value (--set {}=V)", c.id, p.name, p.name));
+    const double v = values.front();
+    if (p.integer && v != std::floor(v))
+      throw UsageError(fmt::format("{}: parameter {} must be an integer, got {:g}", c.id, p.name, v));
+    if (v < p.min || v > p.max)
+      throw UsageError(fmt::format("{}: parameter {} must be in [{:g}, {:g}], got {:g}", c.id, p.name, p.min, p.max, v));
+    out[p.name] = v;
+  }
+  return out;
+}
+
 std::vector<Case> build_cases(const Claim& c, const std::map<std::string, std::vector<double>>& sets, bool quick) {
   double count = 1;  // the grid's size, before anything is allocated
   for (const auto& p : c.params) {
+    if (p.budget) continue;
     const auto it = sets.find(p.name);
     count *= static_cast<double>(it != sets.end() ? it->second.size() : (quick ? p.quick : p.defaults).size());
   }
@@ -142,6 +162,7 @@ std::vector<Case> build_cases(const Claim& c, const std::map<std::string, std::v
                                  kMaxCasesPerClaim));
   std::vector<Case> cases{Case{}};
   for (const auto& p : c.params) {
+    if (p.budget) continue;  // one value for the whole run (build_settings)
     std::vector<double> values = quick ? p.quick : p.defaults;
     if (auto it = sets.find(p.name); it != sets.end()) values = it->second;
     for (double v : values) {
@@ -295,6 +316,7 @@ std::vector<PlannedClaim> plan_run(const RunOptions& o) {
     p.ctx.samples = o.samples ? static_cast<std::uint64_t>(*o.samples) : (o.quick ? c->quick_samples : c->default_samples);
     p.ctx.alpha = o.alpha;
     p.ctx.cases = build_cases(*c, sets, o.quick);
+    p.ctx.settings = build_settings(*c, sets, o.quick);
     for (const auto& k : p.ctx.cases) {
       const double need = (c->memory_bytes ? c->memory_bytes(k, threads) : 0.0) +
                           kEngineBytesPerSample * static_cast<double>(p.ctx.samples);
@@ -480,8 +502,9 @@ int list_command(const std::vector<std::string>& ids) {
                                   c->id, c->title, paper ? paper_citation(*paper) : std::string("-"), c->source,
                                   c->statement);
     for (const auto& p : c->params) {
-      out += fmt::format("    {:<10} {} in [{:g}, {:g}]; default {}; --quick {}. {}\n", p.name,
-                         p.integer ? "integer" : "number", p.min, p.max, grid(p.defaults), grid(p.quick), p.help);
+      out += fmt::format("    {:<10} {} in [{:g}, {:g}]; default {}; --quick {}{}. {}\n", p.name,
+                         p.integer ? "integer" : "number", p.min, p.max, grid(p.defaults), grid(p.quick),
+                         p.budget ? "; a budget setting (one value for the whole run, names no case)" : "", p.help);
       const auto& names = param_value_names(c->id, p.name);
       if (!names.empty()) {
         std::string n;

@@ -41,6 +41,9 @@ std::vector<std::string> resolve_value_names(const std::vector<std::string>& set
 // The grid of a claim's cases: defaults (or the --quick grid) overridden by `sets`, each value checked
 // against the parameter's range and integrality (throws UsageError).
 std::vector<Case> build_cases(const Claim& c, const std::map<std::string, std::vector<double>>& sets, bool quick);
+// The claim's budget settings (ParamSpec::budget): one value each, --set's or the default (throws UsageError).
+std::map<std::string, double> build_settings(const Claim& c, const std::map<std::string, std::vector<double>>& sets,
+                                             bool quick);
 
 // Validation only (throws UsageError): which claims, which cases, enough memory.
 std::vector<PlannedClaim> plan_run(const RunOptions& o);

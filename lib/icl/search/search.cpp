@@ -12,7 +12,7 @@ namespace icl {
 SearchBudget SearchBudget::scaled(double k) const {
   SearchBudget b = *this;
   if (k == 1.0) return b;
-  b.random_starts = std::max(1, static_cast<int>(std::lround(random_starts * k)));
+  if (random_starts > 0) b.random_starts = std::max(1, static_cast<int>(std::lround(random_starts * k)));
   b.refine_effort = std::max(1, static_cast<int>(std::lround(refine_effort * std::sqrt(k))));
   b.final_effort = std::max(1, static_cast<int>(std::lround(final_effort * k)));
   b.continuation_steps = continuation_steps + static_cast<int>(std::floor(std::log2(std::max(1.0, k))));
