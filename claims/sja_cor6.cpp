@@ -231,8 +231,10 @@ std::string positive_gamma_cases(const ClaimContext& ctx, ClaimResult& res, cons
   bool all_singular = true, search_consistent = true;
   double Ey2 = 0, worst_ratio = 0;
   std::vector<double> ln, lloss;
+  nlohmann::ordered_json last_search;
   for (int n : ns) {
     const Stage1 s1 = solve_stage1(pr, n, starts, ctx.seed, ctx.purpose(fmt::format("d={}, gamma={}, n={}/stage1", d, kind, n)));
+    last_search = s1.search.to_json(12);
     Ey2 = pr.loss(zt, n);
     const FeatureMoments f = pr.features(pr.coefficients(s1.theta));
     Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(f.Lambda);
@@ -285,6 +287,7 @@ std::string positive_gamma_cases(const ClaimContext& ctx, ClaimResult& res, cons
     j.quantity("sigma_min_M", per_n.back()["sigma_min_M"].get<double>());
     j.quantity("sigma_max_M", per_n.back()["sigma_max_M"].get<double>());
     j.field("per_n", per_n);
+    j.field("stage1_search", last_search);
     j.decision(basis.front(), dec);
     j.verdict(dec.verdict, dec.why, dec.verdict == Verdict::refuted ? basis : std::vector<std::string>{});
     res.cases.push_back(j.take());

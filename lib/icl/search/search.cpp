@@ -93,6 +93,35 @@ SearchResult search_maximum(const SearchProblem& pr, const SearchBudget& budget,
   return r;
 }
 
+SearchResult profile_of_starts(const std::vector<std::string>& names, const std::vector<double>& values,
+                               double effort_per_start, const std::string& effort_unit, double improving_tol) {
+  SearchResult r;
+  r.effort_unit = effort_unit;
+  r.budget.random_starts = 0;
+  r.budget.continuation_steps = 0;
+  r.budget.refine_effort = static_cast<int>(effort_per_start);
+  r.budget.final_effort = 0;
+  r.budget.improving_tol = improving_tol;
+  r.starts = static_cast<int>(values.size());
+  double running = -INFINITY;
+  for (std::size_t k = 0; k < values.size(); ++k) {
+    const std::string name = k < names.size() ? names[k] : fmt::format("start {}", k + 1);
+    r.paths.push_back({name, {values[k]}});
+    r.effort += effort_per_start;
+    if (std::isfinite(values[k]) && values[k] > r.best_value) {
+      r.best_value = values[k];
+      r.best_start = name;
+    }
+    if (std::isfinite(values[k])) running = std::max(running, values[k]);
+    r.profile.emplace_back(r.effort, running);
+  }
+  r.before_final = r.best_value;
+  r.last_quarter_rise = r.best_value - best_at(r.profile, 0.75 * r.effort);
+  if (!std::isfinite(r.last_quarter_rise)) r.last_quarter_rise = INFINITY;
+  r.still_improving = r.last_quarter_rise > improving_tol;
+  return r;
+}
+
 Eigen::VectorXd compass_search(const std::function<double(const Eigen::VectorXd&)>& f, Eigen::VectorXd x, int evaluations,
                                double step, double min_step) {
   double fx = f(x);

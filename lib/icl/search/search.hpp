@@ -90,6 +90,12 @@ struct SearchResult {
 SearchResult search_maximum(const SearchProblem& problem, const SearchBudget& budget, std::uint64_t seed,
                             std::uint64_t purpose);
 
+// The same result for a claim's own multi-start loop (no refinement callback to hand over): values[k] is the
+// selection value (maximised) reached from start k, each start costing `effort_per_start` units; the profile and
+// `still_improving` are computed as by search_maximum.
+SearchResult profile_of_starts(const std::vector<std::string>& names, const std::vector<double>& values,
+                               double effort_per_start, const std::string& effort_unit, double improving_tol);
+
 // A derivative-free local refinement for a `refine` callback (exact objectives without a gradient, e.g. a bound's
 // tightness over spectra): compass search, maximising f from x with `evaluations` evaluations at most, trying
 // +-step along each coordinate, moving to the first improvement, halving the step when none improves (down to
