@@ -282,6 +282,7 @@ ClaimResult run(const ClaimContext& ctx) {
       M = static_cast<int>(std::clamp(std::round(std::exp(x[d + 1])), 1.0, 1e6));
     };
     auto ratio = [&](const Eigen::VectorXd& x) -> double {
+      if (!x.allFinite()) return -INFINITY;  // (decode would cast a NaN to int)
       Eigen::VectorXd lam;
       int N = 1, M = 1;
       decode(x, lam, N, M);
