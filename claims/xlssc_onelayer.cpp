@@ -152,14 +152,14 @@ SearchBudget softmax_budget(const ClaimContext& ctx, double k) {
   return b.scaled(k);
 }
 
+// select_n: the held-out prompts every candidate is scored on (the same prompts for all: a paired comparison).
 SoftSearch search_softmax(const ClaimContext& ctx, int d, int D, const Eigen::VectorXd& theta0, const SearchBudget& budget,
-                          const std::string& tag) {
+                          const std::string& tag, std::uint64_t select_n) {
   const learn::Parameterisation p = learn::softmax_stack(d, 1, Act::softmax, true);
   const learn::PromptSource source = learn::unstructured_prompts(d, D, theta0);
   const learn::LossSpec sq{-1.0, 1.0};  // (yhat - y_q)^2
   learn::BatchObjective held_out(p, source, sq, ctx.threads);
   const std::uint64_t select_purpose = ctx.purpose(tag + "/select");
-  const std::uint64_t select_n = ctx.quick ? 4096 : 8192;
   const int gK = p.find_group("K_0");
   const Eigen::Index k_off = p.group_offset(gK), k_len = (d + 1) * (d + 1);
   SearchProblem pr;
@@ -321,7 +321,8 @@ ClaimResult run(const ClaimContext& ctx) {
       chosen.V *= best_alpha;
       chosen_what = fmt::format("{} with alpha = {:.4g}", describe(best), best_alpha);
     } else {
-      found = search_softmax(ctx, d, D, theta0, softmax_budget(ctx, search_k), "softmax/" + c.label());
+      found = search_softmax(ctx, d, D, theta0, softmax_budget(ctx, search_k), "softmax/" + c.label(),
+                             ctx.quick ? 4096 : 8192);
       chosen = found->chosen;
       chosen_what = fmt::format("the search's best weights (from '{}', |K| = {:.3g}, |v| = {:.3g})", found->search.best_start,
                                 chosen.K.norm(), chosen.V.row(d).norm());
@@ -444,8 +445,9 @@ ClaimResult run(const ClaimContext& ctx) {
     std::string text;
     for (int D : {10, 30, 100}) {
       const int d = 5;
+      // Gains of order 0.01 and below: the held-out set must resolve differences that small (65536 prompts).
       const SoftSearch g = search_softmax(ctx, d, D, Eigen::VectorXd(), softmax_budget(ctx, 0.5 * ctx.setting("search")),
-                                          fmt::format("gaussian/d={}, D={}", d, D));
+                                          fmt::format("gaussian/d={}, D={}", d, D), 65536);
       const learn::Parameterisation p = learn::softmax_stack(d, 1, Act::softmax, true);
       learn::Network net = p.base();
       net.weights[0] = {g.chosen.V, g.chosen.K};

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Compares two report folders claim by claim, ignoring what may differ between identical runs: the timing
-(elapsed_s) and the provenance block (build, commit, start time, command line).
+"""Compares two report folders claim by claim, ignoring what describes the run rather than its result: the
+timings (elapsed_s, and a training run's wall-clock `seconds`), the thread and rank counts (`threads`, `ranks`:
+the numbers are bitwise the same at any count) and the provenance block (build, commit, start time, command line).
 
     reports/compare_reports.py reports/latest /tmp/new
 
@@ -13,7 +14,7 @@ import pathlib
 import sys
 
 
-IGNORED = ("elapsed_s", "provenance")
+IGNORED = ("elapsed_s", "provenance", "threads", "ranks", "seconds")
 
 
 def strip(j):
@@ -64,7 +65,7 @@ def main():
         if d:
             print(f"differs: {f.name} at {d}")
             bad += 1
-    print(f"{len(files) - bad} of {len(files)} reports identical (elapsed_s and provenance ignored)")
+    print(f"{len(files) - bad} of {len(files)} reports identical ({', '.join(IGNORED)} ignored)")
     return 1 if bad else 0
 
 

@@ -11,6 +11,7 @@
 #include "icl/montecarlo/conditional_loss.hpp"
 #include "icl/montecarlo/prompt_loss.hpp"
 #include "icl/report/quantities.hpp"
+#include "icl/search/search.hpp"
 #include "icl/verdict/checks.hpp"
 
 #include <fmt/format.h>
@@ -434,6 +435,13 @@ Verdict run_case(const ClaimContext& ctx, const Case& c, const Settings& s, doub
   j.decision("loss_mc_vs_exact", o.mc_vs_stated);
   j.decision("loss_mc_looks", o.looks_used);
   j.decision("family_start_losses", nlohmann::ordered_json(start_losses));
+  {  // The multi-start search's profile (informational: the statement asks for a stationary point, which any
+     // converged start gives; the search decision above requires one).
+    std::vector<double> values;
+    for (double l : start_losses) values.push_back(-l);
+    j.field("search", profile_of_starts({}, values, lo.max_iterations, "L-BFGS iterations (at most) and Newton steps",
+                                        1e-12).to_json(12));
+  }
   res.cases.push_back(j.take());
   return v;
 }

@@ -253,6 +253,9 @@ TEST_CASE("cli: bad input exits 2 with a message and writes nothing") {
       "run sja.thm2 --samples 0",
       "run sja.thm2 --samples -3",
       "run sja.thm2 --samples abc",
+      "run sja.thm2 --samples 1.5e0",   // scientific notation, but not a whole number
+      "run sja.thm2 --samples 1e30",    // beyond the range
+      "run sja.thm2 --samples 1e-3",
       "run sja.thm2 --threads 0",
       "run sja.thm2 --threads -1",
       "run sja.thm2 --alpha 0",
@@ -488,10 +491,27 @@ TEST_CASE("cli: list CLAIM shows every parameter (the valid --set keys) and the 
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
     CHECK(r.err.find("unknown claim ID 'nope'") != std::string::npos);
   }
+  // A near miss (case or a typo) is named: did-you-mean, still one line and exit 2.
+  for (const std::string args : {"run sja.Thm2 --quick --out rep", "list sja.thm22"}) {
+    CAPTURE(args);
+    const CliResult r = run_cli(args, work.path, capture.path);
+    CHECK(r.status == 2);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    CHECK(r.err.find("did you mean 'sja.thm2'?") != std::string::npos);
+  }
   const CliResult bad = run_cli("run sja.thm2 --quick --set foo=1 --out rep", work.path, capture.path);
   CHECK(bad.status == 2);
   CHECK(bad.err.find("no selected claim has a parameter 'foo' (valid: d, n;") != std::string::npos);
   CHECK(is_empty_dir(work.path));
+}
+
+TEST_CASE("cli: --samples takes a whole number in scientific notation (1e5, 2.5e4)") {
+  TempDir work, capture;
+  const CliResult r = run_cli("run sja.thm2 --set d=1 --set n=25 --samples 2.5e3 --threads 1 --out out", work.path,
+                              capture.path);
+  REQUIRE(r.status == 0);
+  const json j = load_json(work.path / "out" / "sja.thm2.json");
+  CHECK(j.at("sample_budget_per_case").get<std::uint64_t>() == 2500);
 }
 
 TEST_CASE("cli: a budget setting (--set search=K) takes one value, names no case, and scales the search") {

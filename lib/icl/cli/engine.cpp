@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -41,6 +42,34 @@ namespace {
 
 // A user's text inside a message: one line, at most a few dozen characters.
 std::string shown(const std::string& text) { return printable_line(text, 60); }
+
+// Edit distance, case-insensitive (for did-you-mean: "sja.Thm2" -> "sja.thm2").
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const bool same = std::tolower(static_cast<unsigned char>(a[i - 1])) == std::tolower(static_cast<unsigned char>(b[j - 1]));
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (same ? 0 : 1)});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+// "unknown claim ID 'x' (see 'icl-verify list')", with the nearest claim ID when one is within 2 edits.
+std::string unknown_claim(const std::string& id) {
+  std::string best;
+  std::size_t dist = 3;
+  if (id.size() <= 64)
+    for (const auto& e : claim_catalogue()) {
+      const std::size_t dd = edit_distance(id, e.id);
+      if (dd < dist) dist = dd, best = e.id;
+    }
+  return best.empty() ? fmt::format("unknown claim ID '{}' (see 'icl-verify list')", shown(id))
+                      : fmt::format("unknown claim ID '{}': did you mean '{}'? (see 'icl-verify list')", shown(id), best);
+}
 
 double parse_number(const std::string& key, const std::string& text) {
   std::size_t pos = 0;
@@ -206,7 +235,37 @@ std::uint64_t parse_whole(const std::string& text, const char* option, std::uint
 std::uint64_t parse_seed(const std::string& text) { return parse_whole(text, "--seed", 0, UINT64_MAX, "[0, 2^64)"); }
 
 std::uint64_t parse_samples(const std::string& text) {
-  return parse_whole(text, "--samples", 1, kMaxSamples, fmt::format("[1, {}]", kMaxSamples));
+  const std::string range = fmt::format("[1, {}]", kMaxSamples);
+  // Scientific notation for a whole number ("1e5", "2.5e4"): digits, an optional fraction, e or E, exponent digits;
+  // the value must be whole. Anything else goes to the strict decimal reading.
+  const std::size_t e = text.find_first_of("eE");
+  if (e != std::string::npos && e > 0 && e + 1 < text.size() && text.size() <= 24) {
+    const std::string mant = text.substr(0, e), ex = text.substr(e + 1);
+    const std::size_t dot = mant.find('.');
+    const std::string whole = mant.substr(0, dot), frac = dot == std::string::npos ? "" : mant.substr(dot + 1);
+    const auto digits = [](const std::string& t) {
+      return std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; });
+    };
+    if (!whole.empty() && digits(whole) && digits(frac) && digits(ex) && ex.size() <= 2) {
+      const int shift = std::stoi(ex) - static_cast<int>(frac.size());
+      std::string d = whole + frac;
+      if (shift < 0) {  // the fraction's last digits must be zeros for a whole number
+        const std::size_t drop = static_cast<std::size_t>(-shift);
+        if (d.size() > drop && std::all_of(d.end() - static_cast<std::ptrdiff_t>(drop), d.end(), [](char c) { return c == '0'; }))
+          d.resize(d.size() - drop);
+        else
+          throw UsageError(fmt::format("--samples '{}': expected a whole number in {}", shown(text), range));
+      } else {
+        d.append(static_cast<std::size_t>(shift), '0');
+      }
+      try {
+        return parse_whole(d, "--samples", 1, kMaxSamples, range);
+      } catch (const UsageError&) {  // say it with the user's own text
+        throw UsageError(fmt::format("--samples '{}': expected a whole number in {}", shown(text), range));
+      }
+    }
+  }
+  return parse_whole(text, "--samples", 1, kMaxSamples, range);
 }
 
 void prepare_output_folder(const std::string& dir, const char* option) {
@@ -273,7 +332,7 @@ std::vector<PlannedClaim> plan_run(const RunOptions& o) {
     if (!c) {
       for (const auto& e : claim_catalogue())
         if (id == e.id) throw UsageError(fmt::format("claim '{}' is catalogued but not implemented yet", id));
-      throw UsageError(fmt::format("unknown claim ID '{}' (see 'icl-verify list')", id));
+      throw UsageError(unknown_claim(id));
     }
     if (seen.insert(c->id).second) claims.push_back(c);
   }
@@ -487,7 +546,7 @@ int list_command(const std::vector<std::string>& ids) {
       bool catalogued = false;
       for (const auto& e : claim_catalogue()) catalogued |= id == e.id;
       throw UsageError(catalogued ? fmt::format("{}: catalogued but not implemented yet", shown(id))
-                                  : fmt::format("unknown claim ID '{}' (see 'icl-verify list')", shown(id)));
+                                  : unknown_claim(id));
     }
     claims.push_back(c);
   }

@@ -506,7 +506,8 @@ std::string markdown_claim(const nlohmann::ordered_json& r) {
     }
     s += "\n";
   }
-  s += fmt::format("Run: {}; {} threads, {:.1f} s.\n\n", run_line_text(r), r.value("threads", 0),
+  const int nthreads = r.value("threads", 0);
+  s += fmt::format("Run: {}; {} thread{}, {:.1f} s.\n\n", run_line_text(r), nthreads, nthreads == 1 ? "" : "s",
                    r.value("elapsed_s", 0.0));
   if (r.contains("error_rates") && r["error_rates"].is_object() && !r["error_rates"].contains("false_fail_rate")) {
     // Trained-model comparisons state their error rates in their own terms (family alpha, tests): as given.
