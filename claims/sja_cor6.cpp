@@ -130,8 +130,8 @@ Stage1 solve_stage1(const sja::Stage1Problem& pr, double n, int starts, std::uin
   b.final_effort = 0;
   b.improving_tol = 1e-9;
   s.search = search_maximum(sp, b, seed, purpose);
-  s.theta = s.search.best;
-  s.loss = -s.search.best_value;
+  s.theta = s.search.best.size() == pr.size() ? s.search.best : sp.structured.front().second;  // none finite: start 1
+  s.loss = s.search.best.size() == pr.size() ? -s.search.best_value : pr.loss(s.theta, n, nullptr);
   std::vector<double> losses;  // the second-smallest start loss (ties count), as reported before the mechanism
   for (const auto& p : s.search.paths)
     if (!p.values.empty()) losses.push_back(-p.values.front());

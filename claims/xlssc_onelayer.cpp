@@ -230,6 +230,11 @@ SoftSearch search_softmax(const ClaimContext& ctx, int d, int D, const Eigen::Ve
   };
   SoftSearch out;
   out.search = search_maximum(pr, budget, ctx.seed, ctx.purpose(tag + "/starts"));
+  // Every path diverged (no finite selection value): fall back to the first structured start, reported as such.
+  if (out.search.best.size() != pr.dim) {
+    out.search.best = pr.structured.front().second;
+    out.search.best_start = pr.structured.front().first + " (every path diverged: the start itself)";
+  }
   const learn::Network net = p.network(out.search.best);
   out.chosen.V = net.weights[0][0];
   out.chosen.K = net.weights[0][1];
@@ -493,8 +498,7 @@ ClaimResult run(const ClaimContext& ctx) {
         "predicting 0 that the search found at d = 5: {} (99% intervals){}.",
         text,
         all_positive ? fmt::format("; fitted slope of log gain on log D {:.3g}", slope)
-                     : "; not every gain is significantly above 0 at this budget (a negative one: the search's weights do worse than "
-                       "predicting 0 on fresh prompts), so no rate in D is claimed"));
+                     : "; not every gain is significantly above 0 at this budget, so no rate in D is claimed"));
   }
   res.extra["findings"] = findings;
   const Verdict v = claim_verdict(ctx, res);

@@ -551,7 +551,10 @@ TEST_CASE("cli: --expect exits 1 when the verdict differs, 0 when it holds") {
     const CliResult e = run_cli(base + " --expect " + v + " --out " + out.string(), work.path, capture.path);
     CAPTURE(e.err);
     CHECK(e.status == (v == verdict ? 0 : 1));
-    if (v != verdict) CHECK(e.err.find("--expect") != std::string::npos);
+    if (v != verdict) {
+      CHECK(e.err.find("--expect") != std::string::npos);
+      CHECK(e.err.find("sja.thm2 (" + verdict + ")") != std::string::npos);  // names the claim that failed
+    }
     CHECK(fs::exists(out / "sja.thm2.json"));  // the run completed and its report was written
     // Same seed, same numbers.
     const json again = load_json(out / "sja.thm2.json");

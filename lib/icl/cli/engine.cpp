@@ -462,7 +462,7 @@ int run_command(const RunOptions& o) {
                                      shown(o.out), p.claim->id, o.quick ? "quick" : "custom"));
     }
   prepare_output_folder(o.out, "--out");
-  bool expectation_failed = false;
+  std::vector<std::string> expectation_failed;  // "claim (verdict)" for each claim whose verdict differs
   // Under mpirun every rank runs every claim on the same numbers (montecarlo/ranks.hpp); rank 0 writes.
   const bool lead = rank_comm().rank == 0;
   for (const auto& p : plan) {
@@ -477,7 +477,7 @@ int run_command(const RunOptions& o) {
     std::printf("%-14s %-12s %6.1f s  %s\n", p.claim->id.c_str(), v.c_str(), r["elapsed_s"].get<double>(),
                 r["summary"].get<std::string>().c_str());
     std::fflush(stdout);
-    if (expect && v != to_string(*expect)) expectation_failed = true;
+    if (expect && v != to_string(*expect)) expectation_failed.push_back(p.claim->id + " (" + v + ")");
   }
   if (!lead) return 0;
   std::vector<std::string> skipped;
@@ -485,8 +485,11 @@ int run_command(const RunOptions& o) {
   for (const auto& f : skipped)
     std::fprintf(stderr, "icl-verify: note: %s is not an icl-verify report; left out of summary.md\n", shown(f).c_str());
   std::printf("reports written to %s (summary.md, <claim>.json, <claim>.tex)\n", o.out.c_str());
-  if (expectation_failed) {
-    std::fprintf(stderr, "icl-verify: --expect %s did not hold for every claim\n", o.expect->c_str());
+  if (!expectation_failed.empty()) {
+    std::string which;
+    for (const auto& w : expectation_failed) which += (which.empty() ? "" : ", ") + w;
+    std::fprintf(stderr, "icl-verify: --expect %s did not hold for %zu of %zu claims: %s\n", o.expect->c_str(),
+                 expectation_failed.size(), plan.size(), which.c_str());
     return 1;
   }
   return 0;
