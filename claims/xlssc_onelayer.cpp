@@ -165,43 +165,41 @@ SoftSearch search_softmax(const ClaimContext& ctx, int d, int D, const Eigen::Ve
   SearchProblem pr;
   pr.dim = p.size();
   pr.effort_unit = fmt::format("Adam steps of {} fresh prompts", ctx.quick ? 256 : 512);
-  Eigen::VectorXd e1 = Eigen::VectorXd::Zero(d);
-  e1[0] = 1.0;
-  learn::Network base = p.base();
-  for (double beta : {1.0, 4.0}) {
-    const SoftmaxAttention probe = xlssc::onelayer_sign_probe(theta0.size() ? theta0 : e1, 0.5, beta, Act::softmax);
-    base.weights[0] = {probe.V, probe.K};
-    pr.structured.emplace_back(fmt::format("sign probe, beta = {:g}", beta), p.theta_from(base));
+  // The direction the structured starts use: theta0 under the symmetric law, e_1 under the Gaussian law.
+  Eigen::VectorXd t0 = theta0;
+  if (!t0.size()) {
+    t0 = Eigen::VectorXd::Zero(d);
+    t0[0] = 1.0;
   }
+  auto add_start = [&, base = p.base()](const std::string& name, const SoftmaxAttention& layer) mutable {
+    base.weights[0] = {layer.V, layer.K};
+    pr.structured.emplace_back(name, p.theta_from(base));
+  };
+  for (double beta : {1.0, 4.0})
+    add_start(fmt::format("sign probe, beta = {:g}", beta), xlssc::onelayer_sign_probe(t0, 0.5, beta, Act::softmax));
   {  // The near-tie family: x tokens score -c (theta0^T x_i)(theta0^T x_q), y tokens -1.04 c y_i (theta0^T x_q); as c
      // grows the attention picks one extreme token, and which kind wins (x or y, of the same i) depends on the sign
      // of theta; values 0.34 theta0^T x on x tokens, -0.11 y on y tokens. (The shape an independent search's optimum
      // had at d = 5, D = 30.)
-    const Eigen::VectorXd t0 = theta0.size() ? theta0 : e1;
     Eigen::VectorXd v = Eigen::VectorXd::Zero(d + 1);
     v.head(d) = 0.34 * t0;
     v[d] = -0.11;
     Eigen::MatrixXd K = Eigen::MatrixXd::Zero(d + 1, d + 1);
     K.topLeftCorner(d, d) = -8.0 * t0 * t0.transpose();
     K.row(d).head(d) = -8.32 * t0.transpose();
-    const SoftmaxAttention tie = xlssc::onelayer(v, K, Act::softmax);
-    base.weights[0] = {tie.V, tie.K};
-    pr.structured.emplace_back("near-tie family, c = 8", p.theta_from(base));
+    add_start("near-tie family, c = 8", xlssc::onelayer(v, K, Act::softmax));
   }
   // The "denominator" families: every y token scores 0 and the x tokens' scores move the softmax normaliser with
   // sum_i theta0^T x_i, so a value on the label row (v = u e_label) leaks theta's sign (the best found at small D
   // under the symmetric law, and under the Gaussian law at every D an independent search ran).
   for (const auto& [name, k0, kr, u] : {std::tuple<const char*, double, double, double>{"denominator family, sharp", -6.66, 0.66, 1.25},
                                         {"denominator family, isotropic", -1.4, -1.4, 2.0}}) {
-    const Eigen::VectorXd t0 = theta0.size() ? theta0 : e1;
     Eigen::VectorXd v = Eigen::VectorXd::Zero(d + 1);
     v[d] = u;
     // K[:d, :d] = k0 t0 t0^T + kr (I - t0 t0^T)
     Eigen::MatrixXd K = Eigen::MatrixXd::Zero(d + 1, d + 1);
     K.topLeftCorner(d, d) = kr * Eigen::MatrixXd::Identity(d, d) + (k0 - kr) * t0 * t0.transpose();
-    const SoftmaxAttention den = xlssc::onelayer(v, K, Act::softmax);
-    base.weights[0] = {den.V, den.K};
-    pr.structured.emplace_back(name, p.theta_from(base));
+    add_start(name, xlssc::onelayer(v, K, Act::softmax));
   }
   pr.refine = [&](const Eigen::VectorXd& x, int effort, std::uint64_t stream) {
     learn::TrainConfig c;

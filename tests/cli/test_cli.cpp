@@ -27,6 +27,7 @@ using icl::test::CliResult;
 using icl::test::is_empty_dir;
 using icl::test::list_dir;
 using icl::test::run_cli;
+using icl::test::run_quick_report;
 using icl::test::slurp;
 using icl::test::TempDir;
 
@@ -506,11 +507,7 @@ TEST_CASE("cli: list CLAIM shows every parameter (the valid --set keys) and the 
 }
 
 TEST_CASE("cli: --samples takes a whole number in scientific notation (1e5, 2.5e4)") {
-  TempDir work, capture;
-  const CliResult r = run_cli("run sja.thm2 --set d=1 --set n=25 --samples 2.5e3 --threads 1 --out out", work.path,
-                              capture.path);
-  REQUIRE(r.status == 0);
-  const json j = load_json(work.path / "out" / "sja.thm2.json");
+  const auto j = run_quick_report("sja.thm2", "--set d=1 --set n=25 --samples 2.5e3").json;
   CHECK(j.at("sample_budget_per_case").get<std::uint64_t>() == 2500);
 }
 
@@ -522,11 +519,7 @@ TEST_CASE("cli: a budget setting (--set search=K) takes one value, names no case
   CHECK(two.err.find("budget setting") != std::string::npos);
   CHECK(is_empty_dir(work.path));
   // The default run and search=2: the same cases (search is not a case parameter); the search ran twice the starts.
-  const CliResult one = run_cli("run acds.thm2 --quick --threads 2 --out a", work.path, capture.path);
-  const CliResult dbl = run_cli("run acds.thm2 --quick --threads 2 --set search=2 --out b", work.path, capture.path);
-  REQUIRE(one.status == 0);
-  REQUIRE(dbl.status == 0);
-  const json a = load_json(work.path / "a" / "acds.thm2.json"), b = load_json(work.path / "b" / "acds.thm2.json");
+  const auto a = run_quick_report("acds.thm2").json, b = run_quick_report("acds.thm2", "--set search=2").json;
   REQUIRE(a.at("cases").size() == b.at("cases").size());
   for (std::size_t k = 0; k < a.at("cases").size(); ++k) {
     CHECK(a["cases"][k]["params"] == b["cases"][k]["params"]);

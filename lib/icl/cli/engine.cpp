@@ -160,6 +160,16 @@ std::vector<std::string> resolve_value_names(const std::vector<std::string>& set
   return out;
 }
 
+namespace {
+// A parameter value against its declared integrality and range (throws UsageError).
+void check_param_value(const Claim& c, const ParamSpec& p, double v) {
+  if (p.integer && v != std::floor(v))
+    throw UsageError(fmt::format("{}: parameter {} must be an integer, got {:g}", c.id, p.name, v));
+  if (v < p.min || v > p.max)
+    throw UsageError(fmt::format("{}: parameter {} must be in [{:g}, {:g}], got {:g}", c.id, p.name, p.min, p.max, v));
+}
+}  // namespace
+
 std::map<std::string, double> build_settings(const Claim& c, const std::map<std::string, std::vector<double>>& sets,
                                              bool quick) {
   std::map<std::string, double> out;
@@ -169,12 +179,8 @@ std::map<std::string, double> build_settings(const Claim& c, const std::map<std:
     if (auto it = sets.find(p.name); it != sets.end()) values = it->second;
     if (values.size() != 1)
       throw UsageError(fmt::format("{}: {} is a budget setting: give one value (--set {}=V)", c.id, p.name, p.name));
-    const double v = values.front();
-    if (p.integer && v != std::floor(v))
-      throw UsageError(fmt::format("{}: parameter {} must be an integer, got {:g}", c.id, p.name, v));
-    if (v < p.min || v > p.max)
-      throw UsageError(fmt::format("{}: parameter {} must be in [{:g}, {:g}], got {:g}", c.id, p.name, p.min, p.max, v));
-    out[p.name] = v;
+    check_param_value(c, p, values.front());
+    out[p.name] = values.front();
   }
   return out;
 }
@@ -194,12 +200,7 @@ std::vector<Case> build_cases(const Claim& c, const std::map<std::string, std::v
     if (p.budget) continue;  // one value for the whole run (build_settings)
     std::vector<double> values = quick ? p.quick : p.defaults;
     if (auto it = sets.find(p.name); it != sets.end()) values = it->second;
-    for (double v : values) {
-      if (p.integer && v != std::floor(v))
-        throw UsageError(fmt::format("{}: parameter {} must be an integer, got {:g}", c.id, p.name, v));
-      if (v < p.min || v > p.max)
-        throw UsageError(fmt::format("{}: parameter {} must be in [{:g}, {:g}], got {:g}", c.id, p.name, p.min, p.max, v));
-    }
+    for (double v : values) check_param_value(c, p, v);
     std::vector<Case> next;
     for (const auto& base : cases)
       for (double v : values) {

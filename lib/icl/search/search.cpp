@@ -33,6 +33,27 @@ double best_at(const std::vector<std::pair<double, double>>& profile, double eff
     if (e <= effort) b = std::max(b, v);
   return b;
 }
+
+// One selection value after `effort` more units: the best point so far (x may be null where the caller keeps no
+// point) and the profile's running best.
+void record(SearchResult& r, double effort, const Eigen::VectorXd* x, double v, const std::string& name, int round) {
+  r.effort += effort;
+  if (std::isfinite(v) && v > r.best_value) {
+    r.best_value = v;
+    if (x) r.best = *x;
+    r.best_start = name;
+    r.best_round = round;
+  }
+  const double running = r.profile.empty() ? -INFINITY : r.profile.back().second;
+  r.profile.emplace_back(r.effort, std::isfinite(v) ? std::max(running, v) : running);
+}
+
+// The convergence verdict: the rise of the best value over the last quarter of the effort.
+void settle(SearchResult& r) {
+  r.last_quarter_rise = r.best_value - best_at(r.profile, 0.75 * r.effort);
+  if (!std::isfinite(r.last_quarter_rise)) r.last_quarter_rise = INFINITY;
+  r.still_improving = r.last_quarter_rise > r.budget.improving_tol;
+}
 }  // namespace
 
 SearchResult search_maximum(const SearchProblem& pr, const SearchBudget& budget, std::uint64_t seed,
@@ -54,17 +75,6 @@ SearchResult search_maximum(const SearchProblem& pr, const SearchBudget& budget,
     }
   r.starts = static_cast<int>(starts.size());
   std::uint64_t stream = 0;
-  double running = -INFINITY;
-  auto consider = [&](const Eigen::VectorXd& x, double v, const std::string& name, int round) {
-    if (std::isfinite(v) && v > r.best_value) {
-      r.best_value = v;
-      r.best = x;
-      r.best_start = name;
-      r.best_round = round;
-    }
-    if (std::isfinite(v)) running = std::max(running, v);
-    r.profile.emplace_back(r.effort, running);
-  };
   for (const auto& [name, x0] : starts) {
     SearchPath path;
     path.start = name;
@@ -72,10 +82,9 @@ SearchResult search_maximum(const SearchProblem& pr, const SearchBudget& budget,
     for (int round = 0; round <= budget.continuation_steps; ++round) {
       if (round > 0) x = rescale(x, budget.continuation_factor);
       x = pr.refine(x, budget.refine_effort, stream++);
-      r.effort += budget.refine_effort;
       const double v = x.allFinite() ? pr.select(x) : -INFINITY;
       path.values.push_back(v);
-      consider(x, v, name, round);
+      record(r, budget.refine_effort, &x, v, name, round);
       if (!std::isfinite(v)) break;  // a diverged path ends
     }
     r.paths.push_back(std::move(path));
@@ -83,13 +92,10 @@ SearchResult search_maximum(const SearchProblem& pr, const SearchBudget& budget,
   r.before_final = r.best_value;
   if (r.best.size() && budget.final_effort > 0) {
     const Eigen::VectorXd x = pr.refine(r.best, budget.final_effort, stream++);
-    r.effort += budget.final_effort;
     const double v = x.allFinite() ? pr.select(x) : -INFINITY;
-    consider(x, v, r.best_start + " (final refinement)", r.best_round);
+    record(r, budget.final_effort, &x, v, r.best_start + " (final refinement)", r.best_round);
   }
-  r.last_quarter_rise = r.best_value - best_at(r.profile, 0.75 * r.effort);
-  if (!std::isfinite(r.last_quarter_rise)) r.last_quarter_rise = INFINITY;
-  r.still_improving = r.last_quarter_rise > budget.improving_tol;
+  settle(r);
   return r;
 }
 
@@ -103,22 +109,13 @@ SearchResult profile_of_starts(const std::vector<std::string>& names, const std:
   r.budget.final_effort = 0;
   r.budget.improving_tol = improving_tol;
   r.starts = static_cast<int>(values.size());
-  double running = -INFINITY;
   for (std::size_t k = 0; k < values.size(); ++k) {
     const std::string name = k < names.size() ? names[k] : fmt::format("start {}", k + 1);
     r.paths.push_back({name, {values[k]}});
-    r.effort += effort_per_start;
-    if (std::isfinite(values[k]) && values[k] > r.best_value) {
-      r.best_value = values[k];
-      r.best_start = name;
-    }
-    if (std::isfinite(values[k])) running = std::max(running, values[k]);
-    r.profile.emplace_back(r.effort, running);
+    record(r, effort_per_start, nullptr, values[k], name, 0);
   }
   r.before_final = r.best_value;
-  r.last_quarter_rise = r.best_value - best_at(r.profile, 0.75 * r.effort);
-  if (!std::isfinite(r.last_quarter_rise)) r.last_quarter_rise = INFINITY;
-  r.still_improving = r.last_quarter_rise > improving_tol;
+  settle(r);
   return r;
 }
 
