@@ -51,7 +51,7 @@ learn::Parameterisation diagonal_form(int d) {
     E(j, j) = 1;
     basis.push_back(E);
   }
-  for (int l = 0; l < 2; ++l) p.add(learn::ParamGroup::span(fmt::format("A_{}", l), basis, {{l, 1, 0, 0, -1.0}}));
+  for (int l = 0; l < 2; ++l) p.add(learn::ParamGroup::span(fmt::format("A_{}", l), basis, {{l, "Q", 0, 0, -1.0}}));
   return p;
 }
 

@@ -98,8 +98,8 @@ StackSearch optimise_stack(const ClaimContext& ctx, const std::string& label, co
     learn::Network net = p.base();
     for (int l = 0; l < (k == 0 ? 1 : L); ++l) {
       const LinearSelfAttention a = sja::sparse_attention(k == 0 ? G_single : G_gd);
-      net.weights[static_cast<std::size_t>(l)][0] = a.P;
-      net.weights[static_cast<std::size_t>(l)][1] = a.Q;
+      net.weight(l, "P") = a.P;
+      net.weight(l, "Q") = a.Q;
     }
     pr.structured.emplace_back(k == 0 ? "optimal single layer, then identity layers" : "GD-style sparse stack",
                                p.theta_from(net));

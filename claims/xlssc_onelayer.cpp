@@ -172,7 +172,8 @@ SoftSearch search_softmax(const ClaimContext& ctx, int d, int D, const Eigen::Ve
     t0[0] = 1.0;
   }
   auto add_start = [&, base = p.base()](const std::string& name, const SoftmaxAttention& layer) mutable {
-    base.weights[0] = {layer.V, layer.K};
+    base.weight(0, "V") = layer.V;
+    base.weight(0, "K") = layer.K;
     pr.structured.emplace_back(name, p.theta_from(base));
   };
   for (double beta : {1.0, 4.0})
@@ -234,8 +235,8 @@ SoftSearch search_softmax(const ClaimContext& ctx, int d, int D, const Eigen::Ve
     out.search.best_start = pr.structured.front().first + " (every path diverged: the start itself)";
   }
   const learn::Network net = p.network(out.search.best);
-  out.chosen.V = net.weights[0][0];
-  out.chosen.K = net.weights[0][1];
+  out.chosen.V = net.weight(0, "V");
+  out.chosen.K = net.weight(0, "K");
   out.chosen.activation = Act::softmax;
   out.chosen.causal = true;
   return out;
@@ -453,7 +454,8 @@ ClaimResult run(const ClaimContext& ctx) {
                                           fmt::format("gaussian/d={}, D={}", d, D), 65536);
       const learn::Parameterisation p = learn::softmax_stack(d, 1, Act::softmax, true);
       learn::Network net = p.base();
-      net.weights[0] = {g.chosen.V, g.chosen.K};
+      net.weight(0, "V") = g.chosen.V;
+      net.weight(0, "K") = g.chosen.K;
       // The gain paired on the same prompts: E[y_q^2 - (yhat - y_q)^2] per prompt (a far smaller variance than
       // 1 - loss), on fresh prompts neither the refinements nor the selection drew.
       const learn::PromptSource src = learn::unstructured_prompts(d, D);

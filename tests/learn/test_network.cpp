@@ -1,6 +1,7 @@
 // learn/network.hpp: the trainable forward pass agrees with the project's layers (model/), and the
 // hand-written adjoints agree with central finite differences for every layer kind and for stacks, at
 // several random points.
+#include "icl/layers/lsa.hpp"
 #include "icl/learn/network.hpp"
 #include "icl/model/layers.hpp"
 #include "icl/model/softmax_attention.hpp"
@@ -24,8 +25,8 @@ constexpr double kFdTol = 1e-6;
 
 void randomise(Network& net, double scale, std::uint64_t seed) {
   for (int l = 0; l < net.size(); ++l)
-    for (int s = 0; s < 2; ++s) {
-      auto& W = net.weights[l][s];
+    for (int s = 0; s < net.layer(l).param_count(); ++s) {
+      auto& W = net.layer(l).param(s);
       W = scale * random_matrix(static_cast<int>(W.rows()), static_cast<int>(W.cols()), seed + 10 * l + s);
     }
 }
@@ -50,8 +51,8 @@ void check_gradients(Network net, const Eigen::MatrixXd& Z) {
   backward(net, tape, 1.0, g, &dZ);
   double worst = 0;
   for (int l = 0; l < net.size(); ++l)
-    for (int s = 0; s < 2; ++s) {
-      auto& W = net.weights[l][s];
+    for (int s = 0; s < net.layer(l).param_count(); ++s) {
+      auto& W = net.layer(l).param(s);
       for (Eigen::Index i = 0; i < W.rows(); ++i)
         for (Eigen::Index j = 0; j < W.cols(); ++j) {
           const double w0 = W(i, j), h = kStep * std::max(1.0, std::abs(w0));
@@ -62,7 +63,7 @@ void check_gradients(Network net, const Eigen::MatrixXd& Z) {
           W(i, j) = w0;
           const double fd = (fp - fm) / (2 * h), ad = g.g[l][s](i, j);
           worst = std::max(worst, std::abs(fd - ad) / (1 + std::abs(ad)));
-          INFO("layer ", l, " (", to_string(net.layers[l].kind), ") ", slot_name(net.layers[l].kind, s), "(", i, ",", j,
+          INFO("layer ", l, " (", net.layer(l).kind(), ") ", net.layer(l).params()[static_cast<std::size_t>(s)].name, "(", i, ",", j,
                "): adjoint ", ad, " finite difference ", fd);
           REQUIRE(std::abs(fd - ad) <= kFdTol * (1 + std::abs(ad)));
         }
@@ -107,7 +108,7 @@ TEST_CASE("learn: forward pass equals the project's layers (lsa, bilinear, softm
     CHECK((Zf - Zt).norm() <= 1e-12 * Zt.norm());
 
     Network zfb = lsa_stack(4, 2, false);
-    zfb.layers[1].scale = 0.25;
+    dynamic_cast<layers::Lsa&>(zfb.layer(1)).scale = 0.25;
     randomise(zfb, 0.4, seed + 7);
     const Eigen::MatrixXd E = random_prompt_matrix(4, 6, seed + 200);
     Eigen::MatrixXd Et = E;
@@ -143,7 +144,7 @@ TEST_CASE("learn: adjoints of single layers agree with central finite difference
     {
       INFO("unmasked LSA (zfb), explicit scale");
       Network n = lsa_stack(4, 1, false);
-      n.layers[0].scale = 0.3;
+      dynamic_cast<layers::Lsa&>(n.layer(0)).scale = 0.3;
       randomise(n, 0.5, seed);
       check_gradients(n, random_prompt_matrix(4, 6, seed + 1));
     }

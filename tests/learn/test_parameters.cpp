@@ -62,11 +62,11 @@ TEST_CASE("learn: acds form (8) freezes P and writes -A into Q's top-left block;
     for (int l = 0; l < L; ++l) {
       Eigen::MatrixXd P0 = Eigen::MatrixXd::Zero(d + 1, d + 1);
       P0(d, d) = 1;
-      CHECK(n.weights[l][0] == P0);
+      CHECK(n.weight(l, "P") == P0);
       const Eigen::MatrixXd A = p.group_matrix(fmt::format("A_{}", l), th);
-      CHECK(n.weights[l][1].topLeftCorner(d, d) == -A);
-      CHECK(n.weights[l][1].row(d).norm() == 0.0);
-      CHECK(n.weights[l][1].col(d).norm() == 0.0);
+      CHECK(n.weight(l, "Q").topLeftCorner(d, d) == -A);
+      CHECK(n.weight(l, "Q").row(d).norm() == 0.0);
+      CHECK(n.weight(l, "Q").col(d).norm() == 0.0);
       if (sym) CHECK(A == A.transpose());
     }
     CHECK(p.theta_from(n) == th);
@@ -82,7 +82,7 @@ TEST_CASE("learn: sja sparse form (12) trains only W~ (rows d+1.., columns 0..d)
   const Network n = sparse.network(normal_theta(sparse, 1.0, 1, 2));
   for (int l = 0; l < 2 * L; l += 2)
     for (int s = 0; s < 2; ++s) {
-      Eigen::MatrixXd W = n.weights[l][s];
+      Eigen::MatrixXd W = n.layer(l).param(s);
       CHECK(W.block(d + 1, 0, dbar - d - 1, d + 1).cwiseAbs().minCoeff() > 0);
       W.block(d + 1, 0, dbar - d - 1, d + 1).setZero();
       CHECK(W.norm() == 0.0);
@@ -93,14 +93,14 @@ TEST_CASE("learn: a group tied across layers writes both and its gradient is the
   Network base;
   base.rows = 3;
   base.add_lsa(true).add_lsa(true);
-  base.weights[0][0] = random_matrix(3, 3, 1);
-  base.weights[1][0] = random_matrix(3, 3, 2);
+  base.weight(0, "P") = random_matrix(3, 3, 1);
+  base.weight(1, "P") = random_matrix(3, 3, 2);
   Parameterisation p(base);
-  p.add(ParamGroup::full("Q_shared", 3, 3, {{0, 1}, {1, 1, 0, 0, 0.5}}));
+  p.add(ParamGroup::full("Q_shared", 3, 3, {{0, "Q"}, {1, "Q", 0, 0, 0.5}}));
   const Eigen::VectorXd th = normal_theta(p, 0.5, 7, 7);
   const Network n = p.network(th);
-  CHECK(n.weights[1][1] == 0.5 * n.weights[0][1]);
-  CHECK(n.weights[0][0] == base.weights[0][0]);  // frozen P keeps its base values
+  CHECK(n.weight(1, "Q") == 0.5 * n.weight(0, "Q"));
+  CHECK(n.weight(0, "P") == base.weight(0, "P"));  // frozen P keeps its base values
   check_theta_gradient(p, linear_prompts(2, 5), LossSpec::acds(), 0.5, 11);
 }
 
@@ -129,9 +129,9 @@ TEST_CASE("learn: minibatch gradients in theta agree with finite differences for
 
 TEST_CASE("learn: bad parameter groups are rejected") {
   auto p = acds_form8(2, 1);
-  CHECK_THROWS_AS(p.add(ParamGroup::full("X", 4, 4, {{0, 1}})), std::invalid_argument);       // does not fit
-  CHECK_THROWS_AS(p.add(ParamGroup::full("Y", 1, 1, {{3, 1}})), std::invalid_argument);       // no such layer
-  CHECK_THROWS_AS(p.add(ParamGroup::full("A_0", 1, 1, {{0, 0}})), std::invalid_argument);     // duplicate name
+  CHECK_THROWS_AS(p.add(ParamGroup::full("X", 4, 4, {{0, "Q"}})), std::invalid_argument);       // does not fit
+  CHECK_THROWS_AS(p.add(ParamGroup::full("Y", 1, 1, {{3, "Q"}})), std::invalid_argument);       // no such layer
+  CHECK_THROWS_AS(p.add(ParamGroup::full("A_0", 1, 1, {{0, "P"}})), std::invalid_argument);     // duplicate name
   CHECK_THROWS_AS(sja_bilinear(2, 3, 1, BilinearForm::sparse), std::invalid_argument);        // no scratch row
 }
 

@@ -15,7 +15,7 @@ Network acds_base(int d, int L) {
   n.rows = d + 1;
   for (int l = 0; l < L; ++l) {
     n.add_lsa(true);
-    n.weights[l][0](d, d) = 1.0;  // P_i = [., 0; 0, 1]
+    n.weight(l, "P")(d, d) = 1.0;  // P_i = [., 0; 0, 1]
   }
   return n;
 }
@@ -26,7 +26,7 @@ Parameterisation acds_form8(int d, int L, bool symmetric) {
   if (d < 1 || L < 1) throw std::invalid_argument("acds_form8: d, L >= 1");
   Parameterisation p(acds_base(d, L));
   for (int l = 0; l < L; ++l) {
-    const std::vector<Target> t{{l, 1, 0, 0, -1.0}};
+    const std::vector<Target> t{{l, "Q", 0, 0, -1.0}};
     const auto name = fmt::format("A_{}", l);
     p.add(symmetric ? ParamGroup::symmetric(name, d, t) : ParamGroup::full(name, d, d, t));
   }
@@ -37,8 +37,8 @@ Parameterisation acds_form11(int d, int L) {
   if (d < 1 || L < 1) throw std::invalid_argument("acds_form11: d, L >= 1");
   Parameterisation p(acds_base(d, L));
   for (int l = 0; l < L; ++l) {
-    p.add(ParamGroup::full(fmt::format("A_{}", l), d, d, {{l, 1, 0, 0, -1.0}}));
-    p.add(ParamGroup::full(fmt::format("B_{}", l), d, d, {{l, 0, 0, 0, 1.0}}));
+    p.add(ParamGroup::full(fmt::format("A_{}", l), d, d, {{l, "Q", 0, 0, -1.0}}));
+    p.add(ParamGroup::full(fmt::format("B_{}", l), d, d, {{l, "P", 0, 0, 1.0}}));
   }
   return p;
 }
@@ -47,8 +47,8 @@ Parameterisation acds_family(int d, int L, const Eigen::MatrixXd& M, bool with_B
   if (M.rows() != d || M.cols() != d) throw std::invalid_argument("acds_family: M must be d x d");
   Parameterisation p(acds_base(d, L));
   for (int l = 0; l < L; ++l) {
-    p.add(ParamGroup::span(fmt::format("A_{}", l), {M}, {{l, 1, 0, 0, -1.0}}));
-    if (with_B) p.add(ParamGroup::span(fmt::format("B_{}", l), {Eigen::MatrixXd::Identity(d, d)}, {{l, 0, 0, 0, 1.0}}));
+    p.add(ParamGroup::span(fmt::format("A_{}", l), {M}, {{l, "Q", 0, 0, -1.0}}));
+    if (with_B) p.add(ParamGroup::span(fmt::format("B_{}", l), {Eigen::MatrixXd::Identity(d, d)}, {{l, "P", 0, 0, 1.0}}));
   }
   return p;
 }
@@ -59,8 +59,8 @@ Parameterisation full_lsa(int rows, int L, bool masked) {
   for (int l = 0; l < L; ++l) n.add_lsa(masked);
   Parameterisation p(n);
   for (int l = 0; l < L; ++l) {
-    p.add(ParamGroup::full(fmt::format("P_{}", l), rows, rows, {{l, 0}}));
-    p.add(ParamGroup::full(fmt::format("Q_{}", l), rows, rows, {{l, 1}}));
+    p.add(ParamGroup::full(fmt::format("P_{}", l), rows, rows, {{l, "P"}}));
+    p.add(ParamGroup::full(fmt::format("Q_{}", l), rows, rows, {{l, "Q"}}));
   }
   return p;
 }
@@ -80,10 +80,10 @@ Parameterisation sja_bilinear(int d, int dbar, int L, BilinearForm form) {
     mask.block(d + 1, 0, dbar - d - 1, d + 1).setOnes();  // W~ of eq. (12)
   for (int l = 0; l < L; ++l) {
     const int b = 2 * l, a = 2 * l + 1;
-    p.add(ParamGroup::masked(fmt::format("W0_{}", b), mask, {{b, 0}}));
-    p.add(ParamGroup::masked(fmt::format("W1_{}", b), mask, {{b, 1}}));
-    p.add(ParamGroup::full(fmt::format("P_{}", a), dbar + 1, dbar + 1, {{a, 0}}));
-    p.add(ParamGroup::full(fmt::format("Q_{}", a), dbar + 1, dbar + 1, {{a, 1}}));
+    p.add(ParamGroup::masked(fmt::format("W0_{}", b), mask, {{b, "W0"}}));
+    p.add(ParamGroup::masked(fmt::format("W1_{}", b), mask, {{b, "W1"}}));
+    p.add(ParamGroup::full(fmt::format("P_{}", a), dbar + 1, dbar + 1, {{a, "P"}}));
+    p.add(ParamGroup::full(fmt::format("Q_{}", a), dbar + 1, dbar + 1, {{a, "Q"}}));
   }
   return p;
 }
@@ -94,8 +94,8 @@ Parameterisation softmax_stack(int d, int L, SoftmaxAttention::Activation act, b
   for (int l = 0; l < L; ++l) n.add_softmax(act, causal);
   Parameterisation p(n);
   for (int l = 0; l < L; ++l) {
-    p.add(ParamGroup::full(fmt::format("V_{}", l), d + 1, d + 1, {{l, 0}}));
-    p.add(ParamGroup::full(fmt::format("K_{}", l), d + 1, d + 1, {{l, 1}}));
+    p.add(ParamGroup::full(fmt::format("V_{}", l), d + 1, d + 1, {{l, "V"}}));
+    p.add(ParamGroup::full(fmt::format("K_{}", l), d + 1, d + 1, {{l, "K"}}));
   }
   return p;
 }

@@ -6,7 +6,7 @@
 //        sja_bilinear(d, dbar, L, BilinearForm::dense | sparse), softmax_stack(d, L, act, causal).
 //    Or by hand (parameters.hpp): a Network (network.hpp: add_lsa(masked, scale) / add_bilinear() /
 //    add_softmax(act, causal)) holds the frozen values; each ParamGroup (full, symmetric, masked, span) is
-//    written into one or more Targets {layer, slot (0: P/W0/V, 1: Q/W1/K), row, col, coef}; several targets
+//    written into one or more Targets {layer, parameter name ("P"/"Q", "W0"/"W1", "V"/"K"), row, col, coef}; several targets
 //    tie layers; entries no group writes stay frozen. theta is the concatenation of the groups' scalars;
 //    p.group_matrix("A_1", theta) reads a matrix back, p.theta_from(net) fits theta to given weights,
 //    normal_theta(p, sd, seed, purpose) draws an initialisation.

@@ -52,14 +52,17 @@ ParamGroup ParamGroup::span(std::string name, const std::vector<Eigen::MatrixXd>
 
 int Parameterisation::add(ParamGroup g) {
   if (g.targets.empty()) throw std::invalid_argument("Parameterisation::add: group '" + g.name + "' has no target");
-  for (const auto& t : g.targets) {
-    if (t.layer < 0 || t.layer >= base_.size() || t.slot < 0 || t.slot > 1)
-      throw std::invalid_argument("Parameterisation::add: group '" + g.name + "' targets a missing layer or slot");
-    const auto& W = base_.weights[t.layer][t.slot];
+  for (auto& t : g.targets) {
+    if (t.layer < 0 || t.layer >= base_.size())
+      throw std::invalid_argument("Parameterisation::add: group '" + g.name + "' targets a missing layer");
+    t.index = base_.layer(t.layer).find(t.param);
+    if (t.index < 0)
+      throw std::invalid_argument(fmt::format("Parameterisation::add: group '{}' targets parameter '{}', which the {} layer {} does not have",
+                                              g.name, t.param, base_.layer(t.layer).kind(), t.layer));
+    const auto& W = base_.layer(t.layer).param(t.index);
     if (t.row < 0 || t.col < 0 || t.row + g.rows > W.rows() || t.col + g.cols > W.cols())
       throw std::invalid_argument(fmt::format("Parameterisation::add: group '{}' ({}x{} at {},{}) does not fit {} of layer {} ({}x{})",
-                                              g.name, g.rows, g.cols, t.row, t.col,
-                                              slot_name(base_.layers[t.layer].kind, t.slot), t.layer, W.rows(), W.cols()));
+                                              g.name, g.rows, g.cols, t.row, t.col, t.param, t.layer, W.rows(), W.cols()));
   }
   if (find_group(g.name) >= 0) throw std::invalid_argument("Parameterisation::add: duplicate group name '" + g.name + "'");
   offsets_.push_back(size_);
@@ -79,15 +82,15 @@ void Parameterisation::apply(const Eigen::Ref<const Eigen::VectorXd>& theta, Net
   if (net.layers.size() != base_.layers.size()) {
     net = base_;
   } else {
-    for (std::size_t l = 0; l < base_.weights.size(); ++l)
-      for (int s = 0; s < 2; ++s) net.weights[l][s] = base_.weights[l][s];
+    for (int l = 0; l < base_.size(); ++l)
+      for (int p = 0; p < base_.layer(l).param_count(); ++p) net.layer(l).param(p) = base_.layer(l).param(p);
   }
   for (std::size_t gi = 0; gi < groups_.size(); ++gi) {
     const auto& g = groups_[gi];
     for (int k = 0; k < g.size(); ++k) {
       const double th = theta[offsets_[gi] + k];
       for (const auto& t : g.targets) {
-        auto& W = net.weights[t.layer][t.slot];
+        auto& W = net.layer(t.layer).param(t.index);
         for (const auto& e : g.patterns[k]) W(t.row + e.row, t.col + e.col) += t.coef * e.value * th;
       }
     }
@@ -106,7 +109,7 @@ void Parameterisation::pullback(const WeightGrads& dW, Eigen::Ref<Eigen::VectorX
     for (int k = 0; k < g.size(); ++k) {
       double s = 0;
       for (const auto& t : g.targets) {
-        const auto& G = dW.g[t.layer][t.slot];
+        const auto& G = dW.g[static_cast<std::size_t>(t.layer)][t.index];
         for (const auto& e : g.patterns[k]) s += t.coef * e.value * G(t.row + e.row, t.col + e.col);
       }
       dtheta[offsets_[gi] + k] += s;
@@ -117,7 +120,7 @@ void Parameterisation::pullback(const WeightGrads& dW, Eigen::Ref<Eigen::VectorX
 WeightGrads Parameterisation::make_grads() const {
   WeightGrads w = base_.make_grads(false);
   for (const auto& g : groups_)
-    for (const auto& t : g.targets) w.wanted[t.layer][t.slot] = true;
+    for (const auto& t : g.targets) w.g[static_cast<std::size_t>(t.layer)].wanted[static_cast<std::size_t>(t.index)] = 1;
   return w;
 }
 
@@ -130,8 +133,8 @@ Eigen::VectorXd Parameterisation::theta_from(const Network& net) const {
       for (const auto& t : g.targets)
         for (const auto& e : g.patterns[k]) {
           const double a = t.coef * e.value;
-          num += a * (net.weights[t.layer][t.slot](t.row + e.row, t.col + e.col) -
-                      base_.weights[t.layer][t.slot](t.row + e.row, t.col + e.col));
+          num += a * (net.layer(t.layer).param(t.index)(t.row + e.row, t.col + e.col) -
+                      base_.layer(t.layer).param(t.index)(t.row + e.row, t.col + e.col));
           den += a * a;
         }
       th[offsets_[gi] + k] = den > 0 ? num / den : 0.0;

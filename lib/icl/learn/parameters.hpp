@@ -22,9 +22,10 @@ namespace icl::learn {
 
 struct Target {
   int layer = 0;
-  int slot = 0;        // 0 / 1: P / Q, W0 / W1, V / K
+  std::string param;     // the layer's parameter by name: "P", "Q" (lsa), "W0", "W1" (bilinear), "V", "K" (softmax)
   int row = 0, col = 0;  // top-left corner of the group's block in the weight matrix
   double coef = 1.0;
+  int index = -1;        // the parameter's index in its layer (Parameterisation::add resolves the name)
 };
 
 struct ParamGroup {
@@ -69,7 +70,7 @@ public:
   Network network(const Eigen::Ref<const Eigen::VectorXd>& theta) const;
   // dtheta += pullback of the weights' gradient.
   void pullback(const WeightGrads& dW, Eigen::Ref<Eigen::VectorXd> dtheta) const;
-  // Which weight slots any group writes (only those need gradients).
+  // Which parameters any group writes (only those need gradients).
   WeightGrads make_grads() const;
   // theta whose weights best match `net` on the free entries: exact when `net` lies in the family (groups
   // write disjoint entries); each scalar is the least-squares fit of its own pattern entries.

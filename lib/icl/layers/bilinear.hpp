@@ -1,0 +1,19 @@
+// Bilinear (GLU without activation) feed-forward layer, sja eq. (3): the top D-1 rows X <- X + (W0 X) .* (W1 X),
+// the label row untouched (so it never changes the prediction: writes_prediction() is false, and a stack's
+// trailing bilinear layers are skipped). Parameters: W0, W1 ((D-1) x (D-1)).
+// Adjoint: A = W0 X, B = W1 X; dW0 = (R .* B) X^T, dW1 = (R .* A) X^T, dX = R + W0^T (R .* B) + W1^T (R .* A).
+#pragma once
+#include "icl/layers/layer.hpp"
+
+namespace icl::layers {
+
+class Bilinear final : public LayerBase<Bilinear> {
+public:
+  static constexpr const char* kKind = "bilinear";
+  explicit Bilinear(Eigen::Index rows);  // rows of the prompt (D); the weights are (D-1) x (D-1)
+  bool writes_prediction() const override { return false; }
+  void forward(const Eigen::MatrixXd& Z, Eigen::MatrixXd& out, Cache& c, Scratch& s) const override;
+  void backward(const Eigen::MatrixXd& Z, Cache& c, Scratch& s, Eigen::MatrixXd& R, Grads& g) const override;
+};
+
+}  // namespace icl::layers

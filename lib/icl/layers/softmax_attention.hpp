@@ -1,0 +1,27 @@
+// Single-head softmax (or linear) attention on the prompt, xlssc eqs. (1), (3): Z + V Z phi(Z^T K Z + M), phi the
+// column softmax (or the identity, "linear"), M the look-ahead mask when causal (token j sees tokens 0..j).
+// Parameters: V, K (rows x rows).
+// Adjoint: S = Z^T K Z, W = phi(S) (masked), C = Z W; dV = R C^T, dC = V^T R, dZ = R + dC W^T, dW = Z^T dC,
+// dS = W .* (dW - 1 (1^T (W .* dW))) (softmax; linear: dS = dW), dK = Z dS Z^T, dZ += (K Z) dS^T + K^T Z dS.
+// Query path: only the query column's scores (O(D N)).
+#pragma once
+#include "icl/layers/layer.hpp"
+
+namespace icl::layers {
+
+class SoftmaxAttention final : public LayerBase<SoftmaxAttention> {
+public:
+  static constexpr const char* kKind = "softmax";
+  enum class Activation { softmax, linear };
+  SoftmaxAttention(Eigen::Index rows, Activation activation = Activation::softmax, bool causal = true);
+  Activation activation = Activation::softmax;
+  bool causal = true;
+
+  void forward(const Eigen::MatrixXd& Z, Eigen::MatrixXd& out, Cache& c, Scratch& s) const override;
+  void backward(const Eigen::MatrixXd& Z, Cache& c, Scratch& s, Eigen::MatrixXd& R, Grads& g) const override;
+  double forward_query(const Eigen::MatrixXd& Z, Cache& c, Scratch& s) const override;
+  void backward_query(const Eigen::MatrixXd& Z, Cache& c, Scratch& s, double dy, Eigen::MatrixXd& R,
+                      Grads& g) const override;
+};
+
+}  // namespace icl::layers
