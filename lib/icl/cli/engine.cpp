@@ -1,6 +1,7 @@
 #include "icl/cli/engine.hpp"
 
 #include "icl/claim/param_names.hpp"
+#include "icl/execute/executor.hpp"
 #include "icl/montecarlo/montecarlo.hpp"
 #include "icl/montecarlo/ranks.hpp"
 #include "icl/report/paper.hpp"
@@ -25,6 +26,14 @@
 #include <unistd.h>
 
 namespace icl {
+
+void select_backend(const std::string& name) {
+  try {
+    execute::set_default_backend(execute::backend_from_name(name));
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("--backend: ") + e.what());
+  }
+}
 
 namespace fs = std::filesystem;
 

@@ -21,12 +21,16 @@ struct RunOptions {
   std::optional<long long> samples;
   std::uint64_t seed = 1;
   int threads = 0;  // 0: all cores
+  std::string backend = "cpu";  // --backend (execute/executor.hpp)
   std::string out = "reports/latest";
   bool quick = false;
   std::optional<std::string> expect;
   double alpha = 0.01;
   std::string command;  // the command line, for the reports' provenance
 };
+
+// --backend: makes `name` the process's backend (execute/executor.hpp); one not built here is a UsageError.
+void select_backend(const std::string& name);
 
 struct PlannedClaim {
   const Claim* claim;

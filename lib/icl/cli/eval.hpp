@@ -44,6 +44,7 @@ struct EvalOptions {
   std::optional<long long> samples;
   std::uint64_t seed = 1;
   int threads = 0;  // 0: all cores
+  std::string backend = "cpu";  // --backend (execute/executor.hpp)
   std::string out = ".";
   bool quick = false;
   double alpha = 0.01;

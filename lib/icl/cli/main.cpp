@@ -47,6 +47,7 @@ int main(int argc, char** argv) {
   run->add_option("--seed", seed, "Master seed in [0, 2^64): same seed, same numbers, whatever the thread count")
       ->capture_default_str();
   run->add_option("--threads", o.threads, "Worker threads (default: all cores)");
+  run->add_option("--backend", o.backend, "Where the arithmetic runs (built here: cpu)")->capture_default_str();
   run->add_option("--out", o.out, "Where reports go")->capture_default_str();
   run->add_flag("--quick", o.quick, "Small grid and budget, for CI and a first look");
   run->add_option("--expect", o.expect, "Exit 1 unless every claim run got this verdict");
@@ -67,6 +68,7 @@ int main(int argc, char** argv) {
   auto* eval_samples_opt = eval->add_option("--samples", eval_samples, "Monte Carlo prompts per case");
   eval->add_option("--seed", eval_seed, "Master seed in [0, 2^64)")->capture_default_str();
   eval->add_option("--threads", ev.threads, "Worker threads (default: all cores)");
+  eval->add_option("--backend", ev.backend, "Where the arithmetic runs (built here: cpu)")->capture_default_str();
   eval->add_option("--out", ev.out, "Where eval.json, eval.md and eval.tex go")->capture_default_str();
   eval->add_flag("--quick", ev.quick, "Smaller Monte Carlo budget");
   eval->add_option("--alpha", ev.alpha, "False-fail rate over the cases")->capture_default_str();
@@ -99,11 +101,13 @@ int main(int argc, char** argv) {
       ev.seed = icl::parse_seed(eval_seed);
       if (!sigma_file.empty()) ev.sigma_file = sigma_file;
       if (ev.threads == 0 && eval->count("--threads")) throw icl::UsageError("--threads must be >= 1");
+      icl::select_backend(ev.backend);
       ev.command = icl::command_line(argc, argv);
       return icl::eval_command(ev);
     }
     if (samples_opt->count()) o.samples = static_cast<long long>(icl::parse_samples(samples));
     if (o.threads == 0 && run->count("--threads")) throw icl::UsageError("--threads must be >= 1");
+    icl::select_backend(o.backend);
     o.seed = icl::parse_seed(seed);
     o.command = icl::command_line(argc, argv);
     return icl::run_command(o);

@@ -3,6 +3,7 @@
 // count), each chunk sums its prompts' losses and gradients in prompt order, and the chunk sums are merged
 // in chunk order. Same seed, same numbers, bit for bit, whatever the thread count.
 #pragma once
+#include "icl/execute/executor.hpp"
 #include "icl/learn/parameters.hpp"
 #include "icl/learn/prompts.hpp"
 #include "icl/montecarlo/statistics.hpp"
@@ -10,46 +11,17 @@
 #include <Eigen/Dense>
 #include <nlohmann/json.hpp>
 
-#include <condition_variable>
 #include <cstdint>
-#include <exception>
 #include <functional>
 #include <memory>
-#include <mutex>
-#include <thread>
 #include <vector>
 
 namespace icl::learn {
 
-// A persistent pool: run(n, f) calls f(task, worker) for task = 0..n-1 on the pool's workers (the calling
-// thread is worker 0) and returns when all are done; the first exception a task throws is rethrown.
-class WorkerPool {
-public:
-  explicit WorkerPool(int threads);
-  ~WorkerPool();
-  WorkerPool(const WorkerPool&) = delete;
-  WorkerPool& operator=(const WorkerPool&) = delete;
-  int size() const { return static_cast<int>(threads_.size()) + 1; }
-  void run(std::uint64_t tasks, const std::function<void(std::uint64_t task, int worker)>& f);
-
-private:
-  void loop(int worker);
-  void work(int worker);
-  std::vector<std::thread> threads_;
-  std::mutex mu_;
-  std::condition_variable start_, done_;
-  std::uint64_t generation_ = 0;
-  bool stop_ = false;
-  const std::function<void(std::uint64_t, int)>* job_ = nullptr;
-  std::uint64_t tasks_ = 0;
-  std::uint64_t next_ = 0;
-  int busy_ = 0;
-  std::exception_ptr error_;
-};
-
+// The minibatch loss and gradient through the process's executor (execute/executor.hpp, `--backend`).
 class BatchObjective {
 public:
-  static constexpr std::uint64_t kChunk = 64;
+  static constexpr std::uint64_t kChunk = execute::Executor::kBatchChunk;
   BatchObjective(const Parameterisation& params, PromptSource source, LossSpec loss, int threads);
   ~BatchObjective();
 
@@ -59,18 +31,14 @@ public:
   const Parameterisation& params() const { return *params_; }
   const PromptSource& source() const { return source_; }
   LossSpec loss() const { return loss_; }
-  int threads() const { return pool_.size(); }
+  int threads() const { return threads_; }
 
 private:
-  struct Worker;
   const Parameterisation* params_;
   PromptSource source_;
   LossSpec loss_;
-  WorkerPool pool_;
-  std::vector<std::unique_ptr<Worker>> workers_;
-  Network net_;
-  std::vector<double> chunk_loss_;
-  std::vector<Eigen::VectorXd> chunk_grad_;
+  int threads_;
+  std::unique_ptr<execute::Executor> exec_;
 };
 
 // The loss of a network on fresh prompts (seed, purpose, 0..samples-1) through its forward pass, with a

@@ -1,5 +1,7 @@
 #include "icl/montecarlo/least_squares_gamma.hpp"
 
+#include "icl/execute/thread_pool.hpp"
+
 #include "icl/exact/optimal_attention.hpp"
 #include "icl/montecarlo/prompt_loss.hpp"
 
@@ -10,7 +12,6 @@
 #include <mutex>
 #include <cmath>
 #include <stdexcept>
-#include <thread>
 
 namespace icl {
 
@@ -82,11 +83,7 @@ Eigen::MatrixXd conditional_batch(const Transformer& features, const GaussianIcl
       }
     }
   };
-  const int t = static_cast<int>(std::min<std::uint64_t>(std::max(1, threads), chunks));
-  std::vector<std::thread> pool;
-  for (int j = 1; j < t; ++j) pool.emplace_back(body);
-  body();
-  for (auto& th : pool) th.join();
+  execute::run_on_threads(static_cast<int>(std::min<std::uint64_t>(std::max(1, threads), chunks)), [&](int) { body(); });
   const Eigen::MatrixXd Sigma_u = Psi.topLeftCorner(p, p), C = Psi.topRightCorner(p, m);
   return -psd_pinv(SUU, 1e-10) * (sign * SUw * C.transpose()) * psd_pinv(Sigma_u, 1e-10);
 }
@@ -142,11 +139,8 @@ GammaLeastSquares mc_least_squares_gamma(const Transformer& feature_layers, cons
         }
       }
     };
-    const int t = static_cast<int>(std::min<std::uint64_t>(std::max(1, threads), chunks_per_batch));
-    std::vector<std::thread> pool;
-    for (int j = 1; j < t; ++j) pool.emplace_back(body);
-    body();
-    for (auto& th : pool) th.join();
+    execute::run_on_threads(static_cast<int>(std::min<std::uint64_t>(std::max(1, threads), chunks_per_batch)),
+                            [&](int) { body(); });
     const Eigen::VectorXd v = -psd_pinv(A, 1e-10) * r;
     Eigen::MatrixXd G(p, p);
     for (int j = 0; j < p; ++j)

@@ -1,8 +1,5 @@
 #include "icl/montecarlo/montecarlo.hpp"
 
 namespace icl {
-int default_thread_count() {
-  const unsigned n = std::thread::hardware_concurrency();
-  return n ? static_cast<int>(n) : 1;
-}
+int default_thread_count() { return execute::hardware_threads(); }
 }  // namespace icl

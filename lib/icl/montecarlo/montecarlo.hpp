@@ -6,13 +6,13 @@
 // whatever the thread count. A run can be extended (sequential designs): prompts already done are
 // kept, new chunks are appended.
 #pragma once
+#include "icl/execute/thread_pool.hpp"
 #include "icl/montecarlo/ranks.hpp"
 
 #include <algorithm>
 #include <atomic>
 #include <bit>
 #include <cstdint>
-#include <thread>
 #include <vector>
 
 namespace icl {
@@ -92,11 +92,7 @@ public:
         chunks_[c] = std::move(acc);
       }
     };
-    const int t = static_cast<int>(std::min<std::uint64_t>(threads_, last - first));
-    std::vector<std::thread> pool;
-    for (int k = 1; k < t; ++k) pool.emplace_back(body);
-    body();
-    for (auto& th : pool) th.join();
+    execute::run_on_threads(static_cast<int>(std::min<std::uint64_t>(threads_, last - first)), [&](int) { body(); });
     if (ranks > 1) share_chunks(first, last);
   }
 
@@ -140,20 +136,11 @@ private:
   std::vector<Accumulator> chunks_;
 };
 
-// Calls worker(i) for i in [0, count) on `threads` threads (make_worker() once per thread). The
-// caller stores results by index, so the outcome does not depend on the thread count.
+// Calls worker(i) for i in [0, count) on `threads` threads of the library's pool (make_worker() once per thread).
+// The caller stores results by index, so the outcome does not depend on the thread count.
 template <class MakeWorker>
 void parallel_for_index(std::uint64_t count, int threads, MakeWorker&& make_worker) {
-  std::atomic<std::uint64_t> next{0};
-  auto body = [&] {
-    auto worker = make_worker();
-    for (std::uint64_t i; (i = next.fetch_add(1)) < count;) worker(i);
-  };
-  const int t = static_cast<int>(std::min<std::uint64_t>(std::max(1, threads), std::max<std::uint64_t>(count, 1)));
-  std::vector<std::thread> pool;
-  for (int k = 1; k < t; ++k) pool.emplace_back(body);
-  body();
-  for (auto& th : pool) th.join();
+  execute::parallel_tasks(count, threads, std::forward<MakeWorker>(make_worker));
 }
 
 }  // namespace icl

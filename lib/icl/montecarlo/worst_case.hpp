@@ -10,11 +10,12 @@
 // an exact reference that leaves the range a double forward pass can carry (sja.cor8, sja.thm7, sja.cor10:
 // `kDoubleRangeTerm` below). The claim must report `set_aside` beside `prompts` and judge only what is left.
 #pragma once
+#include "icl/execute/thread_pool.hpp"
+
 #include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <limits>
-#include <thread>
 #include <type_traits>
 #include <vector>
 
@@ -84,10 +85,7 @@ WorstCase worst_over_prompts(std::uint64_t count, int dims, int threads, MakeWor
   };
   const int t = static_cast<int>(std::min<std::uint64_t>(static_cast<std::uint64_t>(std::max(1, threads)),
                                                          std::max<std::uint64_t>(chunks, 1)));
-  std::vector<std::thread> pool;
-  for (int k = 1; k < t; ++k) pool.emplace_back(body);
-  body();
-  for (auto& th : pool) th.join();
+  execute::run_on_threads(t, [&](int) { body(); });
   WorstCase total(dims);
   for (const auto& s : slots) total.merge(s);
   return total;

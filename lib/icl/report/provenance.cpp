@@ -1,5 +1,6 @@
 #include "icl/report/provenance.hpp"
 
+#include "icl/execute/executor.hpp"
 #include "icl/montecarlo/ranks.hpp"
 #include "icl/verdict/mutation.hpp"
 
@@ -64,6 +65,7 @@ nlohmann::ordered_json provenance_json(const std::string& command, std::chrono::
   j["build_type"] = b.build_type;
   j["libraries"] = b.libraries;
   j["backend"] = "cpu";
+  j["backend"] = execute::to_string(execute::default_backend());  // --backend (execute/executor.hpp)
   j["ranks"] = rank_comm().size;  // MPI ranks that shared the run (montecarlo/ranks.hpp)
   j["started_at"] = iso8601_utc(started_at);
   j["command"] = command;

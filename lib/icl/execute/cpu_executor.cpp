@@ -1,0 +1,158 @@
+// The cpu backend of the executor: the layers of lib/icl/layers/ through learn::forward/backward, on the library's
+// thread pool, MPI ranks sharing loss chunks bit for bit.
+#include "icl/execute/executor.hpp"
+
+#include "icl/execute/thread_pool.hpp"
+#include "icl/montecarlo/ranks.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <stdexcept>
+
+namespace icl::execute {
+
+const char* to_string(Backend b) {
+  switch (b) {
+    case Backend::cpu: return "cpu";
+  }
+  return "?";
+}
+
+std::vector<std::string> built_backends() { return {"cpu"}; }
+
+namespace {
+Backend g_default = Backend::cpu;
+}
+Backend default_backend() { return g_default; }
+void set_default_backend(Backend b) { g_default = b; }
+
+Backend backend_from_name(std::string_view name) {
+  if (name == "cpu") return Backend::cpu;
+  std::string built;
+  for (const auto& b : built_backends()) built += (built.empty() ? "" : ", ") + b;
+  if (name == "cuda")
+    throw std::invalid_argument("backend 'cuda' is not built in this binary (built: " + built +
+                                "; the CUDA backend is built where CMake finds nvcc)");
+  throw std::invalid_argument("unknown backend '" + std::string(name) + "' (built: " + built + ")");
+}
+
+namespace {
+
+class CpuExecutor final : public Executor {
+public:
+  explicit CpuExecutor(int threads) : threads_(std::max(1, threads)) {}
+  Backend backend() const override { return Backend::cpu; }
+  int threads() const override { return threads_; }
+
+  void losses(const learn::Network& net, const learn::PromptSource& source, learn::LossSpec loss, std::uint64_t seed,
+              std::uint64_t purpose, std::uint64_t count, std::vector<double>& out) override {
+    out.assign(static_cast<std::size_t>(count), 0.0);
+    const std::uint64_t chunks = (count + kLossChunk - 1) / kLossChunk;
+    const RankComm& comm = rank_comm();
+    const auto ranks = static_cast<std::uint64_t>(comm.size), me = static_cast<std::uint64_t>(comm.rank);
+    std::atomic<std::uint64_t> next{0};
+    run_on_threads(static_cast<int>(std::min<std::uint64_t>(static_cast<std::uint64_t>(threads_), std::max<std::uint64_t>(chunks, 1))),
+                   [&](int) {
+                     learn::PromptDrawer draw = source.make_drawer();
+                     learn::Tape tape;
+                     Eigen::MatrixXd Z(source.rows, source.cols);
+                     for (std::uint64_t c; (c = next.fetch_add(1)) < chunks;) {
+                       if (c % ranks != me) continue;
+                       for (std::uint64_t i = c * kLossChunk; i < std::min(count, (c + 1) * kLossChunk); ++i) {
+                         const double yq = draw(seed, purpose, i, Z);
+                         out[static_cast<std::size_t>(i)] = loss(learn::forward(net, Z, tape), yq);
+                       }
+                     }
+                   });
+    if (ranks > 1) {  // every rank gets every loss bit for bit: each contributes its chunks' bits, zero elsewhere
+      std::vector<std::uint64_t> w(out.size());
+      for (std::size_t i = 0; i < out.size(); ++i)
+        w[i] = (i / kLossChunk) % ranks == me ? std::bit_cast<std::uint64_t>(out[i]) : 0;
+      comm.or_all(w.data(), w.size());
+      for (std::size_t i = 0; i < out.size(); ++i) out[i] = std::bit_cast<double>(w[i]);
+    }
+  }
+
+  double minibatch(const learn::Parameterisation& params, const Eigen::Ref<const Eigen::VectorXd>& theta,
+                   const learn::PromptSource& source, learn::LossSpec loss, std::uint64_t seed, std::uint64_t purpose,
+                   std::uint64_t count, Eigen::VectorXd* grad) override {
+    if (count == 0) throw std::invalid_argument("Executor::minibatch: empty batch");
+    if (source.rows != params.base().rows)
+      throw std::invalid_argument("Executor::minibatch: the prompts' rows differ from the network's");
+    prepare(params, source);
+    params.apply(theta, net_);
+    const std::uint64_t chunks = (count + kBatchChunk - 1) / kBatchChunk;
+    chunk_loss_.assign(chunks, 0.0);
+    if (grad) {
+      if (chunk_grad_.size() < chunks) chunk_grad_.resize(chunks);
+      for (std::uint64_t c = 0; c < chunks; ++c) chunk_grad_[c].setZero(params.size());
+    }
+    std::atomic<std::uint64_t> next{0};
+    run_on_threads(static_cast<int>(std::min<std::uint64_t>(static_cast<std::uint64_t>(threads_), chunks)), [&](int w) {
+      Worker& k = workers_[static_cast<std::size_t>(w)];
+      for (std::uint64_t c; (c = next.fetch_add(1)) < chunks;) {
+        if (grad) k.grads.zero();
+        double sum = 0;
+        const std::uint64_t end = std::min(count, (c + 1) * kBatchChunk);
+        for (std::uint64_t i = c * kBatchChunk; i < end; ++i) {
+          const double yq = k.draw(seed, purpose, i, k.Z);
+          const double yhat = learn::forward(net_, k.Z, k.tape);
+          sum += loss(yhat, yq);
+          if (grad) learn::backward(net_, k.tape, loss.derivative(yhat, yq), k.grads);
+        }
+        chunk_loss_[c] = sum;
+        if (grad) params.pullback(k.grads, chunk_grad_[c]);
+      }
+    });
+    double total = 0;
+    for (std::uint64_t c = 0; c < chunks; ++c) total += chunk_loss_[c];
+    if (grad) {
+      grad->setZero(params.size());
+      for (std::uint64_t c = 0; c < chunks; ++c) *grad += chunk_grad_[c];
+    }
+    return total;
+  }
+
+private:
+  struct Worker {
+    learn::PromptDrawer draw;
+    learn::Tape tape;
+    learn::WeightGrads grads;
+    Eigen::MatrixXd Z;
+  };
+
+  // Per-thread drawers and accumulators, made again only when the parameterisation or the source changes.
+  void prepare(const learn::Parameterisation& params, const learn::PromptSource& source) {
+    if (prepared_params_ == &params && prepared_source_ == &source && !workers_.empty()) return;
+    workers_.clear();
+    workers_.resize(static_cast<std::size_t>(threads_));
+    for (auto& k : workers_) {
+      k.draw = source.make_drawer();
+      k.grads = params.make_grads();
+      k.Z.resize(source.rows, source.cols);
+    }
+    net_ = params.base();
+    prepared_params_ = &params;
+    prepared_source_ = &source;
+  }
+
+  int threads_;
+  std::vector<Worker> workers_;
+  learn::Network net_;
+  const learn::Parameterisation* prepared_params_ = nullptr;
+  const learn::PromptSource* prepared_source_ = nullptr;
+  std::vector<double> chunk_loss_;
+  std::vector<Eigen::VectorXd> chunk_grad_;
+};
+
+}  // namespace
+
+std::unique_ptr<Executor> make_executor(Backend backend, int threads) {
+  switch (backend) {
+    case Backend::cpu: return std::make_unique<CpuExecutor>(threads);
+  }
+  throw std::invalid_argument("make_executor: unknown backend");
+}
+
+}  // namespace icl::execute

@@ -1,0 +1,67 @@
+// The batched executor: the one seam between what a claim asks (a network, a prompt stream, a loss) and where the
+// arithmetic runs. Monte Carlo losses of a trained network, the trainer's minibatch loss and gradient, and the
+// per-prompt loss distribution all go through an Executor; a backend is one implementation of it.
+//
+// The contract every backend keeps (so that the same seed gives the same numbers on any backend, thread count or
+// number of MPI ranks):
+//   - prompt i of stream (seed, purpose) is drawn by the prompt source from its counter alone;
+//   - work is cut into fixed chunks of prompts (kLossChunk for losses, kBatchChunk for minibatches), independent of
+//     the threads; a chunk sums its prompts in prompt order; chunk results are merged in chunk order;
+//   - per-prompt losses come back in prompt order, bit for bit as one thread computes them.
+// Backends: `cpu` (this library's layers on the library's thread pool; under K MPI ranks, rank r computes the loss
+// chunks c = r mod K and every rank receives every loss bit for bit). Asking for a backend that is not built is
+// bad input: backend_from_name() says which are.
+#pragma once
+#include "icl/learn/network.hpp"
+#include "icl/learn/parameters.hpp"
+#include "icl/learn/prompts.hpp"
+
+#include <Eigen/Core>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace icl::execute {
+
+enum class Backend { cpu };
+const char* to_string(Backend b);
+// The backends this binary was built with.
+std::vector<std::string> built_backends();
+// "cpu" -> Backend::cpu; any other name throws std::invalid_argument with one line naming the built backends
+// (a known backend that is not built here, e.g. "cuda", says so).
+Backend backend_from_name(std::string_view name);
+
+class Executor {
+public:
+  static constexpr std::uint64_t kLossChunk = 256;  // prompts per chunk of a loss run (the Monte Carlo chunk)
+  static constexpr std::uint64_t kBatchChunk = 64;  // prompts per chunk of a minibatch
+  virtual ~Executor() = default;
+  virtual Backend backend() const = 0;
+  virtual int threads() const = 0;
+
+  // out[i] = loss(net(prompt i), y_i) for the prompts 0..count-1 of stream (seed, purpose).
+  virtual void losses(const learn::Network& net, const learn::PromptSource& source, learn::LossSpec loss,
+                      std::uint64_t seed, std::uint64_t purpose, std::uint64_t count, std::vector<double>& out) = 0;
+
+  // The summed loss over prompts 0..count-1 of stream (seed, purpose) of the network params.network(theta), and the
+  // summed gradient with respect to theta into *grad when given (sized params.size()). Each chunk's sum is formed in
+  // prompt order, then chunks are added in chunk order.
+  virtual double minibatch(const learn::Parameterisation& params, const Eigen::Ref<const Eigen::VectorXd>& theta,
+                           const learn::PromptSource& source, learn::LossSpec loss, std::uint64_t seed,
+                           std::uint64_t purpose, std::uint64_t count, Eigen::VectorXd* grad) = 0;
+};
+
+// An executor of the given backend on `threads` threads (at least 1). It keeps per-thread scratch between calls:
+// minibatch() prepares per-thread prompt drawers and accumulators for the (params, source) objects it is given
+// and reuses them while the same objects (by address) come back, so keep those alive and unchanged between calls.
+std::unique_ptr<Executor> make_executor(Backend backend, int threads);
+
+// The backend of the process (`--backend`, default cpu): what the trainer and the Monte Carlo loss of a trained
+// network use, like the process's MPI communicator (montecarlo/ranks.hpp).
+Backend default_backend();
+void set_default_backend(Backend b);
+
+}  // namespace icl::execute

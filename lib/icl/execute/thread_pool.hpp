@@ -1,0 +1,46 @@
+// The library's one thread pool. Every parallel loop of icl-verify (Monte Carlo chunks, worst cases over prompts,
+// minibatch chunks of the trainer, independent trials, least-squares chunks) runs on it through parallel_tasks().
+//
+// Determinism does not come from the pool: callers cut their work into fixed tasks (independent of the thread
+// count), store each task's result by its index and merge in index order, so any thread may run any task.
+// The pool only saves thread start-up (its workers persist for the process) and bounds the threads in use:
+//   - a call asks for `threads` threads: the calling thread plus threads - 1 of the pool's workers (the pool grows
+//     to the largest number ever asked for);
+//   - a call made from inside a task (nested parallelism, e.g. a Monte Carlo estimate inside a parallel trial), or
+//     while another thread's call holds the pool, runs its tasks on the calling thread alone: no deadlock, no
+//     oversubscription, the same numbers;
+//   - an exception thrown on any thread is rethrown by the call once every thread has returned (the first one
+//     caught; tasks already taken still finish).
+#pragma once
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <functional>
+
+namespace icl::execute {
+
+// Runs body(worker) on `threads` threads at once (worker 0 is the calling thread, the others 1..threads-1; inline, as
+// worker 0 alone, when nested or when the pool is busy) and returns when every one has returned. Each body is expected to take tasks from a shared counter (see parallel_tasks).
+void run_on_threads(int threads, const std::function<void(int worker)>& body);
+
+// True on a pool worker, and on a calling thread while its own call is running (nested calls run inline).
+bool inside_pool();
+
+// The number of threads the machine offers (at least 1).
+int hardware_threads();
+
+// Calls worker(task) for task in [0, tasks) on `threads` threads; make_worker() is called once per participating
+// thread (it owns that thread's scratch, so nothing is allocated per task) and returns the callable. Which thread
+// runs which task is not fixed: store results by task index.
+template <class MakeWorker>
+void parallel_tasks(std::uint64_t tasks, int threads, MakeWorker&& make_worker) {
+  if (tasks == 0) return;
+  std::atomic<std::uint64_t> next{0};
+  const int t = static_cast<int>(std::min<std::uint64_t>(static_cast<std::uint64_t>(std::max(1, threads)), tasks));
+  run_on_threads(t, [&](int) {
+    auto worker = make_worker();
+    for (std::uint64_t i; (i = next.fetch_add(1)) < tasks;) worker(i);
+  });
+}
+
+}  // namespace icl::execute

@@ -1,0 +1,106 @@
+// The executor (execute/executor.hpp), cpu backend: per-prompt losses are the forward pass's, in prompt order, bit
+// for bit at any thread count; a minibatch's sums are the fixed-chunk sums in chunk order, the same at any thread
+// count and equal to the trainer's objective; a backend not built here is refused with one line naming the built ones.
+#include "icl/execute/executor.hpp"
+#include "icl/learn/forms.hpp"
+#include "icl/learn/objective.hpp"
+#include "icl/model/gaussian_model.hpp"
+#include "icl/model/tasks.hpp"
+
+#include <doctest/doctest.h>
+
+#include <stdexcept>
+#include <vector>
+
+namespace icl::execute {
+namespace {
+
+struct Setup {
+  learn::Parameterisation params = learn::acds_form11(2, 2);
+  learn::PromptSource source;
+  Eigen::VectorXd theta;
+  Setup() {
+    source = learn::gaussian_prompts(GaussianIclModel::from_task(PolynomialTask::linear(2), Eigen::MatrixXd::Identity(2, 2)),
+                                     acds_shape(2, 9));
+    theta = learn::normal_theta(params, 0.3, 5, 6);
+  }
+};
+
+TEST_CASE("executor: per-prompt losses are the forward pass's, in prompt order, at any thread count") {
+  Setup s;
+  const learn::Network net = s.params.network(s.theta);
+  const learn::LossSpec loss = learn::LossSpec::acds();
+  const std::uint64_t count = 700;  // not a multiple of the chunk
+  std::vector<double> serial(count);
+  {
+    learn::PromptDrawer draw = s.source.make_drawer();
+    learn::Tape tape;
+    Eigen::MatrixXd Z(s.source.rows, s.source.cols);
+    for (std::uint64_t i = 0; i < count; ++i) {
+      const double yq = draw(3, 4, i, Z);
+      serial[i] = loss(learn::forward(net, Z, tape), yq);
+    }
+  }
+  for (int threads : {1, 2, 5}) {
+    std::vector<double> out;
+    make_executor(Backend::cpu, threads)->losses(net, s.source, loss, 3, 4, count, out);
+    REQUIRE(out.size() == count);
+    for (std::uint64_t i = 0; i < count; ++i) REQUIRE(out[i] == serial[i]);
+  }
+}
+
+TEST_CASE("executor: a minibatch's loss and gradient are the chunk sums in chunk order, the same at any thread count") {
+  Setup s;
+  const learn::LossSpec loss = learn::LossSpec::acds();
+  const std::uint64_t count = 300;
+  // By hand: chunk sums of Executor::kBatchChunk prompts, added in chunk order.
+  const learn::Network net = s.params.network(s.theta);
+  learn::PromptDrawer draw = s.source.make_drawer();
+  learn::Tape tape;
+  learn::WeightGrads g = s.params.make_grads();
+  Eigen::MatrixXd Z(s.source.rows, s.source.cols);
+  double total = 0;
+  Eigen::VectorXd grad = Eigen::VectorXd::Zero(s.params.size());
+  for (std::uint64_t c0 = 0; c0 < count; c0 += Executor::kBatchChunk) {
+    double sum = 0;
+    g.zero();
+    for (std::uint64_t i = c0; i < std::min(count, c0 + Executor::kBatchChunk); ++i) {
+      const double yq = draw(7, 8, i, Z);
+      const double yhat = learn::forward(net, Z, tape);
+      sum += loss(yhat, yq);
+      learn::backward(net, tape, loss.derivative(yhat, yq), g);
+    }
+    Eigen::VectorXd gc = Eigen::VectorXd::Zero(s.params.size());
+    s.params.pullback(g, gc);
+    total += sum;
+    grad += gc;
+  }
+  for (int threads : {1, 3}) {
+    auto ex = make_executor(Backend::cpu, threads);
+    Eigen::VectorXd got;
+    for (int repeat = 0; repeat < 2; ++repeat) {  // the second call reuses the prepared per-thread state
+      CHECK(ex->minibatch(s.params, s.theta, s.source, loss, 7, 8, count, &got) == total);
+      CHECK(got == grad);
+    }
+    CHECK(ex->minibatch(s.params, s.theta, s.source, loss, 7, 8, count, nullptr) == total);
+  }
+  learn::BatchObjective obj(s.params, s.source, loss, 2);
+  Eigen::VectorXd mean_grad;
+  CHECK(obj.evaluate(s.theta, 7, 8, count, &mean_grad) == total * (1.0 / static_cast<double>(count)));
+  CHECK(mean_grad == grad * (1.0 / static_cast<double>(count)));
+}
+
+TEST_CASE("executor: backends by name; one not built here is refused naming the built ones") {
+  CHECK(backend_from_name("cpu") == Backend::cpu);
+  CHECK(std::string(to_string(Backend::cpu)) == "cpu");
+  CHECK(built_backends() == std::vector<std::string>{"cpu"});
+  CHECK_THROWS_WITH_AS(backend_from_name("cuda"),
+                       "backend 'cuda' is not built in this binary (built: cpu; the CUDA backend is built where CMake "
+                       "finds nvcc)",
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(backend_from_name("tpu"), "unknown backend 'tpu' (built: cpu)", std::invalid_argument);
+  CHECK(default_backend() == Backend::cpu);
+}
+
+}  // namespace
+}  // namespace icl::execute
