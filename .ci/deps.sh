@@ -2,8 +2,9 @@
 # libzip-dev reads .npz weight files; pybind11-dev and python3-dev build the optional Python module, whose tests
 # (and the benchmark) use python3-numpy. python3-matplotlib draws the PDF figures (reports/plot_figures.py).
 # libopenmpi-dev and openmpi-bin: the optional MPI build of icl-verify
-# (mpirun -n K; ./test runs a 2-rank check where they are installed).
-ICL_PACKAGES=(g++ cmake make libeigen3-dev libboost-dev libfmt-dev doctest-dev libbenchmark-dev
+# (mpirun -n K; ./test runs a 2-rank check where they are installed). ninja-build: the generator (faster
+# than make for the many small steps of a rebuild).
+ICL_PACKAGES=(g++ cmake make ninja-build libeigen3-dev libboost-dev libfmt-dev doctest-dev libbenchmark-dev
               librandom123-dev libcli11-dev nlohmann-json3-dev libzip-dev pybind11-dev python3-dev python3-numpy
               python3-matplotlib libopenmpi-dev openmpi-bin)
 
@@ -23,4 +24,13 @@ ensure_packages() {
     echo "  apt-get install -y ${missing[*]}" >&2
     exit 2
   fi
+}
+
+# The generator option for configuring build folder $1: Ninja where installed, unless the folder was already
+# configured with another generator (CMake cannot switch a folder's generator).
+generator_args() {
+  local cache="$1/CMakeCache.txt"
+  if ! command -v ninja >/dev/null 2>&1; then return 0; fi
+  if [ -f "$cache" ] && ! grep -q '^CMAKE_GENERATOR:INTERNAL=Ninja$' "$cache"; then return 0; fi
+  echo "-G Ninja"
 }

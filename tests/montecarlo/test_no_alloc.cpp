@@ -147,8 +147,10 @@ TEST_CASE("allocation counters see operator new and Eigen's malloc (the check ca
   {
     CountAllocations count;
     int* p = new int(3);
+    asm volatile("" : : "r"(p) : "memory");  // the allocations escape: the optimiser may not elide them
     delete p;
     std::vector<double> v(10, 1.0);
+    asm volatile("" : : "r"(v.data()) : "memory");
     Eigen::MatrixXd m = Eigen::MatrixXd::Constant(20, 20, v[3]);
     m(1, 1) += static_cast<double>(v.size());
     news = count.news();

@@ -1,6 +1,7 @@
 #include "icl/execute/thread_pool.hpp"
 
 #include <condition_variable>
+#include <deque>
 #include <exception>
 #include <mutex>
 #include <thread>
@@ -12,105 +13,87 @@ namespace {
 
 thread_local bool t_inside = false;
 
-// Workers wait for a generation number to change; a call publishes its body and the number of workers wanted,
-// runs its own share, and waits for the workers it enlisted. Calls are serialised by `call_mu` (a caller that
-// cannot take it at once runs inline: see the header).
+// A call of run_on_threads: its body, how many of its helper jobs are running, the first exception.
+struct Batch {
+  const std::function<void(int)>* body = nullptr;
+  int running = 0;
+  std::exception_ptr error;
+};
+
+struct Job {
+  Batch* batch;
+  int slot;
+};
+
+// A call puts threads - 1 helper jobs on a queue that idle workers take, runs its own share (slot 0), then takes
+// back the helper jobs no worker has started (the bodies share a task counter, so the caller's share has done
+// their tasks) and waits for the started ones. A call from inside a task therefore gets the workers that are idle
+// (none when the outer call keeps them all busy) and never waits for a job that has not started: no deadlock.
 class Pool {
 public:
   void run(int threads, const std::function<void(int)>& body) {
-    std::unique_lock<std::mutex> call(call_mu_, std::try_to_lock);
-    if (threads <= 1 || t_inside || !call.owns_lock()) {
-      inline_run(body);
+    if (threads <= 1) {
+      body(0);
       return;
     }
-    grow(threads - 1);
+    Batch batch;
+    batch.body = &body;
     {
       std::lock_guard<std::mutex> lk(mu_);
-      body_ = &body;
-      wanted_ = threads - 1;
-      started_ = 0;
-      running_ = 0;
-      error_ = nullptr;
-      ++generation_;
+      grow(threads - 1);
+      for (int slot = 1; slot < threads; ++slot) queue_.push_back({&batch, slot});
     }
-    start_.notify_all();
+    work_.notify_all();
     std::exception_ptr mine;
+    const bool was = t_inside;
     t_inside = true;
     try {
       body(0);
     } catch (...) {
       mine = std::current_exception();
     }
-    t_inside = false;
-    std::exception_ptr err;
+    t_inside = was;
     {
       std::unique_lock<std::mutex> lk(mu_);
-      done_.wait(lk, [&] { return started_ == wanted_ && running_ == 0; });
-      body_ = nullptr;
-      err = mine ? mine : error_;
+      for (auto it = queue_.begin(); it != queue_.end();) it = it->batch == &batch ? queue_.erase(it) : it + 1;
+      done_.wait(lk, [&] { return batch.running == 0; });
     }
-    if (err) std::rethrow_exception(err);
+    if (mine) std::rethrow_exception(mine);
+    if (batch.error) std::rethrow_exception(batch.error);
   }
 
 private:
-  static void inline_run(const std::function<void(int)>& body) {
-    const bool was = t_inside;
-    t_inside = true;
-    try {
-      body(0);
-    } catch (...) {
-      t_inside = was;
-      throw;
-    }
-    t_inside = was;
-  }
-
-  // Called before the call's generation is published: a new worker starts from the current generation, so it
-  // takes part in this call.
+  // Under mu_: at least `workers` worker threads (the pool grows to the most threads any call asked for).
   void grow(int workers) {
-    std::uint64_t now = 0;
-    {
-      std::lock_guard<std::mutex> lk(mu_);
-      now = generation_;
-    }
-    while (static_cast<int>(threads_.size()) < workers) threads_.emplace_back([this, now] { loop(now); });
+    while (static_cast<int>(threads_.size()) < workers) threads_.emplace_back([this] { loop(); });
   }
 
-  void loop(std::uint64_t seen) {
+  void loop() {
     t_inside = true;
+    std::unique_lock<std::mutex> lk(mu_);
     for (;;) {
-      const std::function<void(int)>* body = nullptr;
-      int slot = 0;
-      {
-        std::unique_lock<std::mutex> lk(mu_);
-        start_.wait(lk, [&] { return generation_ != seen && started_ < wanted_; });
-        seen = generation_;
-        slot = ++started_;
-        ++running_;
-        body = body_;
-      }
+      work_.wait(lk, [&] { return !queue_.empty(); });
+      const Job job = queue_.front();
+      queue_.pop_front();
+      ++job.batch->running;
+      lk.unlock();
+      std::exception_ptr err;
       try {
-        (*body)(slot);
+        (*job.batch->body)(job.slot);
       } catch (...) {
-        std::lock_guard<std::mutex> lk(mu_);
-        if (!error_) error_ = std::current_exception();
+        err = std::current_exception();
       }
-      {
-        std::lock_guard<std::mutex> lk(mu_);
-        --running_;
-      }
+      lk.lock();
+      if (err && !job.batch->error) job.batch->error = err;
+      --job.batch->running;
       done_.notify_all();
     }
   }
 
-  std::mutex call_mu_;
   std::mutex mu_;
-  std::condition_variable start_, done_;
+  std::condition_variable work_, done_;
+  std::deque<Job> queue_;
   std::vector<std::thread> threads_;
-  const std::function<void(int)>* body_ = nullptr;
-  std::uint64_t generation_ = 0;
-  int wanted_ = 0, started_ = 0, running_ = 0;
-  std::exception_ptr error_;
 };
 
 // Never destroyed: its workers wait for work until the process ends (no join at exit, no order-of-destruction

@@ -4,13 +4,13 @@
 // Determinism does not come from the pool: callers cut their work into fixed tasks (independent of the thread
 // count), store each task's result by its index and merge in index order, so any thread may run any task.
 // The pool only saves thread start-up (its workers persist for the process) and bounds the threads in use:
-//   - a call asks for `threads` threads: the calling thread plus threads - 1 of the pool's workers (the pool grows
-//     to the largest number ever asked for);
-//   - a call made from inside a task (nested parallelism, e.g. a Monte Carlo estimate inside a parallel trial), or
-//     while another thread's call holds the pool, runs its tasks on the calling thread alone: no deadlock, no
-//     oversubscription, the same numbers;
-//   - an exception thrown on any thread is rethrown by the call once every thread has returned (the first one
-//     caught; tasks already taken still finish).
+//   - a call asks for `threads` threads: the calling thread plus up to threads - 1 of the pool's workers (the pool
+//     grows to the largest number ever asked for); the caller always works, so a call never waits for a worker;
+//   - a call made from inside a task (nested parallelism, e.g. a training run inside a parallel loop over trials)
+//     gets the workers that are idle at that moment (none while the outer call keeps them all busy; all of them
+//     once the outer call's other tasks are done): no deadlock, no oversubscription, the same numbers;
+//   - an exception thrown on any thread is rethrown by the call once every thread of it has returned (the caller's
+//     own first; tasks already taken still finish).
 #pragma once
 #include <algorithm>
 #include <atomic>
@@ -19,11 +19,13 @@
 
 namespace icl::execute {
 
-// Runs body(worker) on `threads` threads at once (worker 0 is the calling thread, the others 1..threads-1; inline, as
-// worker 0 alone, when nested or when the pool is busy) and returns when every one has returned. Each body is expected to take tasks from a shared counter (see parallel_tasks).
+// Runs body(worker) on up to `threads` threads at once (worker 0 is the calling thread, the others numbered
+// 1..threads-1, each number used at most once per call; fewer when the pool's workers are busy) and returns when
+// every one has returned. Each body takes tasks from a shared counter (see parallel_tasks), so the caller alone
+// finishes whatever no worker took.
 void run_on_threads(int threads, const std::function<void(int worker)>& body);
 
-// True on a pool worker, and on a calling thread while its own call is running (nested calls run inline).
+// True on a pool worker, and on a calling thread while its own call (with threads > 1) is running.
 bool inside_pool();
 
 // The number of threads the machine offers (at least 1).

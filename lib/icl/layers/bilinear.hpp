@@ -2,8 +2,25 @@
 // the label row untouched (so it never changes the prediction: writes_prediction() is false, and a stack's
 // trailing bilinear layers are skipped). Parameters: W0, W1 ((D-1) x (D-1)).
 // Adjoint: A = W0 X, B = W1 X; dW0 = (R .* B) X^T, dW1 = (R .* A) X^T, dX = R + W0^T (R .* B) + W1^T (R .* A).
+//
+// Two forms, one file: the construction form icl::BilinearLayer (a value type with W0, W1, run in place by the Monte
+// Carlo workers on the papers' constructions: only the nonzero weights' terms, compiled once per weights) and the
+// trainable form layers::Bilinear (parameters "W0", "W1" by name, with its adjoint).
 #pragma once
 #include "icl/layers/layer.hpp"
+#include "icl/layers/workspace.hpp"
+
+namespace icl {
+
+// Bilinear (GLU without activation) feed-forward layer, sja eq. (3):
+//   Z + (diag(W0, 0) Z) .* (diag(W1, 0) Z): W0, W1 are dbar x dbar; the label row is masked.
+struct BilinearLayer {
+  Eigen::MatrixXd W0, W1;
+  void apply(Eigen::Ref<Eigen::MatrixXd> Z, ForwardWorkspace& ws) const;
+  void apply_query(Eigen::Ref<Eigen::MatrixXd> Z, ForwardWorkspace& ws) const;  // column N-1 only, as apply()
+};
+
+}  // namespace icl
 
 namespace icl::layers {
 

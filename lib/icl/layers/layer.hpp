@@ -1,8 +1,11 @@
 // The layer concept: a layer type owns its parameters (named tensors), its forward pass and its adjoint, in one
-// file (lsa.hpp, bilinear.hpp, softmax_attention.hpp, and the GPT-2 pieces: multi_head_attention.hpp,
-// layer_norm.hpp, gelu_mlp.hpp, token_maps.hpp, positional.hpp). A network (learn/network.hpp) is a stack of
-// them; the trainer, the Monte Carlo loss of a trained network and `eval` all run the stack through these
-// functions, and nothing outside a layer's file knows what it computes.
+// file. The papers' layers: lsa.hpp (linear self-attention), bilinear.hpp (sja's GLU without activation),
+// softmax_attention.hpp (xlssc). The GPT-2 pieces (Garg et al.'s model as Xing et al. modify it): linear.hpp (token
+// read-in and read-out), positional.hpp (none, trainable, sin-cos), layer_norm.hpp, multi_head_attention.hpp,
+// gelu_mlp.hpp, and residual_blocks.hpp (x + MHA(LN(x)), x + MLP(LN(x)), through the same functions). A network
+// (learn/network.hpp) is a stack of them; the trainer, the Monte Carlo loss of a trained network and the per-prompt
+// losses all run the stack through these functions on the executor (execute/executor.hpp), and nothing outside a
+// layer's file knows what it computes.
 //
 // Activations are matrices with one column per token (rows = features). A layer maps an input Z (r x N) to
 // an output (out_rows(r) x N). The prediction of a stack is the last entry of its last output (the query

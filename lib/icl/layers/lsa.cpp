@@ -2,6 +2,177 @@
 
 #include <Eigen/Dense>
 
+#include <algorithm>
+#include <stdexcept>
+
+// The construction form: the in-place kernels.
+namespace icl {
+
+namespace {
+
+using detail::ensure;
+
+constexpr Eigen::Index kMaxUnrolled = 64;  // rows of Z up to which a row of T is copied to the stack
+
+// Indices of the nonzero rows and of the nonzero columns of M.
+void nonzero_pattern(const Eigen::MatrixXd& M, std::vector<int>& rows, std::vector<int>& cols) {
+  const Eigen::Index m = M.rows(), n = M.cols();
+  rows.assign(static_cast<std::size_t>(m), 0);  // first as flags (one pass over M, in storage order)
+  cols.clear();
+  for (Eigen::Index j = 0; j < n; ++j) {
+    const double* col = M.data() + j * m;
+    int any = 0;
+    for (Eigen::Index i = 0; i < m; ++i) {
+      const int nz = col[i] != 0.0;
+      rows[static_cast<std::size_t>(i)] |= nz;
+      any |= nz;
+    }
+    if (any) cols.push_back(static_cast<int>(j));
+  }
+  std::size_t k = 0;
+  for (Eigen::Index i = 0; i < m; ++i)
+    if (rows[static_cast<std::size_t>(i)]) rows[k++] = static_cast<int>(i);
+  rows.resize(k);
+}
+
+// One head: ws.U(a, j - offset) = (P Z M Z^T Q Z)(R_a, j) for the columns j in [first, N) (the general
+// path below forms every column: offset 0; the fast one those asked for: offset = first), with ws.R the
+// nonzero rows of P (the other rows of the update are zero). Only the rows K of Z M Z^T that P reads are formed. Returns the scale.
+//
+// The sums run in the order of the Eigen products that formed them before (so the numbers are unchanged):
+// when P has one nonzero row and one nonzero column (sja: P = e e^T) with at least 20 - 1 - D keys, the
+// Gram row is Eigen's matrix-vector kernel's sum (blocks of 16 keys, or all keys when fewer than 128,
+// each summed from 0 and then added) and with D + 1 + N >= 20 each entry of U is its row-major
+// matrix-vector kernel's sum (the even-indexed terms plus the odd-indexed ones, then a last odd term);
+// those are done here by hand, on the query column alone when asked. Any other P goes through the same
+// Eigen products as before, on every column.
+struct AttentionPlan {
+  bool fast;            // the hand-written kernels (one nonzero row and column of P, sizes as above)
+  Eigen::Index offset;  // U's column j - offset holds column j of the update
+};
+
+AttentionPlan attention_update(const LinearSelfAttention& h, const Eigen::Ref<const Eigen::MatrixXd>& Z,
+                               ForwardWorkspace& ws, Eigen::Index first) {
+  const Eigen::Index D = Z.rows(), N = Z.cols(), ld = Z.outerStride();
+  if (h.P.rows() != D || h.P.cols() != D || h.Q.rows() != D || h.Q.cols() != D)
+    throw std::invalid_argument("LinearSelfAttention: P, Q must be (rows of Z) square");
+  const Eigen::Index keys = h.masked ? N - 1 : N;
+  nonzero_pattern(h.P, ws.R, ws.K);
+  const auto r = static_cast<Eigen::Index>(ws.R.size()), k = static_cast<Eigen::Index>(ws.K.size());
+  const bool fast = r == 1 && k == 1 && D <= kMaxUnrolled && D + 1 + N >= 20;
+  if (r == 0) return {fast, 0};
+  ensure(ws.S, r, D);
+  ensure(ws.T, r, D);
+  const double* z = Z.data();
+  if (!fast) {
+    // The general path: P(R, K) in ws.U and Z(K, keys) in ws.T (both read before they are overwritten),
+    // then Eigen's products as before.
+    ensure(ws.U, r, std::max(k, N));
+    ensure(ws.T, k, keys);
+    ensure(ws.G, k, D);
+    for (Eigen::Index b = 0; b < k; ++b)
+      for (Eigen::Index a = 0; a < r; ++a) ws.U(a, b) = h.P(ws.R[static_cast<std::size_t>(a)], ws.K[static_cast<std::size_t>(b)]);
+    for (Eigen::Index j = 0; j < keys; ++j)
+      for (Eigen::Index a = 0; a < k; ++a) ws.T(a, j) = Z(ws.K[static_cast<std::size_t>(a)], j);
+    ws.G.topLeftCorner(k, D).noalias() = ws.T.topLeftCorner(k, keys) * Z.leftCols(keys).transpose();  // (Z M Z^T)(K, :)
+    ws.S.topLeftCorner(r, D).noalias() = ws.U.topLeftCorner(r, k) * ws.G.topLeftCorner(k, D);          // (P Z M Z^T)(R, :)
+    ws.T.topLeftCorner(r, D).noalias() = ws.S.topLeftCorner(r, D) * h.Q;                               // ... Q
+    ws.U.topLeftCorner(r, N).noalias() = ws.T.topLeftCorner(r, D) * Z;                                 // ... Z
+    return {fast, 0};
+  }
+  // One row K_0 of Z M Z^T: the sum over the keys j of Z(K_0, j) Z(:, j), 8 entries at a time in registers
+  // (elementwise: Eigen's packets change no sum), in blocks as Eigen's kernel summed it.
+  const Eigen::Index row = ws.K[0];
+  const Eigen::Index block = keys >= 128 ? (ld * 8 < 32000 ? 16 : 4) : std::max<Eigen::Index>(keys, 1);
+  double g[kMaxUnrolled];
+  for (Eigen::Index c = 0; c < D; ++c) g[c] = 0.0;
+  using Chunk = Eigen::Array<double, 8, 1>;
+  for (Eigen::Index j0 = 0; j0 < keys; j0 += block) {
+    const Eigen::Index j1 = std::min(keys, j0 + block);
+    Eigen::Index c0 = 0;
+    for (; c0 + 8 <= D; c0 += 8) {
+      Chunk acc = Chunk::Zero();
+      for (Eigen::Index j = j0; j < j1; ++j) {
+        const double* zj = z + j * ld;
+        acc += zj[row] * Eigen::Map<const Chunk>(zj + c0);
+      }
+      Eigen::Map<Chunk>(g + c0) += acc;
+    }
+    if (c0 < D) {
+      double part[8] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+      for (Eigen::Index j = j0; j < j1; ++j) {
+        const double* zj = z + j * ld;
+        const double s = zj[row];
+        for (Eigen::Index c = c0; c < D; ++c) part[c - c0] += s * zj[c];
+      }
+      for (Eigen::Index c = c0; c < D; ++c) g[c] += part[c - c0];
+    }
+  }
+  const double p = h.P(ws.R[0], row);
+  for (Eigen::Index c = 0; c < D; ++c) ws.S(0, c) = p * g[c];          // (P Z M Z^T)(R, :)
+  ws.T.topLeftCorner(1, D).noalias() = ws.S.topLeftCorner(1, D) * h.Q;  // ... Q (Eigen, as before)
+  double t[kMaxUnrolled];                                               // ... Z, the columns asked for
+  for (Eigen::Index c = 0; c < D; ++c) t[c] = ws.T(0, c);
+  ensure(ws.U, 1, N - first);
+  for (Eigen::Index j = first; j < N; ++j) {
+    const double* zj = z + j * ld;
+    double even = 0.0, odd = 0.0;
+    Eigen::Index c = 0;
+    for (; c + 2 <= D; c += 2) {
+      even += t[c] * zj[c];
+      odd += t[c + 1] * zj[c + 1];
+    }
+    double u = even + odd;
+    for (; c < D; ++c) u += t[c] * zj[c];
+    ws.U(0, j - first) = u;
+  }
+  return {fast, first};
+}
+
+double attention_scale(const LinearSelfAttention& h, Eigen::Index N) {
+  return h.scale != 0.0 ? h.scale : 1.0 / static_cast<double>(N - 1);
+}
+
+// Z(:, first:N) += the heads' summed updates, through the accumulator ws.A (zero first; the heads use
+// the other scratch matrices).
+void heads_apply(const std::vector<LinearSelfAttention>& heads, Eigen::Ref<Eigen::MatrixXd> Z, ForwardWorkspace& ws,
+                 Eigen::Index first) {
+  const Eigen::Index D = Z.rows(), N = Z.cols(), m = N - first;
+  ensure(ws.A, D, m);
+  ws.A.topLeftCorner(D, m).setZero();
+  for (const auto& h : heads) {
+    const AttentionPlan plan = attention_update(h, Z, ws, first);
+    const double s = attention_scale(h, N);
+    for (std::size_t a = 0; a < ws.R.size(); ++a)
+      for (Eigen::Index j = first; j < N; ++j)
+        ws.A(ws.R[a], j - first) += s * ws.U(static_cast<Eigen::Index>(a), j - plan.offset);
+  }
+  Z.rightCols(m) += ws.A.topLeftCorner(D, m);
+}
+
+void attention_apply(const LinearSelfAttention& h, Eigen::Ref<Eigen::MatrixXd> Z, ForwardWorkspace& ws,
+                     Eigen::Index first) {
+  const AttentionPlan plan = attention_update(h, Z, ws, first);
+  const double s = attention_scale(h, Z.cols());
+  const Eigen::Index N = Z.cols();
+  for (std::size_t a = 0; a < ws.R.size(); ++a)
+    for (Eigen::Index j = first; j < N; ++j) Z(ws.R[a], j) += s * ws.U(static_cast<Eigen::Index>(a), j - plan.offset);
+}
+
+}  // namespace
+
+void LinearAttentionHeads::apply(Eigen::Ref<Eigen::MatrixXd> Z, ForwardWorkspace& ws) const { heads_apply(heads, Z, ws, 0); }
+void LinearAttentionHeads::apply_query(Eigen::Ref<Eigen::MatrixXd> Z, ForwardWorkspace& ws) const {
+  heads_apply(heads, Z, ws, Z.cols() - 1);
+}
+void LinearSelfAttention::apply(Eigen::Ref<Eigen::MatrixXd> Z, ForwardWorkspace& ws) const { attention_apply(*this, Z, ws, 0); }
+void LinearSelfAttention::apply_query(Eigen::Ref<Eigen::MatrixXd> Z, ForwardWorkspace& ws) const {
+  attention_apply(*this, Z, ws, Z.cols() - 1);
+}
+
+}  // namespace icl
+
+// The trainable form.
 namespace icl::layers {
 
 using Eigen::Index;

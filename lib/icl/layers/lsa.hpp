@@ -5,8 +5,44 @@
 // Evaluated as P (Z_K Z_K^T) Q Z (K the key columns): O(D^2 N). Adjoint, with R = dL/dZ_out, G = Z_K Z_K^T,
 // T = P G Q: dZ = R + s T^T R + (dG + dG^T) Z_K, dT = s R Z^T, dP = dT Q^T G, dQ = G P^T dT, dG = P^T dT Q^T.
 // Query path (the prediction alone): yhat = Z(D-1, N-1) + s p^T G q, p = P's last row, q = Q z_q.
+//
+// Two forms, one file. The construction form (icl::LinearSelfAttention, a value type with P and Q, and
+// icl::LinearAttentionHeads, several heads summed) is what the papers' constructions are built from and what the
+// Monte Carlo workers run in place: it skips the zero rows and columns of P (constructions are sparse: sja App. C's
+// P = e e^T) and sums in the order of the Eigen products it replaced. The trainable form (layers::Lsa, parameters
+// "P" and "Q" by name) keeps what its adjoint needs. Tests check the two give the same outputs to rounding
+// (tests/learn/test_network.cpp) and each against finite differences or a direct product (tests/layers/,
+// tests/model/).
 #pragma once
 #include "icl/layers/layer.hpp"
+#include "icl/layers/workspace.hpp"
+
+#include <vector>
+
+namespace icl {
+
+// Linear self-attention, sja/acds eq. (2) and zfb:  Z + scale * P Z M (Z^T Q Z),
+// M = diag(I_n, 0) when `masked` (the query column is neither key nor value). scale defaults to 1/n.
+// Evaluated as P (Z M Z^T) Q Z, the same product re-associated: O(D^2 N) instead of O(D N^2).
+struct LinearSelfAttention {
+  Eigen::MatrixXd P, Q;
+  bool masked = true;
+  double scale = 0.0;  // 0 means 1/n with n = columns - 1
+  void apply(Eigen::Ref<Eigen::MatrixXd> Z, ForwardWorkspace& ws) const;
+  // The query column (the last) alone: Z(:, N-1) gets exactly what apply() gives it (the keys are the
+  // other columns, or all of them when unmasked); the other columns are left as they were.
+  void apply_query(Eigen::Ref<Eigen::MatrixXd> Z, ForwardWorkspace& ws) const;
+};
+
+// Several linear self-attention heads reading the same input, their updates summed (the acds authors'
+// multi-head layer): Z + sum_h scale_h P_h Z M (Z^T Q_h Z). Uses the workspace's A as the accumulator.
+struct LinearAttentionHeads {
+  std::vector<LinearSelfAttention> heads;
+  void apply(Eigen::Ref<Eigen::MatrixXd> Z, ForwardWorkspace& ws) const;
+  void apply_query(Eigen::Ref<Eigen::MatrixXd> Z, ForwardWorkspace& ws) const;  // column N-1 only, as apply()
+};
+
+}  // namespace icl
 
 namespace icl::layers {
 

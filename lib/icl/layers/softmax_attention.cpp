@@ -3,7 +3,53 @@
 #include <Eigen/Dense>
 
 #include <cmath>
+#include <stdexcept>
 
+// The construction form.
+namespace icl {
+
+void SoftmaxAttention::apply(Eigen::Ref<Eigen::MatrixXd> Z, bool last_column_only) const {
+  const Eigen::Index r = Z.rows(), N = Z.cols();
+  if (V.rows() != r || V.cols() != r || K.rows() != r || K.cols() != r)
+    throw std::invalid_argument("SoftmaxAttention: V, K must be (rows of Z) square");
+  const Eigen::Index first = last_column_only ? N - 1 : 0;
+  Eigen::MatrixXd out(r, N - first);  // V Z phi(.) for columns first..N-1, from the input Z
+  if (activation == Activation::softmax && allow_uniform_shortcut && K.isZero(0.0)) {
+    // All scores 0: softmax is uniform over the visible tokens, exactly.
+    Eigen::VectorXd sum = Eigen::VectorXd::Zero(r);
+    if (causal) {
+      for (Eigen::Index j = 0; j < N; ++j) {
+        sum += Z.col(j);
+        if (j >= first) out.col(j - first) = sum / static_cast<double>(j + 1);
+      }
+    } else {
+      const Eigen::VectorXd mean = Z.rowwise().sum() / static_cast<double>(N);
+      for (Eigen::Index j = first; j < N; ++j) out.col(j - first) = mean;
+    }
+    Z.rightCols(N - first) += V * out;
+    return;
+  }
+  Eigen::VectorXd kz(r), s(N), w(N);
+  for (Eigen::Index j = first; j < N; ++j) {
+    const Eigen::Index visible = causal ? j + 1 : N;
+    kz.noalias() = K * Z.col(j);
+    s.head(visible).noalias() = Z.leftCols(visible).transpose() * kz;  // s_i = z_i^T K z_j
+    if (activation == Activation::softmax) {
+      const double m = s.head(visible).maxCoeff();
+      double total = 0;
+      for (Eigen::Index i = 0; i < visible; ++i) total += (w[i] = std::exp(s[i] - m));
+      w.head(visible) /= total;
+    } else {
+      w.head(visible) = s.head(visible);
+    }
+    out.col(j - first).noalias() = Z.leftCols(visible) * w.head(visible);
+  }
+  Z.rightCols(N - first) += V * out;
+}
+
+}  // namespace icl
+
+// The trainable form.
 namespace icl::layers {
 
 using Eigen::Index;

@@ -4,8 +4,27 @@
 // Adjoint: S = Z^T K Z, W = phi(S) (masked), C = Z W; dV = R C^T, dC = V^T R, dZ = R + dC W^T, dW = Z^T dC,
 // dS = W .* (dW - 1 (1^T (W .* dW))) (softmax; linear: dS = dW), dK = Z dS Z^T, dZ += (K Z) dS^T + K^T Z dS.
 // Query path: only the query column's scores (O(D N)).
+//
+// Two forms, one file: the construction form icl::SoftmaxAttention (V, K, run in place on a prompt, the last column
+// alone for the last layer of a stack, running sums when K = 0) and the trainable form layers::SoftmaxAttention
+// (parameters "V", "K" by name, with its adjoint).
 #pragma once
 #include "icl/layers/layer.hpp"
+
+namespace icl {
+
+struct SoftmaxAttention {
+  enum class Activation { softmax, linear };
+  Eigen::MatrixXd V, K;  // (d+1) x (d+1)
+  Activation activation = Activation::softmax;
+  bool causal = true;
+  bool allow_uniform_shortcut = true;  // use running sums when K == 0 (softmax only)
+  // Z <- Z + V Z phi(...). With last_column_only, only the last column is updated (the others are
+  // left as they were: use it only for the last layer of a stack).
+  void apply(Eigen::Ref<Eigen::MatrixXd> Z, bool last_column_only = false) const;
+};
+
+}  // namespace icl
 
 namespace icl::layers {
 

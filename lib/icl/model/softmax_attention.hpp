@@ -12,6 +12,8 @@
 // column is equal (K = 0), its softmax is exactly uniform over the visible tokens and the layer uses
 // running sums (O(N (d+1)) for all columns); tests check the two paths agree.
 #pragma once
+#include "icl/layers/softmax_attention.hpp"
+
 #include <Eigen/Dense>
 
 #include <vector>
@@ -24,17 +26,6 @@ void embed_unstructured(const Eigen::Ref<const Eigen::MatrixXd>& X, const Eigen:
 inline double unstructured_prediction(const Eigen::Ref<const Eigen::MatrixXd>& Z) {
   return Z(Z.rows() - 1, Z.cols() - 1);
 }
-
-struct SoftmaxAttention {
-  enum class Activation { softmax, linear };
-  Eigen::MatrixXd V, K;  // (d+1) x (d+1)
-  Activation activation = Activation::softmax;
-  bool causal = true;
-  bool allow_uniform_shortcut = true;  // use running sums when K == 0 (softmax only)
-  // Z <- Z + V Z phi(...). With last_column_only, only the last column is updated (the others are
-  // left as they were: use it only for the last layer of a stack).
-  void apply(Eigen::Ref<Eigen::MatrixXd> Z, bool last_column_only = false) const;
-};
 
 struct AttentionStack {
   std::vector<SoftmaxAttention> layers;
