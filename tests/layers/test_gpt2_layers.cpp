@@ -12,6 +12,7 @@
 #include "icl/layers/residual_blocks.hpp"
 #include "icl/learn/network.hpp"
 #include "tests/support/layer_fd.hpp"
+#include "tests/support/network_fd.hpp"
 
 #include <doctest/doctest.h>
 
@@ -277,11 +278,7 @@ TEST_CASE("gpt2 layers: a block is its pieces composed, its parameters addressed
   CHECK(std::string(b->kind()) == "attention_block");
 }
 
-// The prediction of the network at prompt Z (learn::forward).
-double predict(const learn::Network& net, const MatrixXd& Z) {
-  learn::Tape t;
-  return learn::forward(net, Z, t);
-}
+using test::network_prediction;
 
 TEST_CASE("gpt2 layers: a GPT-2-style network's gradient agrees with central differences of learn::forward") {
   const int d = 2, p = 4, heads = 2, hidden = 8, N = 7;
@@ -300,46 +297,10 @@ TEST_CASE("gpt2 layers: a GPT-2-style network's gradient agrees with central dif
   MatrixXd X = Z;
   for (int l = 0; l < net.size(); ++l) X = run(net.layer(l), X);
   REQUIRE(X.rows() == 1);
-  CHECK(predict(net, Z) == doctest::Approx(X(0, N - 1)).epsilon(1e-13));
+  CHECK(network_prediction(net, Z) == doctest::Approx(X(0, N - 1)).epsilon(1e-13));
 
-  learn::Tape tape;
-  learn::forward(net, Z, tape);
-  learn::WeightGrads g = net.make_grads();
-  MatrixXd dZ(Z.rows(), Z.cols());
-  learn::backward(net, tape, 1.0, g, &dZ);
-  int checked = 0;
-  for (int l = 0; l < net.size(); ++l)
-    for (int s = 0; s < net.layer(l).param_count(); ++s) {
-      MatrixXd& W = net.layer(l).param(s);
-      for (Index i = 0; i < W.rows(); ++i)
-        for (Index j = 0; j < W.cols(); ++j) {
-          const double w0 = W(i, j), h = test::kFdStep * std::max(1.0, std::abs(w0));
-          W(i, j) = w0 + h;
-          const double fp = predict(net, Z);
-          W(i, j) = w0 - h;
-          const double fm = predict(net, Z);
-          W(i, j) = w0;
-          const double fd = (fp - fm) / (2 * h), ad = g.g[static_cast<std::size_t>(l)][s](i, j);
-          INFO("layer ", l, " (", net.layer(l).kind(), ") ",
-               net.layer(l).params()[static_cast<std::size_t>(s)].name, "(", i, ",", j, "): adjoint ", ad,
-               " finite difference ", fd);
-          REQUIRE(std::abs(fd - ad) <= test::kFdTol * (1 + std::abs(ad)));
-          ++checked;
-        }
-    }
-  MatrixXd Zp = Z;
-  for (Index i = 0; i < Z.rows(); ++i)
-    for (Index j = 0; j < Z.cols(); ++j) {
-      const double z0 = Z(i, j), h = test::kFdStep * std::max(1.0, std::abs(z0));
-      Zp(i, j) = z0 + h;
-      const double fp = predict(net, Zp);
-      Zp(i, j) = z0 - h;
-      const double fm = predict(net, Zp);
-      Zp(i, j) = z0;
-      const double fd = (fp - fm) / (2 * h);
-      INFO("prompt entry (", i, ",", j, "): adjoint ", dZ(i, j), " finite difference ", fd);
-      REQUIRE(std::abs(fd - dZ(i, j)) <= test::kFdTol * (1 + std::abs(dZ(i, j))));
-    }
+  MatrixXd dZ;
+  const int checked = test::check_network_gradients(net, Z, &dZ);
   // read-in 16, positions 36, 2 x (attention block 88 + MLP block 84), ln_f 8, read-out 5.
   CHECK(checked == 16 + 36 + 2 * (88 + 84) + 8 + 5);
   // Causal attention: the prediction at the last token changes with the first token's input.

@@ -5,6 +5,7 @@
 #include "icl/learn/network.hpp"
 #include "icl/model/layers.hpp"
 #include "icl/model/softmax_attention.hpp"
+#include "tests/support/network_fd.hpp"
 #include "tests/support/test_support.hpp"
 
 #include <doctest/doctest.h>
@@ -18,10 +19,7 @@ namespace {
 using test::random_matrix;
 using Act = SoftmaxAttention::Activation;
 
-// Central differences with step h = kStep * max(1, |w|); the adjoint must agree within
-// kFdTol * (1 + |adjoint|) (truncation ~h^2, rounding ~1e-16 / h: both far below this).
-constexpr double kStep = 1e-5;
-constexpr double kFdTol = 1e-6;
+// Finite differences: tests/support/network_fd.hpp (step 1e-5 * max(1, |w|), tolerance 1e-6 * (1 + |adjoint|)).
 
 void randomise(Network& net, double scale, std::uint64_t seed) {
   for (int l = 0; l < net.size(); ++l)
@@ -37,52 +35,10 @@ Eigen::MatrixXd random_prompt_matrix(int rows, int cols, std::uint64_t seed) {
   return Z;
 }
 
-double predict(const Network& net, const Eigen::MatrixXd& Z) {
-  Tape t;
-  return forward(net, Z, t);
-}
+double predict(const Network& net, const Eigen::MatrixXd& Z) { return test::network_prediction(net, Z); }
 
 // Every weight entry and every prompt entry of `net` at prompt Z: adjoint vs central differences.
-void check_gradients(Network net, const Eigen::MatrixXd& Z) {
-  Tape tape;
-  forward(net, Z, tape);
-  WeightGrads g = net.make_grads();
-  Eigen::MatrixXd dZ(Z.rows(), Z.cols());
-  backward(net, tape, 1.0, g, &dZ);
-  double worst = 0;
-  for (int l = 0; l < net.size(); ++l)
-    for (int s = 0; s < net.layer(l).param_count(); ++s) {
-      auto& W = net.layer(l).param(s);
-      for (Eigen::Index i = 0; i < W.rows(); ++i)
-        for (Eigen::Index j = 0; j < W.cols(); ++j) {
-          const double w0 = W(i, j), h = kStep * std::max(1.0, std::abs(w0));
-          W(i, j) = w0 + h;
-          const double fp = predict(net, Z);
-          W(i, j) = w0 - h;
-          const double fm = predict(net, Z);
-          W(i, j) = w0;
-          const double fd = (fp - fm) / (2 * h), ad = g.g[l][s](i, j);
-          worst = std::max(worst, std::abs(fd - ad) / (1 + std::abs(ad)));
-          INFO("layer ", l, " (", net.layer(l).kind(), ") ", net.layer(l).params()[static_cast<std::size_t>(s)].name, "(", i, ",", j,
-               "): adjoint ", ad, " finite difference ", fd);
-          REQUIRE(std::abs(fd - ad) <= kFdTol * (1 + std::abs(ad)));
-        }
-    }
-  Eigen::MatrixXd Zp = Z;
-  for (Eigen::Index i = 0; i < Z.rows(); ++i)
-    for (Eigen::Index j = 0; j < Z.cols(); ++j) {
-      const double z0 = Z(i, j), h = kStep * std::max(1.0, std::abs(z0));
-      Zp(i, j) = z0 + h;
-      const double fp = predict(net, Zp);
-      Zp(i, j) = z0 - h;
-      const double fm = predict(net, Zp);
-      Zp(i, j) = z0;
-      const double fd = (fp - fm) / (2 * h);
-      INFO("prompt entry (", i, ",", j, "): adjoint ", dZ(i, j), " finite difference ", fd);
-      REQUIRE(std::abs(fd - dZ(i, j)) <= kFdTol * (1 + std::abs(dZ(i, j))));
-    }
-  CHECK(worst <= kFdTol);
-}
+void check_gradients(const Network& net, const Eigen::MatrixXd& Z) { CHECK(test::check_network_gradients(net, Z) > 0); }
 
 Network lsa_stack(int rows, int L, bool masked) {
   Network n;
