@@ -3,7 +3,7 @@
 #include "icl/claim/param_names.hpp"
 #include "icl/execute/executor.hpp"
 #include "icl/montecarlo/montecarlo.hpp"
-#include "icl/montecarlo/ranks.hpp"
+#include "icl/execute/ranks.hpp"
 #include "icl/report/paper.hpp"
 #include "icl/report/provenance.hpp"
 #include "icl/verdict/mutation.hpp"
@@ -473,7 +473,7 @@ int run_command(const RunOptions& o) {
     }
   prepare_output_folder(o.out, "--out");
   std::vector<std::string> expectation_failed;  // "claim (verdict)" for each claim whose verdict differs
-  // Under mpirun every rank runs every claim on the same numbers (montecarlo/ranks.hpp); rank 0 writes.
+  // Under mpirun every rank runs every claim on the same numbers (execute/ranks.hpp); rank 0 writes.
   const bool lead = rank_comm().rank == 0;
   for (const auto& p : plan) {
     std::map<std::string, std::string> files;

@@ -1,9 +1,9 @@
 // MPI start-up for the icl-verify command (built only where Open MPI is found; see CMakeLists.txt).
-// Installs the communicator of lib/icl/montecarlo/ranks.hpp. A process started without a launcher is a
+// Installs the communicator of lib/icl/execute/ranks.hpp. A process started without a launcher is a
 // singleton: rank 0 of 1, the same as a build without MPI, and MPI is not initialised at all.
 #include "icl/cli/ranks_mpi.hpp"
 
-#include "icl/montecarlo/ranks.hpp"
+#include "icl/execute/ranks.hpp"
 
 // The C API only (Open MPI's deprecated C++ bindings warn under -Wextra).
 #define OMPI_SKIP_MPICXX 1

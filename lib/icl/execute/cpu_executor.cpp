@@ -3,7 +3,7 @@
 #include "icl/execute/executor.hpp"
 
 #include "icl/execute/thread_pool.hpp"
-#include "icl/montecarlo/ranks.hpp"
+#include "icl/execute/ranks.hpp"
 
 #include <algorithm>
 #include <atomic>

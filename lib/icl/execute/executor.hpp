@@ -60,7 +60,7 @@ public:
 std::unique_ptr<Executor> make_executor(Backend backend, int threads);
 
 // The backend of the process (`--backend`, default cpu): what the trainer and the Monte Carlo loss of a trained
-// network use, like the process's MPI communicator (montecarlo/ranks.hpp).
+// network use, like the process's MPI communicator (execute/ranks.hpp).
 Backend default_backend();
 void set_default_backend(Backend b);
 

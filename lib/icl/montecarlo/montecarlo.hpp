@@ -6,8 +6,8 @@
 // whatever the thread count. A run can be extended (sequential designs): prompts already done are
 // kept, new chunks are appended.
 #pragma once
+#include "icl/execute/ranks.hpp"
 #include "icl/execute/thread_pool.hpp"
-#include "icl/montecarlo/ranks.hpp"
 
 #include <algorithm>
 #include <atomic>

@@ -1,7 +1,7 @@
 #include "icl/report/provenance.hpp"
 
 #include "icl/execute/executor.hpp"
-#include "icl/montecarlo/ranks.hpp"
+#include "icl/execute/ranks.hpp"
 #include "icl/verdict/mutation.hpp"
 
 #include <CLI/Version.hpp>
@@ -66,7 +66,7 @@ nlohmann::ordered_json provenance_json(const std::string& command, std::chrono::
   j["libraries"] = b.libraries;
   j["backend"] = "cpu";
   j["backend"] = execute::to_string(execute::default_backend());  // --backend (execute/executor.hpp)
-  j["ranks"] = rank_comm().size;  // MPI ranks that shared the run (montecarlo/ranks.hpp)
+  j["ranks"] = rank_comm().size;  // MPI ranks that shared the run (execute/ranks.hpp)
   j["started_at"] = iso8601_utc(started_at);
   j["command"] = command;
   try {  // a deliberately perturbed run (bench/mutate.py) says so in every report

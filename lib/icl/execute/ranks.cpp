@@ -1,4 +1,4 @@
-#include "icl/montecarlo/ranks.hpp"
+#include "icl/execute/ranks.hpp"
 
 namespace icl {
 RankComm& rank_comm() {
