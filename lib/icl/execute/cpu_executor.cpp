@@ -6,7 +6,6 @@
 #include "icl/execute/ranks.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <bit>
 #include <stdexcept>
 
@@ -51,20 +50,16 @@ public:
     const std::uint64_t chunks = (count + kLossChunk - 1) / kLossChunk;
     const RankComm& comm = rank_comm();
     const auto ranks = static_cast<std::uint64_t>(comm.size), me = static_cast<std::uint64_t>(comm.rank);
-    std::atomic<std::uint64_t> next{0};
-    run_on_threads(static_cast<int>(std::min<std::uint64_t>(static_cast<std::uint64_t>(threads_), std::max<std::uint64_t>(chunks, 1))),
-                   [&](int) {
-                     learn::PromptDrawer draw = source.make_drawer();
-                     learn::Tape tape;
-                     Eigen::MatrixXd Z(source.rows, source.cols);
-                     for (std::uint64_t c; (c = next.fetch_add(1)) < chunks;) {
-                       if (c % ranks != me) continue;
-                       for (std::uint64_t i = c * kLossChunk; i < std::min(count, (c + 1) * kLossChunk); ++i) {
-                         const double yq = draw(seed, purpose, i, Z);
-                         out[static_cast<std::size_t>(i)] = loss(learn::forward(net, Z, tape), yq);
-                       }
-                     }
-                   });
+    parallel_tasks(chunks, threads_, [&] {
+      return [&, draw = source.make_drawer(), tape = learn::Tape(),
+              Z = Eigen::MatrixXd(source.rows, source.cols)](std::uint64_t c) mutable {
+        if (c % ranks != me) return;
+        for (std::uint64_t i = c * kLossChunk; i < std::min(count, (c + 1) * kLossChunk); ++i) {
+          const double yq = draw(seed, purpose, i, Z);
+          out[static_cast<std::size_t>(i)] = loss(learn::forward(net, Z, tape), yq);
+        }
+      };
+    });
     if (ranks > 1) {  // every rank gets every loss bit for bit: each contributes its chunks' bits, zero elsewhere
       std::vector<std::uint64_t> w(out.size());
       for (std::size_t i = 0; i < out.size(); ++i)
@@ -88,10 +83,8 @@ public:
       if (chunk_grad_.size() < chunks) chunk_grad_.resize(chunks);
       for (std::uint64_t c = 0; c < chunks; ++c) chunk_grad_[c].setZero(params.size());
     }
-    std::atomic<std::uint64_t> next{0};
-    run_on_threads(static_cast<int>(std::min<std::uint64_t>(static_cast<std::uint64_t>(threads_), chunks)), [&](int w) {
-      Worker& k = workers_[static_cast<std::size_t>(w)];
-      for (std::uint64_t c; (c = next.fetch_add(1)) < chunks;) {
+    parallel_tasks(chunks, threads_, [&](int w) {  // per-thread drawers and accumulators kept between calls
+      return [&, &k = workers_[static_cast<std::size_t>(w)]](std::uint64_t c) {
         if (grad) k.grads.zero();
         double sum = 0;
         const std::uint64_t end = std::min(count, (c + 1) * kBatchChunk);
@@ -103,7 +96,7 @@ public:
         }
         chunk_loss_[c] = sum;
         if (grad) params.pullback(k.grads, chunk_grad_[c]);
-      }
+      };
     });
     double total = 0;
     for (std::uint64_t c = 0; c < chunks; ++c) total += chunk_loss_[c];

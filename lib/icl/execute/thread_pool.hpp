@@ -16,6 +16,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <type_traits>
 
 namespace icl::execute {
 
@@ -31,16 +32,21 @@ bool inside_pool();
 // The number of threads the machine offers (at least 1).
 int hardware_threads();
 
-// Calls worker(task) for task in [0, tasks) on `threads` threads; make_worker() is called once per participating
-// thread (it owns that thread's scratch, so nothing is allocated per task) and returns the callable. Which thread
-// runs which task is not fixed: store results by task index.
+// Calls worker(task) for task in [0, tasks) on min(threads, tasks) threads; make_worker() is called once per
+// participating thread (it owns that thread's scratch, so nothing is allocated per task) and returns the callable;
+// make_worker(worker) instead, if it takes the thread's number (run_on_threads: distinct within the call, below
+// `threads`), for callers that keep per-thread state of their own. Which thread runs which task is not fixed:
+// store results by task index.
 template <class MakeWorker>
 void parallel_tasks(std::uint64_t tasks, int threads, MakeWorker&& make_worker) {
   if (tasks == 0) return;
   std::atomic<std::uint64_t> next{0};
   const int t = static_cast<int>(std::min<std::uint64_t>(static_cast<std::uint64_t>(std::max(1, threads)), tasks));
-  run_on_threads(t, [&](int) {
-    auto worker = make_worker();
+  run_on_threads(t, [&](int w) {
+    auto worker = [&] {
+      if constexpr (std::is_invocable_v<MakeWorker&, int>) return make_worker(w);
+      else return make_worker();
+    }();
     for (std::uint64_t i; (i = next.fetch_add(1)) < tasks;) worker(i);
   });
 }

@@ -7,7 +7,6 @@
 
 #include <fmt/format.h>
 
-#include <atomic>
 #include <map>
 #include <mutex>
 #include <cmath>
@@ -66,11 +65,10 @@ Eigen::MatrixXd conditional_batch(const Transformer& features, const GaussianIcl
   std::map<std::uint64_t, std::pair<Eigen::MatrixXd, Eigen::MatrixXd>> pending;
   std::uint64_t merged = 0;
   std::mutex merge_mutex;
-  std::atomic<std::uint64_t> next{0};
-  auto body = [&] {
-    GammaRegressionWorker worker(features, model, shape, seed, purpose, sign);
-    Eigen::MatrixXd U(p, static_cast<Eigen::Index>(chunk)), W(m, static_cast<Eigen::Index>(chunk));
-    for (std::uint64_t c; (c = next.fetch_add(1)) < chunks;) {
+  execute::parallel_tasks(chunks, threads, [&] {
+    return [&, worker = GammaRegressionWorker(features, model, shape, seed, purpose, sign),
+            U = Eigen::MatrixXd(p, static_cast<Eigen::Index>(chunk)),
+            W = Eigen::MatrixXd(m, static_cast<Eigen::Index>(chunk))](std::uint64_t c) mutable {
       for (std::uint64_t i = 0; i < chunk; ++i)
         worker.context(c * chunk + i, U.col(static_cast<Eigen::Index>(i)).data(), W.col(static_cast<Eigen::Index>(i)).data());
       Eigen::MatrixXd uu = U * U.transpose();
@@ -81,9 +79,8 @@ Eigen::MatrixXd conditional_batch(const Transformer& features, const GaussianIcl
         SUU += it->second.first;
         SUw += it->second.second;
       }
-    }
-  };
-  execute::run_on_threads(static_cast<int>(std::min<std::uint64_t>(std::max(1, threads), chunks)), [&](int) { body(); });
+    };
+  });
   const Eigen::MatrixXd Sigma_u = Psi.topLeftCorner(p, p), C = Psi.topRightCorner(p, m);
   return -psd_pinv(SUU, 1e-10) * (sign * SUw * C.transpose()) * psd_pinv(Sigma_u, 1e-10);
 }
@@ -122,12 +119,10 @@ GammaLeastSquares mc_least_squares_gamma(const Transformer& feature_layers, cons
     std::map<std::uint64_t, std::pair<Eigen::MatrixXd, Eigen::VectorXd>> pending;
     std::uint64_t merged = 0;
     std::mutex merge_mutex;
-    std::atomic<std::uint64_t> next{0};
-    auto body = [&] {
-      GammaRegressionWorker worker(feature_layers, model, shape, seed, pk, sign);
-      Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> F(kChunk, P2);
-      Eigen::VectorXd y(kChunk);
-      for (std::uint64_t c; (c = next.fetch_add(1)) < chunks_per_batch;) {
+    using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+    execute::parallel_tasks(chunks_per_batch, threads, [&] {
+      return [&, worker = GammaRegressionWorker(feature_layers, model, shape, seed, pk, sign),
+              F = RowMajor(kChunk, P2), y = Eigen::VectorXd(kChunk)](std::uint64_t c) mutable {
         for (std::uint64_t i = 0; i < kChunk; ++i) worker(c * kChunk + i, F.row(static_cast<Eigen::Index>(i)).data(), y[i]);
         Eigen::MatrixXd Eff = F.transpose() * F;
         Eigen::VectorXd Efy = F.transpose() * y;
@@ -137,10 +132,8 @@ GammaLeastSquares mc_least_squares_gamma(const Transformer& feature_layers, cons
           A += it->second.first;
           r += it->second.second;
         }
-      }
-    };
-    execute::run_on_threads(static_cast<int>(std::min<std::uint64_t>(std::max(1, threads), chunks_per_batch)),
-                            [&](int) { body(); });
+      };
+    });
     const Eigen::VectorXd v = -psd_pinv(A, 1e-10) * r;
     Eigen::MatrixXd G(p, p);
     for (int j = 0; j < p; ++j)

@@ -10,7 +10,6 @@
 #include "icl/execute/thread_pool.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <bit>
 #include <cstdint>
 #include <vector>
@@ -78,21 +77,18 @@ public:
     // Under K MPI ranks (ranks.hpp) this process computes the chunks c with c mod K == its rank.
     const RankComm& comm = rank_comm();
     const auto ranks = static_cast<std::uint64_t>(comm.size), me = static_cast<std::uint64_t>(comm.rank);
-    std::atomic<std::uint64_t> next{first};
-    auto body = [&] {
-      auto worker = make_worker();
-      std::vector<double> out(dims_);
-      for (std::uint64_t c; (c = next.fetch_add(1)) < last;) {
-        if (c % ranks != me) continue;
+    execute::parallel_tasks(last - first, threads_, [&] {
+      return [&, worker = make_worker(), out = std::vector<double>(dims_)](std::uint64_t k) mutable {
+        const std::uint64_t c = first + k;
+        if (c % ranks != me) return;
         Accumulator acc(dims_);
         for (std::uint64_t i = c * kChunk; i < (c + 1) * kChunk; ++i) {
           worker(i, out.data());
           acc.add(out.data());
         }
         chunks_[c] = std::move(acc);
-      }
-    };
-    execute::run_on_threads(static_cast<int>(std::min<std::uint64_t>(threads_, last - first)), [&](int) { body(); });
+      };
+    });
     if (ranks > 1) share_chunks(first, last);
   }
 

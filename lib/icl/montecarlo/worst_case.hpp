@@ -12,7 +12,6 @@
 #pragma once
 #include "icl/execute/thread_pool.hpp"
 
-#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -65,11 +64,8 @@ WorstCase worst_over_prompts(std::uint64_t count, int dims, int threads, MakeWor
   constexpr std::uint64_t chunk = 64;
   const std::uint64_t chunks = (count + chunk - 1) / chunk;
   std::vector<WorstCase> slots(chunks, WorstCase(dims));
-  std::atomic<std::uint64_t> next{0};
-  auto body = [&] {
-    auto worker = make_worker();
-    std::vector<double> out(static_cast<std::size_t>(dims));
-    for (std::uint64_t c; (c = next.fetch_add(1)) < chunks;) {
+  execute::parallel_tasks(chunks, threads, [&] {
+    return [&, worker = make_worker(), out = std::vector<double>(static_cast<std::size_t>(dims))](std::uint64_t c) mutable {
       WorstCase w(dims);
       for (std::uint64_t i = c * chunk; i < std::min(count, (c + 1) * chunk); ++i) {
         if constexpr (std::is_same_v<decltype(worker(i, out.data())), bool>) {
@@ -81,11 +77,8 @@ WorstCase worst_over_prompts(std::uint64_t count, int dims, int threads, MakeWor
         }
       }
       slots[c] = std::move(w);
-    }
-  };
-  const int t = static_cast<int>(std::min<std::uint64_t>(static_cast<std::uint64_t>(std::max(1, threads)),
-                                                         std::max<std::uint64_t>(chunks, 1)));
-  execute::run_on_threads(t, [&](int) { body(); });
+    };
+  });
   WorstCase total(dims);
   for (const auto& s : slots) total.merge(s);
   return total;
