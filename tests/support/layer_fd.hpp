@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <string>
 
 namespace icl::test {
 
@@ -26,40 +27,36 @@ inline void randomise_layer(layers::Layer& layer, double scale, std::uint64_t se
   }
 }
 
+// Every entry of X against central differences of f (each entry perturbed in place and restored): the adjoint's
+// entry must agree within kFdTol * (1 + |adjoint|). `what` names X in the failure message. Returns X's size.
+inline Eigen::Index check_entries(Eigen::MatrixXd& X, const Eigen::MatrixXd& adjoint, const std::function<double()>& f,
+                                  const std::string& what) {
+  for (Eigen::Index i = 0; i < X.rows(); ++i)
+    for (Eigen::Index j = 0; j < X.cols(); ++j) {
+      const double x0 = X(i, j), h = kFdStep * std::max(1.0, std::abs(x0));
+      X(i, j) = x0 + h;
+      const double fp = f();
+      X(i, j) = x0 - h;
+      const double fm = f();
+      X(i, j) = x0;
+      const double fd = (fp - fm) / (2 * h), ad = adjoint(i, j);
+      INFO(what, "(", i, ",", j, "): adjoint ", ad, " finite difference ", fd);
+      REQUIRE(std::abs(fd - ad) <= kFdTol * (1 + std::abs(ad)));
+    }
+  return X.size();
+}
+
 // Compares the analytic derivative of f with respect to every entry of every parameter and of Z with central
 // differences of f; `grads` and `dZ` hold the adjoint's answer at the unperturbed point.
 inline void compare_with_differences(layers::Layer& layer, Eigen::MatrixXd Z, const layers::Grads& grads,
                                      const Eigen::MatrixXd& dZ,
                                      const std::function<double(const layers::Layer&, const Eigen::MatrixXd&)>& f,
                                      const char* what) {
-  for (int p = 0; p < layer.param_count(); ++p) {
-    auto& W = layer.param(p);
-    for (Eigen::Index i = 0; i < W.rows(); ++i)
-      for (Eigen::Index j = 0; j < W.cols(); ++j) {
-        const double w0 = W(i, j), h = kFdStep * std::max(1.0, std::abs(w0));
-        W(i, j) = w0 + h;
-        const double fp = f(layer, Z);
-        W(i, j) = w0 - h;
-        const double fm = f(layer, Z);
-        W(i, j) = w0;
-        const double fd = (fp - fm) / (2 * h), ad = grads[p](i, j);
-        INFO(layer.kind(), " ", what, ": parameter ", layer.params()[static_cast<std::size_t>(p)].name, "(", i, ",", j,
-             "): adjoint ", ad, " finite difference ", fd);
-        REQUIRE(std::abs(fd - ad) <= kFdTol * (1 + std::abs(ad)));
-      }
-  }
-  for (Eigen::Index i = 0; i < Z.rows(); ++i)
-    for (Eigen::Index j = 0; j < Z.cols(); ++j) {
-      const double z0 = Z(i, j), h = kFdStep * std::max(1.0, std::abs(z0));
-      Z(i, j) = z0 + h;
-      const double fp = f(layer, Z);
-      Z(i, j) = z0 - h;
-      const double fm = f(layer, Z);
-      Z(i, j) = z0;
-      const double fd = (fp - fm) / (2 * h);
-      INFO(layer.kind(), " ", what, ": input (", i, ",", j, "): adjoint ", dZ(i, j), " finite difference ", fd);
-      REQUIRE(std::abs(fd - dZ(i, j)) <= kFdTol * (1 + std::abs(dZ(i, j))));
-    }
+  const std::function<double()> at = [&] { return f(layer, Z); };
+  const std::string prefix = std::string(layer.kind()) + " " + what + ": ";
+  for (int p = 0; p < layer.param_count(); ++p)
+    check_entries(layer.param(p), grads[p], at, prefix + "parameter " + layer.params()[static_cast<std::size_t>(p)].name);
+  check_entries(Z, dZ, at, prefix + "input ");
 }
 
 // The whole check for one layer at input Z: full forward/backward and the query path.
