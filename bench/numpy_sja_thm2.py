@@ -9,7 +9,7 @@ Layer 1 (App. C bilinear, as in constructions/sja_appC.cpp): Z_top += (W0 Z_top)
 Z_top = the first dbar rows.
 Layer 2 (linear self-attention, masked, scale 1/n): Z += (1/n) P (Z M Z^T) Q Z with P = e e^T,
 Q = diag(Gamma, 0), Gamma = -E[xbar xbar^T]^{-1}, M = diag(I_n, 0): the same re-associated product as
-lib/icl/model/layers.cpp, computed in full (no use of the sparsity of P, Q, W0, W1).
+lib/icl/layers/lsa.cpp and bilinear.cpp, computed in full (no use of the sparsity of P, Q, W0, W1).
 Loss: (yhat + y_q)^2, yhat = Z[dbar, n] after both layers.
 
 Random numbers come from NumPy's PCG64, not Philox, so the estimate agrees with the C++ one only

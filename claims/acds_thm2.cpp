@@ -168,7 +168,7 @@ ClaimResult run(const ClaimContext& ctx) {
     EqualityOutcome o;
     if (searched) {
       const auto model = GaussianIclModel::from_task(PolynomialTask::linear(d), I);
-      const Transformer net = diag.network(dg.best.theta).to_transformer();
+      const Transformer net = diag.network(dg.best.theta);
       const PromptShape shape = acds_shape(d, n);
       const std::uint64_t purpose = ctx.purpose(c.label() + "/mc");
       auto make_worker = [&] { return ModelPromptWorker(net, model, shape, ctx.seed, purpose); };

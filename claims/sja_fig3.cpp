@@ -86,7 +86,7 @@ ClaimResult run(const ClaimContext& ctx) {
   attention.layers.push_back(block.layers.at(1));
   const GaussianIclModel model = GaussianIclModel::from_task(task, Eigen::MatrixXd::Identity(d, d));
   const Eigen::MatrixXd Psi =
-      query_moment_matrix(model, bilinear_features(std::get<BilinearLayer>(block.layers.at(0)), d, dbar));
+      query_moment_matrix(model, bilinear_features(block.layer_as<layers::Bilinear>(0).spec(), d, dbar));
   double vr_min = 1e300, vr_max = 0;
 
   // Exact and Monte Carlo losses per n.

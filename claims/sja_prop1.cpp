@@ -128,7 +128,7 @@ StackSearch optimise_stack(const ClaimContext& ctx, const std::string& label, co
   s.search = search_maximum(pr, b, ctx.seed, ctx.purpose(label + "/starts"));
   s.theta = s.search.best.size() ? s.search.best : pr.structured.front().second;
   s.best_test = -s.search.best_value;
-  s.stack = p.network(s.theta).to_transformer();
+  s.stack = p.network(s.theta);
   return s;
 }
 

@@ -90,7 +90,7 @@ ClaimResult run(const ClaimContext& ctx) {
     attention.layers.push_back(block.layers.at(1));
     const GaussianIclModel model = GaussianIclModel::from_task(task, Eigen::MatrixXd::Identity(d, d));
     if (!psi.count(d))
-      psi[d] = query_moment_matrix(model, bilinear_features(std::get<BilinearLayer>(block.layers.at(0)), d, dbar));
+      psi[d] = query_moment_matrix(model, bilinear_features(block.layer_as<layers::Bilinear>(0).spec(), d, dbar));
     auto make_worker = [&] { return QueryConditionalWorker(features, attention, model, psi[d], shape, ctx.seed, purpose); };
     auto o = sequential_equality(ctx, alpha_case, stated, exact, tol, exact_tol, QueryConditionalWorker::dims, 1, 2048,
                                  make_worker, 16384, /*until_exact_decided=*/true,

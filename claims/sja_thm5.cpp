@@ -185,7 +185,7 @@ ClaimResult run(const ClaimContext& ctx) {
       // The query integrated out exactly given the context (least_squares_gamma.hpp, conditional form): Psi holds the
       // exact second moments of the query's (features of the real layer, label basis), not Gamma* or the loss.
       const Eigen::MatrixXd Psi =
-          query_moment_matrix(pd.model, bilinear_features(std::get<BilinearLayer>(features.layers[0]), d, dbar));
+          query_moment_matrix(pd.model, bilinear_features(features.layer_as<layers::Bilinear>(0).spec(), d, dbar));
       // Two looks (Bonferroni: alpha_each / 2 each): the budget, then, only where the fit's norm is still too
       // noisy to agree or disagree with the exact value, a fresh fit on 4x the budget.
       for (int look = 0; look < 2; ++look) {

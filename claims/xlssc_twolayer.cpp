@@ -55,7 +55,7 @@ enum : int { kLoss = 0, kExcess, kY2, kCross, kEq5Loss, kEps, kDims };
 
 class TwoLayerWorker {
 public:
-  TwoLayerWorker(const AttentionStack& model, int d, int D, std::uint64_t seed, std::uint64_t purpose)
+  TwoLayerWorker(const Network& model, int d, int D, std::uint64_t seed, std::uint64_t purpose)
       : model_(&model), d_(d), D_(D), seed_(seed), purpose_(purpose), X_(d, D + 1), theta_(d), y_(D + 1),
         Z_(d + 1, 2 * D + 1) {}
   void operator()(std::uint64_t i, double* out) {
@@ -65,8 +65,7 @@ public:
     rng.fill_normal(X_);
     y_ = theta_.transpose() * X_;
     embed_unstructured(X_, y_.head(D_), Z_);
-    model_->forward(Z_, /*prediction_only=*/true);
-    const double yhat = unstructured_prediction(Z_), yq = y_[D_];
+    const double yhat = model_->predict(Z_, ws_), yq = y_[D_];
     const double m = xlssc::eq5_main_term(X_, theta_);
     out[kLoss] = (yhat - yq) * (yhat - yq);
     out[kExcess] = yhat * yhat - 2 * yhat * yq;
@@ -77,7 +76,8 @@ public:
   }
 
 private:
-  const AttentionStack* model_;
+  const Network* model_;
+  ForwardWorkspace ws_;
   int d_, D_;
   std::uint64_t seed_, purpose_;
   Eigen::MatrixXd X_;
@@ -120,7 +120,7 @@ ClaimResult run(const ClaimContext& ctx) {
   std::string eq5, worse_than_zero;
   for (const auto& c : ctx.cases) {
     const int d = c.geti("d"), D = c.geti("D");
-    const AttentionStack model = xlssc::twolayer(d, D);
+    const Network model = xlssc::twolayer(d, D);
     const std::uint64_t purpose = ctx.purpose(c.label());
     auto make_worker = [&] { return TwoLayerWorker(model, d, D, ctx.seed, purpose); };
     const auto looks = sequential_looks(2048, std::max<std::uint64_t>(ctx.samples, 2048));

@@ -6,7 +6,7 @@
 // -<x_q, w_gd^l>, where w_gd^0 = 0 and w_gd^{l+1} = w_gd^l - A_l grad R(w_gd^l),
 // R(w) = (1/2n) sum_i (w^T x_i - w_*^T x_i)^2.
 #pragma once
-#include "icl/model/layers.hpp"
+#include "icl/layers/network.hpp"
 
 #include <Eigen/Dense>
 #include <vector>

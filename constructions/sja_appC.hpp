@@ -9,7 +9,7 @@
 // Attention: P = e e^T, Q = diag(Gamma, 0), Gamma = -E[xbar xbar^T]^{-1}.
 #pragma once
 #include "icl/algebra/gaussian_moments.hpp"
-#include "icl/model/layers.hpp"
+#include "icl/layers/network.hpp"
 
 #include <Eigen/Dense>
 #include <vector>

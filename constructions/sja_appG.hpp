@@ -11,7 +11,7 @@
 // blocks b_l = (1, x[1..d], x[1]x[l%d], ..., x[d]x[l%d]), W^(0) = 0, step eta^(l) = -Gamma^(l)^T.
 #pragma once
 #include "icl/algebra/gaussian_moments.hpp"
-#include "icl/model/layers.hpp"
+#include "icl/layers/network.hpp"
 
 #include <Eigen/Dense>
 #include <vector>

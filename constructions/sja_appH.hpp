@@ -14,7 +14,7 @@
 // monomials of degree <= p, and C(d+p-2, p-1) * p <= max(d, p)^min(d, p).
 #pragma once
 #include "icl/algebra/gaussian_moments.hpp"
-#include "icl/model/layers.hpp"
+#include "icl/layers/network.hpp"
 
 #include <Eigen/Dense>
 #include <string>

@@ -8,7 +8,7 @@
 //   h^(l) = h^(l-1) + (A0_l [1; x; h^(l-1)]) .* (A1_l [1; x; h^(l-1)]),   A0_l, A1_l in R^{h x (1+d+h)},
 // i.e. a BilinearLayer with W = [0; A] (the first d+1 rows zero, so 1 and x stay in the residual stream).
 #pragma once
-#include "icl/model/layers.hpp"
+#include "icl/layers/network.hpp"
 
 #include <Eigen/Dense>
 #include <vector>

@@ -10,7 +10,7 @@
 // vii - vjj (d - 1 of them), and 1 on every x_j and x_i x_j (n1 = d(d+1)/2 of them). lam- < 1.
 #pragma once
 #include "icl/model/gaussian_model.hpp"
-#include "icl/model/layers.hpp"
+#include "icl/layers/network.hpp"
 
 #include <string>
 #include <vector>

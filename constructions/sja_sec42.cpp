@@ -55,8 +55,8 @@ std::string to_string(Sec42Stack s) {
   }
 }
 
-std::vector<Layer> sec42_feature_layers(Sec42Stack s) {
-  std::vector<Layer> layers;
+std::vector<layers::LayerPtr> sec42_feature_layers(Sec42Stack s) {
+  std::vector<layers::LayerPtr> layers;
   if (s == Sec42Stack::sparse_quadratic) {
     BilinearLayer b = empty_bilinear();
     int k = 1;
@@ -93,10 +93,10 @@ std::vector<Layer> sec42_feature_layers(Sec42Stack s) {
 std::vector<Polynomial<Rational>> sec42_features(Sec42Stack s) {
   auto rows = sja_feature_rows<Rational>(D, W);
   for (const auto& layer : sec42_feature_layers(s)) {
-    if (const auto* b = std::get_if<BilinearLayer>(&layer)) {
-      apply_symbolic(*b, rows);
+    if (const auto* b = dynamic_cast<const layers::Bilinear*>(layer.get())) {
+      apply_symbolic(b->spec(), rows);
     } else {
-      const auto& a = std::get<LinearSelfAttention>(layer);
+      const LinearSelfAttention a = dynamic_cast<const layers::Lsa&>(*layer).spec();
       // Only the copy_row form is used here; anything else has no exact per-column effect.
       for (int t = 0; t < W; ++t)
         for (int src = 0; src < W; ++src)
@@ -117,8 +117,8 @@ bool is_sparse_bilinear(const BilinearLayer& b, int d) {
 
 bool sec42_all_bilinear_sparse(Sec42Stack s) {
   for (const auto& layer : sec42_feature_layers(s))
-    if (const auto* b = std::get_if<BilinearLayer>(&layer))
-      if (!is_sparse_bilinear(*b, D)) return false;
+    if (const auto* b = dynamic_cast<const layers::Bilinear*>(layer.get()))
+      if (!is_sparse_bilinear(b->spec(), D)) return false;
   return true;
 }
 

@@ -17,7 +17,7 @@
 //                    row r of every column, exactly (the ones row averages to 1).
 #pragma once
 #include "icl/algebra/gaussian_moments.hpp"
-#include "icl/model/layers.hpp"
+#include "icl/layers/network.hpp"
 #include "icl/model/tasks.hpp"
 
 #include <Eigen/Dense>
@@ -35,7 +35,7 @@ enum class Sec42Stack { sparse_quadratic, dense, sparse_escape };
 std::string to_string(Sec42Stack s);
 
 // The layers before the final attention.
-std::vector<Layer> sec42_feature_layers(Sec42Stack s);
+std::vector<layers::LayerPtr> sec42_feature_layers(Sec42Stack s);
 // The 15 feature rows (1, x, scratch) of one column after those layers, as exact polynomials: bilinear
 // layers through apply_symbolic with their real weights, the row-writing attention layers by the
 // identity above (the Monte Carlo run through the real forward pass checks both).

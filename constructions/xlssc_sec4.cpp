@@ -12,7 +12,7 @@ const MutationSite kV1{"xlssc.twolayer/V1", "xlssc.twolayer", "layer 1: W_out W^
 const MutationSite kK2{"xlssc.twolayer/K2", "xlssc.twolayer", "layer 2: W^K W^Q = I / log D", true};
 }  // namespace
 
-AttentionStack twolayer(int d, int D) {
+Network twolayer(int d, int D) {
   const int r = d + 1;
   SoftmaxAttention l1;
   l1.V = Eigen::MatrixXd::Identity(r, r);  // W_out W^V = I
@@ -28,7 +28,10 @@ AttentionStack twolayer(int d, int D) {
   l2.causal = true;
   l1.V = kV1(l1.V);
   l2.K = kK2(l2.K);
-  return AttentionStack{{l1, l2}};
+  Network n;
+  n.rows = r;
+  n.add(l1).add(l2);
+  return n;
 }
 
 double eq5_main_term(const Eigen::Ref<const Eigen::MatrixXd>& X, const Eigen::Ref<const Eigen::VectorXd>& theta) {

@@ -8,13 +8,14 @@
 //   claimed: yhat_q ~ x_q^T (sum_i (1/i - 1/(2D)) x_i x_i^T) theta / log D + eps / log D ~ y_q.
 // One-layer attention (Sec. 4.2): yhat_q = v^T E phi(E^T K e_q + M) with v the last row of W_out W^V.
 #pragma once
+#include "icl/layers/network.hpp"
 #include "icl/model/softmax_attention.hpp"
 
 #include <Eigen/Dense>
 
 namespace icl::xlssc {
 
-AttentionStack twolayer(int d, int D);
+Network twolayer(int d, int D);  // two layers::SoftmaxAttention
 // yhat of eq. (5) without the cross terms: x_q^T (sum_i (1/i - 1/(2D)) x_i x_i^T) theta / log D.
 double eq5_main_term(const Eigen::Ref<const Eigen::MatrixXd>& X, const Eigen::Ref<const Eigen::VectorXd>& theta);
 // One layer whose output row is v (V = e_last v^T) and score matrix K.

@@ -16,7 +16,7 @@
 #include "icl/exact/optimal_attention.hpp"
 #include "icl/model/attention_weights.hpp"
 #include "icl/model/gaussian_model.hpp"
-#include "icl/model/layers.hpp"
+#include "icl/layers/network.hpp"
 #include "icl/montecarlo/prompt_loss.hpp"
 #include "icl/montecarlo/statistics.hpp"
 #include "icl/report/quantities.hpp"

@@ -308,7 +308,7 @@ Verdict run_case(const ClaimContext& ctx, const Case& c, const Settings& s, doub
   // 5. The exact loss at the point against Monte Carlo through the real forward pass: y = <w, x> with
   //    w ~ N(0, Sigma^-1) drawn as y = sum_m u_m (L^-1 x)_m, u ~ N(0, I), Sigma = L L^T.
   const GaussianIclModel model = acds_exp::inverse_weight_model(sigma);
-  const Transformer net = fam.network(th).to_transformer();
+  const Transformer net = fam.network(th);
   const PromptShape shape = acds_shape(d, n);
   const std::uint64_t purpose = ctx.purpose(tag + "/mc");
   const Tolerance tol{s.mc_tolerance, 0.0};

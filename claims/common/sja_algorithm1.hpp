@@ -14,7 +14,7 @@
 // theta = (a_0, ..., a_{dbar-1}, b_0, ..., b_{dbar-1}), each of length d+1.
 #pragma once
 #include "icl/exact/sparse_attention.hpp"
-#include "icl/model/layers.hpp"
+#include "icl/layers/network.hpp"
 
 #include <Eigen/Dense>
 

@@ -7,7 +7,7 @@
 #include "icl/claim/case_json.hpp"
 #include "icl/claim/claim.hpp"
 #include "icl/exact/lower_bounds.hpp"
-#include "icl/model/layers.hpp"
+#include "icl/layers/network.hpp"
 #include "icl/verdict/decision.hpp"
 
 #include <cmath>

@@ -28,7 +28,7 @@
 #include "icl/exact/feature_moments.hpp"
 #include "icl/exact/optimal_attention.hpp"
 #include "icl/model/gaussian_model.hpp"
-#include "icl/model/layers.hpp"
+#include "icl/layers/network.hpp"
 #include "icl/model/prompt.hpp"
 #include "icl/montecarlo/prompt_loss.hpp"
 #include "icl/report/quantities.hpp"

@@ -3,7 +3,7 @@
 // several random points.
 #include "icl/layers/lsa.hpp"
 #include "icl/learn/network.hpp"
-#include "icl/model/layers.hpp"
+#include "icl/layers/network.hpp"
 #include "icl/model/softmax_attention.hpp"
 #include "tests/support/network_fd.hpp"
 #include "tests/support/test_support.hpp"
@@ -47,7 +47,7 @@ Network lsa_stack(int rows, int L, bool masked) {
   return n;
 }
 
-TEST_CASE("learn: forward pass equals the project's layers (lsa, bilinear, softmax)") {
+TEST_CASE("learn: the training forward pass equals the in-place pass (lsa, bilinear, softmax)") {
   for (std::uint64_t seed : {1u, 2u, 3u}) {
     // sja-shaped bilinear Transformer (2 blocks) and acds/zfb LSA stacks.
     Network sja;
@@ -57,7 +57,7 @@ TEST_CASE("learn: forward pass equals the project's layers (lsa, bilinear, softm
     const Eigen::MatrixXd Z = random_prompt_matrix(7, 9, seed + 100);
     Eigen::MatrixXd Zt = Z;
     ForwardWorkspace ws;
-    sja.to_transformer().forward(Zt, ws);
+    sja.forward(Zt, ws);  // apply(): the kernels the Monte Carlo workers run
     CHECK(predict(sja, Z) == doctest::Approx(prediction(Zt)).epsilon(1e-12));
     Eigen::MatrixXd Zf = Z;
     forward_full(sja, Zf);
@@ -68,7 +68,7 @@ TEST_CASE("learn: forward pass equals the project's layers (lsa, bilinear, softm
     randomise(zfb, 0.4, seed + 7);
     const Eigen::MatrixXd E = random_prompt_matrix(4, 6, seed + 200);
     Eigen::MatrixXd Et = E;
-    zfb.to_transformer().forward(Et, ws);
+    zfb.forward(Et, ws);
     CHECK(predict(zfb, E) == doctest::Approx(prediction(Et)).epsilon(1e-12));
 
     for (Act act : {Act::softmax, Act::linear})
@@ -79,7 +79,7 @@ TEST_CASE("learn: forward pass equals the project's layers (lsa, bilinear, softm
         randomise(sm, 0.5, seed + 13);
         const Eigen::MatrixXd U = random_prompt_matrix(3, 7, seed + 300);
         Eigen::MatrixXd Ut = U;
-        sm.to_attention_stack().forward(Ut);
+        sm.forward(Ut, ws);
         CHECK(predict(sm, U) == doctest::Approx(unstructured_prediction(Ut)).epsilon(1e-12));
         Eigen::MatrixXd Uf = U;
         forward_full(sm, Uf);

@@ -3,7 +3,7 @@
 // reference; the sparse layer kernels and Transformer::predict against dense Eigen formulas (and predict
 // against forward, bit for bit); PolynomialTask::evaluate and embed against plain loops.
 #include "constructions/sja_appC.hpp"
-#include "icl/model/layers.hpp"
+#include "icl/layers/network.hpp"
 #include "icl/model/prompt.hpp"
 #include "icl/model/rng.hpp"
 #include "icl/model/tasks.hpp"
@@ -111,11 +111,11 @@ Eigen::MatrixXd attention_update(const icl::LinearSelfAttention& a, const Eigen:
 }
 Eigen::MatrixXd dense_forward(const icl::Transformer& t, Eigen::MatrixXd Z) {
   for (const auto& layer : t.layers) {
-    if (const auto* b = std::get_if<icl::BilinearLayer>(&layer)) Z = dense_bilinear(*b, Z);
-    else if (const auto* a = std::get_if<icl::LinearSelfAttention>(&layer)) Z += attention_update(*a, Z);
+    if (const auto* b = dynamic_cast<const icl::layers::Bilinear*>(layer.get())) Z = dense_bilinear(b->spec(), Z);
+    else if (const auto* a = dynamic_cast<const icl::layers::Lsa*>(layer.get())) Z += attention_update(a->spec(), Z);
     else {
       Eigen::MatrixXd U = Eigen::MatrixXd::Zero(Z.rows(), Z.cols());
-      for (const auto& h : std::get<icl::LinearAttentionHeads>(layer).heads) U += attention_update(h, Z);
+      for (const auto& h : dynamic_cast<const icl::layers::LsaHeads&>(*layer).spec().heads) U += attention_update(h, Z);
       Z += U;
     }
   }
@@ -244,7 +244,7 @@ TEST_CASE("Sparse layer kernels = dense Eigen formulas; predict = forward then p
     CHECK(same_bits(t.predict(Zp, ws), icl::prediction(Z)));
     // the workspace reused with other weights (its compiled bilinear layer must not be reused)
     icl::Transformer t2 = t;
-    std::get<icl::BilinearLayer>(t2.layers[0]).W0(dbar - 1, 0) += 0.5;
+    t2.weight(0, "W0")(dbar - 1, 0) += 0.5;
     Eigen::MatrixXd Z2 = Z0;
     t2.forward(Z2, ws);
     CHECK(relative_error(Z2, dense_forward(t2, Z0)) < 1e-10);
@@ -264,7 +264,7 @@ TEST_CASE("sja App. C block: the kernels sum as the Eigen products they replaced
   Eigen::VectorXd w(task.num_coefficients());
   Eigen::RowVectorXd y(shape.cols());
   icl::ForwardWorkspace ws;
-  const auto& att = std::get<icl::LinearSelfAttention>(block.layers[1]);
+  const icl::LinearSelfAttention att = block.layer_as<icl::layers::Lsa>(1).spec();
   long mismatches = 0;
   for (std::uint64_t i = 0; i < 200; ++i) {
     icl::PromptRng rng(1, 7, i);
@@ -277,7 +277,7 @@ TEST_CASE("sja App. C block: the kernels sum as the Eigen products they replaced
     Eigen::MatrixXd Zp = Z;
     CHECK(same_bits(block.predict(Zp, ws), icl::prediction(Zf)));
     // the previous implementation's products
-    Eigen::MatrixXd Zb = dense_bilinear(std::get<icl::BilinearLayer>(block.layers[0]), Z);
+    Eigen::MatrixXd Zb = dense_bilinear(block.layer_as<icl::layers::Bilinear>(0).spec(), Z);
     const Eigen::Index D = Zb.rows(), N = Zb.cols();
     Eigen::MatrixXd G(1, D), T(1, D), U(1, N);
     G.noalias() = Zb.row(D - 1).head(N - 1) * Zb.leftCols(N - 1).transpose();

@@ -1,7 +1,7 @@
-// Layers and the forward pass (lib/icl/model/layers.hpp) against the formulas written out naively
+// The paper layers' in-place pass and a stack's (lib/icl/layers/network.hpp) against the formulas written out naively
 // (Z + scale * P Z M (Z^T Q Z), the O(D N^2) association the papers print) and against small
 // cases computed by hand.
-#include "icl/model/layers.hpp"
+#include "icl/layers/network.hpp"
 #include "icl/model/rng.hpp"
 
 #include <doctest/doctest.h>

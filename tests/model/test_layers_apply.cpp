@@ -1,7 +1,7 @@
 // BilinearLayer and LinearSelfAttention apply their formulas, also on a prompt that is a strided
 // block of a larger matrix (Eigen::Ref with an outer stride), bitwise equal to the same products
 // written out as whole-matrix Eigen expressions.
-#include "icl/model/layers.hpp"
+#include "icl/layers/network.hpp"
 #include "icl/model/rng.hpp"
 
 #include <doctest/doctest.h>

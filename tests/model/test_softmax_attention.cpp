@@ -30,7 +30,7 @@ TEST_CASE("layer 1 of xlssc (W^K = W^Q = 0, W^V = I, mask): eq. (4), both code p
   rng.fill_normal(y);
   Eigen::MatrixXd E(d + 1, 2 * D + 1);
   embed_unstructured(X, y, E);
-  SoftmaxAttention l1 = xlssc::twolayer(d, D).layers[0];
+  SoftmaxAttention l1 = xlssc::twolayer(d, D).layer_as<layers::SoftmaxAttention>(0).spec();
   Eigen::MatrixXd Z1 = E, Z2 = E;
   l1.apply(Z1);
   l1.allow_uniform_shortcut = false;  // the general softmax path
@@ -120,7 +120,8 @@ TEST_CASE("xlssc two-layer output equals the direct formula of App. A (layer 1 a
   Eigen::MatrixXd Z(d + 1, N);
   embed_unstructured(X, y.head(D), Z);
   const Eigen::MatrixXd E = Z;
-  xlssc::twolayer(d, D).forward(Z, true);
+  ForwardWorkspace ws;
+  xlssc::twolayer(d, D).predict(Z, ws);
   // F_t = E_t + (1/t) sum_{k <= t} E_k; yhat = F[label, N] + (1/log D) sum_t F[label, t] (F[x, t] . F[x, N]).
   Eigen::MatrixXd F(d + 1, N);
   for (int t = 0; t < N; ++t) {

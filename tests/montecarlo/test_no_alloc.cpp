@@ -7,7 +7,7 @@
 // active inside a CountAllocations scope; they are global, so the counted code must run on this
 // thread alone (it does: the worker is called directly, no Monte Carlo threads are running).
 #include "constructions/sja_appC.hpp"
-#include "icl/model/layers.hpp"
+#include "icl/layers/network.hpp"
 #include "icl/montecarlo/prompt_loss.hpp"
 
 #include <doctest/doctest.h>

@@ -3,7 +3,7 @@
 #pragma once
 #include "icl/exact/sparse_attention.hpp"
 #include "icl/model/gaussian_model.hpp"
-#include "icl/model/layers.hpp"
+#include "icl/layers/network.hpp"
 
 #include <vector>
 

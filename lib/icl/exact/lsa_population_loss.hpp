@@ -25,7 +25,7 @@
 // 3 in the entries of Lambda: a mixture of Gaussian components (weights summing to 1) gives the loss
 // averaged over tau exactly when the mixture matches the moments of Lambda_tau up to order 3.
 #pragma once
-#include "icl/model/layers.hpp"
+#include "icl/layers/network.hpp"
 #include "icl/model/prompt.hpp"
 #include "icl/model/rng.hpp"
 

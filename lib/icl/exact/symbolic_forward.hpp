@@ -8,7 +8,7 @@
 // stay small integers, as in the sja appendices).
 #pragma once
 #include "icl/algebra/gaussian_moments.hpp"
-#include "icl/model/layers.hpp"
+#include "icl/layers/network.hpp"
 
 #include <vector>
 

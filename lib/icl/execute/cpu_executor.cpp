@@ -2,8 +2,7 @@
 // thread pool, MPI ranks sharing loss chunks bit for bit.
 #include "icl/execute/executor.hpp"
 
-#include "icl/execute/thread_pool.hpp"
-#include "icl/execute/ranks.hpp"
+#include "icl/execute/chunks.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -48,23 +47,20 @@ public:
               std::uint64_t purpose, std::uint64_t count, std::vector<double>& out) override {
     out.assign(static_cast<std::size_t>(count), 0.0);
     const std::uint64_t chunks = (count + kLossChunk - 1) / kLossChunk;
-    const RankComm& comm = rank_comm();
-    const auto ranks = static_cast<std::uint64_t>(comm.size), me = static_cast<std::uint64_t>(comm.rank);
-    parallel_tasks(chunks, threads_, [&] {
+    for_rank_chunks(0, chunks, threads_, [&] {
       return [&, draw = source.make_drawer(), tape = learn::Tape(),
               Z = Eigen::MatrixXd(source.rows, source.cols)](std::uint64_t c) mutable {
-        if (c % ranks != me) return;
         for (std::uint64_t i = c * kLossChunk; i < std::min(count, (c + 1) * kLossChunk); ++i) {
           const double yq = draw(seed, purpose, i, Z);
           out[static_cast<std::size_t>(i)] = loss(learn::forward(net, Z, tape), yq);
         }
       };
     });
-    if (ranks > 1) {  // every rank gets every loss bit for bit: each contributes its chunks' bits, zero elsewhere
+    if (rank_comm().size > 1) {  // every rank gets every loss bit for bit: each contributes its chunks' bits
       std::vector<std::uint64_t> w(out.size());
       for (std::size_t i = 0; i < out.size(); ++i)
-        w[i] = (i / kLossChunk) % ranks == me ? std::bit_cast<std::uint64_t>(out[i]) : 0;
-      comm.or_all(w.data(), w.size());
+        w[i] = owns_chunk(i / kLossChunk) ? std::bit_cast<std::uint64_t>(out[i]) : 0;
+      share_chunk_words(w);
       for (std::size_t i = 0; i < out.size(); ++i) out[i] = std::bit_cast<double>(w[i]);
     }
   }

@@ -6,7 +6,9 @@
 // number of MPI ranks):
 //   - prompt i of stream (seed, purpose) is drawn by the prompt source from its counter alone;
 //   - work is cut into fixed chunks of prompts (kLossChunk for losses, kBatchChunk for minibatches), independent of
-//     the threads; a chunk sums its prompts in prompt order; chunk results are merged in chunk order;
+//     the threads, and dealt to ranks and threads by the one chunk schedule (chunks.hpp, which the Monte Carlo
+//     engine of the papers' constructions uses too); a chunk sums its prompts in prompt order; chunk results are
+//     merged in chunk order;
 //   - per-prompt losses come back in prompt order, bit for bit as one thread computes them.
 // Backends: `cpu` (this library's layers on the library's thread pool; under K MPI ranks, rank r computes the loss
 // chunks c = r mod K and every rank receives every loss bit for bit). Asking for a backend that is not built is

@@ -6,7 +6,7 @@
 #include <cstring>
 #include <stdexcept>
 
-// The construction form: the in-place kernel.
+// The in-place kernel (Bilinear::apply, and BilinearLayer::apply on the values).
 namespace icl {
 
 namespace {
@@ -43,7 +43,12 @@ void unit_products(const double* z, double* out, Eigen::Index m, Eigen::Index ld
 
 // Z(r, j) += (W0 Z)(r, j) * (W1 Z)(r, j) for the columns j in [first, N), over the rows r where both W0 and W1
 // have a nonzero; each product sums its nonzero weights' terms in column order.
-void bilinear_apply(const BilinearLayer& l, Eigen::Ref<Eigen::MatrixXd> Z, ForwardWorkspace& ws, Eigen::Index first) {
+struct WeightsView {
+  const Eigen::MatrixXd& W0;
+  const Eigen::MatrixXd& W1;
+};
+
+void bilinear_apply(const WeightsView& l, Eigen::Ref<Eigen::MatrixXd> Z, ForwardWorkspace& ws, Eigen::Index first) {
   const Eigen::Index dbar = Z.rows() - 1, N = Z.cols(), ld = Z.outerStride();
   if (l.W0.rows() != dbar || l.W0.cols() != dbar || l.W1.rows() != dbar || l.W1.cols() != dbar)
     throw std::invalid_argument("BilinearLayer: W0, W1 must be dbar x dbar");
@@ -132,10 +137,12 @@ void bilinear_apply(const BilinearLayer& l, Eigen::Ref<Eigen::MatrixXd> Z, Forwa
 
 }  // namespace
 
-void BilinearLayer::apply(Eigen::Ref<Eigen::MatrixXd> Z, ForwardWorkspace& ws) const { bilinear_apply(*this, Z, ws, 0); }
+void BilinearLayer::apply(Eigen::Ref<Eigen::MatrixXd> Z, ForwardWorkspace& ws) const { bilinear_apply({W0, W1}, Z, ws, 0); }
 void BilinearLayer::apply_query(Eigen::Ref<Eigen::MatrixXd> Z, ForwardWorkspace& ws) const {
-  bilinear_apply(*this, Z, ws, Z.cols() - 1);
+  bilinear_apply({W0, W1}, Z, ws, Z.cols() - 1);
 }
+
+std::unique_ptr<layers::Bilinear> make_layer(const BilinearLayer& spec) { return std::make_unique<layers::Bilinear>(spec); }
 
 }  // namespace icl
 
@@ -152,6 +159,22 @@ constexpr int kW0 = 0, kW1 = 1;
 Bilinear::Bilinear(Index rows) {
   add_param("W0", rows - 1, rows - 1);
   add_param("W1", rows - 1, rows - 1);
+}
+
+Bilinear::Bilinear(const BilinearLayer& spec) : Bilinear(spec.W0.rows() + 1) {
+  if (spec.W0.cols() != spec.W0.rows() || spec.W1.rows() != spec.W0.rows() || spec.W1.cols() != spec.W0.rows())
+    throw std::invalid_argument("BilinearLayer: W0, W1 must be square and of one size");
+  param(kW0) = spec.W0;
+  param(kW1) = spec.W1;
+}
+
+BilinearLayer Bilinear::spec() const { return {param(kW0), param(kW1)}; }
+
+void Bilinear::apply(Eigen::Ref<MatrixXd> Z, ForwardWorkspace& ws) const {
+  icl::bilinear_apply({param(kW0), param(kW1)}, Z, ws, 0);
+}
+void Bilinear::apply_query(Eigen::Ref<MatrixXd> Z, ForwardWorkspace& ws) const {
+  icl::bilinear_apply({param(kW0), param(kW1)}, Z, ws, Z.cols() - 1);
 }
 
 void Bilinear::forward(const MatrixXd& Z, MatrixXd& out, Cache& c, Scratch&) const {

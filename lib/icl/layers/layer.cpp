@@ -1,5 +1,7 @@
 #include "icl/layers/layer.hpp"
 
+#include "icl/layers/workspace.hpp"
+
 #include <stdexcept>
 
 namespace icl::layers {
@@ -52,6 +54,14 @@ void Layer::backward_query(const Eigen::MatrixXd& Z, Cache& c, Scratch& s, doubl
   R.setZero(c.out.rows(), c.out.cols());
   R(R.rows() - 1, R.cols() - 1) = dy;
   backward(Z, c, s, R, g);
+}
+
+void Layer::apply(Eigen::Ref<Eigen::MatrixXd> Z, ForwardWorkspace& ws) const {
+  ws.in = Z;
+  forward(ws.in, ws.out, ws.cache, ws.scratch);
+  if (ws.out.rows() != Z.rows() || ws.out.cols() != Z.cols())
+    throw std::invalid_argument(std::string("a ") + kind() + " layer changes the prompt's shape and cannot run in place");
+  Z = ws.out;
 }
 
 }  // namespace icl::layers

@@ -15,6 +15,9 @@
 //   forward_query()/backward_query(): the last layer that matters computes the prediction alone (for linear
 //     self-attention O(D N) instead of O(D^2 N)); the default runs the full forward and seeds the adjoint at
 //     that one entry.
+//   apply()/apply_query(): the forward pass in place, keeping nothing for an adjoint (the Monte Carlo workers run
+//     a stack this way, layers/network.hpp). The paper layers skip the zero rows and columns of their weights
+//     there (constructions are sparse: sja App. C's P = e e^T); the default goes through forward().
 // Parameterisations (learn/parameters.hpp) address a parameter by layer index and name ("P", "Q", "W0", ...).
 //
 // Adding a layer type: a class derived from Layer in one new file, and its finite-difference test
@@ -27,6 +30,10 @@
 #include <string_view>
 #include <type_traits>
 #include <vector>
+
+namespace icl {
+struct ForwardWorkspace;  // layers/workspace.hpp
+}
 
 namespace icl::layers {
 
@@ -91,6 +98,12 @@ public:
   virtual double forward_query(const Eigen::MatrixXd& Z, Cache& c, Scratch& s) const;
   virtual void backward_query(const Eigen::MatrixXd& Z, Cache& c, Scratch& s, double dy, Eigen::MatrixXd& R,
                               Grads& g) const;
+  // Z <- layer(Z) in place, nothing kept for an adjoint. The default runs forward() through ws (a layer whose
+  // output has other rows than its input cannot run in place: it throws std::invalid_argument).
+  virtual void apply(Eigen::Ref<Eigen::MatrixXd> Z, ForwardWorkspace& ws) const;
+  // The query column (the last) alone: Z(:, N-1) becomes what apply() gives it; the other columns are left as
+  // apply() or as the input had them (use it for the last layer of a stack). Default: apply().
+  virtual void apply_query(Eigen::Ref<Eigen::MatrixXd> Z, ForwardWorkspace& ws) const { apply(Z, ws); }
 
 protected:
   Layer() = default;
@@ -107,6 +120,11 @@ public:
   LayerPtr() = default;
   template <class L, class = std::enable_if_t<std::is_base_of_v<Layer, L>>>
   LayerPtr(std::unique_ptr<L> p) : p_(std::move(p)) {}  // NOLINT: implicit on purpose
+  // From a construction's weights (icl::LinearSelfAttention, BilinearLayer, LinearAttentionHeads,
+  // SoftmaxAttention: each layer file declares make_layer for its own), so a construction lists its weights.
+  template <class Spec>
+    requires requires(const Spec& s) { make_layer(s); }
+  LayerPtr(const Spec& s) : p_(make_layer(s)) {}  // NOLINT: implicit on purpose
   LayerPtr(const LayerPtr& o) : p_(o.p_ ? o.p_->clone() : nullptr) {}
   LayerPtr(LayerPtr&&) noexcept = default;
   LayerPtr& operator=(const LayerPtr& o) {

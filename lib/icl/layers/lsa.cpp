@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-// The construction form: the in-place kernels.
+// The in-place kernels (Lsa::apply, LsaHeads::apply, and LinearSelfAttention/LinearAttentionHeads::apply on the values).
 namespace icl {
 
 namespace {
@@ -46,12 +46,21 @@ void nonzero_pattern(const Eigen::MatrixXd& M, std::vector<int>& rows, std::vect
 // matrix-vector kernel's sum (the even-indexed terms plus the odd-indexed ones, then a last odd term);
 // those are done here by hand, on the query column alone when asked. Any other P goes through the same
 // Eigen products as before, on every column.
+// One head's weights as the kernels read them (a construction's LinearSelfAttention or a layers::Lsa's parameters).
+struct HeadView {
+  const Eigen::MatrixXd& P;
+  const Eigen::MatrixXd& Q;
+  bool masked;
+  double scale;
+};
+HeadView view(const LinearSelfAttention& h) { return {h.P, h.Q, h.masked, h.scale}; }
+
 struct AttentionPlan {
   bool fast;            // the hand-written kernels (one nonzero row and column of P, sizes as above)
   Eigen::Index offset;  // U's column j - offset holds column j of the update
 };
 
-AttentionPlan attention_update(const LinearSelfAttention& h, const Eigen::Ref<const Eigen::MatrixXd>& Z,
+AttentionPlan attention_update(const HeadView& h, const Eigen::Ref<const Eigen::MatrixXd>& Z,
                                ForwardWorkspace& ws, Eigen::Index first) {
   const Eigen::Index D = Z.rows(), N = Z.cols(), ld = Z.outerStride();
   if (h.P.rows() != D || h.P.cols() != D || h.Q.rows() != D || h.Q.cols() != D)
@@ -129,18 +138,20 @@ AttentionPlan attention_update(const LinearSelfAttention& h, const Eigen::Ref<co
   return {fast, first};
 }
 
-double attention_scale(const LinearSelfAttention& h, Eigen::Index N) {
+double attention_scale(const HeadView& h, Eigen::Index N) {
   return h.scale != 0.0 ? h.scale : 1.0 / static_cast<double>(N - 1);
 }
 
 // Z(:, first:N) += the heads' summed updates, through the accumulator ws.A (zero first; the heads use
 // the other scratch matrices).
-void heads_apply(const std::vector<LinearSelfAttention>& heads, Eigen::Ref<Eigen::MatrixXd> Z, ForwardWorkspace& ws,
-                 Eigen::Index first) {
+// head(i) gives head i's HeadView.
+template <class Head>
+void heads_apply(std::size_t count, Head head, Eigen::Ref<Eigen::MatrixXd> Z, ForwardWorkspace& ws, Eigen::Index first) {
   const Eigen::Index D = Z.rows(), N = Z.cols(), m = N - first;
   ensure(ws.A, D, m);
   ws.A.topLeftCorner(D, m).setZero();
-  for (const auto& h : heads) {
+  for (std::size_t i = 0; i < count; ++i) {
+    const HeadView h = head(i);
     const AttentionPlan plan = attention_update(h, Z, ws, first);
     const double s = attention_scale(h, N);
     for (std::size_t a = 0; a < ws.R.size(); ++a)
@@ -150,7 +161,7 @@ void heads_apply(const std::vector<LinearSelfAttention>& heads, Eigen::Ref<Eigen
   Z.rightCols(m) += ws.A.topLeftCorner(D, m);
 }
 
-void attention_apply(const LinearSelfAttention& h, Eigen::Ref<Eigen::MatrixXd> Z, ForwardWorkspace& ws,
+void attention_apply(const HeadView& h, Eigen::Ref<Eigen::MatrixXd> Z, ForwardWorkspace& ws,
                      Eigen::Index first) {
   const AttentionPlan plan = attention_update(h, Z, ws, first);
   const double s = attention_scale(h, Z.cols());
@@ -159,15 +170,29 @@ void attention_apply(const LinearSelfAttention& h, Eigen::Ref<Eigen::MatrixXd> Z
     for (Eigen::Index j = first; j < N; ++j) Z(ws.R[a], j) += s * ws.U(static_cast<Eigen::Index>(a), j - plan.offset);
 }
 
+void spec_heads_apply(const LinearAttentionHeads& l, Eigen::Ref<Eigen::MatrixXd> Z, ForwardWorkspace& ws,
+                      Eigen::Index first) {
+  heads_apply(l.heads.size(), [&](std::size_t i) { return view(l.heads[i]); }, Z, ws, first);
+}
+
 }  // namespace
 
-void LinearAttentionHeads::apply(Eigen::Ref<Eigen::MatrixXd> Z, ForwardWorkspace& ws) const { heads_apply(heads, Z, ws, 0); }
-void LinearAttentionHeads::apply_query(Eigen::Ref<Eigen::MatrixXd> Z, ForwardWorkspace& ws) const {
-  heads_apply(heads, Z, ws, Z.cols() - 1);
+void LinearAttentionHeads::apply(Eigen::Ref<Eigen::MatrixXd> Z, ForwardWorkspace& ws) const {
+  spec_heads_apply(*this, Z, ws, 0);
 }
-void LinearSelfAttention::apply(Eigen::Ref<Eigen::MatrixXd> Z, ForwardWorkspace& ws) const { attention_apply(*this, Z, ws, 0); }
+void LinearAttentionHeads::apply_query(Eigen::Ref<Eigen::MatrixXd> Z, ForwardWorkspace& ws) const {
+  spec_heads_apply(*this, Z, ws, Z.cols() - 1);
+}
+void LinearSelfAttention::apply(Eigen::Ref<Eigen::MatrixXd> Z, ForwardWorkspace& ws) const {
+  attention_apply(view(*this), Z, ws, 0);
+}
 void LinearSelfAttention::apply_query(Eigen::Ref<Eigen::MatrixXd> Z, ForwardWorkspace& ws) const {
-  attention_apply(*this, Z, ws, Z.cols() - 1);
+  attention_apply(view(*this), Z, ws, Z.cols() - 1);
+}
+
+std::unique_ptr<layers::Lsa> make_layer(const LinearSelfAttention& spec) { return std::make_unique<layers::Lsa>(spec); }
+std::unique_ptr<layers::LsaHeads> make_layer(const LinearAttentionHeads& spec) {
+  return std::make_unique<layers::LsaHeads>(spec);
 }
 
 }  // namespace icl
@@ -185,6 +210,22 @@ constexpr int kP = 0, kQ = 1;
 Lsa::Lsa(Index rows, bool masked_, double scale_) : masked(masked_), scale(scale_) {
   add_param("P", rows, rows);
   add_param("Q", rows, rows);
+}
+
+Lsa::Lsa(const LinearSelfAttention& spec) : Lsa(spec.P.rows(), spec.masked, spec.scale) {
+  if (spec.P.cols() != spec.P.rows() || spec.Q.rows() != spec.P.rows() || spec.Q.cols() != spec.P.rows())
+    throw std::invalid_argument("LinearSelfAttention: P, Q must be square and of one size");
+  param(kP) = spec.P;
+  param(kQ) = spec.Q;
+}
+
+LinearSelfAttention Lsa::spec() const { return {param(kP), param(kQ), masked, scale}; }
+
+void Lsa::apply(Eigen::Ref<MatrixXd> Z, ForwardWorkspace& ws) const {
+  icl::attention_apply({param(kP), param(kQ), masked, scale}, Z, ws, 0);
+}
+void Lsa::apply_query(Eigen::Ref<MatrixXd> Z, ForwardWorkspace& ws) const {
+  icl::attention_apply({param(kP), param(kQ), masked, scale}, Z, ws, Z.cols() - 1);
 }
 
 static double lsa_scale(double scale, Index N) { return scale != 0.0 ? scale : 1.0 / static_cast<double>(N - 1); }
@@ -255,6 +296,91 @@ void Lsa::backward_query(const MatrixXd& Z, Cache& c, Scratch& s, double dy, Mat
   R.leftCols(K).noalias() += cs * p * s.v2.transpose();
   s.v2.noalias() = Z.leftCols(K).transpose() * p;  // Z_K^T p
   R.leftCols(K).noalias() += cs * c.v[0] * s.v2.transpose();
+}
+
+// Several heads: parameters P0, Q0, P1, Q1, ... (head h's P at 2h, its Q at 2h + 1); head h's Gram matrix and
+// T = P G Q in the cache at 2h and 2h + 1.
+LsaHeads::LsaHeads(Index rows, int heads, bool masked_, double scale_)
+    : masked(static_cast<std::size_t>(heads), masked_), scale(static_cast<std::size_t>(heads), scale_) {
+  if (heads < 1) throw std::invalid_argument("LsaHeads: at least one head");
+  for (int h = 0; h < heads; ++h) {
+    add_param("P" + std::to_string(h), rows, rows);
+    add_param("Q" + std::to_string(h), rows, rows);
+  }
+}
+
+LsaHeads::LsaHeads(const LinearAttentionHeads& spec)
+    : LsaHeads(spec.heads.empty() ? 0 : spec.heads[0].P.rows(), static_cast<int>(spec.heads.size())) {
+  for (std::size_t h = 0; h < spec.heads.size(); ++h) {
+    const auto& x = spec.heads[h];
+    if (x.P.rows() != param(0).rows() || x.P.cols() != x.P.rows() || x.Q.rows() != x.P.rows() ||
+        x.Q.cols() != x.P.rows())
+      throw std::invalid_argument("LinearAttentionHeads: every head's P, Q must be square and of one size");
+    param(static_cast<int>(2 * h)) = x.P;
+    param(static_cast<int>(2 * h + 1)) = x.Q;
+    masked[h] = x.masked;
+    scale[h] = x.scale;
+  }
+}
+
+LinearAttentionHeads LsaHeads::spec() const {
+  LinearAttentionHeads s;
+  for (int h = 0; h < heads(); ++h)
+    s.heads.push_back({param(2 * h), param(2 * h + 1), masked[static_cast<std::size_t>(h)] != 0, scale[static_cast<std::size_t>(h)]});
+  return s;
+}
+
+void LsaHeads::apply(Eigen::Ref<MatrixXd> Z, ForwardWorkspace& ws) const {
+  icl::heads_apply(masked.size(), [&](std::size_t h) { return icl::HeadView{param(static_cast<int>(2 * h)),
+                                        param(static_cast<int>(2 * h + 1)), masked[h] != 0, scale[h]}; }, Z, ws, 0);
+}
+void LsaHeads::apply_query(Eigen::Ref<MatrixXd> Z, ForwardWorkspace& ws) const {
+  icl::heads_apply(masked.size(), [&](std::size_t h) { return icl::HeadView{param(static_cast<int>(2 * h)),
+                                        param(static_cast<int>(2 * h + 1)), masked[h] != 0, scale[h]}; }, Z, ws, Z.cols() - 1);
+}
+
+void LsaHeads::forward(const MatrixXd& Z, MatrixXd& out, Cache& c, Scratch& s) const {
+  const Index N = Z.cols();
+  const auto H = static_cast<std::size_t>(heads());
+  if (c.m.size() < 2 * H) c.m.resize(2 * H);
+  out = Z;
+  for (std::size_t h = 0; h < H; ++h) {
+    const Index K = masked[h] ? N - 1 : N;
+    MatrixXd& G = c.m[2 * h];
+    MatrixXd& T = c.m[2 * h + 1];
+    G.noalias() = Z.leftCols(K) * Z.leftCols(K).transpose();
+    s.M1.noalias() = param(static_cast<int>(2 * h)) * G;
+    T.noalias() = s.M1 * param(static_cast<int>(2 * h + 1));
+    out.noalias() += lsa_scale(scale[h], N) * (T * Z);
+  }
+}
+
+void LsaHeads::backward(const MatrixXd& Z, Cache& c, Scratch& s, MatrixXd& R, Grads& g) const {
+  const Index N = Z.cols();
+  s.R2 = R;
+  for (int h = 0; h < heads(); ++h) {
+    const auto hs = static_cast<std::size_t>(h);
+    const int p = 2 * h, q = 2 * h + 1;
+    const Index K = masked[hs] ? N - 1 : N;
+    const double sc = lsa_scale(scale[hs], N);
+    const MatrixXd& G = c.m[2 * hs];
+    const MatrixXd& T = c.m[2 * hs + 1];
+    s.F.noalias() = sc * (R * Z.transpose());  // dT
+    if (g.want(p)) {
+      s.M1.noalias() = param(q).transpose() * G;
+      g[p].noalias() += s.F * s.M1;
+    }
+    if (g.want(q)) {
+      s.M1.noalias() = G * param(p).transpose();
+      g[q].noalias() += s.M1 * s.F;
+    }
+    s.M1.noalias() = param(p).transpose() * s.F;
+    s.H.noalias() = s.M1 * param(q).transpose();  // dG
+    s.R2.noalias() += sc * (T.transpose() * R);
+    s.F = s.H + s.H.transpose();
+    s.R2.leftCols(K).noalias() += s.F * Z.leftCols(K);
+  }
+  R.swap(s.R2);
 }
 
 }  // namespace icl::layers

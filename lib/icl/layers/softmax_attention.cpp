@@ -5,10 +5,15 @@
 #include <cmath>
 #include <stdexcept>
 
-// The construction form.
+// The in-place kernel.
 namespace icl {
 
-void SoftmaxAttention::apply(Eigen::Ref<Eigen::MatrixXd> Z, bool last_column_only) const {
+namespace {
+
+using Activation = layers::SoftmaxAttention::Activation;
+
+void softmax_apply(const Eigen::MatrixXd& V, const Eigen::MatrixXd& K, Activation activation, bool causal,
+                   bool allow_uniform_shortcut, Eigen::Ref<Eigen::MatrixXd> Z, bool last_column_only) {
   const Eigen::Index r = Z.rows(), N = Z.cols();
   if (V.rows() != r || V.cols() != r || K.rows() != r || K.cols() != r)
     throw std::invalid_argument("SoftmaxAttention: V, K must be (rows of Z) square");
@@ -47,6 +52,16 @@ void SoftmaxAttention::apply(Eigen::Ref<Eigen::MatrixXd> Z, bool last_column_onl
   Z.rightCols(N - first) += V * out;
 }
 
+}  // namespace
+
+void SoftmaxAttention::apply(Eigen::Ref<Eigen::MatrixXd> Z, bool last_column_only) const {
+  softmax_apply(V, K, activation, causal, allow_uniform_shortcut, Z, last_column_only);
+}
+
+std::unique_ptr<layers::SoftmaxAttention> make_layer(const SoftmaxAttention& spec) {
+  return std::make_unique<layers::SoftmaxAttention>(spec);
+}
+
 }  // namespace icl
 
 // The trainable form.
@@ -83,6 +98,26 @@ void attention_weights(SoftmaxAttention::Activation act, bool causal, const Matr
 SoftmaxAttention::SoftmaxAttention(Index rows, Activation act, bool causal_) : activation(act), causal(causal_) {
   add_param("V", rows, rows);
   add_param("K", rows, rows);
+}
+
+SoftmaxAttention::SoftmaxAttention(const icl::SoftmaxAttention& spec)
+    : SoftmaxAttention(spec.V.rows(), spec.activation, spec.causal) {
+  if (spec.V.cols() != spec.V.rows() || spec.K.rows() != spec.V.rows() || spec.K.cols() != spec.V.rows())
+    throw std::invalid_argument("SoftmaxAttention: V, K must be square and of one size");
+  param(kV) = spec.V;
+  param(kK) = spec.K;
+  allow_uniform_shortcut = spec.allow_uniform_shortcut;
+}
+
+icl::SoftmaxAttention SoftmaxAttention::spec() const {
+  return {param(kV), param(kK), activation, causal, allow_uniform_shortcut};
+}
+
+void SoftmaxAttention::apply(Eigen::Ref<MatrixXd> Z, ForwardWorkspace&) const {
+  icl::softmax_apply(param(kV), param(kK), activation, causal, allow_uniform_shortcut, Z, false);
+}
+void SoftmaxAttention::apply_query(Eigen::Ref<MatrixXd> Z, ForwardWorkspace&) const {
+  icl::softmax_apply(param(kV), param(kK), activation, causal, allow_uniform_shortcut, Z, true);
 }
 
 void SoftmaxAttention::forward(const MatrixXd& Z, MatrixXd& out, Cache& c, Scratch& s) const {

@@ -5,16 +5,47 @@
 // dS = W .* (dW - 1 (1^T (W .* dW))) (softmax; linear: dS = dW), dK = Z dS Z^T, dZ += (K Z) dS^T + K^T Z dS.
 // Query path: only the query column's scores (O(D N)).
 //
-// Two forms, one file: the construction form icl::SoftmaxAttention (V, K, run in place on a prompt, the last column
-// alone for the last layer of a stack, running sums when K = 0) and the trainable form layers::SoftmaxAttention
-// (parameters "V", "K" by name, with its adjoint).
+// One layer type, layers::SoftmaxAttention (parameters "V", "K" by name): forward()/backward() for training, and the
+// in-place apply() the Monte Carlo workers run (the last column alone for the last layer of a stack, running sums
+// when K = 0 if allowed). A construction writes its weights as icl::SoftmaxAttention (a plain value; a stack turns
+// it into this layer; its own apply() runs the same kernel on the values).
 #pragma once
 #include "icl/layers/layer.hpp"
+
+#include <memory>
+
+namespace icl {
+struct SoftmaxAttention;
+}
+
+namespace icl::layers {
+
+class SoftmaxAttention final : public LayerBase<SoftmaxAttention> {
+public:
+  static constexpr const char* kKind = "softmax";
+  enum class Activation { softmax, linear };
+  SoftmaxAttention(Eigen::Index rows, Activation activation = Activation::softmax, bool causal = true);
+  explicit SoftmaxAttention(const icl::SoftmaxAttention& spec);
+  Activation activation = Activation::softmax;
+  bool causal = true;
+  bool allow_uniform_shortcut = false;  // apply(): running sums when K == 0 (softmax only)
+  icl::SoftmaxAttention spec() const;
+
+  void apply(Eigen::Ref<Eigen::MatrixXd> Z, ForwardWorkspace& ws) const override;
+  void apply_query(Eigen::Ref<Eigen::MatrixXd> Z, ForwardWorkspace& ws) const override;
+  void forward(const Eigen::MatrixXd& Z, Eigen::MatrixXd& out, Cache& c, Scratch& s) const override;
+  void backward(const Eigen::MatrixXd& Z, Cache& c, Scratch& s, Eigen::MatrixXd& R, Grads& g) const override;
+  double forward_query(const Eigen::MatrixXd& Z, Cache& c, Scratch& s) const override;
+  void backward_query(const Eigen::MatrixXd& Z, Cache& c, Scratch& s, double dy, Eigen::MatrixXd& R,
+                      Grads& g) const override;
+};
+
+}  // namespace icl::layers
 
 namespace icl {
 
 struct SoftmaxAttention {
-  enum class Activation { softmax, linear };
+  using Activation = layers::SoftmaxAttention::Activation;
   Eigen::MatrixXd V, K;  // (d+1) x (d+1)
   Activation activation = Activation::softmax;
   bool causal = true;
@@ -24,23 +55,6 @@ struct SoftmaxAttention {
   void apply(Eigen::Ref<Eigen::MatrixXd> Z, bool last_column_only = false) const;
 };
 
+std::unique_ptr<layers::SoftmaxAttention> make_layer(const SoftmaxAttention& spec);
+
 }  // namespace icl
-
-namespace icl::layers {
-
-class SoftmaxAttention final : public LayerBase<SoftmaxAttention> {
-public:
-  static constexpr const char* kKind = "softmax";
-  enum class Activation { softmax, linear };
-  SoftmaxAttention(Eigen::Index rows, Activation activation = Activation::softmax, bool causal = true);
-  Activation activation = Activation::softmax;
-  bool causal = true;
-
-  void forward(const Eigen::MatrixXd& Z, Eigen::MatrixXd& out, Cache& c, Scratch& s) const override;
-  void backward(const Eigen::MatrixXd& Z, Cache& c, Scratch& s, Eigen::MatrixXd& R, Grads& g) const override;
-  double forward_query(const Eigen::MatrixXd& Z, Cache& c, Scratch& s) const override;
-  void backward_query(const Eigen::MatrixXd& Z, Cache& c, Scratch& s, double dy, Eigen::MatrixXd& R,
-                      Grads& g) const override;
-};
-
-}  // namespace icl::layers

@@ -1,6 +1,8 @@
-// Scratch of the construction kernels (the in-place forward passes of lsa.hpp and bilinear.hpp that the Monte
-// Carlo workers run on the papers' constructions).
+// Scratch of the layers' in-place passes (Layer::apply: the kernels of lsa.hpp and bilinear.hpp, and the default
+// through forward()), which the Monte Carlo workers run; one per thread.
 #pragma once
+#include "icl/layers/layer.hpp"
+
 #include <Eigen/Core>
 
 #include <algorithm>
@@ -31,6 +33,10 @@ struct ForwardWorkspace {
   std::vector<Term> terms;
   std::vector<int> term_end;
   bool in_place = true;
+  // Layer::apply's default (through forward()): its input, output, cache and scratch.
+  Eigen::MatrixXd in, out;
+  layers::Cache cache;
+  layers::Scratch scratch;
   void reserve(Eigen::Index rows, Eigen::Index cols) {
     G.resize(rows, rows);
     S.resize(rows, rows);

@@ -1,9 +1,10 @@
-// A trainable stack of layers (lib/icl/layers/: each layer type owns its named parameters, forward pass and
-// adjoint) and its reverse-mode gradient.
+// The reverse-mode gradient of a stack of layers (layers/network.hpp; each layer type owns its named parameters,
+// forward pass and adjoint).
 //
 // The layers the papers train: lsa (layers/lsa.hpp: P, Q), bilinear (layers/bilinear.hpp: W0, W1), softmax
-// (layers/softmax_attention.hpp: V, K); the GPT-2 pieces of layers/ stack the same way. Their forward passes are
-// the same mathematics as the construction types of lib/icl/model/ (tests check they agree to rounding).
+// (layers/softmax_attention.hpp: V, K); the GPT-2 pieces of layers/ stack the same way. forward() here is the
+// layers' forward()/forward_query() (what the adjoint needs); Network::predict is their in-place apply() (tests
+// check the two give the same outputs to rounding).
 // The prediction is the last entry of the last layer's output; the per-prompt loss is factor * (yhat + sign * y_q)^2
 // (sja/acds: sign +1, factor 1; zfb: sign -1, factor 1/2).
 //
@@ -13,8 +14,7 @@
 // stacks against central finite differences.
 #pragma once
 #include "icl/layers/layer.hpp"
-#include "icl/model/layers.hpp"
-#include "icl/model/softmax_attention.hpp"
+#include "icl/layers/network.hpp"
 
 #include <Eigen/Dense>
 
@@ -24,39 +24,9 @@
 
 namespace icl::learn {
 
-// Per-layer gradient accumulators (g[l][p]: layer l's parameter p); a parameter is only touched when wanted.
-struct WeightGrads {
-  std::vector<layers::Grads> g;
-  void zero();
-};
-
-struct Network {
-  int rows = 0;  // D: prompt rows (the label row last)
-  std::vector<layers::LayerPtr> layers;
-
-  int size() const { return static_cast<int>(layers.size()); }
-  layers::Layer& layer(int l) { return *layers[static_cast<std::size_t>(l)]; }
-  const layers::Layer& layer(int l) const { return *layers[static_cast<std::size_t>(l)]; }
-  // Layer l's parameter `name` ("P", "Q", "W0", ...); throws if it has none.
-  Eigen::MatrixXd& weight(int l, std::string_view name) { return layer(l).param(name); }
-  const Eigen::MatrixXd& weight(int l, std::string_view name) const { return layer(l).param(name); }
-  // Appends a layer (any type of layers/); returns *this.
-  Network& add(layers::LayerPtr layer);
-  // Appends a layer with zero weights of the right shape.
-  Network& add_lsa(bool masked = true, double scale = 0.0);
-  Network& add_bilinear();
-  Network& add_softmax(SoftmaxAttention::Activation act = SoftmaxAttention::Activation::softmax, bool causal = true);
-  // The first k layers (the intermediate predictions of sja Thm. 7 / App. I).
-  Network truncated(int k) const;
-  // The last layer that can change the prediction (-1 if none).
-  int last_effective() const;
-  WeightGrads make_grads(bool all = true) const;
-
-  // The same weights as the project's construction types (lsa/bilinear -> Transformer, softmax -> AttentionStack),
-  // so a trained model can be run through the Monte Carlo workers of montecarlo/. Throw on a mixed stack.
-  Transformer to_transformer() const;
-  AttentionStack to_attention_stack() const;
-};
+// The stack (layers/network.hpp) and its gradient accumulators.
+using Network = icl::Network;
+using WeightGrads = icl::WeightGrads;
 
 // Stored activations and scratch for one prompt; one per thread, sized on first use, no allocation after.
 struct Tape {

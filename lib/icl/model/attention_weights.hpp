@@ -12,7 +12,7 @@
 // - named full matrices (.npz with P1, Q1, P2, Q2, ...: one head per layer, already in the convention above).
 #pragma once
 #include "icl/io/npy.hpp"
-#include "icl/model/layers.hpp"
+#include "icl/layers/network.hpp"
 
 #include <string>
 #include <utility>

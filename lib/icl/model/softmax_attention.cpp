@@ -18,8 +18,4 @@ void embed_unstructured(const Eigen::Ref<const Eigen::MatrixXd>& X, const Eigen:
   Z.col(2 * D).head(d) = X.col(D);
 }
 
-void AttentionStack::forward(Eigen::Ref<Eigen::MatrixXd> Z, bool prediction_only) const {
-  for (std::size_t k = 0; k < layers.size(); ++k) layers[k].apply(Z, prediction_only && k + 1 == layers.size());
-}
-
 }  // namespace icl

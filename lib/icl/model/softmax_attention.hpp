@@ -5,7 +5,8 @@
 //     Z <- Z + V Z phi(Z^T K Z + M),   V = W_out W^V,  K = (W^K)^T W^Q,
 // phi the column-wise softmax (or the identity: "linear"), M_ij = 0 for i <= j and -infinity for
 // i > j, so token j attends to tokens 1..j only; for the linear phi the masked entries are 0. Without
-// the mask every token attends to all. The prediction is the last entry of the query column.
+// the mask every token attends to all. The prediction is the last entry of the query column. A stack of such
+// layers is a Network (layers/network.hpp) of layers::SoftmaxAttention.
 //
 // Column j's output needs only its own scores, so the layer costs O(N^2 (d+1)) for all N columns, or
 // O(N (d+1)) for the last column alone (enough for the last layer of a stack). When every score of a
@@ -16,8 +17,6 @@
 
 #include <Eigen/Dense>
 
-#include <vector>
-
 namespace icl {
 
 // X: d x (D+1) (the last column is x_q), y: the D labels.
@@ -26,11 +25,5 @@ void embed_unstructured(const Eigen::Ref<const Eigen::MatrixXd>& X, const Eigen:
 inline double unstructured_prediction(const Eigen::Ref<const Eigen::MatrixXd>& Z) {
   return Z(Z.rows() - 1, Z.cols() - 1);
 }
-
-struct AttentionStack {
-  std::vector<SoftmaxAttention> layers;
-  // Runs every layer; the last one only on the query column when `prediction_only`.
-  void forward(Eigen::Ref<Eigen::MatrixXd> Z, bool prediction_only = false) const;
-};
 
 }  // namespace icl

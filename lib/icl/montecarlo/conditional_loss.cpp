@@ -37,7 +37,7 @@ void QueryConditionalWorker::operator()(std::uint64_t i, double* out) {
   Z_ = Zf_;
   bool fast = true;
   for (const auto& l : attention_->layers) {
-    const auto* a = std::get_if<LinearSelfAttention>(&l);
+    const auto* a = dynamic_cast<const layers::Lsa*>(l.get());
     if (!a || !a->masked) fast = false;
   }
   double lin = 0;
@@ -45,7 +45,7 @@ void QueryConditionalWorker::operator()(std::uint64_t i, double* out) {
     const Eigen::Index D = Z_.rows();
     Mq_.setIdentity(D, D);
     for (const auto& l : attention_->layers) {
-      const auto& a = std::get<LinearSelfAttention>(l);
+      const auto& a = static_cast<const layers::Lsa&>(*l);
       const double s = a.scale != 0.0 ? a.scale : 1.0 / n;
       a.apply(Z_, draw_.workspace());
       // The layer has just formed the nonzero rows R of P G Q, G = Z_ctx Z_ctx^T of its input (masked:

@@ -8,7 +8,7 @@
 // exact block steps, reached when n >= the number of features).
 #pragma once
 #include "icl/exact/block_coordinate_descent.hpp"
-#include "icl/model/layers.hpp"
+#include "icl/layers/network.hpp"
 #include "icl/model/prompt.hpp"
 #include "icl/model/rng.hpp"
 #include "icl/model/tasks.hpp"

@@ -3,7 +3,7 @@
 // against a target matrix).
 #pragma once
 #include "icl/model/gaussian_model.hpp"
-#include "icl/model/layers.hpp"
+#include "icl/layers/network.hpp"
 #include "icl/model/prompt.hpp"
 #include "icl/montecarlo/statistics.hpp"
 

@@ -3,7 +3,7 @@
 // real forward pass, with the covariates drawn from a fixed or a random (per prompt) covariance.
 #pragma once
 #include "icl/exact/lsa_population_loss.hpp"
-#include "icl/model/layers.hpp"
+#include "icl/layers/network.hpp"
 #include "icl/model/prompt.hpp"
 
 #include <Eigen/Dense>

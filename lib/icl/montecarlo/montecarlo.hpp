@@ -6,8 +6,7 @@
 // whatever the thread count. A run can be extended (sequential designs): prompts already done are
 // kept, new chunks are appended.
 #pragma once
-#include "icl/execute/ranks.hpp"
-#include "icl/execute/thread_pool.hpp"
+#include "icl/execute/chunks.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -74,13 +73,9 @@ public:
     const std::uint64_t last = (total + kChunk - 1) / kChunk;
     if (last <= first) return;
     chunks_.resize(last, Accumulator(dims_));
-    // Under K MPI ranks (ranks.hpp) this process computes the chunks c with c mod K == its rank.
-    const RankComm& comm = rank_comm();
-    const auto ranks = static_cast<std::uint64_t>(comm.size), me = static_cast<std::uint64_t>(comm.rank);
-    execute::parallel_tasks(last - first, threads_, [&] {
-      return [&, worker = make_worker(), out = std::vector<double>(dims_)](std::uint64_t k) mutable {
-        const std::uint64_t c = first + k;
-        if (c % ranks != me) return;
+    // The executor's chunk schedule (execute/chunks.hpp): this rank's chunks on the pool, then every rank gets all.
+    execute::for_rank_chunks(first, last, threads_, [&] {
+      return [&, worker = make_worker(), out = std::vector<double>(dims_)](std::uint64_t c) mutable {
         Accumulator acc(dims_);
         for (std::uint64_t i = c * kChunk; i < (c + 1) * kChunk; ++i) {
           worker(i, out.data());
@@ -89,7 +84,7 @@ public:
         chunks_[c] = std::move(acc);
       };
     });
-    if (ranks > 1) share_chunks(first, last);
+    if (rank_comm().size > 1) share_chunks(first, last);
   }
 
   Accumulator total() const {
@@ -115,7 +110,7 @@ private:
         o[1 + dims_ + k] = bits(a.m2[k]);
       }
     }
-    rank_comm().or_all(w.data(), w.size());
+    execute::share_chunk_words(w);
     for (std::uint64_t c = first; c < last; ++c) {
       Accumulator& a = chunks_[c];
       const std::uint64_t* o = w.data() + per * (c - first);

@@ -3,7 +3,7 @@
 // the zfb convention (yhat - y_q)^2 (sign = -1). One worker per thread; nothing allocated per prompt.
 #pragma once
 #include "icl/model/gaussian_model.hpp"
-#include "icl/model/layers.hpp"
+#include "icl/layers/network.hpp"
 #include "icl/model/prompt.hpp"
 #include "icl/model/rng.hpp"
 #include "icl/model/tasks.hpp"
