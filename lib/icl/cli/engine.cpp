@@ -67,15 +67,26 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
   return prev[b.size()];
 }
 
+}  // namespace
+
+std::string nearest_name(const std::string& word, const std::vector<std::string>& candidates, std::size_t max_edits) {
+  std::string best;
+  if (word.size() > 64) return best;  // nobody mistypes 64 characters; and the distance is quadratic
+  std::size_t dist = max_edits + 1;
+  for (const auto& c : candidates) {
+    const std::size_t d = edit_distance(word, c);
+    if (d < dist) dist = d, best = c;
+  }
+  return best;
+}
+
+namespace {
+
 // "unknown claim ID 'x' (see 'icl-verify list')", with the nearest claim ID when one is within 2 edits.
 std::string unknown_claim(const std::string& id) {
-  std::string best;
-  std::size_t dist = 3;
-  if (id.size() <= 64)
-    for (const auto& e : claim_catalogue()) {
-      const std::size_t dd = edit_distance(id, e.id);
-      if (dd < dist) dist = dd, best = e.id;
-    }
+  std::vector<std::string> ids;
+  for (const auto& e : claim_catalogue()) ids.emplace_back(e.id);
+  const std::string best = nearest_name(id, ids);
   return best.empty() ? fmt::format("unknown claim ID '{}' (see 'icl-verify list')", shown(id))
                       : fmt::format("unknown claim ID '{}': did you mean '{}'? (see 'icl-verify list')", shown(id), best);
 }

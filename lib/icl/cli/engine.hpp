@@ -3,6 +3,8 @@
 #pragma once
 #include "icl/claim/claim.hpp"
 
+#include <cstddef>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -36,6 +38,10 @@ struct PlannedClaim {
   const Claim* claim;
   ClaimContext ctx;
 };
+
+// Did-you-mean: the candidate nearest to `word` by edit distance, letters compared case-insensitively ("sja.Thm2"
+// -> "sja.thm2", "runn" -> "run"), if at most `max_edits` away; "" if none is.
+std::string nearest_name(const std::string& word, const std::vector<std::string>& candidates, std::size_t max_edits = 2);
 
 // "KEY=V1,V2,..." options as key -> values (throws UsageError on a malformed one).
 std::map<std::string, std::vector<double>> parse_sets(const std::vector<std::string>& sets);

@@ -8,11 +8,13 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <new>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -82,6 +84,27 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
+    // No subcommand: name the word that was meant as one, and the nearest subcommand (did-you-mean).
+    if (app.get_subcommands().empty()) {
+      std::vector<std::string> names;
+      for (const CLI::App* sub : {list, run, report, eval}) names.push_back(sub->get_name());
+      std::string known;
+      for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
+      for (int i = 1; i < argc; ++i) {
+        const std::string word = argv[i];
+        if (!word.empty() && word[0] == '-') {  // the top level has flags only (--help, --help-all, --version)
+          if (word == "-h" || word == "--help" || word == "--help-all" || word == "--version") continue;
+          return fail(2, "unknown option '" + icl::printable_line(word, 60) + "' before the subcommand (subcommands: " +
+                             known + "; options follow the subcommand; see 'icl-verify --help')");
+        }
+        if (std::find(names.begin(), names.end(), word) != names.end()) break;  // a subcommand: CLI11's message
+        const std::string near = icl::nearest_name(word, names);
+        return fail(2, "unknown subcommand '" + icl::printable_line(word, 60) + "'" +
+                           (near.empty() ? "" : ": did you mean '" + near + "'?") + " (subcommands: " + known +
+                           "; see 'icl-verify --help')");
+      }
+      return fail(2, std::string(e.what()) + " (subcommands: " + known + "; see 'icl-verify --help')");
+    }
     return fail(2, e.what());
   }
   try {

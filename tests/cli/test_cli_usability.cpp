@@ -1,0 +1,120 @@
+// The command line's usability rules (issue 30, item 4, "Command line"), one test case per rule: what a mistyped
+// or malformed command gets told, what --expect says, how progress shows, how reports read, where they go, how they
+// compare, and when MPI starts.
+#include "icl/claim/claim.hpp"
+#include "icl/cli/engine.hpp"
+#include "tests/support/cli_support.hpp"
+
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <fcntl.h>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <string>
+#include <sys/ioctl.h>
+#include <unistd.h>
+#include <vector>
+
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::ordered_json;
+using icl::test::CliResult;
+using icl::test::is_empty_dir;
+using icl::test::list_dir;
+using icl::test::run_cli;
+using icl::test::sh_quote;
+using icl::test::slurp;
+using icl::test::TempDir;
+
+const std::vector<std::string> kVerdicts = {"confirmed", "refuted", "inconclusive"};
+
+std::size_t lines(const std::string& s) { return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n')); }
+
+// Bad input: exit 2, exactly one line on stderr holding `says`, nothing on stdout, nothing written in `work`.
+void check_refused(const std::string& args, const std::string& says) {
+  TempDir work, capture;
+  CAPTURE(args);
+  const CliResult r = run_cli(args, work.path, capture.path);
+  CAPTURE(r.err);
+  CHECK(r.status == 2);
+  CHECK(lines(r.err) == 1);
+  CHECK(r.err.find(says) != std::string::npos);
+  CHECK(r.out.empty());
+  INFO("files written: " << list_dir(work.path));
+  CHECK(is_empty_dir(work.path));
+}
+
+// What a ProgressLine wrote to a temporary file.
+struct Captured {
+  std::FILE* f = std::tmpfile();
+  ~Captured() {
+    if (f) std::fclose(f);
+  }
+  Captured() = default;
+  Captured(const Captured&) = delete;
+  Captured& operator=(const Captured&) = delete;
+  std::string text() {
+    std::fflush(f);
+    std::rewind(f);
+    std::string s;
+    for (int c; (c = std::fgetc(f)) != EOF;) s += static_cast<char>(c);
+    std::fseek(f, 0, SEEK_END);
+    return s;
+  }
+};
+
+// A pseudo-terminal pair (master, slave), closed at the end.
+struct Pty {
+  int master = -1, slave = -1;
+  Pty() {
+    master = ::posix_openpt(O_RDWR | O_NOCTTY);
+    if (master >= 0 && ::grantpt(master) == 0 && ::unlockpt(master) == 0) slave = ::open(::ptsname(master), O_RDWR | O_NOCTTY);
+  }
+  ~Pty() {
+    if (slave >= 0) ::close(slave);
+    if (master >= 0) ::close(master);
+  }
+  Pty(const Pty&) = delete;
+  Pty& operator=(const Pty&) = delete;
+};
+
+}  // namespace
+
+TEST_CASE("cli usability: an unknown subcommand gets did-you-mean; one line, exit 2, nothing written") {
+  const std::map<std::string, std::string> near = {
+      {"runn", "run"}, {"rn", "run"}, {"RUN", "run"}, {"lst", "list"}, {"List", "list"}, {"reprot", "report"}, {"evl", "eval"}};
+  for (const auto& [typed, meant] : near)
+    check_refused(typed + " sja.thm2 --out out", "unknown subcommand '" + typed + "': did you mean '" + meant + "'?");
+  // Nothing near: the message names the subcommands, without a guess.
+  check_refused("frobnicate", "unknown subcommand 'frobnicate' (subcommands: list, run, report, eval;");
+  {
+    TempDir work, capture;
+    const CliResult r = run_cli("frobnicate", work.path, capture.path);
+    CHECK(r.err.find("did you mean") == std::string::npos);
+  }
+  check_refused("--bogus", "unknown option '--bogus' before the subcommand");
+  check_refused("", "subcommands: list, run, report, eval");
+}
+
+TEST_CASE("cli usability: an unknown claim ID gets did-you-mean, case-insensitively and by edit distance") {
+  check_refused("run sja.Thm2 --quick --out out", "did you mean 'sja.thm2'?");
+  check_refused("run SJA.THM2 --quick --out out", "did you mean 'sja.thm2'?");
+  check_refused("run ZFB.thm5 --quick --out out", "did you mean 'zfb.thm5'?");
+  check_refused("run acds.thm1x --quick --out out", "did you mean 'acds.thm1'?");
+  check_refused("list xlssc.onelayr", "did you mean 'xlssc.onelayer'?");
+  check_refused("run sja.thm2 nothing.like.it --quick --out out", "unknown claim ID 'nothing.like.it' (see");
+  std::vector<std::string> ids;
+  for (const auto& c : icl::claim_registry()) ids.push_back(c.id);
+  CHECK(icl::nearest_name("SJA.LEMMA3", ids) == "sja.lemma3");
+  CHECK(icl::nearest_name("sja.lema3", ids) == "sja.lemma3");
+  CHECK(icl::nearest_name("completely-different", ids).empty());
+  CHECK(icl::nearest_name(std::string(5000, 'x'), ids).empty());
+}
