@@ -118,3 +118,43 @@ TEST_CASE("cli usability: an unknown claim ID gets did-you-mean, case-insensitiv
   CHECK(icl::nearest_name("completely-different", ids).empty());
   CHECK(icl::nearest_name(std::string(5000, 'x'), ids).empty());
 }
+
+TEST_CASE("cli usability: whole-number options take scientific notation that is exactly a whole number") {
+  using icl::whole_number;
+  const std::map<std::string, std::uint64_t> good = {
+      {"0", 0}, {"7", 7}, {"100000", 100000}, {"1e5", 100000}, {"1E5", 100000}, {"1e+5", 100000},
+      {"2.5e4", 25000}, {"25000e-1", 2500}, {"1.50e1", 15}, {"0e400", 0}, {"0.0e0", 0}, {"1e19", 10000000000000000000ULL},
+      {"1e019", 10000000000000000000ULL}, {"18446744073709551615", UINT64_MAX},
+      {"1.8446744073709551615e19", UINT64_MAX}, {"0000000000000000000000000042", 42}};
+  for (const auto& [text, value] : good) {
+    CAPTURE(text);
+    REQUIRE(whole_number(text).has_value());
+    CHECK(*whole_number(text) == value);
+  }
+  for (const std::string& text : std::vector<std::string>{"", "1.5", "1.5e0", "1e-3", "15e-1", "1e400", "1e20", "18446744073709551616",
+                                 "1.8446744073709551616e19", "-1", "+5", " 5", "5 ", "0x10", "1.0", "1.", "e5", "1e",
+                                 "1.e5", ".5e1", "1e5.0", "1e--5", "1ee5", "nan", "inf", "1e99999999999999999999",
+                                 std::string(5000, '9'), std::string(5000, '9') + "e0"}) {
+    CAPTURE(text);
+    CHECK(!whole_number(text).has_value());
+  }
+  // Through the command line: --seed, --threads and --samples in scientific notation.
+  TempDir work, capture;
+  const CliResult r = run_cli("run sja.thm2 --set d=1 --set n=25 --samples 2.56e2 --seed 1e3 --threads 2e0 --out out",
+                              work.path, capture.path);
+  CAPTURE(r.err);
+  REQUIRE(r.status == 0);
+  const json j = json::parse(slurp(work.path / "out" / "sja.thm2.json"));
+  CHECK(j.at("sample_budget_per_case") == 256);
+  CHECK(j.at("seed") == 1000);
+  CHECK(j.at("threads") == 2);
+  // Not whole, or out of range: one line, exit 2, nothing written.
+  check_refused("run sja.thm2 --seed 1.5 --out out", "--seed '1.5': expected a whole number in [0, 2^64)");
+  check_refused("run sja.thm2 --seed 1e400 --out out", "--seed '1e400': expected a whole number");
+  check_refused("run sja.thm2 --seed 1e20 --out out", "--seed '1e20': expected a whole number");
+  check_refused("run sja.thm2 --samples 1.5 --out out", "--samples '1.5': expected a whole number");
+  check_refused("run sja.thm2 --samples 1e400 --out out", "--samples '1e400': expected a whole number");
+  check_refused("run sja.thm2 --threads 1.5e0 --out out", "--threads '1.5e0': expected a whole number in [1, 1024]");
+  check_refused("run sja.thm2 --threads 1e400 --out out", "--threads '1e400': expected a whole number");
+  check_refused("run sja.thm2 --threads 2e3 --out out", "--threads '2e3': expected a whole number in [1, 1024]");
+}

@@ -233,22 +233,61 @@ std::vector<Case> build_cases(const Claim& c, const std::map<std::string, std::v
   return cases;
 }
 
-namespace {
-
-// Decimal digits only, within [lo, hi]; CLI11 would take "0x10", " 5" and "+5", and saturate 10^30.
-std::uint64_t parse_whole(const std::string& text, const char* option, std::uint64_t lo, std::uint64_t hi,
-                          const std::string& range) {
-  const auto bad = [&] { return UsageError(fmt::format("{} '{}': expected a whole number in {}", option, shown(text), range)); };
-  if (text.empty() || text.size() > 20) throw bad();
+// The value of a whole number written in decimal digits ("100000") or in scientific notation ("1e5", "2.5E4",
+// "1e+5", "25000e-1": digits, an optional fraction, e or E, an optional sign, exponent digits) when it is exactly
+// a whole number in [0, 2^64); nothing otherwise ("1.5", "1e-3", "1e400", "0x10", " 5", "+5", "-1", "1.0").
+// CLI11's own reading would take "0x10", " 5" and "+5", and saturate 10^30.
+std::optional<std::uint64_t> whole_number(const std::string& text) {
+  const auto is_digits = [](const std::string& t) {
+    return !t.empty() && std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
+  std::string digits = text;  // the significant digits, then shifted by the exponent
+  long long shift = 0;
+  const std::size_t e = text.find_first_of("eE");
+  if (e != std::string::npos) {
+    const std::string mant = text.substr(0, e);
+    std::string ex = text.substr(e + 1);
+    const std::size_t dot = mant.find('.');
+    const std::string whole = mant.substr(0, dot), frac = dot == std::string::npos ? "" : mant.substr(dot + 1);
+    if (!is_digits(whole) || (dot != std::string::npos && !is_digits(frac))) return std::nullopt;
+    const bool negative = !ex.empty() && ex[0] == '-';
+    if (!ex.empty() && (ex[0] == '-' || ex[0] == '+')) ex.erase(0, 1);
+    if (!is_digits(ex)) return std::nullopt;
+    ex.erase(0, std::min(ex.find_first_not_of('0'), ex.size() - 1));
+    if (ex.size() > 6) ex = "999999";  // far beyond 2^64 either way; only an all-zero mantissa survives it
+    shift = (negative ? -1 : 1) * std::stoll(ex) - static_cast<long long>(frac.size());
+    digits = whole + frac;
+  } else if (!is_digits(text)) {
+    return std::nullopt;
+  }
+  digits.erase(0, std::min(digits.find_first_not_of('0'), digits.size()));  // leading zeros
+  if (digits.empty()) return std::uint64_t{0};
+  if (shift < 0) {  // the last -shift digits must be zeros for a whole number
+    const auto drop = static_cast<std::size_t>(-shift);
+    if (drop >= digits.size() || digits.find_first_not_of('0', digits.size() - drop) != std::string::npos)
+      return std::nullopt;
+    digits.resize(digits.size() - drop);
+  } else {
+    if (static_cast<long long>(digits.size()) + shift > 20) return std::nullopt;  // 2^64 has 20 digits
+    digits.append(static_cast<std::size_t>(shift), '0');
+  }
   std::uint64_t v = 0;
-  for (char ch : text) {
-    if (ch < '0' || ch > '9') throw bad();
-    const std::uint64_t digit = static_cast<std::uint64_t>(ch - '0');
-    if (v > (UINT64_MAX - digit) / 10) throw bad();
+  for (char ch : digits) {
+    const auto digit = static_cast<std::uint64_t>(ch - '0');
+    if (v > (UINT64_MAX - digit) / 10) return std::nullopt;
     v = v * 10 + digit;
   }
-  if (v < lo || v > hi) throw bad();
   return v;
+}
+
+namespace {
+
+std::uint64_t parse_whole(const std::string& text, const char* option, std::uint64_t lo, std::uint64_t hi,
+                          const std::string& range) {
+  const auto v = whole_number(text);
+  if (!v || *v < lo || *v > hi)
+    throw UsageError(fmt::format("{} '{}': expected a whole number in {}", option, shown(text), range));
+  return *v;
 }
 
 }  // namespace
@@ -256,37 +295,11 @@ std::uint64_t parse_whole(const std::string& text, const char* option, std::uint
 std::uint64_t parse_seed(const std::string& text) { return parse_whole(text, "--seed", 0, UINT64_MAX, "[0, 2^64)"); }
 
 std::uint64_t parse_samples(const std::string& text) {
-  const std::string range = fmt::format("[1, {}]", kMaxSamples);
-  // Scientific notation for a whole number ("1e5", "2.5e4"): digits, an optional fraction, e or E, exponent digits;
-  // the value must be whole. Anything else goes to the strict decimal reading.
-  const std::size_t e = text.find_first_of("eE");
-  if (e != std::string::npos && e > 0 && e + 1 < text.size() && text.size() <= 24) {
-    const std::string mant = text.substr(0, e), ex = text.substr(e + 1);
-    const std::size_t dot = mant.find('.');
-    const std::string whole = mant.substr(0, dot), frac = dot == std::string::npos ? "" : mant.substr(dot + 1);
-    const auto digits = [](const std::string& t) {
-      return std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; });
-    };
-    if (!whole.empty() && digits(whole) && digits(frac) && digits(ex) && ex.size() <= 2) {
-      const int shift = std::stoi(ex) - static_cast<int>(frac.size());
-      std::string d = whole + frac;
-      if (shift < 0) {  // the fraction's last digits must be zeros for a whole number
-        const std::size_t drop = static_cast<std::size_t>(-shift);
-        if (d.size() > drop && std::all_of(d.end() - static_cast<std::ptrdiff_t>(drop), d.end(), [](char c) { return c == '0'; }))
-          d.resize(d.size() - drop);
-        else
-          throw UsageError(fmt::format("--samples '{}': expected a whole number in {}", shown(text), range));
-      } else {
-        d.append(static_cast<std::size_t>(shift), '0');
-      }
-      try {
-        return parse_whole(d, "--samples", 1, kMaxSamples, range);
-      } catch (const UsageError&) {  // say it with the user's own text
-        throw UsageError(fmt::format("--samples '{}': expected a whole number in {}", shown(text), range));
-      }
-    }
-  }
-  return parse_whole(text, "--samples", 1, kMaxSamples, range);
+  return parse_whole(text, "--samples", 1, kMaxSamples, fmt::format("[1, {}]", kMaxSamples));
+}
+
+int parse_threads(const std::string& text) {
+  return static_cast<int>(parse_whole(text, "--threads", 1, kMaxThreads, fmt::format("[1, {}]", kMaxThreads)));
 }
 
 void prepare_output_folder(const std::string& dir, const char* option) {

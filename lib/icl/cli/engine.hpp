@@ -57,10 +57,16 @@ std::map<std::string, double> build_settings(const Claim& c, const std::map<std:
 
 // Validation only (throws UsageError): which claims, which cases, enough memory.
 std::vector<PlannedClaim> plan_run(const RunOptions& o);
-// The --seed text as a seed: decimal digits only, below 2^64 (throws UsageError; no wrapping of "-1").
+// A whole-number option's text: decimal digits ("100000"), or scientific notation that is exactly a whole number
+// ("1e5", "2.5e4", "1E+5"); its value when that is in [0, 2^64), nothing otherwise ("1.5", "1e-3", "1e400", "-1",
+// "+5", " 5", "0x10", "1.0").
+std::optional<std::uint64_t> whole_number(const std::string& text);
+// The --seed text as a seed: a whole number (whole_number) below 2^64 (throws UsageError; no wrapping of "-1").
 std::uint64_t parse_seed(const std::string& text);
-// The --samples text: decimal digits only, in [1, kMaxSamples] (throws UsageError).
+// The --samples text: a whole number in [1, kMaxSamples] (throws UsageError).
 std::uint64_t parse_samples(const std::string& text);
+// The --threads text: a whole number in [1, kMaxThreads] (throws UsageError).
+int parse_threads(const std::string& text);
 // Creates the output folder if needed and checks that a file can be written there (throws UsageError and
 // leaves nothing behind if not).
 void prepare_output_folder(const std::string& dir, const char* option);
