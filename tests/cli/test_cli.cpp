@@ -565,6 +565,8 @@ TEST_CASE("cli regression: every claim --quick") {
                                  capture.path);
     MESSAGE(r2.out);
     CHECK_MESSAGE(r2.status == 0, "exit status " << r2.status << ", stderr: " << r2.err);
+    // stderr is a file here, not a terminal: no progress line, whatever the claim's running time.
+    CHECK_MESSAGE(r2.err.find('\r') == std::string::npos, "a progress line in a log: " << r2.err);
     if (r2.status != 0) continue;
     const json j2 = load_json(out2 / (c.id + ".json"));
     if (j2.is_null() || !check_report(j2, c, 2)) continue;

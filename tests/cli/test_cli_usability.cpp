@@ -3,6 +3,7 @@
 // compare, and when MPI starts.
 #include "icl/claim/claim.hpp"
 #include "icl/cli/engine.hpp"
+#include "icl/report/progress_line.hpp"
 #include "tests/support/cli_support.hpp"
 
 #include <doctest/doctest.h>
@@ -157,4 +158,96 @@ TEST_CASE("cli usability: whole-number options take scientific notation that is 
   check_refused("run sja.thm2 --threads 1.5e0 --out out", "--threads '1.5e0': expected a whole number in [1, 1024]");
   check_refused("run sja.thm2 --threads 1e400 --out out", "--threads '1e400': expected a whole number");
   check_refused("run sja.thm2 --threads 2e3 --out out", "--threads '2e3': expected a whole number in [1, 1024]");
+}
+
+TEST_CASE("cli usability: a progress line fits the terminal, clears exactly what it drew, and is off in a log") {
+  {  // Cut to width - 1 columns; a shorter line blanks the rest of a longer one; clear() overwrites what is drawn.
+    Captured c;
+    REQUIRE(c.f);
+    {
+      icl::ProgressLine line(c.f, true, 20);
+      line.show(std::string(50, 'a'));
+      CHECK(c.text() == "\r" + std::string(19, 'a'));
+      CHECK(line.drawn() == 19);
+      line.show("bbb");
+      CHECK(c.text() == "\r" + std::string(19, 'a') + "\rbbb" + std::string(16, ' '));
+      CHECK(line.drawn() == 3);
+      line.clear();
+      CHECK(c.text() == "\r" + std::string(19, 'a') + "\rbbb" + std::string(16, ' ') + "\r   \r");
+      CHECK(line.drawn() == 0);
+      line.clear();  // nothing drawn: nothing written
+      line.show("[x] 1/2 \xc3\xa9t\xc3\xa9\nz");  // UTF-8 counts by character; a newline cannot break the line
+      CHECK(line.drawn() == 13);
+    }  // the destructor clears
+    const std::string all = c.text();
+    REQUIRE(all.size() > 15);
+    CHECK(all.substr(all.size() - 15) == "\r" + std::string(13, ' ') + "\r");
+    CHECK(all.find('\n') == std::string::npos);
+  }
+  {  // Disabled (stderr not a terminal): nothing at all.
+    Captured c;
+    REQUIRE(c.f);
+    {
+      icl::ProgressLine line(c.f, false, 80);
+      line.show("[sja.thm2] 1/2 cases, 3 s");
+      line.clear();
+    }
+    CHECK(c.text().empty());
+  }
+  CHECK(icl::fit_columns("abcdef", 3) == "abc");
+  CHECK(icl::fit_columns("\xc3\xa9\xc3\xa9\xc3\xa9", 2) == "\xc3\xa9\xc3\xa9");
+  CHECK(icl::fit_columns("ab", 10) == "ab");
+  {  // The width comes from the terminal (TIOCGWINSZ); 80 where unknown.
+    Pty pty;
+    REQUIRE(pty.slave >= 0);
+    winsize ws{};
+    ws.ws_row = 24;
+    ws.ws_col = 33;
+    REQUIRE(::ioctl(pty.slave, TIOCSWINSZ, &ws) == 0);
+    CHECK(icl::terminal_columns(pty.slave) == 33);
+    ws.ws_col = 0;
+    REQUIRE(::ioctl(pty.slave, TIOCSWINSZ, &ws) == 0);
+    CHECK(icl::terminal_columns(pty.slave) == 80);
+    Captured c;
+    CHECK(icl::terminal_columns(::fileno(c.f)) == 80);
+  }
+  // End to end on a terminal 20 columns wide (util-linux `script` gives the command a pseudo-terminal): a claim that
+  // runs for more than 2 s draws its progress line in at most 19 columns and then blanks exactly those columns.
+  if (std::system("command -v script >/dev/null 2>&1 && command -v stty >/dev/null 2>&1") != 0) {
+    MESSAGE("no `script` or `stty` here: the end-to-end terminal check is skipped");
+    return;
+  }
+  TempDir work;
+  const fs::path typescript = work.path / "typescript", out = work.path / "out";
+  const std::string inner = "stty cols 20 && " + sh_quote(ICL_VERIFY_BINARY) + " run acds.thm4 --quick --threads 1 --out " +
+                            sh_quote(out.string());
+  const std::string cmd = "script -q -e -c " + sh_quote(inner) + " " + sh_quote(typescript.string()) + " </dev/null >/dev/null 2>&1";
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  const json report = json::parse(slurp(out / "acds.thm4.json"));
+  const double elapsed = report.at("elapsed_s").get<double>();
+  const std::string tty = slurp(typescript);
+  std::vector<std::string> segments;  // the text between carriage returns
+  for (std::size_t i = tty.find('\r'); i != std::string::npos;) {
+    const std::size_t j = tty.find('\r', i + 1);
+    segments.push_back(tty.substr(i + 1, j == std::string::npos ? std::string::npos : j - i - 1));
+    i = j;
+  }
+  std::size_t last = segments.size();
+  for (std::size_t k = 0; k < segments.size(); ++k)
+    if (segments[k].rfind("[acds.thm4]", 0) == 0) {
+      CAPTURE(segments[k]);
+      CHECK(segments[k].size() <= 19);
+      last = k;
+    }
+  if (last == segments.size()) {
+    // The line appears only once a claim has run 2 s; the last case ends at the end of the run.
+    CHECK_MESSAGE(elapsed < 2.5, "a " << elapsed << " s run drew no progress line: " << tty);
+    MESSAGE("acds.thm4 ran " << elapsed << " s here, too fast for a progress line: the end-to-end check did not run");
+    return;
+  }
+  REQUIRE(last + 2 < segments.size());
+  std::string drawn = segments[last];
+  while (!drawn.empty() && drawn.back() == ' ') drawn.pop_back();  // padding over a longer line is not drawn text
+  CHECK(segments[last + 1] == std::string(drawn.size(), ' '));    // exactly the columns drawn
+  CHECK(segments[last + 2].rfind("acds.thm4 ", 0) == 0);           // then the claim's line, at the line's start
 }

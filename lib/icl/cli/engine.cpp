@@ -5,6 +5,7 @@
 #include "icl/montecarlo/montecarlo.hpp"
 #include "icl/execute/ranks.hpp"
 #include "icl/report/paper.hpp"
+#include "icl/report/progress_line.hpp"
 #include "icl/report/provenance.hpp"
 #include "icl/verdict/mutation.hpp"
 #include "icl/report/report.hpp"
@@ -427,18 +428,17 @@ nlohmann::ordered_json run_claim(const PlannedClaim& p, const RunOptions& o, std
   const auto started_at = std::chrono::system_clock::now();
   const auto t0 = std::chrono::steady_clock::now();
   ClaimContext ctx = p.ctx;
-  const bool tty = ::isatty(2);
-  bool printed = false;
+  // On a terminal only (nothing in a log or a pipe), once a claim has run 2 s: one line, cut to the terminal's
+  // width, cleared (exactly the columns drawn) when the claim ends.
+  ProgressLine line;
   ctx.progress = [&](std::size_t done, std::size_t total) {
     const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (!tty || el < 2.0) return;
-    std::fprintf(stderr, "\r[%s] %zu/%zu cases, %.0f s   ", c.id.c_str(), done, total, el);
-    std::fflush(stderr);
-    printed = true;
+    if (!line.enabled() || el < 2.0) return;
+    line.show(fmt::format("[{}] {}/{} cases, {:.0f} s", c.id, done, total, el));
   };
   ClaimResult res = c.run(ctx);
   if (files) *files = res.files;
-  if (printed) std::fprintf(stderr, "\r%60s\r", "");
+  line.clear();
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   nlohmann::ordered_json r;
   r["schema"] = "icl-verify/report/v1";
