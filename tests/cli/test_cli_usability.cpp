@@ -4,6 +4,7 @@
 #include "icl/claim/claim.hpp"
 #include "icl/cli/engine.hpp"
 #include "icl/report/progress_line.hpp"
+#include "icl/report/report.hpp"
 #include "tests/support/cli_support.hpp"
 
 #include <doctest/doctest.h>
@@ -250,4 +251,67 @@ TEST_CASE("cli usability: a progress line fits the terminal, clears exactly what
   while (!drawn.empty() && drawn.back() == ' ') drawn.pop_back();  // padding over a longer line is not drawn text
   CHECK(segments[last + 1] == std::string(drawn.size(), ' '));    // exactly the columns drawn
   CHECK(segments[last + 2].rfind("acds.thm4 ", 0) == 0);           // then the claim's line, at the line's start
+}
+
+TEST_CASE("cli usability: '1 thread', and no verdict said twice (summary.md, the details, the command's line)") {
+  {  // A summary that opens with its verdict goes on after the verdict shown before it.
+    CHECK(icl::summary_after_verdict("refuted: worst case d=5", "refuted") == "worst case d=5");
+    CHECK(icl::summary_after_verdict("refuted (reading): the 1/3 limit", "refuted") == "(reading): the 1/3 limit");
+    CHECK(icl::summary_after_verdict("refutedness: x", "refuted") == "refutedness: x");
+    CHECK(icl::summary_after_verdict("the loss is 3", "refuted") == "the loss is 3");
+    json r = {{"verdict", "refuted"}, {"summary", "refuted: worst case d=5"}, {"refutation", {{"class", "substantive"}}}};
+    auto lead = icl::verdict_lead(r);
+    CHECK(lead.label == "refuted (substantive)");
+    CHECK(lead.rest == "worst case d=5");
+    r["summary"] = "refuted (a transpose slip): for non-symmetric A";
+    lead = icl::verdict_lead(r);
+    CHECK(lead.label == "refuted (a transpose slip)");
+    CHECK(lead.rest == "for non-symmetric A");
+    r = {{"verdict", "inconclusive"}, {"summary", "inconclusive (reduced settings: batch 200 (paper 4000)): 3 runs"}};
+    lead = icl::verdict_lead(r);
+    CHECK(lead.label == "inconclusive (reduced settings: batch 200 (paper 4000))");
+    CHECK(lead.rest == "3 runs");
+    r = {{"verdict", "confirmed"}, {"summary", "Cases with an exact value: 2 of 2."}};
+    lead = icl::verdict_lead(r);
+    CHECK(lead.label == "confirmed");
+    CHECK(lead.rest == "Cases with an exact value: 2 of 2.");
+    CHECK(!lead.opened);
+  }
+  TempDir work, capture;
+  for (const char* threads : {"1", "2"}) {
+    const std::string out = std::string("t") + threads;
+    const CliResult r = run_cli(std::string("run sja.thm2 sja.lemma3 --quick --threads ") + threads + " --out " + out,
+                                work.path, capture.path);
+    CAPTURE(r.err);
+    REQUIRE(r.status == 0);
+    const std::string md = slurp(work.path / out / "summary.md");
+    if (std::string(threads) == "1") {
+      CHECK(md.find("; 1 thread, ") != std::string::npos);
+      CHECK(md.find("1 threads") == std::string::npos);
+    } else {
+      CHECK(md.find("; 2 threads, ") != std::string::npos);
+    }
+    // No verdict twice in a row: "refuted: refuted", "(**refuted**): refuted", "**Verdict: refuted.** refuted",
+    // "(**refuted (substantive)**): refuted".
+    std::string plain;
+    for (char c : md)
+      if (c != '*' && c != '`') plain += c;
+    const std::regex twice(R"((confirmed|refuted|inconclusive)(\s*\([^()]*(\([^()]*\)[^()]*)*\))?[).:\s]*\1\b)");
+    std::smatch m;
+    const bool repeated = std::regex_search(plain, m, twice);
+    CHECK_MESSAGE(!repeated, "a verdict said twice in summary.md: '" << (repeated ? m.str() : "") << "'");
+    for (const char* id : {"sja.thm2", "sja.lemma3"}) {
+      const json j = json::parse(slurp(work.path / out / (std::string(id) + ".json")));
+      const std::string v = j.at("verdict");
+      CHECK(md.find(std::string("(**") + icl::verdict_lead(j).label + "**)") != std::string::npos);
+      // The command's line: claim, verdict, time, then the summary without its opening verdict.
+      const std::size_t at = r.out.find(std::string(id) + " ");
+      REQUIRE(at != std::string::npos);
+      const std::string line = r.out.substr(at, r.out.find('\n', at) - at);
+      CAPTURE(line);
+      const std::size_t s = line.find(" s  ");
+      REQUIRE(s != std::string::npos);
+      CHECK(line.substr(s + 4).rfind(v, 0) != 0);
+    }
+  }
 }

@@ -508,8 +508,9 @@ int run_command(const RunOptions& o) {
     write_file_atomic(o.out + "/" + p.claim->id + ".tex", latex_table(r));
     if (needs_cases_appendix(r)) write_file_atomic(o.out + "/" + p.claim->id + ".cases.tex", latex_cases_longtable(r));
     const std::string v = r["verdict"];
+    // The verdict has its column: the summary goes on after its own opening verdict.
     std::printf("%-14s %-12s %6.1f s  %s\n", p.claim->id.c_str(), v.c_str(), r["elapsed_s"].get<double>(),
-                r["summary"].get<std::string>().c_str());
+                summary_after_verdict(r["summary"].get<std::string>(), v).c_str());
     std::fflush(stdout);
     if (expect && v != to_string(*expect)) expectation_failed.push_back(p.claim->id + " (" + v + ")");
   }
