@@ -315,3 +315,41 @@ TEST_CASE("cli usability: '1 thread', and no verdict said twice (summary.md, the
     }
   }
 }
+
+TEST_CASE("cli usability: without --out, run writes reports/partial; only the full standard run writes reports/latest") {
+  using icl::default_out_folder;
+  const std::size_t all = icl::claim_registry().size();
+  REQUIRE(all > 1);
+  icl::RunOptions o;
+  CHECK(default_out_folder(o, all) == std::string("reports/latest"));  // run all, standard grid, budget and seed
+  CHECK(default_out_folder(o, all - 1) == std::string("reports/partial"));  // a subset of the claims
+  CHECK(default_out_folder(o, 1) == std::string("reports/partial"));
+  o.threads = 1;  // the thread count changes no number
+  CHECK(default_out_folder(o, all) == std::string("reports/latest"));
+  const auto variant = [&](auto edit) {
+    icl::RunOptions v;
+    edit(v);
+    return default_out_folder(v, all);
+  };
+  CHECK(variant([](icl::RunOptions& v) { v.quick = true; }) == std::string("reports/partial"));
+  CHECK(variant([](icl::RunOptions& v) { v.sets = {"d=1"}; }) == std::string("reports/partial"));
+  CHECK(variant([](icl::RunOptions& v) { v.samples = 1000; }) == std::string("reports/partial"));
+  CHECK(variant([](icl::RunOptions& v) { v.alpha = 0.05; }) == std::string("reports/partial"));
+  CHECK(variant([](icl::RunOptions& v) { v.seed = 7; }) == std::string("reports/partial"));
+  // Through the command line: one claim, a custom budget, no --out.
+  TempDir work, capture;
+  const CliResult r = run_cli("run sja.thm2 --set d=1 --set n=25 --samples 256", work.path, capture.path);
+  CAPTURE(r.err);
+  REQUIRE(r.status == 0);
+  CHECK(fs::exists(work.path / "reports" / "partial" / "sja.thm2.json"));
+  CHECK(!fs::exists(work.path / "reports" / "latest"));
+  CHECK(r.out.find("reports written to reports/partial") != std::string::npos);
+  // --help states the rule.
+  const CliResult help = run_cli("run --help", work.path, capture.path);
+  CHECK(help.status == 0);
+  CHECK(help.out.find("reports/partial") != std::string::npos);
+  CHECK(help.out.find("reports/latest") != std::string::npos);
+  // ./verify alone still names reports/latest (its full standard run).
+  const std::string verify = slurp(fs::path(ICL_SOURCE_DIR) / "verify");
+  CHECK(verify.find("run all --out reports/latest") != std::string::npos);
+}

@@ -464,7 +464,7 @@ nlohmann::ordered_json run_claim(const PlannedClaim& p, const RunOptions& o, std
   r["elapsed_s"] = std::round(elapsed * 100) / 100;
   r["quick"] = ctx.quick;
   // standard: the default grid and budget (what reports/latest holds); quick: --quick; custom: --set or --samples.
-  r["run_mode"] = ctx.quick ? "quick" : (!o.sets.empty() || o.samples || o.alpha != 0.01) ? "custom" : "standard";
+  r["run_mode"] = ctx.quick ? "quick" : standard_budget(o) ? "standard" : "custom";
   r["sample_budget_per_case"] = ctx.samples;
   r["provenance"] = provenance_json(o.command, started_at);
   for (auto it = res.extra.begin(); it != res.extra.end(); ++it)
@@ -473,15 +473,24 @@ nlohmann::ordered_json run_claim(const PlannedClaim& p, const RunOptions& o, std
   return r;
 }
 
-int run_command(const RunOptions& o) {
-  const auto plan = plan_run(o);  // all validation before anything is written
+bool standard_budget(const RunOptions& o) { return !o.quick && o.sets.empty() && !o.samples && o.alpha == kDefaultAlpha; }
+
+std::string default_out_folder(const RunOptions& o, std::size_t claims_run) {
+  const bool full = claims_run == claim_registry().size() && standard_budget(o) && o.seed == kDefaultSeed;
+  return full ? kLatestFolder : kPartialFolder;
+}
+
+int run_command(const RunOptions& options) {
+  const auto plan = plan_run(options);  // all validation before anything is written
+  RunOptions o = options;
+  if (!o.out) o.out = default_out_folder(o, plan.size());
+  const std::string& out = *o.out;
   std::optional<Verdict> expect;
   if (o.expect) expect = verdict_from_string(*o.expect);
   // A quick or custom run never replaces a standard report (the default grid and budget, e.g. reports/latest).
-  const bool standard = !o.quick && o.sets.empty() && !o.samples && o.alpha == 0.01;
-  if (!standard)
+  if (!standard_budget(o))
     for (const auto& p : plan) {
-      const fs::path existing = fs::path(o.out) / (p.claim->id + ".json");
+      const fs::path existing = fs::path(out) / (p.claim->id + ".json");
       std::error_code ec;
       if (!fs::is_regular_file(existing, ec)) continue;
       bool holds_standard = false;
@@ -493,20 +502,20 @@ int run_command(const RunOptions& o) {
       if (holds_standard)
         throw UsageError(fmt::format("--out '{}' holds the standard report of {}; a {} run would replace it: write it "
                                      "to another folder (--out DIR)",
-                                     shown(o.out), p.claim->id, o.quick ? "quick" : "custom"));
+                                     shown(out), p.claim->id, o.quick ? "quick" : "custom"));
     }
-  prepare_output_folder(o.out, "--out");
-  std::vector<std::string> expectation_failed;  // "claim (verdict)" for each claim whose verdict differs
+  prepare_output_folder(out, "--out");
+  std::vector<std::string> expectation_failed;  // "claim got verdict" for each claim whose verdict differs
   // Under mpirun every rank runs every claim on the same numbers (execute/ranks.hpp); rank 0 writes.
   const bool lead = rank_comm().rank == 0;
   for (const auto& p : plan) {
     std::map<std::string, std::string> files;
     auto r = run_claim(p, o, &files);
     if (!lead) continue;
-    write_file_atomic(o.out + "/" + p.claim->id + ".json", r.dump(2) + "\n");
-    for (const auto& [suffix, content] : files) write_file_atomic(o.out + "/" + p.claim->id + "." + suffix, content);
-    write_file_atomic(o.out + "/" + p.claim->id + ".tex", latex_table(r));
-    if (needs_cases_appendix(r)) write_file_atomic(o.out + "/" + p.claim->id + ".cases.tex", latex_cases_longtable(r));
+    write_file_atomic(out + "/" + p.claim->id + ".json", r.dump(2) + "\n");
+    for (const auto& [suffix, content] : files) write_file_atomic(out + "/" + p.claim->id + "." + suffix, content);
+    write_file_atomic(out + "/" + p.claim->id + ".tex", latex_table(r));
+    if (needs_cases_appendix(r)) write_file_atomic(out + "/" + p.claim->id + ".cases.tex", latex_cases_longtable(r));
     const std::string v = r["verdict"];
     // The verdict has its column: the summary goes on after its own opening verdict.
     std::printf("%-14s %-12s %6.1f s  %s\n", p.claim->id.c_str(), v.c_str(), r["elapsed_s"].get<double>(),
@@ -516,10 +525,10 @@ int run_command(const RunOptions& o) {
   }
   if (!lead) return 0;
   std::vector<std::string> skipped;
-  rebuild_reports(o.out, &skipped);
+  rebuild_reports(out, &skipped);
   for (const auto& f : skipped)
     std::fprintf(stderr, "icl-verify: note: %s is not an icl-verify report; left out of summary.md\n", shown(f).c_str());
-  std::printf("reports written to %s (summary.md, <claim>.json, <claim>.tex)\n", o.out.c_str());
+  std::printf("reports written to %s (summary.md, <claim>.json, <claim>.tex)\n", out.c_str());
   if (!expectation_failed.empty()) {
     std::string which;
     for (const auto& w : expectation_failed) which += (which.empty() ? "" : ", ") + w;

@@ -17,19 +17,33 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The defaults of `run`; the folders of its reports (default_out_folder).
+inline constexpr const char* kLatestFolder = "reports/latest";
+inline constexpr const char* kPartialFolder = "reports/partial";
+inline constexpr std::uint64_t kDefaultSeed = 1;
+inline constexpr double kDefaultAlpha = 0.01;
+
 struct RunOptions {
   std::vector<std::string> claims;
   std::vector<std::string> sets;  // "KEY=V1,V2,..."
   std::optional<long long> samples;
-  std::uint64_t seed = 1;
+  std::uint64_t seed = kDefaultSeed;
   int threads = 0;  // 0: all cores
   std::string backend = "cpu";  // --backend (execute/executor.hpp)
-  std::string out = "reports/latest";
+  std::optional<std::string> out;  // --out; none: default_out_folder()
   bool quick = false;
   std::optional<std::string> expect;
-  double alpha = 0.01;
+  double alpha = kDefaultAlpha;
   std::string command;  // the command line, for the reports' provenance
 };
+
+// The default grid and budget (run_mode "standard"): no --quick, --set, --samples or --alpha.
+bool standard_budget(const RunOptions& o);
+// Where `run` writes without --out. Only a full standard run writes kLatestFolder: every registered claim (`run all`)
+// at the default grid and budget (standard_budget) and the default seed. Anything else (some claims, a quick or
+// custom run, another seed) writes kPartialFolder, so that it never replaces reports/latest. `claims_run`: how many
+// claims the run names ('all' expanded, repeats dropped).
+std::string default_out_folder(const RunOptions& o, std::size_t claims_run);
 
 // --backend: makes `name` the process's backend (execute/executor.hpp); one not built here is a UsageError.
 void select_backend(const std::string& name);

@@ -51,7 +51,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   auto* threads_opt = run->add_option("--threads", threads, "Worker threads (default: all cores)")->type_name("INT");
   run->add_option("--backend", o.backend, "Where the arithmetic runs (built here: cpu)")->capture_default_str();
-  run->add_option("--out", o.out, "Where reports go")->capture_default_str();
+  run->add_option("--out", o.out,
+                  "Where reports go (default: reports/partial; reports/latest only for the full standard run, "
+                  "'run all' without --quick, --set, --samples, --alpha or --seed)");
   run->add_flag("--quick", o.quick, "Small grid and budget, for CI and a first look");
   run->add_option("--expect", o.expect, "Exit 1 unless every claim run got this verdict");
   run->add_option("--alpha", o.alpha, "Family-wise false-fail rate per claim")->capture_default_str();
