@@ -546,7 +546,7 @@ TEST_CASE("cli: --expect exits 1 when the verdict differs, 0 when it holds") {
     CHECK(e.status == (v == verdict ? 0 : 1));
     if (v != verdict) {
       CHECK(e.err.find("--expect") != std::string::npos);
-      CHECK(e.err.find("sja.thm2 (" + verdict + ")") != std::string::npos);  // names the claim that failed
+      CHECK(e.err.find("expected " + v + ", but sja.thm2 got " + verdict) != std::string::npos);  // names the claim
     }
     CHECK(fs::exists(out / "sja.thm2.json"));  // the run completed and its report was written
     // Same seed, same numbers.

@@ -161,6 +161,33 @@ TEST_CASE("cli usability: whole-number options take scientific notation that is 
   check_refused("run sja.thm2 --threads 2e3 --out out", "--threads '2e3': expected a whole number in [1, 1024]");
 }
 
+TEST_CASE("cli usability: --expect over several claims names each claim that failed, with expected and got") {
+  TempDir work, capture;
+  const std::vector<std::string> claims = {"sja.thm2", "sja.lemma3"};
+  const std::string base = "run sja.thm2 sja.lemma3 --quick --threads 2";
+  const CliResult first = run_cli(base + " --out first", work.path, capture.path);
+  REQUIRE(first.status == 0);
+  std::map<std::string, std::string> got;
+  for (const auto& c : claims) got[c] = json::parse(slurp(work.path / "first" / (c + ".json"))).at("verdict");
+  for (const auto& v : kVerdicts) {
+    CAPTURE(v);
+    std::vector<std::string> failed, held;
+    for (const auto& c : claims) (got[c] == v ? held : failed).push_back(c);
+    const CliResult e = run_cli(base + " --expect " + v + " --out expect-" + v, work.path, capture.path);
+    CAPTURE(e.err);
+    CHECK(e.status == (failed.empty() ? 0 : 1));
+    if (failed.empty()) {
+      CHECK(e.err.empty());
+      continue;
+    }
+    CHECK(lines(e.err) == 1);
+    CHECK(e.err.find("--expect did not hold for " + std::to_string(failed.size()) + " of 2 claims: expected " + v +
+                     ", but ") != std::string::npos);
+    for (const auto& c : failed) CHECK(e.err.find(c + " got " + got[c]) != std::string::npos);
+    for (const auto& c : held) CHECK(e.err.find(c) == std::string::npos);  // only the claims that failed
+  }
+}
+
 TEST_CASE("cli usability: a progress line fits the terminal, clears exactly what it drew, and is off in a log") {
   {  // Cut to width - 1 columns; a shorter line blanks the rest of a longer one; clear() overwrites what is drawn.
     Captured c;

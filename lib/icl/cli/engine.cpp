@@ -521,7 +521,7 @@ int run_command(const RunOptions& options) {
     std::printf("%-14s %-12s %6.1f s  %s\n", p.claim->id.c_str(), v.c_str(), r["elapsed_s"].get<double>(),
                 summary_after_verdict(r["summary"].get<std::string>(), v).c_str());
     std::fflush(stdout);
-    if (expect && v != to_string(*expect)) expectation_failed.push_back(p.claim->id + " (" + v + ")");
+    if (expect && v != to_string(*expect)) expectation_failed.push_back(p.claim->id + " got " + v);
   }
   if (!lead) return 0;
   std::vector<std::string> skipped;
@@ -532,8 +532,9 @@ int run_command(const RunOptions& options) {
   if (!expectation_failed.empty()) {
     std::string which;
     for (const auto& w : expectation_failed) which += (which.empty() ? "" : ", ") + w;
-    std::fprintf(stderr, "icl-verify: --expect %s did not hold for %zu of %zu claims: %s\n", o.expect->c_str(),
-                 expectation_failed.size(), plan.size(), which.c_str());
+    // One line: which claims, what was expected, what each got.
+    std::fprintf(stderr, "icl-verify: --expect did not hold for %zu of %zu claim%s: expected %s, but %s\n",
+                 expectation_failed.size(), plan.size(), plan.size() == 1 ? "" : "s", o.expect->c_str(), which.c_str());
     return 1;
   }
   return 0;
