@@ -380,3 +380,31 @@ TEST_CASE("cli usability: without --out, run writes reports/partial; only the fu
   const std::string verify = slurp(fs::path(ICL_SOURCE_DIR) / "verify");
   CHECK(verify.find("run all --out reports/latest") != std::string::npos);
 }
+
+TEST_CASE("cli usability: compare_reports.py ignores what describes the run; 1 and 2 threads compare equal") {
+  if (std::system("python3 -c pass >/dev/null 2>&1") != 0) {
+    MESSAGE("no python3 here: compare_reports.py is not checked");
+    return;
+  }
+  const std::string src = ICL_SOURCE_DIR;
+  // Made-up reports: run fields ignored, results not (tests/cli/compare_reports_check.py).
+  CHECK(std::system(("python3 " + sh_quote(src + "/tests/cli/compare_reports_check.py") + " " + sh_quote(src)).c_str()) == 0);
+  // Real reports: the same claims at 1 and 2 threads.
+  TempDir work, capture;
+  for (const char* t : {"1", "2"})
+    REQUIRE(run_cli(std::string("run sja.thm2 sja.lemma3 --quick --threads ") + t + " --out t" + t, work.path, capture.path)
+                .status == 0);
+  const std::string compare = "python3 " + sh_quote(src + "/reports/compare_reports.py") + " " +
+                              sh_quote((work.path / "t1").string()) + " " + sh_quote((work.path / "t2").string()) + " > " +
+                              sh_quote((capture.path / "compare.txt").string()) + " 2>&1";
+  CHECK(json::parse(slurp(work.path / "t1" / "sja.thm2.json")).at("threads") == 1);
+  CHECK(json::parse(slurp(work.path / "t2" / "sja.thm2.json")).at("threads") == 2);
+  CHECK(std::system(compare.c_str()) == 0);
+  CHECK(slurp(capture.path / "compare.txt").find("2 of 2 reports identical") != std::string::npos);
+  // And a changed number is found.
+  json j = json::parse(slurp(work.path / "t2" / "sja.thm2.json"));
+  j["cases"][0]["quantities"]["stated"]["value"] = 2 * j["cases"][0]["quantities"]["stated"]["value"].get<double>() + 1;
+  std::ofstream(work.path / "t2" / "sja.thm2.json") << j.dump(2);
+  CHECK(std::system(compare.c_str()) != 0);
+  CHECK(slurp(capture.path / "compare.txt").find("differs: sja.thm2.json") != std::string::npos);
+}
