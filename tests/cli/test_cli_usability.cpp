@@ -3,6 +3,7 @@
 // compare, and when MPI starts.
 #include "icl/claim/claim.hpp"
 #include "icl/cli/engine.hpp"
+#include "icl/cli/launcher.hpp"
 #include "icl/report/progress_line.hpp"
 #include "icl/report/report.hpp"
 #include "tests/support/cli_support.hpp"
@@ -407,4 +408,30 @@ TEST_CASE("cli usability: compare_reports.py ignores what describes the run; 1 a
   std::ofstream(work.path / "t2" / "sja.thm2.json") << j.dump(2);
   CHECK(std::system(compare.c_str()) != 0);
   CHECK(slurp(capture.path / "compare.txt").find("differs: sja.thm2.json") != std::string::npos);
+}
+
+TEST_CASE("cli usability: MPI starts only under a launcher") {
+  // Launcher variables (Open MPI, PMIx, PMI-1/2 from Hydra or srun, Hydra's local rank, MVAPICH): each one alone.
+  for (const auto name : icl::mpi_launcher_variables()) {
+    CAPTURE(std::string(name));
+    CHECK(icl::started_by_mpi_launcher([&](const char* v) { return std::string_view(v) == name ? "0" : nullptr; }));
+  }
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID"}) {
+    CAPTURE(name);
+    CHECK(icl::started_by_mpi_launcher([&](const char* v) { return std::string_view(v) == name ? "1" : nullptr; }));
+  }
+  // A plain shell, or a Slurm job step without an MPI plugin (SLURM_* only): no launcher.
+  CHECK(!icl::started_by_mpi_launcher([](const char*) -> const char* { return nullptr; }));
+  const std::set<std::string> slurm = {"SLURM_PROCID", "SLURM_JOB_ID", "SLURM_NTASKS", "SLURM_STEP_ID"};
+  CHECK(!icl::started_by_mpi_launcher([&](const char* v) { return slurm.count(v) ? "1" : nullptr; }));
+  // End to end: an MCA setting that makes Open MPI's start-up fail leaves `list` untouched when no launcher started it
+  // (where the command is built without MPI this holds trivially).
+  ::setenv("OMPI_MCA_pml", "icl-verify-no-such-component", 1);
+  TempDir work, capture;
+  const CliResult r = run_cli("list", work.path, capture.path);
+  ::unsetenv("OMPI_MCA_pml");
+  CAPTURE(r.err);
+  CHECK(r.status == 0);
+  CHECK(r.err.empty());
+  CHECK(r.out.find("sja.thm2") != std::string::npos);
 }
