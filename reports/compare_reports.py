@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
-"""Compares two report folders claim by claim, ignoring what describes the run rather than its result: the
-timings (elapsed_s, and a training run's wall-clock `seconds`), the thread and rank counts (`threads`, `ranks`:
-the numbers are bitwise the same at any count) and the provenance block (build, commit, start time, command line).
+"""Compares two report folders claim by claim, results only: what describes the run rather than its results is
+ignored, namely the report's `threads` and `elapsed_s`, its `provenance` block (build, commit, backend, `ranks`,
+start time, command line; a `ranks` outside it too), and the wall-clock `seconds` of a training run (at any
+depth). The numbers are bitwise the same at any thread or rank count, so a 1-thread and a 2-thread run compare
+equal; every other field (numbers, verdicts, words, seed, budget, run mode) must match.
 
     reports/compare_reports.py reports/latest /tmp/new
 
@@ -14,14 +16,17 @@ import pathlib
 import sys
 
 
-IGNORED = ("elapsed_s", "provenance", "threads", "ranks", "seconds")
+RUN_FIELDS = ("threads", "ranks", "elapsed_s", "provenance")  # a report's own fields that describe the run
+WALL_CLOCK = ("seconds",)  # a training run's wall-clock time, wherever it is
+IGNORED = RUN_FIELDS + WALL_CLOCK
 
 
-def strip(j):
+def strip(j, top=True):
+    """The report without the fields that describe the run."""
     if isinstance(j, dict):
-        return {k: strip(v) for k, v in j.items() if k not in IGNORED}
+        return {k: strip(v, False) for k, v in j.items() if k not in WALL_CLOCK and not (top and k in RUN_FIELDS)}
     if isinstance(j, list):
-        return [strip(v) for v in j]
+        return [strip(v, False) for v in j]
     return j
 
 

@@ -176,7 +176,8 @@ TEST_CASE("eval: bad weight files and options exit 2 with one line and write not
       {"--weights good.npy --sigma sigma_ok.npy --set cov=1", "--set cov: not with --sigma"},
       {"--weights good.npy --samples 0", "--samples '0': expected a whole number"},
       {"--weights good.npy --seed -1", "--seed '-1': expected a whole number"},
-      {"--weights good.npy --threads 0", "--threads must be >= 1"},
+      {"--weights good.npy --threads 0", "--threads '0': expected a whole number in [1, 1024]"},
+      {"--weights good.npy --threads 1.5e0", "--threads '1.5e0': expected a whole number"},
       {"--weights good.npy --out ro_file/sub", "is not a folder"},
       {"--weights weights.pt", "expected a .npy"},
   };

@@ -5,6 +5,7 @@
 #include "icl/montecarlo/montecarlo.hpp"
 #include "icl/execute/ranks.hpp"
 #include "icl/report/paper.hpp"
+#include "icl/report/progress_line.hpp"
 #include "icl/report/provenance.hpp"
 #include "icl/verdict/mutation.hpp"
 #include "icl/report/report.hpp"
@@ -67,15 +68,26 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
   return prev[b.size()];
 }
 
+}  // namespace
+
+std::string nearest_name(const std::string& word, const std::vector<std::string>& candidates, std::size_t max_edits) {
+  std::string best;
+  if (word.size() > 64) return best;  // nobody mistypes 64 characters; and the distance is quadratic
+  std::size_t dist = max_edits + 1;
+  for (const auto& c : candidates) {
+    const std::size_t d = edit_distance(word, c);
+    if (d < dist) dist = d, best = c;
+  }
+  return best;
+}
+
+namespace {
+
 // "unknown claim ID 'x' (see 'icl-verify list')", with the nearest claim ID when one is within 2 edits.
 std::string unknown_claim(const std::string& id) {
-  std::string best;
-  std::size_t dist = 3;
-  if (id.size() <= 64)
-    for (const auto& e : claim_catalogue()) {
-      const std::size_t dd = edit_distance(id, e.id);
-      if (dd < dist) dist = dd, best = e.id;
-    }
+  std::vector<std::string> ids;
+  for (const auto& e : claim_catalogue()) ids.emplace_back(e.id);
+  const std::string best = nearest_name(id, ids);
   return best.empty() ? fmt::format("unknown claim ID '{}' (see 'icl-verify list')", shown(id))
                       : fmt::format("unknown claim ID '{}': did you mean '{}'? (see 'icl-verify list')", shown(id), best);
 }
@@ -222,22 +234,61 @@ std::vector<Case> build_cases(const Claim& c, const std::map<std::string, std::v
   return cases;
 }
 
-namespace {
-
-// Decimal digits only, within [lo, hi]; CLI11 would take "0x10", " 5" and "+5", and saturate 10^30.
-std::uint64_t parse_whole(const std::string& text, const char* option, std::uint64_t lo, std::uint64_t hi,
-                          const std::string& range) {
-  const auto bad = [&] { return UsageError(fmt::format("{} '{}': expected a whole number in {}", option, shown(text), range)); };
-  if (text.empty() || text.size() > 20) throw bad();
+// The value of a whole number written in decimal digits ("100000") or in scientific notation ("1e5", "2.5E4",
+// "1e+5", "25000e-1": digits, an optional fraction, e or E, an optional sign, exponent digits) when it is exactly
+// a whole number in [0, 2^64); nothing otherwise ("1.5", "1e-3", "1e400", "0x10", " 5", "+5", "-1", "1.0").
+// CLI11's own reading would take "0x10", " 5" and "+5", and saturate 10^30.
+std::optional<std::uint64_t> whole_number(const std::string& text) {
+  const auto is_digits = [](const std::string& t) {
+    return !t.empty() && std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
+  std::string digits = text;  // the significant digits, then shifted by the exponent
+  long long shift = 0;
+  const std::size_t e = text.find_first_of("eE");
+  if (e != std::string::npos) {
+    const std::string mant = text.substr(0, e);
+    std::string ex = text.substr(e + 1);
+    const std::size_t dot = mant.find('.');
+    const std::string whole = mant.substr(0, dot), frac = dot == std::string::npos ? "" : mant.substr(dot + 1);
+    if (!is_digits(whole) || (dot != std::string::npos && !is_digits(frac))) return std::nullopt;
+    const bool negative = !ex.empty() && ex[0] == '-';
+    if (!ex.empty() && (ex[0] == '-' || ex[0] == '+')) ex.erase(0, 1);
+    if (!is_digits(ex)) return std::nullopt;
+    ex.erase(0, std::min(ex.find_first_not_of('0'), ex.size() - 1));
+    if (ex.size() > 6) ex = "999999";  // far beyond 2^64 either way; only an all-zero mantissa survives it
+    shift = (negative ? -1 : 1) * std::stoll(ex) - static_cast<long long>(frac.size());
+    digits = whole + frac;
+  } else if (!is_digits(text)) {
+    return std::nullopt;
+  }
+  digits.erase(0, std::min(digits.find_first_not_of('0'), digits.size()));  // leading zeros
+  if (digits.empty()) return std::uint64_t{0};
+  if (shift < 0) {  // the last -shift digits must be zeros for a whole number
+    const auto drop = static_cast<std::size_t>(-shift);
+    if (drop >= digits.size() || digits.find_first_not_of('0', digits.size() - drop) != std::string::npos)
+      return std::nullopt;
+    digits.resize(digits.size() - drop);
+  } else {
+    if (static_cast<long long>(digits.size()) + shift > 20) return std::nullopt;  // 2^64 has 20 digits
+    digits.append(static_cast<std::size_t>(shift), '0');
+  }
   std::uint64_t v = 0;
-  for (char ch : text) {
-    if (ch < '0' || ch > '9') throw bad();
-    const std::uint64_t digit = static_cast<std::uint64_t>(ch - '0');
-    if (v > (UINT64_MAX - digit) / 10) throw bad();
+  for (char ch : digits) {
+    const auto digit = static_cast<std::uint64_t>(ch - '0');
+    if (v > (UINT64_MAX - digit) / 10) return std::nullopt;
     v = v * 10 + digit;
   }
-  if (v < lo || v > hi) throw bad();
   return v;
+}
+
+namespace {
+
+std::uint64_t parse_whole(const std::string& text, const char* option, std::uint64_t lo, std::uint64_t hi,
+                          const std::string& range) {
+  const auto v = whole_number(text);
+  if (!v || *v < lo || *v > hi)
+    throw UsageError(fmt::format("{} '{}': expected a whole number in {}", option, shown(text), range));
+  return *v;
 }
 
 }  // namespace
@@ -245,37 +296,11 @@ std::uint64_t parse_whole(const std::string& text, const char* option, std::uint
 std::uint64_t parse_seed(const std::string& text) { return parse_whole(text, "--seed", 0, UINT64_MAX, "[0, 2^64)"); }
 
 std::uint64_t parse_samples(const std::string& text) {
-  const std::string range = fmt::format("[1, {}]", kMaxSamples);
-  // Scientific notation for a whole number ("1e5", "2.5e4"): digits, an optional fraction, e or E, exponent digits;
-  // the value must be whole. Anything else goes to the strict decimal reading.
-  const std::size_t e = text.find_first_of("eE");
-  if (e != std::string::npos && e > 0 && e + 1 < text.size() && text.size() <= 24) {
-    const std::string mant = text.substr(0, e), ex = text.substr(e + 1);
-    const std::size_t dot = mant.find('.');
-    const std::string whole = mant.substr(0, dot), frac = dot == std::string::npos ? "" : mant.substr(dot + 1);
-    const auto digits = [](const std::string& t) {
-      return std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; });
-    };
-    if (!whole.empty() && digits(whole) && digits(frac) && digits(ex) && ex.size() <= 2) {
-      const int shift = std::stoi(ex) - static_cast<int>(frac.size());
-      std::string d = whole + frac;
-      if (shift < 0) {  // the fraction's last digits must be zeros for a whole number
-        const std::size_t drop = static_cast<std::size_t>(-shift);
-        if (d.size() > drop && std::all_of(d.end() - static_cast<std::ptrdiff_t>(drop), d.end(), [](char c) { return c == '0'; }))
-          d.resize(d.size() - drop);
-        else
-          throw UsageError(fmt::format("--samples '{}': expected a whole number in {}", shown(text), range));
-      } else {
-        d.append(static_cast<std::size_t>(shift), '0');
-      }
-      try {
-        return parse_whole(d, "--samples", 1, kMaxSamples, range);
-      } catch (const UsageError&) {  // say it with the user's own text
-        throw UsageError(fmt::format("--samples '{}': expected a whole number in {}", shown(text), range));
-      }
-    }
-  }
-  return parse_whole(text, "--samples", 1, kMaxSamples, range);
+  return parse_whole(text, "--samples", 1, kMaxSamples, fmt::format("[1, {}]", kMaxSamples));
+}
+
+int parse_threads(const std::string& text) {
+  return static_cast<int>(parse_whole(text, "--threads", 1, kMaxThreads, fmt::format("[1, {}]", kMaxThreads)));
 }
 
 void prepare_output_folder(const std::string& dir, const char* option) {
@@ -403,18 +428,17 @@ nlohmann::ordered_json run_claim(const PlannedClaim& p, const RunOptions& o, std
   const auto started_at = std::chrono::system_clock::now();
   const auto t0 = std::chrono::steady_clock::now();
   ClaimContext ctx = p.ctx;
-  const bool tty = ::isatty(2);
-  bool printed = false;
+  // On a terminal only (nothing in a log or a pipe), once a claim has run 2 s: one line, cut to the terminal's
+  // width, cleared (exactly the columns drawn) when the claim ends.
+  ProgressLine line;
   ctx.progress = [&](std::size_t done, std::size_t total) {
     const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (!tty || el < 2.0) return;
-    std::fprintf(stderr, "\r[%s] %zu/%zu cases, %.0f s   ", c.id.c_str(), done, total, el);
-    std::fflush(stderr);
-    printed = true;
+    if (!line.enabled() || el < 2.0) return;
+    line.show(fmt::format("[{}] {}/{} cases, {:.0f} s", c.id, done, total, el));
   };
   ClaimResult res = c.run(ctx);
   if (files) *files = res.files;
-  if (printed) std::fprintf(stderr, "\r%60s\r", "");
+  line.clear();
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   nlohmann::ordered_json r;
   r["schema"] = "icl-verify/report/v1";
@@ -440,7 +464,7 @@ nlohmann::ordered_json run_claim(const PlannedClaim& p, const RunOptions& o, std
   r["elapsed_s"] = std::round(elapsed * 100) / 100;
   r["quick"] = ctx.quick;
   // standard: the default grid and budget (what reports/latest holds); quick: --quick; custom: --set or --samples.
-  r["run_mode"] = ctx.quick ? "quick" : (!o.sets.empty() || o.samples || o.alpha != 0.01) ? "custom" : "standard";
+  r["run_mode"] = ctx.quick ? "quick" : standard_budget(o) ? "standard" : "custom";
   r["sample_budget_per_case"] = ctx.samples;
   r["provenance"] = provenance_json(o.command, started_at);
   for (auto it = res.extra.begin(); it != res.extra.end(); ++it)
@@ -449,15 +473,24 @@ nlohmann::ordered_json run_claim(const PlannedClaim& p, const RunOptions& o, std
   return r;
 }
 
-int run_command(const RunOptions& o) {
-  const auto plan = plan_run(o);  // all validation before anything is written
+bool standard_budget(const RunOptions& o) { return !o.quick && o.sets.empty() && !o.samples && o.alpha == kDefaultAlpha; }
+
+std::string default_out_folder(const RunOptions& o, std::size_t claims_run) {
+  const bool full = claims_run == claim_registry().size() && standard_budget(o) && o.seed == kDefaultSeed;
+  return full ? kLatestFolder : kPartialFolder;
+}
+
+int run_command(const RunOptions& options) {
+  const auto plan = plan_run(options);  // all validation before anything is written
+  RunOptions o = options;
+  if (!o.out) o.out = default_out_folder(o, plan.size());
+  const std::string& out = *o.out;
   std::optional<Verdict> expect;
   if (o.expect) expect = verdict_from_string(*o.expect);
   // A quick or custom run never replaces a standard report (the default grid and budget, e.g. reports/latest).
-  const bool standard = !o.quick && o.sets.empty() && !o.samples && o.alpha == 0.01;
-  if (!standard)
+  if (!standard_budget(o))
     for (const auto& p : plan) {
-      const fs::path existing = fs::path(o.out) / (p.claim->id + ".json");
+      const fs::path existing = fs::path(out) / (p.claim->id + ".json");
       std::error_code ec;
       if (!fs::is_regular_file(existing, ec)) continue;
       bool holds_standard = false;
@@ -469,37 +502,39 @@ int run_command(const RunOptions& o) {
       if (holds_standard)
         throw UsageError(fmt::format("--out '{}' holds the standard report of {}; a {} run would replace it: write it "
                                      "to another folder (--out DIR)",
-                                     shown(o.out), p.claim->id, o.quick ? "quick" : "custom"));
+                                     shown(out), p.claim->id, o.quick ? "quick" : "custom"));
     }
-  prepare_output_folder(o.out, "--out");
-  std::vector<std::string> expectation_failed;  // "claim (verdict)" for each claim whose verdict differs
+  prepare_output_folder(out, "--out");
+  std::vector<std::string> expectation_failed;  // "claim got verdict" for each claim whose verdict differs
   // Under mpirun every rank runs every claim on the same numbers (execute/ranks.hpp); rank 0 writes.
   const bool lead = rank_comm().rank == 0;
   for (const auto& p : plan) {
     std::map<std::string, std::string> files;
     auto r = run_claim(p, o, &files);
     if (!lead) continue;
-    write_file_atomic(o.out + "/" + p.claim->id + ".json", r.dump(2) + "\n");
-    for (const auto& [suffix, content] : files) write_file_atomic(o.out + "/" + p.claim->id + "." + suffix, content);
-    write_file_atomic(o.out + "/" + p.claim->id + ".tex", latex_table(r));
-    if (needs_cases_appendix(r)) write_file_atomic(o.out + "/" + p.claim->id + ".cases.tex", latex_cases_longtable(r));
+    write_file_atomic(out + "/" + p.claim->id + ".json", r.dump(2) + "\n");
+    for (const auto& [suffix, content] : files) write_file_atomic(out + "/" + p.claim->id + "." + suffix, content);
+    write_file_atomic(out + "/" + p.claim->id + ".tex", latex_table(r));
+    if (needs_cases_appendix(r)) write_file_atomic(out + "/" + p.claim->id + ".cases.tex", latex_cases_longtable(r));
     const std::string v = r["verdict"];
+    // The verdict has its column: the summary goes on after its own opening verdict.
     std::printf("%-14s %-12s %6.1f s  %s\n", p.claim->id.c_str(), v.c_str(), r["elapsed_s"].get<double>(),
-                r["summary"].get<std::string>().c_str());
+                summary_after_verdict(r["summary"].get<std::string>(), v).c_str());
     std::fflush(stdout);
-    if (expect && v != to_string(*expect)) expectation_failed.push_back(p.claim->id + " (" + v + ")");
+    if (expect && v != to_string(*expect)) expectation_failed.push_back(p.claim->id + " got " + v);
   }
   if (!lead) return 0;
   std::vector<std::string> skipped;
-  rebuild_reports(o.out, &skipped);
+  rebuild_reports(out, &skipped);
   for (const auto& f : skipped)
     std::fprintf(stderr, "icl-verify: note: %s is not an icl-verify report; left out of summary.md\n", shown(f).c_str());
-  std::printf("reports written to %s (summary.md, <claim>.json, <claim>.tex)\n", o.out.c_str());
+  std::printf("reports written to %s (summary.md, <claim>.json, <claim>.tex)\n", out.c_str());
   if (!expectation_failed.empty()) {
     std::string which;
     for (const auto& w : expectation_failed) which += (which.empty() ? "" : ", ") + w;
-    std::fprintf(stderr, "icl-verify: --expect %s did not hold for %zu of %zu claims: %s\n", o.expect->c_str(),
-                 expectation_failed.size(), plan.size(), which.c_str());
+    // One line: which claims, what was expected, what each got.
+    std::fprintf(stderr, "icl-verify: --expect did not hold for %zu of %zu claim%s: expected %s, but %s\n",
+                 expectation_failed.size(), plan.size(), plan.size() == 1 ? "" : "s", o.expect->c_str(), which.c_str());
     return 1;
   }
   return 0;

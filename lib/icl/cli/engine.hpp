@@ -3,6 +3,8 @@
 #pragma once
 #include "icl/claim/claim.hpp"
 
+#include <cstddef>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -15,19 +17,33 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The defaults of `run`; the folders of its reports (default_out_folder).
+inline constexpr const char* kLatestFolder = "reports/latest";
+inline constexpr const char* kPartialFolder = "reports/partial";
+inline constexpr std::uint64_t kDefaultSeed = 1;
+inline constexpr double kDefaultAlpha = 0.01;
+
 struct RunOptions {
   std::vector<std::string> claims;
   std::vector<std::string> sets;  // "KEY=V1,V2,..."
   std::optional<long long> samples;
-  std::uint64_t seed = 1;
+  std::uint64_t seed = kDefaultSeed;
   int threads = 0;  // 0: all cores
   std::string backend = "cpu";  // --backend (execute/executor.hpp)
-  std::string out = "reports/latest";
+  std::optional<std::string> out;  // --out; none: default_out_folder()
   bool quick = false;
   std::optional<std::string> expect;
-  double alpha = 0.01;
+  double alpha = kDefaultAlpha;
   std::string command;  // the command line, for the reports' provenance
 };
+
+// The default grid and budget (run_mode "standard"): no --quick, --set, --samples or --alpha.
+bool standard_budget(const RunOptions& o);
+// Where `run` writes without --out. Only a full standard run writes kLatestFolder: every registered claim (`run all`)
+// at the default grid and budget (standard_budget) and the default seed. Anything else (some claims, a quick or
+// custom run, another seed) writes kPartialFolder, so that it never replaces reports/latest. `claims_run`: how many
+// claims the run names ('all' expanded, repeats dropped).
+std::string default_out_folder(const RunOptions& o, std::size_t claims_run);
 
 // --backend: makes `name` the process's backend (execute/executor.hpp); one not built here is a UsageError.
 void select_backend(const std::string& name);
@@ -36,6 +52,10 @@ struct PlannedClaim {
   const Claim* claim;
   ClaimContext ctx;
 };
+
+// Did-you-mean: the candidate nearest to `word` by edit distance, letters compared case-insensitively ("sja.Thm2"
+// -> "sja.thm2", "runn" -> "run"), if at most `max_edits` away; "" if none is.
+std::string nearest_name(const std::string& word, const std::vector<std::string>& candidates, std::size_t max_edits = 2);
 
 // "KEY=V1,V2,..." options as key -> values (throws UsageError on a malformed one).
 std::map<std::string, std::vector<double>> parse_sets(const std::vector<std::string>& sets);
@@ -51,10 +71,16 @@ std::map<std::string, double> build_settings(const Claim& c, const std::map<std:
 
 // Validation only (throws UsageError): which claims, which cases, enough memory.
 std::vector<PlannedClaim> plan_run(const RunOptions& o);
-// The --seed text as a seed: decimal digits only, below 2^64 (throws UsageError; no wrapping of "-1").
+// A whole-number option's text: decimal digits ("100000"), or scientific notation that is exactly a whole number
+// ("1e5", "2.5e4", "1E+5"); its value when that is in [0, 2^64), nothing otherwise ("1.5", "1e-3", "1e400", "-1",
+// "+5", " 5", "0x10", "1.0").
+std::optional<std::uint64_t> whole_number(const std::string& text);
+// The --seed text as a seed: a whole number (whole_number) below 2^64 (throws UsageError; no wrapping of "-1").
 std::uint64_t parse_seed(const std::string& text);
-// The --samples text: decimal digits only, in [1, kMaxSamples] (throws UsageError).
+// The --samples text: a whole number in [1, kMaxSamples] (throws UsageError).
 std::uint64_t parse_samples(const std::string& text);
+// The --threads text: a whole number in [1, kMaxThreads] (throws UsageError).
+int parse_threads(const std::string& text);
 // Creates the output folder if needed and checks that a file can be written there (throws UsageError and
 // leaves nothing behind if not).
 void prepare_output_folder(const std::string& dir, const char* option);

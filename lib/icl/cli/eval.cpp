@@ -296,8 +296,9 @@ int eval_command(const EvalOptions& o) {
   write_file_atomic(o.out + "/eval.json", r.dump(2) + "\n");
   write_file_atomic(o.out + "/eval.md", markdown_claim(r));
   write_file_atomic(o.out + "/eval.tex", latex_table(r));
-  std::printf("%-14s %-12s %6.1f s  %s\n", "eval", r["verdict"].get<std::string>().c_str(), r["elapsed_s"].get<double>(),
-              r["summary"].get<std::string>().c_str());
+  const std::string v = r["verdict"].get<std::string>();
+  std::printf("%-14s %-12s %6.1f s  %s\n", "eval", v.c_str(), r["elapsed_s"].get<double>(),
+              summary_after_verdict(r["summary"].get<std::string>(), v).c_str());
   std::printf("report written to %s (eval.json, eval.md, eval.tex)\n", o.out.c_str());
   return 0;
 }

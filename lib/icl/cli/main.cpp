@@ -8,11 +8,13 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <new>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -39,16 +41,19 @@ int main(int argc, char** argv) {
                  "The mutation sites (stated formulas, constants, construction weights) bench/mutate.py perturbs");
 
   icl::RunOptions o;
-  std::string samples, seed = "1";
+  std::string samples, seed = "1", threads;
   auto* run = app.add_subcommand("run", "Verify the named claims (or: all)");
   run->add_option("claims", o.claims, "Claim IDs, or 'all'")->required();
   run->add_option("--set", o.sets, "Parameter grid KEY=V1,V2,... (repeatable, one KEY each)");
-  auto* samples_opt = run->add_option("--samples", samples, "Monte Carlo prompts per case (a budget)");
+  auto* samples_opt =
+      run->add_option("--samples", samples, "Monte Carlo prompts per case (a budget; a whole number, also as 1e5)");
   run->add_option("--seed", seed, "Master seed in [0, 2^64): same seed, same numbers, whatever the thread count")
       ->capture_default_str();
-  run->add_option("--threads", o.threads, "Worker threads (default: all cores)");
+  auto* threads_opt = run->add_option("--threads", threads, "Worker threads (default: all cores)")->type_name("INT");
   run->add_option("--backend", o.backend, "Where the arithmetic runs (built here: cpu)")->capture_default_str();
-  run->add_option("--out", o.out, "Where reports go")->capture_default_str();
+  run->add_option("--out", o.out,
+                  "Where reports go (default: reports/partial; reports/latest only for the full standard run, "
+                  "'run all' without --quick, --set, --samples, --alpha or --seed)");
   run->add_flag("--quick", o.quick, "Small grid and budget, for CI and a first look");
   run->add_option("--expect", o.expect, "Exit 1 unless every claim run got this verdict");
   run->add_option("--alpha", o.alpha, "Family-wise false-fail rate per claim")->capture_default_str();
@@ -58,7 +63,7 @@ int main(int argc, char** argv) {
   report->add_option("--from", from, "Report folder")->capture_default_str();
 
   icl::EvalOptions ev;
-  std::string eval_samples, eval_seed = "1";
+  std::string eval_samples, eval_seed = "1", eval_threads;
   std::string sigma_file;
   auto* eval = app.add_subcommand("eval", "Loss of linear-attention weights trained elsewhere (.npy allparam or .npz P1, Q1, ...)");
   eval->add_option("--weights", ev.weights, "Weight file: .npy (L, H, 2, d, d) or .npz with P1, Q1, P2, Q2, ...")->required();
@@ -67,7 +72,8 @@ int main(int argc, char** argv) {
   eval->add_option("--sigma", sigma_file, "Input covariance, a d x d .npy (instead of --set cov)");
   auto* eval_samples_opt = eval->add_option("--samples", eval_samples, "Monte Carlo prompts per case");
   eval->add_option("--seed", eval_seed, "Master seed in [0, 2^64)")->capture_default_str();
-  eval->add_option("--threads", ev.threads, "Worker threads (default: all cores)");
+  auto* eval_threads_opt =
+      eval->add_option("--threads", eval_threads, "Worker threads (default: all cores)")->type_name("INT");
   eval->add_option("--backend", ev.backend, "Where the arithmetic runs (built here: cpu)")->capture_default_str();
   eval->add_option("--out", ev.out, "Where eval.json, eval.md and eval.tex go")->capture_default_str();
   eval->add_flag("--quick", ev.quick, "Smaller Monte Carlo budget");
@@ -82,6 +88,27 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
+    // No subcommand: name the word that was meant as one, and the nearest subcommand (did-you-mean).
+    if (app.get_subcommands().empty()) {
+      std::vector<std::string> names;
+      for (const CLI::App* sub : {list, run, report, eval}) names.push_back(sub->get_name());
+      std::string known;
+      for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
+      for (int i = 1; i < argc; ++i) {
+        const std::string word = argv[i];
+        if (!word.empty() && word[0] == '-') {  // the top level has flags only (--help, --help-all, --version)
+          if (word == "-h" || word == "--help" || word == "--help-all" || word == "--version") continue;
+          return fail(2, "unknown option '" + icl::printable_line(word, 60) + "' before the subcommand (subcommands: " +
+                             known + "; options follow the subcommand; see 'icl-verify --help')");
+        }
+        if (std::find(names.begin(), names.end(), word) != names.end()) break;  // a subcommand: CLI11's message
+        const std::string near = icl::nearest_name(word, names);
+        return fail(2, "unknown subcommand '" + icl::printable_line(word, 60) + "'" +
+                           (near.empty() ? "" : ": did you mean '" + near + "'?") + " (subcommands: " + known +
+                           "; see 'icl-verify --help')");
+      }
+      return fail(2, std::string(e.what()) + " (subcommands: " + known + "; see 'icl-verify --help')");
+    }
     return fail(2, e.what());
   }
   try {
@@ -100,13 +127,13 @@ int main(int argc, char** argv) {
       if (eval_samples_opt->count()) ev.samples = static_cast<long long>(icl::parse_samples(eval_samples));
       ev.seed = icl::parse_seed(eval_seed);
       if (!sigma_file.empty()) ev.sigma_file = sigma_file;
-      if (ev.threads == 0 && eval->count("--threads")) throw icl::UsageError("--threads must be >= 1");
+      if (eval_threads_opt->count()) ev.threads = icl::parse_threads(eval_threads);
       icl::select_backend(ev.backend);
       ev.command = icl::command_line(argc, argv);
       return icl::eval_command(ev);
     }
     if (samples_opt->count()) o.samples = static_cast<long long>(icl::parse_samples(samples));
-    if (o.threads == 0 && run->count("--threads")) throw icl::UsageError("--threads must be >= 1");
+    if (threads_opt->count()) o.threads = icl::parse_threads(threads);
     icl::select_backend(o.backend);
     o.seed = icl::parse_seed(seed);
     o.command = icl::command_line(argc, argv);

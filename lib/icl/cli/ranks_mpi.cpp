@@ -3,6 +3,7 @@
 // singleton: rank 0 of 1, the same as a build without MPI, and MPI is not initialised at all.
 #include "icl/cli/ranks_mpi.hpp"
 
+#include "icl/cli/launcher.hpp"
 #include "icl/execute/ranks.hpp"
 
 // The C API only (Open MPI's deprecated C++ bindings warn under -Wextra).
@@ -12,7 +13,6 @@
 
 #include <climits>
 #include <cstdlib>
-#include <initializer_list>
 
 namespace icl {
 
@@ -32,18 +32,9 @@ void finalize() {
 }
 }  // namespace
 
-namespace {
-// Whether a launcher started this process (Open MPI's mpirun, MPICH/Hydra, PMIx, Slurm's srun with PMI): MPI is
-// initialised only then, so that a plain `icl-verify list` or `run` pays no MPI start-up (tens to hundreds of ms).
-bool under_launcher() {
-  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMI_RANK", "PMIX_RANK", "MPI_LOCALNRANKS"})
-    if (std::getenv(v)) return true;
-  return false;
-}
-}  // namespace
-
 void start_ranks(int* argc, char*** argv) {
-  if (!under_launcher()) return;  // a singleton: rank 0 of 1, as in a build without MPI
+  // Not under a launcher (launcher.hpp): a singleton, rank 0 of 1 as in a build without MPI; no MPI start-up.
+  if (!started_by_mpi_launcher()) return;
   int provided = 0;
   if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) return;
   std::atexit(finalize);

@@ -106,6 +106,42 @@ std::string verdict_with_class(const nlohmann::ordered_json& r) {
   return v;
 }
 
+}  // namespace
+
+std::string summary_after_verdict(const std::string& summary, const std::string& verdict) {
+  if (verdict.empty() || summary.compare(0, verdict.size(), verdict) != 0) return summary;
+  std::size_t i = verdict.size();
+  if (i < summary.size() && std::isalnum(static_cast<unsigned char>(summary[i]))) return summary;  // another word
+  if (i < summary.size() && summary[i] == ':') ++i;
+  while (i < summary.size() && summary[i] == ' ') ++i;
+  return summary.substr(i);
+}
+
+VerdictLead verdict_lead(const nlohmann::ordered_json& r) {
+  const std::string verdict = r.value("verdict", ""), summary = r.value("summary", "");
+  VerdictLead lead{verdict_with_class(r), summary, false};
+  const std::string after = summary_after_verdict(summary, verdict);
+  if (after.size() == summary.size()) return lead;
+  lead.opened = true;
+  lead.rest = after;
+  if (after.empty() || after[0] != '(') return lead;
+  // "(a transpose slip): ...": the summary's own qualifier replaces the class in the label.
+  int depth = 0;
+  for (std::size_t i = 0; i < after.size(); ++i) {
+    depth += after[i] == '(' ? 1 : after[i] == ')' ? -1 : 0;
+    if (depth != 0) continue;
+    lead.label = verdict + " " + after.substr(0, i + 1);
+    std::size_t j = i + 1;
+    if (j < after.size() && after[j] == ':') ++j;
+    while (j < after.size() && after[j] == ' ') ++j;
+    lead.rest = after.substr(j);
+    break;
+  }
+  return lead;
+}
+
+namespace {
+
 std::string refutation_class(const nlohmann::ordered_json& r) {
   if (r.contains("refutation") && r["refutation"].is_object() && r["refutation"].contains("class"))
     return r["refutation"]["class"].get<std::string>();
@@ -488,7 +524,8 @@ std::string markdown_claim(const nlohmann::ordered_json& r) {
   s += fmt::format("## `{}`: {}\n\n", id, r.value("title", ""));
   if (const PaperRef* p = paper_of(id)) s += fmt::format("Paper: {}. ", paper_citation(*p));
   s += fmt::format("Source: {}.\n\n", r.value("source", ""));
-  s += fmt::format("**Verdict: {}.** {}\n\n", verdict_with_class(r), r.value("summary", ""));
+  const VerdictLead lead = verdict_lead(r);
+  s += fmt::format("**Verdict: {}{}** {}\n\n", lead.label, lead.opened && !lead.rest.empty() ? ":" : ".", lead.rest);
   if (r.contains("refutation") && r["refutation"].is_object()) {
     const auto& f = r["refutation"];
     s += fmt::format("Refutation ({}): {} Counterexample: `{}`.{}\n\n", f.value("class", ""), f.value("explanation", ""),
@@ -600,8 +637,10 @@ std::string markdown_summary(const std::vector<nlohmann::ordered_json>& reports)
     if (used) s += fmt::format("- `{}`: {}.\n", p.prefix, paper_citation(p));
   }
   s += "\n## Summaries\n\n";
-  for (const auto& r : reports)
-    s += fmt::format("- `{}` (**{}**): {}\n", r.value("claim", ""), verdict_with_class(r), r.value("summary", ""));
+  for (const auto& r : reports) {
+    const VerdictLead lead = verdict_lead(r);
+    s += fmt::format("- `{}` (**{}**): {}\n", r.value("claim", ""), lead.label, lead.rest);
+  }
   s += "\n# Details\n\n";
   for (const auto& r : reports) s += markdown_claim(r);
   return s;

@@ -20,6 +20,19 @@ bool needs_cases_appendix(const nlohmann::ordered_json& report);
 // all.tex: \input of every table, then the appendix longtables; preview.tex: a plain article around it.
 std::string latex_all(const std::vector<nlohmann::ordered_json>& reports);
 std::string latex_preview();
+// Claims' summaries open with their verdict ("refuted: ...", "refuted (reading): ..."). Where a line already
+// shows the verdict, the summary goes on after it instead of repeating it ("refuted: refuted: ...").
+// summary_after_verdict: `summary` without an opening `verdict` word and the ": " after it ("refuted: x" -> "x",
+// "refuted (reading): x" -> "(reading): x"); `summary` itself when it does not open with `verdict`.
+std::string summary_after_verdict(const std::string& summary, const std::string& verdict);
+// The verdict to show before a report's summary and the summary's rest: the summary's own opening where it says
+// more than the verdict ("refuted (a transpose slip)"), else the verdict with its refutation class.
+struct VerdictLead {
+  std::string label;     // "refuted (substantive)", "refuted (a transpose slip)", "confirmed"
+  std::string rest;      // the summary after that opening (the whole summary when it opens otherwise)
+  bool opened = false;   // whether the summary opened with the verdict
+};
+VerdictLead verdict_lead(const nlohmann::ordered_json& report);
 std::string markdown_claim(const nlohmann::ordered_json& report);
 std::string markdown_summary(const std::vector<nlohmann::ordered_json>& reports);
 
