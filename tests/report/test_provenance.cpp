@@ -91,8 +91,9 @@ TEST_CASE("cli: --seed takes whole numbers in [0, 2^64) and nothing else") {
   CHECK(icl::parse_seed("0") == 0);
   CHECK(icl::parse_seed("007") == 7);
   CHECK(icl::parse_seed("18446744073709551615") == UINT64_MAX);
+  CHECK(icl::parse_seed("1e3") == 1000);  // scientific notation where it is exactly a whole number (issue 30)
   for (const char* bad : {"-1", "18446744073709551616", "99999999999999999999", "1.5", "+3", " 1", "1 ", "", "0x10",
-                          "1e3", "\xd9\xa3"}) {
+                          "1e-3", "1e20", "\xd9\xa3"}) {
     CAPTURE(bad);
     CHECK_THROWS_AS(icl::parse_seed(bad), icl::UsageError);
   }

@@ -1,5 +1,6 @@
 #include "icl/learn/trainer.hpp"
 
+#include "icl/report/progress_line.hpp"
 #include "icl/report/svg_plot.hpp"
 
 #include <fmt/format.h>
@@ -9,7 +10,6 @@
 #include <cstdio>
 #include <limits>
 #include <stdexcept>
-#include <unistd.h>
 
 namespace icl::learn {
 
@@ -35,18 +35,14 @@ void validate(const TrainConfig& c, const Parameterisation& p, const Eigen::Vect
   if (theta0.size() != p.size()) throw std::invalid_argument("train: theta0 has the wrong size");
 }
 
+// The training progress line (report/progress_line.hpp: on a terminal only, within its width, cleared exactly).
 class Progress {
 public:
-  Progress(const TrainConfig& c) : on_(c.progress && ::isatty(2)), label_(c.label), steps_(c.steps) {}
+  Progress(const TrainConfig& c) : on_(c.progress), label_(c.label), steps_(c.steps) {}
   void update(int step, double loss, double seconds) {
-    if (!on_ || seconds - last_ < 0.25) return;
+    if (!on_ || !line_.enabled() || seconds - last_ < 0.25) return;
     last_ = seconds;
-    std::fprintf(stderr, "\r[%s] step %d/%d  loss %.4g  %.0f s   ", label_.c_str(), step, steps_, loss, seconds);
-    std::fflush(stderr);
-    printed_ = true;
-  }
-  ~Progress() {
-    if (printed_) std::fprintf(stderr, "\r%70s\r", "");
+    line_.show(fmt::format("[{}] step {}/{}  loss {:.4g}  {:.0f} s", label_, step, steps_, loss, seconds));
   }
 
 private:
@@ -54,7 +50,7 @@ private:
   std::string label_;
   int steps_;
   double last_ = -1;
-  bool printed_ = false;
+  ProgressLine line_;  // its destructor clears what it drew
 };
 
 }  // namespace
