@@ -1,0 +1,365 @@
+#!/usr/bin/env python3
+"""The README's verdict table, generated from the JSON reports (never typed).
+
+One line per claim: claim ID, verdict (bold when refuted; the parts that fail or hold when the claim's parts
+differ), refutation class, the budget the verdict comes from, and a one-line key result taken from the report's
+`summary`.
+
+  readme_table.py [--reports DIR] [--binary PATH]                 print the table (Markdown) to stdout
+  readme_table.py [--reports DIR] [--binary PATH] --write README.md
+                                                                  replace the text between the markers
+                                                                  <!-- verdicts:begin --> and <!-- verdicts:end -->
+
+Without --binary the claims are those with a report in DIR (default: reports/latest next to this script). With
+--binary, `PATH list` adds every catalogued claim without a report: "not implemented" where the listing marks it
+so, "no report" otherwise. The order is always the same: by paper (sja, acds, zfb, xlssc, then any other prefix),
+then by claim ID with numbers compared as numbers (sja.thm2 before sja.thm5, sja.lemma3 before sja.lemma12).
+
+The budget: the report's run mode (standard, quick or custom) and its Monte Carlo prompts per case; for a
+claim that trains models at settings other than the paper's (`training.paper_settings` false with
+`training.paper_settings_differences`), "reduced training" and the first of those differences.
+
+Python 3 standard library only. tests/readme/check_readme.py checks that README.md holds this output.
+"""
+import argparse
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+DEFAULT_REPORTS = os.path.join(ROOT, "reports", "latest")
+BEGIN = "<!-- verdicts:begin -->"
+END = "<!-- verdicts:end -->"
+PAPER_ORDER = ["sja", "acds", "zfb", "xlssc"]
+KEY_LIMIT = 160  # characters of the key result
+# A period after these does not end a sentence.
+ABBREVIATIONS = {"sec", "secs", "app", "eq", "eqs", "fig", "figs", "thm", "prop", "cor", "e.g", "i.e", "cf",
+                 "vs", "al", "ref", "no", "approx", "i.i.d"}
+
+
+def natural_key(claim_id):
+    prefix = claim_id.split(".", 1)[0]
+    rank = PAPER_ORDER.index(prefix) if prefix in PAPER_ORDER else len(PAPER_ORDER)
+    parts = re.split(r"(\d+)", claim_id)
+    return (rank, prefix, [int(p) if p.isdigit() else p for p in parts])
+
+
+def split_top(text, sep):
+    """Splits text at each `sep` outside parentheses and brackets."""
+    out, depth, start, i = [], 0, 0, 0
+    while i < len(text):
+        ch = text[i]
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth = max(0, depth - 1)
+        elif depth == 0 and text.startswith(sep, i):
+            out.append(text[start:i])
+            start = i + len(sep)
+            i = start
+            continue
+        i += 1
+    out.append(text[start:])
+    return out
+
+
+def strip_verdict_prefix(summary):
+    """'refuted (a transpose slip): X' -> 'X'; the prefix may hold nested parentheses."""
+    m = re.match(r"\s*(confirmed|refuted|inconclusive)\b", summary)
+    if not m:
+        return summary.strip()
+    i = m.end()
+    while i < len(summary) and summary[i] == " ":
+        i += 1
+    if i < len(summary) and summary[i] == "(":
+        depth = 0
+        while i < len(summary):
+            if summary[i] == "(":
+                depth += 1
+            elif summary[i] == ")":
+                depth -= 1
+                if depth == 0:
+                    i += 1
+                    break
+            i += 1
+    rest = summary[i:].lstrip()
+    if rest.startswith(":"):
+        rest = rest[1:]
+    return rest.strip()
+
+
+def sentences(text):
+    """Splits text into sentences at full stops outside parentheses and quotations that end a sentence (not an
+    abbreviation, a decimal point or 'i.i.d.')."""
+    out, depth, quoted, start = [], 0, False, 0
+    for i, ch in enumerate(text):
+        before = text[i - 1:i]
+        after = text[i + 1:i + 2]
+        if ch == "'" and not quoted and before in ("", " ", "(", ":"):
+            quoted = True
+        elif ch == "'" and quoted and (after == "" or not after.isalnum()):
+            quoted = False
+            if before == "." and after in ("", " "):  # a quotation ending its sentence: 'is also 0.'
+                out.append(text[start:i + 1].strip())
+                start = i + 1
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth = max(0, depth - 1)
+        elif ch == "." and depth == 0 and not quoted and after in ("", " "):
+            word = re.search(r"([A-Za-z.]+)$", text[:i])
+            if word and word.group(1).lower().rstrip(".") in ABBREVIATIONS:
+                continue
+            out.append(text[start:i].strip())
+            start = i + 1
+    tail = text[start:].strip().rstrip(".")
+    if tail:
+        out.append(tail)
+    return [s for s in out if s]
+
+
+def first_sentence(text):
+    """The first sentence that is not only a quotation of the paper (e.g. "Sec. 4.2: '...'")."""
+    all_sentences = sentences(text)
+    for s in all_sentences:
+        if not re.match(r"^[^']{0,24}:\s*'", s) and not s.startswith("'"):
+            return s
+    return all_sentences[0] if all_sentences else ""
+
+
+COUNTS = re.compile(r"[;:,]?\s*(?:cases )?confirmed in \d+, inconclusive \(too noisy to decide\) in \d+, "
+                    r"refuted in \d+ of \d+ cases")
+
+
+def removable_groups(text):
+    """Outermost parenthetical remarks that can go: after a space (not a function's arguments such as C(d+2,2)),
+    of three words or more, holding '=' or ':' or starting "see", and holding no legend of brackets ("mean [sd]")."""
+    groups, depth, start = [], 0, None
+    for i, ch in enumerate(text):
+        if ch == "(":
+            if depth == 0:
+                start = i
+            depth += 1
+        elif ch == ")" and depth > 0:
+            depth -= 1
+            if depth == 0:
+                inner = text[start + 1:i]
+                if (start > 0 and text[start - 1] == " " and "[" not in inner
+                        and (len(inner.split()) >= 3 or "=" in inner or ":" in inner or inner.startswith("see "))):
+                    groups.append((start, i + 1))
+    return groups
+
+
+def drop_remarks(text):
+    """Text without its removable parenthetical remarks."""
+    while True:
+        groups = removable_groups(text)
+        if not groups:
+            return text.strip()
+        s, e = groups[-1]
+        text = text[:s].rstrip() + text[e:]
+
+
+def shorten(text, limit=KEY_LIMIT):
+    """Drops the counting boilerplate; if still too long, drops parenthetical remarks (longest first), then
+    trailing clauses after a top-level ';'; then cuts at a word boundary with an ellipsis."""
+    text = COUNTS.sub("", text).strip().rstrip(";:,").strip()
+    while len(text) > limit:
+        groups = removable_groups(text)
+        if not groups:
+            break
+        s, e = max(groups, key=lambda g: g[1] - g[0])
+        text = (text[:s].rstrip() + text[e:]).strip()
+    clauses = split_top(text, ";")
+    while len(text) > limit and len(clauses) > 1:
+        clauses.pop()
+        text = ";".join(clauses).strip()
+    if len(text) > limit:
+        cut = text[:limit - 1]
+        if " " in cut:
+            cut = cut[:cut.rfind(" ")]
+        text = cut.rstrip(" ,;:") + "…"
+    return text
+
+
+def cell(text):
+    return text.replace("|", "\\|").replace("*", "\\*").replace("\n", " ")
+
+
+def verdict_cell(report):
+    verdict = report.get("verdict", "?")
+    parts = report.get("parts") or []
+    shown = f"**{verdict}**" if verdict == "refuted" else verdict
+    if len(parts) > 1:
+        if verdict == "refuted":
+            bad = [p["id"] for p in parts if p.get("verdict") == "refuted"]
+            if len(bad) < len(parts):
+                shown += f" (part{'s' if len(bad) > 1 else ''} {', '.join(bad)})"
+        elif verdict == "inconclusive":
+            good = [p["id"] for p in parts if p.get("verdict") == "confirmed"]
+            if good:
+                shown += f" ({', '.join(good)} confirmed)"
+    return shown
+
+
+def class_cell(report):
+    if report.get("verdict") != "refuted":
+        return ""
+    ref = report.get("refutation") or {}
+    if ref.get("class"):
+        return ref["class"]
+    classes = sorted({(p.get("refutation") or {}).get("class", "") for p in report.get("parts") or []} - {""})
+    return ", ".join(classes)
+
+
+def reduced_training(report):
+    t = report.get("training")
+    if not isinstance(t, dict) or t.get("paper_settings", True):
+        return None
+    diffs = t.get("paper_settings_differences")
+    if not diffs:
+        return None
+    if isinstance(diffs, list):
+        first = str(diffs[0]) if diffs else ""
+    else:
+        first = split_top(str(diffs), ";")[0]
+    return first.strip()
+
+
+def budget_cell(report):
+    mode = report.get("run_mode") or ("quick" if report.get("quick") else "?")
+    text = mode
+    samples = report.get("sample_budget_per_case")
+    if isinstance(samples, int):
+        text += f", {samples} prompts/case"
+    reduced = reduced_training(report)
+    if reduced:
+        text += f"; reduced training: {reduced}"
+    return text
+
+
+def capitalised(text):
+    """The first word capitalised when it is an ordinary lower-case word (not a symbol such as d, n or x_q)."""
+    return text[:1].upper() + text[1:] if re.match(r"^[a-z]{2,} ", text) else text
+
+
+def key_cell(report):
+    """Refuted: what is wrong (the first sentence of `refutation.explanation`); otherwise the first sentence of
+    `summary` without its verdict, and for an inconclusive claim with a short summary the statements of the parts
+    that were confirmed."""
+    explanation = (report.get("refutation") or {}).get("explanation") if report.get("verdict") == "refuted" else None
+    if explanation:
+        return capitalised(shorten(first_sentence(explanation)))
+    key = shorten(first_sentence(strip_verdict_prefix(report.get("summary", ""))))
+    held = [p for p in report.get("parts") or [] if p.get("verdict") == "confirmed"]
+    if report.get("verdict") == "inconclusive" and held and len(key) < 80:
+        # A short summary of an undecided claim: say what did hold, part by part.
+        statements = [drop_remarks(str(p.get("statement", ""))).rstrip(".") for p in held]
+        statements = [re.sub(r"^(The|A|An) ", lambda m: m.group(1).lower() + " ", s) for s in statements if s]
+        key = shorten(key + "; confirmed: " + "; ".join(statements))
+    return capitalised(key)
+
+
+def read_reports(folder):
+    reports = {}
+    for path in sorted(glob.glob(os.path.join(folder, "*.json"))):
+        try:
+            with open(path, encoding="utf-8") as f:
+                r = json.load(f)
+        except (OSError, ValueError) as e:
+            raise SystemExit(f"readme_table: cannot read {path}: {e}")
+        if isinstance(r, dict) and isinstance(r.get("claim"), str) and "verdict" in r:
+            reports[r["claim"]] = r
+    return reports
+
+
+def read_listing(binary):
+    """(claim ID, implemented) for every claim `binary list` shows."""
+    out = subprocess.run([binary, "list"], check=True, capture_output=True, text=True).stdout
+    claims = []
+    for line in out.splitlines():
+        m = re.match(r"^([a-z0-9]+\.[A-Za-z0-9_]+)\s", line)
+        if m:
+            claims.append((m.group(1), "[not implemented yet]" not in line))
+    return claims
+
+
+def footer(reports):
+    counts = {}
+    for r in reports.values():
+        counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1
+    tally = ", ".join(f"{counts[v]} {v}" for v in ("confirmed", "refuted", "inconclusive") if v in counts)
+
+    def values(get):
+        return sorted({str(get(r)) for r in reports.values()})
+
+    modes = values(lambda r: r.get("run_mode"))
+    seeds = values(lambda r: r.get("seed"))
+    threads = values(lambda r: r.get("threads"))
+    versions = values(lambda r: (r.get("provenance") or {}).get("version"))
+    commits = values(lambda r: str((r.get("provenance") or {}).get("commit"))[:12])
+    dates = values(lambda r: str((r.get("provenance") or {}).get("started_at"))[:10])
+    return (f"{len(reports)} claims with a report: {tally}. Run mode {', '.join(modes)}, seed {', '.join(seeds)}, "
+            f"{', '.join(threads)} threads, icl-verify {', '.join(versions)} at commit {', '.join(commits)}, "
+            f"run on {', '.join(dates)}.")
+
+
+def table(reports_dir, binary=None):
+    reports = read_reports(reports_dir)
+    if not reports:
+        raise SystemExit(f"readme_table: no JSON reports in {reports_dir}")
+    missing = {}
+    if binary:
+        for claim, implemented in read_listing(binary):
+            if claim not in reports:
+                missing[claim] = "not implemented" if not implemented else "no report"
+    lines = ["| claim | verdict | class | budget | key result |", "|---|---|---|---|---|"]
+    for claim in sorted(set(reports) | set(missing), key=natural_key):
+        if claim in reports:
+            r = reports[claim]
+            lines.append(f"| `{claim}` | {verdict_cell(r)} | {cell(class_cell(r))} | {cell(budget_cell(r))} | "
+                         f"{cell(key_cell(r))} |")
+        else:
+            lines.append(f"| `{claim}` | {missing[claim]} |  |  |  |")
+    rel = os.path.relpath(os.path.abspath(reports_dir), ROOT)
+    lines.append("")
+    lines.append(f"From `{rel}/`: {footer(reports)} "
+                 f"Generated by `python3 reports/readme_table.py --write README.md`.")
+    return "\n".join(lines) + "\n"
+
+
+def replace_between_markers(text, body):
+    b, e = text.find(BEGIN), text.find(END)
+    if b < 0 or e < 0 or e < b:
+        return None
+    return text[:b + len(BEGIN)] + "\n" + body + text[e:]
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--reports", default=DEFAULT_REPORTS, help="report folder (default reports/latest)")
+    ap.add_argument("--binary", help="icl-verify, to list catalogued claims without a report")
+    ap.add_argument("--write", metavar="README", help="replace the table between the markers in this file")
+    args = ap.parse_args(argv)
+    body = table(args.reports, args.binary)
+    if not args.write:
+        sys.stdout.write(body)
+        return 0
+    with open(args.write, encoding="utf-8") as f:
+        text = f.read()
+    new = replace_between_markers(text, body)
+    if new is None:
+        print(f"readme_table: {args.write} has no '{BEGIN}' ... '{END}' markers", file=sys.stderr)
+        return 2
+    if new != text:
+        with open(args.write, "w", encoding="utf-8") as f:
+            f.write(new)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
