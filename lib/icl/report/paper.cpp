@@ -7,8 +7,9 @@
 
 namespace icl {
 
-// Authors, titles and venues from ../shared/CLAIMS.md and the seed files (the reference lists of 000 and 004
-// cite acds and zfb). sja's year and arXiv number, and xlssc's, are those of their arXiv preprints.
+// Authors, titles and venues of the four papers (docs/claims.md, "The papers"); those of acds and zfb as the
+// reference lists of the sja and xlssc papers cite them. sja's year and arXiv number, and xlssc's, are those of their
+// arXiv preprints.
 const std::vector<PaperRef>& papers() {
   static const std::vector<PaperRef> p = {
       {"sja", "sun2025role", "Haoyuan Sun, Ali Jadbabaie and Navid Azizan", "Sun, Jadbabaie and Azizan",
