@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Compares two report folders claim by claim, results only: what describes the run rather than its results is
 ignored, namely the report's `threads` and `elapsed_s`, its `provenance` block (build, commit, backend, `ranks`,
-start time, command line; a `ranks` outside it too), and the wall-clock `seconds` of a training run (at any
-depth). The numbers are bitwise the same at any thread or rank count, so a 1-thread and a 2-thread run compare
+start time, command line; a `ranks` outside it too), and a training run's wall-clock `seconds` and the `ranks`
+that shared its minibatches (at any depth). The numbers are bitwise the same at any thread or rank count, so a 1-thread and a 2-thread run compare
 equal; every other field (numbers, verdicts, words, seed, budget, run mode) must match.
 
     reports/compare_reports.py reports/latest /tmp/new
@@ -17,7 +17,7 @@ import sys
 
 
 RUN_FIELDS = ("threads", "ranks", "elapsed_s", "provenance")  # a report's own fields that describe the run
-WALL_CLOCK = ("seconds",)  # a training run's wall-clock time, wherever it is
+WALL_CLOCK = ("seconds", "ranks")  # a training run's wall-clock time and its ranks, wherever they are
 IGNORED = RUN_FIELDS + WALL_CLOCK
 
 

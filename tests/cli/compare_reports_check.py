@@ -27,7 +27,7 @@ BASE = {
     "sample_budget_per_case": 4096,
     "provenance": {"version": "0.1", "commit": "abc", "backend": "cpu", "ranks": 1,
                    "started_at": "2025-01-01T00:00:00Z", "command": "icl-verify run x.thm1 --threads 1"},
-    "models": [{"runs": [{"final_test_loss": 0.5, "seconds": 3.5}]}],
+    "models": [{"runs": [{"final_test_loss": 0.5, "seconds": 3.5, "ranks": 1}]}],
     "cases": [{"params": {"d": 2, "threads": 4}, "quantities": {"mc": {"mean": 1.25, "stderr": 0.01}},
                "verdict": "confirmed"}],
 }
@@ -66,7 +66,7 @@ def changed(edit):
 run_only = changed(lambda b: (b.update(threads=2, elapsed_s=9.75),
                               b["provenance"].update(ranks=2, started_at="2025-02-02T00:00:00Z",
                                                      command="icl-verify run x.thm1 --threads 2"),
-                              b["models"][0]["runs"][0].update(seconds=1.25)))
+                              b["models"][0]["runs"][0].update(seconds=1.25, ranks=2)))
 expect("1 thread against 2 threads, 2 ranks, other timings", compare(BASE, run_only), 0)
 expect("a report against itself", compare(BASE, BASE), 0)
 # Any result differs: not equal.

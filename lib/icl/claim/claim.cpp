@@ -52,6 +52,27 @@ std::vector<Claim>& claim_registry() {
   return r;
 }
 
+const char* to_string(Budget b) {
+  switch (b) {
+    case Budget::quick: return "quick";
+    case Budget::standard: return "standard";
+    case Budget::paper: return "paper";
+  }
+  return "?";
+}
+
+Budget budget_from_name(const std::string& name) {
+  for (Budget b : {Budget::quick, Budget::standard, Budget::paper})
+    if (name == to_string(b)) return b;
+  throw std::invalid_argument("unknown budget '" + name + "' (quick, standard or paper)");
+}
+
+const std::vector<double>& grid(const ParamSpec& p, Budget b) {
+  if (b == Budget::quick) return p.quick;
+  if (b == Budget::paper && !p.paper.empty()) return p.paper;
+  return p.defaults;
+}
+
 const Claim* find_claim(const std::string& id) {
   for (const auto& c : claim_registry())
     if (c.id == id) return &c;
@@ -97,6 +118,7 @@ const std::vector<CatalogueEntry>& claim_catalogue() {
       {"zfb.shift", "Covariate scaling c gives c^2 x_q^T w; Exp(1) gives (1/3) w^T x_q"},
       {"xlssc.onelayer", "One-layer attention on unstructured prompts predicts 0"},
       {"xlssc.twolayer", "Two-layer look-ahead construction gives y_q approximately"},
+      {"xlssc.fig2", "GPT-2-style Transformers with and without the look-ahead mask on unstructured prompts (Figs. 1-2, 4)"},
   };
   return c;
 }

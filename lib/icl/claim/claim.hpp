@@ -32,7 +32,26 @@ struct ParamSpec {
   // A budget setting (e.g. `search`, the worst-case search's effort multiplier): one value for the whole run,
   // read with ClaimContext::setting(); not a grid coordinate, so it names no case and moves no random stream.
   bool budget = false;
+  // The paper's values (`--budget paper`): every setting the paper states, and for what it leaves out the value the
+  // claim's file chooses and justifies. Empty: the defaults (a parameter the paper budget does not change).
+  std::vector<double> paper = {};
 };
+
+// A ParamSpec with its paper values (--budget paper).
+inline ParamSpec with_paper(ParamSpec p, std::vector<double> paper) {
+  p.paper = std::move(paper);
+  return p;
+}
+
+// How much a run spends: `quick` (small grids and budgets, for CI and a first look), `standard` (the defaults: what
+// ./verify runs and reports/latest holds) or `paper` (every setting the paper states; only a paper-budget run can
+// refute an empirical claim, a reduced one reports inconclusive where it disagrees).
+enum class Budget { quick, standard, paper };
+const char* to_string(Budget b);
+// "quick", "standard", "paper"; anything else throws std::invalid_argument naming the three.
+Budget budget_from_name(const std::string& name);
+// A parameter's values under a budget.
+const std::vector<double>& grid(const ParamSpec& p, Budget b);
 
 struct Case {
   std::vector<std::pair<std::string, double>> params;
@@ -45,7 +64,8 @@ struct Case {
 // The run context of one claim: seed, threads and budget (SamplingPlan), and what the claim decides with.
 struct ClaimContext : SamplingPlan {
   std::string claim_id;
-  bool quick = false;
+  bool quick = false;         // budget == Budget::quick
+  Budget budget = Budget::standard;
   double alpha = 0.01;        // family-wise false-fail rate for the whole claim
   std::vector<Case> cases;
   std::map<std::string, double> settings;  // budget parameters (ParamSpec::budget) given with --set
@@ -73,12 +93,18 @@ struct Claim {
   std::vector<ParamSpec> params;
   std::uint64_t default_samples = 100000;
   std::uint64_t quick_samples = 5000;
+
   // Memory one case needs (bytes), estimated before anything is allocated.
   std::function<double(const Case&, int threads)> memory_bytes;
   std::function<ClaimResult(const ClaimContext&)> run;
   // What the paper asserts, part by part, with its own strength (parts.hpp). Required: the engine refuses
   // (internal failure) a claim without parts.
   std::vector<PartSpec> parts;
+  std::uint64_t paper_samples = 0;  // --budget paper (0: default_samples)
+  // The Monte Carlo budget per case under a budget.
+  std::uint64_t samples(Budget b) const {
+    return b == Budget::quick ? quick_samples : b == Budget::paper && paper_samples ? paper_samples : default_samples;
+  }
 };
 
 std::vector<Claim>& claim_registry();

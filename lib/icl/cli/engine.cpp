@@ -4,6 +4,8 @@
 #include "icl/execute/executor.hpp"
 #include "icl/montecarlo/montecarlo.hpp"
 #include "icl/execute/ranks.hpp"
+#include "icl/learn/checkpoint.hpp"
+#include "icl/learn/trainer.hpp"
 #include "icl/report/paper.hpp"
 #include "icl/report/progress_line.hpp"
 #include "icl/report/provenance.hpp"
@@ -16,6 +18,7 @@
 #include <cctype>
 #include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -192,11 +195,11 @@ void check_param_value(const Claim& c, const ParamSpec& p, double v) {
 }  // namespace
 
 std::map<std::string, double> build_settings(const Claim& c, const std::map<std::string, std::vector<double>>& sets,
-                                             bool quick) {
+                                             Budget budget) {
   std::map<std::string, double> out;
   for (const auto& p : c.params) {
     if (!p.budget) continue;
-    std::vector<double> values = quick ? p.quick : p.defaults;
+    std::vector<double> values = grid(p, budget);
     if (auto it = sets.find(p.name); it != sets.end()) values = it->second;
     if (values.size() != 1)
       throw UsageError(fmt::format("{}: {} is a budget setting: give one value (--set {}=V)", c.id, p.name, p.name));
@@ -206,12 +209,12 @@ std::map<std::string, double> build_settings(const Claim& c, const std::map<std:
   return out;
 }
 
-std::vector<Case> build_cases(const Claim& c, const std::map<std::string, std::vector<double>>& sets, bool quick) {
+std::vector<Case> build_cases(const Claim& c, const std::map<std::string, std::vector<double>>& sets, Budget budget) {
   double count = 1;  // the grid's size, before anything is allocated
   for (const auto& p : c.params) {
     if (p.budget) continue;
     const auto it = sets.find(p.name);
-    count *= static_cast<double>(it != sets.end() ? it->second.size() : (quick ? p.quick : p.defaults).size());
+    count *= static_cast<double>(it != sets.end() ? it->second.size() : grid(p, budget).size());
   }
   if (count > static_cast<double>(kMaxCasesPerClaim))
     throw UsageError(fmt::format("{}: the grid has {:.4g} cases, more than the {} one run may ask for", c.id, count,
@@ -219,7 +222,7 @@ std::vector<Case> build_cases(const Claim& c, const std::map<std::string, std::v
   std::vector<Case> cases{Case{}};
   for (const auto& p : c.params) {
     if (p.budget) continue;  // one value for the whole run (build_settings)
-    std::vector<double> values = quick ? p.quick : p.defaults;
+    std::vector<double> values = grid(p, budget);
     if (auto it = sets.find(p.name); it != sets.end()) values = it->second;
     for (double v : values) check_param_value(c, p, v);
     std::vector<Case> next;
@@ -399,6 +402,7 @@ std::vector<PlannedClaim> plan_run(const RunOptions& o) {
     }
   }
   const int threads = o.threads > 0 ? o.threads : default_thread_count();
+  const Budget budget = run_budget(o);
   const double mem = available_memory_bytes();
   std::vector<PlannedClaim> plan;
   for (const Claim* c : claims) {
@@ -406,11 +410,12 @@ std::vector<PlannedClaim> plan_run(const RunOptions& o) {
     p.ctx.claim_id = c->id;
     p.ctx.seed = o.seed;
     p.ctx.threads = threads;
-    p.ctx.quick = o.quick;
-    p.ctx.samples = o.samples ? static_cast<std::uint64_t>(*o.samples) : (o.quick ? c->quick_samples : c->default_samples);
+    p.ctx.budget = budget;
+    p.ctx.quick = budget == Budget::quick;
+    p.ctx.samples = o.samples ? static_cast<std::uint64_t>(*o.samples) : c->samples(budget);
     p.ctx.alpha = o.alpha;
-    p.ctx.cases = build_cases(*c, sets, o.quick);
-    p.ctx.settings = build_settings(*c, sets, o.quick);
+    p.ctx.cases = build_cases(*c, sets, budget);
+    p.ctx.settings = build_settings(*c, sets, budget);
     for (const auto& k : p.ctx.cases) {
       const double need = (c->memory_bytes ? c->memory_bytes(k, threads) : 0.0) +
                           kEngineBytesPerSample * static_cast<double>(p.ctx.samples);
@@ -463,8 +468,10 @@ nlohmann::ordered_json run_claim(const PlannedClaim& p, const RunOptions& o, std
   r["threads"] = ctx.threads;
   r["elapsed_s"] = std::round(elapsed * 100) / 100;
   r["quick"] = ctx.quick;
-  // standard: the default grid and budget (what reports/latest holds); quick: --quick; custom: --set or --samples.
-  r["run_mode"] = ctx.quick ? "quick" : standard_budget(o) ? "standard" : "custom";
+  r["budget"] = to_string(ctx.budget);
+  // standard: the default grid and budget (what reports/latest holds); quick, paper: that budget's own grids and
+  // budgets; custom: anything overridden (--set, --samples, --alpha).
+  r["run_mode"] = run_mode_of(o);
   r["sample_budget_per_case"] = ctx.samples;
   r["provenance"] = provenance_json(o.command, started_at);
   for (auto it = res.extra.begin(); it != res.extra.end(); ++it)
@@ -473,15 +480,132 @@ nlohmann::ordered_json run_claim(const PlannedClaim& p, const RunOptions& o, std
   return r;
 }
 
-bool standard_budget(const RunOptions& o) { return !o.quick && o.sets.empty() && !o.samples && o.alpha == kDefaultAlpha; }
+Budget run_budget(const RunOptions& o) {
+  if (o.budget.empty()) return o.quick ? Budget::quick : Budget::standard;
+  Budget b;
+  try {
+    b = budget_from_name(o.budget);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("--budget: ") + e.what());
+  }
+  if (o.quick && b != Budget::quick)
+    throw UsageError(fmt::format("--quick is --budget quick: it cannot go with --budget {}", o.budget));
+  return b;
+}
+
+namespace {
+bool nothing_overridden(const RunOptions& o) { return o.sets.empty() && !o.samples && o.alpha == kDefaultAlpha; }
+}  // namespace
+
+bool standard_budget(const RunOptions& o) { return run_budget(o) == Budget::standard && nothing_overridden(o); }
+
+std::string run_mode_of(const RunOptions& o) {
+  const Budget b = run_budget(o);
+  return b == Budget::quick || nothing_overridden(o) ? to_string(b) : "custom";  // a quick run stays quick
+}
 
 std::string default_out_folder(const RunOptions& o, std::size_t claims_run) {
+  if (run_budget(o) == Budget::paper) return kPaperFolder;  // the paper budget's reports have a folder of their own
   const bool full = claims_run == claim_registry().size() && standard_budget(o) && o.seed == kDefaultSeed;
   return full ? kLatestFolder : kPartialFolder;
 }
 
+namespace {
+
+std::string duration_text(double s) {
+  if (s < 120) return fmt::format("{:.0f} s", s);
+  if (s < 2 * 3600) return fmt::format("{:.1f} min", s / 60);
+  return fmt::format("{:.1f} h", s / 3600);
+}
+
+// --estimate: each claim runs with its training replaced by a calibration of the step cost (learn/trainer.hpp:
+// everything else really runs); the prediction is that wall time, less the calibration, plus the predicted steps.
+int estimate_command(const std::vector<PlannedClaim>& plan, const RunOptions& o) {
+  const bool lead = rank_comm().rank == 0;
+  const int ranks = rank_comm().size;
+  double total = 0, training = 0;
+  if (lead)
+    std::printf("predicted time on this machine (backend %s, %d thread%s, %d rank%s; budget %s):\n",
+                execute::to_string(execute::default_backend()), plan.empty() ? 0 : plan.front().ctx.threads,
+                plan.empty() || plan.front().ctx.threads == 1 ? "" : "s", ranks, ranks == 1 ? "" : "s",
+                run_mode_of(o).c_str());
+  for (const auto& p : plan) {
+    ClaimContext ctx = p.ctx;
+    ctx.progress = nullptr;
+    learn::begin_training_estimate();
+    const auto t0 = std::chrono::steady_clock::now();
+    (void)p.claim->run(ctx);
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const learn::TrainingEstimate e = learn::end_training_estimate();
+    const double rest = std::max(0.0, wall - e.calibration_seconds), predicted = rest + e.predicted_seconds;
+    total += predicted;
+    training += e.predicted_seconds;
+    if (!lead) continue;
+    if (e.runs == 0)
+      std::printf("  %-14s %10s  (no training: run in full)\n", p.claim->id.c_str(), duration_text(predicted).c_str());
+    else
+      std::printf("  %-14s %10s  (%lld training runs, %lld steps, up to %.3g s per step: %s; the rest, run: %s)\n",
+                  p.claim->id.c_str(), duration_text(predicted).c_str(), e.runs, e.steps, e.step_seconds_max,
+                  duration_text(e.predicted_seconds).c_str(), duration_text(rest).c_str());
+  }
+  if (lead)
+    std::printf("  %-14s %10s  (%.3g core-hours at %d thread%s x %d rank%s; training %s)\n", "total",
+                duration_text(total).c_str(),
+                total / 3600 * (plan.empty() ? 1 : plan.front().ctx.threads) * ranks,
+                plan.empty() ? 0 : plan.front().ctx.threads, plan.empty() || plan.front().ctx.threads == 1 ? "" : "s",
+                ranks, ranks == 1 ? "" : "s", duration_text(training).c_str());
+  return 0;
+}
+
+}  // namespace
+
+// --checkpoint DIR / --resume DIR (learn/checkpoint.hpp): the folder holds run.json, what the run is (claims,
+// settings, seed, budget, where it writes), and the training states. The same run goes on from its saved state;
+// another run is refused (one line, exit 2), as is --resume on a folder without a run.
+void start_checkpoints(const std::vector<PlannedClaim>& plan, const RunOptions& o) {
+  if (!o.checkpoint) return;
+  if (o.estimate) throw UsageError("--estimate writes nothing: it cannot go with --checkpoint or --resume");
+  const std::string dir = *o.checkpoint;
+  const char* option = o.resume ? "--resume" : "--checkpoint";
+  if (!(o.checkpoint_every > 0)) throw UsageError("--checkpoint-every: expected a number of seconds > 0");
+  nlohmann::ordered_json run;
+  for (const auto& p : plan) run["claims"].push_back(p.claim->id);
+  run["sets"] = o.sets;
+  run["samples"] = o.samples ? nlohmann::ordered_json(*o.samples) : nlohmann::ordered_json(nullptr);
+  run["seed"] = o.seed;
+  run["budget"] = to_string(run_budget(o));
+  run["alpha"] = o.alpha;
+  run["out"] = o.out ? *o.out : std::string();
+  const fs::path manifest = fs::path(dir) / "run.json";
+  std::error_code ec;
+  if (fs::is_regular_file(manifest, ec)) {
+    nlohmann::ordered_json held;
+    try {
+      held = nlohmann::ordered_json::parse(read_file(manifest.string()));
+    } catch (const std::exception&) {
+      throw UsageError(fmt::format("{} '{}': its run.json is not readable", option, shown(dir)));
+    }
+    if (held != run)
+      throw UsageError(fmt::format("{} '{}' holds the state of another run ({}); give the same command, or another "
+                                   "folder",
+                                   option, shown(dir), printable_line(held.dump(), 160)));
+  } else {
+    if (o.resume)
+      throw UsageError(fmt::format("--resume '{}': no run to resume there (no run.json); start one with --checkpoint",
+                                   shown(dir)));
+    prepare_output_folder(dir, option);
+    if (rank_comm().rank == 0) write_file_atomic(manifest.string(), run.dump(2) + "\n");
+  }
+  learn::set_checkpoints({dir, o.checkpoint_every});
+  // SIGTERM (and Ctrl-C) stop the run at the next training step with its state saved (exit status 4).
+  std::signal(SIGTERM, [](int) { learn::stop_requested().store(true); });
+  std::signal(SIGINT, [](int) { learn::stop_requested().store(true); });
+}
+
 int run_command(const RunOptions& options) {
   const auto plan = plan_run(options);  // all validation before anything is written
+  if (options.estimate && !options.checkpoint) return estimate_command(plan, options);
+  start_checkpoints(plan, options);
   RunOptions o = options;
   if (!o.out) o.out = default_out_folder(o, plan.size());
   const std::string& out = *o.out;
@@ -502,7 +626,7 @@ int run_command(const RunOptions& options) {
       if (holds_standard)
         throw UsageError(fmt::format("--out '{}' holds the standard report of {}; a {} run would replace it: write it "
                                      "to another folder (--out DIR)",
-                                     shown(out), p.claim->id, o.quick ? "quick" : "custom"));
+                                     shown(out), p.claim->id, run_mode_of(o)));
     }
   prepare_output_folder(out, "--out");
   std::vector<std::string> expectation_failed;  // "claim got verdict" for each claim whose verdict differs
@@ -598,7 +722,7 @@ int list_command(const std::vector<std::string>& ids) {
     }
     claims.push_back(c);
   }
-  const auto grid = [](const std::vector<double>& v) {
+  const auto joined = [](const std::vector<double>& v) {
     std::string g;
     for (double x : v) g += fmt::format("{}{:g}", g.empty() ? "" : ",", x);
     return g;
@@ -609,8 +733,9 @@ int list_command(const std::vector<std::string>& ids) {
                                   c->id, c->title, paper ? paper_citation(*paper) : std::string("-"), c->source,
                                   c->statement);
     for (const auto& p : c->params) {
-      out += fmt::format("    {:<10} {} in [{:g}, {:g}]; default {}; --quick {}{}. {}\n", p.name,
-                         p.integer ? "integer" : "number", p.min, p.max, grid(p.defaults), grid(p.quick),
+      out += fmt::format("    {:<10} {} in [{:g}, {:g}]; default {}; --quick {}; --budget paper {}{}. {}\n", p.name,
+                         p.integer ? "integer" : "number", p.min, p.max, joined(p.defaults), joined(p.quick),
+                         joined(grid(p, Budget::paper)),
                          p.budget ? "; a budget setting (one value for the whole run, names no case)" : "", p.help);
       const auto& names = param_value_names(c->id, p.name);
       if (!names.empty()) {
@@ -619,8 +744,9 @@ int list_command(const std::vector<std::string>& ids) {
         out += fmt::format("    {:<10} names (--set {}=NAME): {}\n", "", p.name, n);
       }
     }
-    out += fmt::format("  Monte Carlo budget per case: {} prompts (--quick {}; --samples N overrides)\n",
-                       c->default_samples, c->quick_samples);
+    out += fmt::format("  Monte Carlo budget per case: {} prompts (--quick {}; --budget paper {}; --samples N "
+                       "overrides)\n",
+                       c->default_samples, c->quick_samples, c->samples(Budget::paper));
     out += "  parts of the statement:\n";
     for (const auto& part : c->parts)
       out += fmt::format("    ({}, {}) {}\n", part.id, to_string(part.strength), part.statement);

@@ -20,6 +20,7 @@ struct UsageError : std::runtime_error {
 // The defaults of `run`; the folders of its reports (default_out_folder).
 inline constexpr const char* kLatestFolder = "reports/latest";
 inline constexpr const char* kPartialFolder = "reports/partial";
+inline constexpr const char* kPaperFolder = "reports/paper";  // --budget paper without --out
 inline constexpr std::uint64_t kDefaultSeed = 1;
 inline constexpr double kDefaultAlpha = 0.01;
 
@@ -31,17 +32,28 @@ struct RunOptions {
   int threads = 0;  // 0: all cores
   std::string backend = "cpu";  // --backend (execute/executor.hpp)
   std::optional<std::string> out;  // --out; none: default_out_folder()
-  bool quick = false;
+  bool quick = false;       // --quick: the same as --budget quick
+  std::string budget;       // --budget quick|standard|paper ("": standard, or quick with --quick)
+  bool estimate = false;    // --estimate: print the run's predicted time (training calibrated) and write nothing
+  std::optional<std::string> checkpoint;  // --checkpoint DIR (or --resume DIR: resume = true)
+  bool resume = false;
+  double checkpoint_every = 300;          // --checkpoint-every SECONDS
   std::optional<std::string> expect;
   double alpha = kDefaultAlpha;
   std::string command;  // the command line, for the reports' provenance
 };
 
-// The default grid and budget (run_mode "standard"): no --quick, --set, --samples or --alpha.
+// The run's budget: --budget, or quick with --quick (both, disagreeing: UsageError), else standard.
+Budget run_budget(const RunOptions& o);
+// The default grid and budget (run_mode "standard"): no --quick or other --budget, --set, --samples or --alpha.
 bool standard_budget(const RunOptions& o);
+// The report's run_mode: "quick" for any quick run; "standard" or "paper" for that budget's own grids and budgets,
+// nothing overridden (--set, --samples, --alpha); "custom" otherwise.
+std::string run_mode_of(const RunOptions& o);
 // Where `run` writes without --out. Only a full standard run writes kLatestFolder: every registered claim (`run all`)
 // at the default grid and budget (standard_budget) and the default seed. Anything else (some claims, a quick or
-// custom run, another seed) writes kPartialFolder, so that it never replaces reports/latest. `claims_run`: how many
+// custom run, another seed) writes kPartialFolder, so that it never replaces reports/latest; a paper-budget run
+// writes kPaperFolder. `claims_run`: how many
 // claims the run names ('all' expanded, repeats dropped).
 std::string default_out_folder(const RunOptions& o, std::size_t claims_run);
 
@@ -64,10 +76,10 @@ std::map<std::string, std::vector<double>> parse_sets(const std::vector<std::str
 std::vector<std::string> resolve_value_names(const std::vector<std::string>& sets, const std::vector<std::string>& claim_ids);
 // The grid of a claim's cases: defaults (or the --quick grid) overridden by `sets`, each value checked
 // against the parameter's range and integrality (throws UsageError).
-std::vector<Case> build_cases(const Claim& c, const std::map<std::string, std::vector<double>>& sets, bool quick);
+std::vector<Case> build_cases(const Claim& c, const std::map<std::string, std::vector<double>>& sets, Budget budget);
 // The claim's budget settings (ParamSpec::budget): one value each, --set's or the default (throws UsageError).
 std::map<std::string, double> build_settings(const Claim& c, const std::map<std::string, std::vector<double>>& sets,
-                                             bool quick);
+                                             Budget budget);
 
 // Validation only (throws UsageError): which claims, which cases, enough memory.
 std::vector<PlannedClaim> plan_run(const RunOptions& o);

@@ -235,9 +235,10 @@ nlohmann::ordered_json evaluate_weights(const LsaStack& w, const EvalOptions& o,
   p.ctx.seed = o.seed;
   p.ctx.threads = o.threads > 0 ? o.threads : default_thread_count();
   p.ctx.quick = o.quick;
-  p.ctx.samples = o.samples ? static_cast<std::uint64_t>(*o.samples) : (o.quick ? c.quick_samples : c.default_samples);
+  p.ctx.budget = o.quick ? Budget::quick : Budget::standard;
+  p.ctx.samples = o.samples ? static_cast<std::uint64_t>(*o.samples) : c.samples(p.ctx.budget);
   p.ctx.alpha = o.alpha;
-  p.ctx.cases = build_cases(c, sets, o.quick);
+  p.ctx.cases = build_cases(c, sets, p.ctx.budget);
   const double mem = available_memory_bytes();
   for (const auto& k : p.ctx.cases) {
     const double need = p.ctx.threads * acds_shape(w.d, k.geti("n")).workspace_bytes();

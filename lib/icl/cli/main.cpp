@@ -1,6 +1,7 @@
 // icl-verify: command line (REPORT-FORMAT.md). Exit status: 0 run completed, 1 --expect did not hold,
 // 2 bad usage or bad input (one line on stderr, nothing written), 3 internal failure.
 #include "icl/cli/engine.hpp"
+#include "icl/learn/checkpoint.hpp"
 #include "icl/cli/eval.hpp"
 #include "icl/cli/ranks_mpi.hpp"
 #include "icl/report/provenance.hpp"
@@ -54,7 +55,19 @@ int main(int argc, char** argv) {
   run->add_option("--out", o.out,
                   "Where reports go (default: reports/partial; reports/latest only for the full standard run, "
                   "'run all' without --quick, --set, --samples, --alpha or --seed)");
-  run->add_flag("--quick", o.quick, "Small grid and budget, for CI and a first look");
+  run->add_flag("--quick", o.quick, "Small grid and budget, for CI and a first look (= --budget quick)");
+  run->add_flag("--estimate", o.estimate,
+                "Print the run's predicted time on this machine (each training run's step cost measured) and write "
+                "nothing");
+  std::string resume_dir;
+  run->add_option("--checkpoint", o.checkpoint,
+                  "Save training state in DIR (every --checkpoint-every seconds and on SIGTERM); the same command "
+                  "with the same DIR goes on from it, bitwise");
+  run->add_option("--resume", resume_dir, "Go on with the run saved in DIR (the same command, --checkpoint DIR)");
+  run->add_option("--checkpoint-every", o.checkpoint_every, "Seconds between saves of a training run's state")
+      ->capture_default_str();
+  run->add_option("--budget", o.budget,
+                  "quick, standard (default) or paper: every setting the paper states (reports/paper without --out)");
   run->add_option("--expect", o.expect, "Exit 1 unless every claim run got this verdict");
   run->add_option("--alpha", o.alpha, "Family-wise false-fail rate per claim")->capture_default_str();
 
@@ -137,7 +150,15 @@ int main(int argc, char** argv) {
     icl::select_backend(o.backend);
     o.seed = icl::parse_seed(seed);
     o.command = icl::command_line(argc, argv);
+    if (!resume_dir.empty()) {
+      if (o.checkpoint && *o.checkpoint != resume_dir)
+        throw icl::UsageError("--resume and --checkpoint name different folders");
+      o.checkpoint = resume_dir;
+      o.resume = true;
+    }
     return icl::run_command(o);
+  } catch (const icl::learn::Interrupted& e) {
+    return fail(4, std::string("stopped on request: ") + e.what() + "; the same command goes on from there");
   } catch (const icl::UsageError& e) {
     return fail(2, e.what());
   } catch (const std::bad_alloc&) {

@@ -9,35 +9,46 @@
 #include "icl/execute/thread_pool.hpp"
 
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 namespace icl::execute {
 
-// True when this process computes chunk c.
-inline bool owns_chunk(std::uint64_t c) {
-  const RankComm& comm = rank_comm();
-  return c % static_cast<std::uint64_t>(comm.size) == static_cast<std::uint64_t>(comm.rank);
+// The ranks that share a run started here: all of the communicator's at the top level; 1 inside a task of the
+// pool (a run nested in a parallel loop computes every chunk itself, so MPI is only ever called from the main
+// thread, and ranks running their loops' tasks in different orders never meet in a collective).
+inline int sharing_ranks() { return inside_pool() ? 1 : rank_comm().size; }
+
+// True when this process computes chunk c of a run shared by `ranks` ranks.
+inline bool owns_chunk(std::uint64_t c, int ranks) {
+  return ranks == 1 || c % static_cast<std::uint64_t>(ranks) == static_cast<std::uint64_t>(rank_comm().rank);
 }
 
-// Calls worker(c) for this rank's chunks c in [first, last) on `threads` threads; make_worker() is called once per
+// Calls worker(c) for this rank's chunks c in [first, last) of a run shared by `ranks` ranks (sharing_ranks()) on
+// `threads` threads; make_worker() (or make_worker(thread number), as parallel_tasks) is called once per
 // participating thread and returns the callable (it owns the thread's scratch).
 template <class MakeWorker>
-void for_rank_chunks(std::uint64_t first, std::uint64_t last, int threads, MakeWorker&& make_worker) {
+void for_rank_chunks(std::uint64_t first, std::uint64_t last, int threads, int ranks, MakeWorker&& make_worker) {
   if (last <= first) return;
-  const RankComm& comm = rank_comm();
-  const auto ranks = static_cast<std::uint64_t>(comm.size), me = static_cast<std::uint64_t>(comm.rank);
-  const std::uint64_t c0 = first + (me + ranks - first % ranks) % ranks;  // this rank's first chunk
+  const auto K = static_cast<std::uint64_t>(ranks), me = ranks == 1 ? 0 : static_cast<std::uint64_t>(rank_comm().rank);
+  const std::uint64_t c0 = first + (me + K - first % K) % K;  // this rank's first chunk
   if (c0 >= last) return;
-  const std::uint64_t mine = (last - c0 + ranks - 1) / ranks;
-  parallel_tasks(mine, threads, [&] {
-    return [c0, ranks, worker = make_worker()](std::uint64_t k) mutable { worker(c0 + k * ranks); };
-  });
+  const std::uint64_t mine = (last - c0 + K - 1) / K;
+  if constexpr (std::is_invocable_v<MakeWorker&, int>) {
+    parallel_tasks(mine, threads, [&](int w) {
+      return [c0, K, worker = make_worker(w)](std::uint64_t k) mutable { worker(c0 + k * K); };
+    });
+  } else {
+    parallel_tasks(mine, threads, [&] {
+      return [c0, K, worker = make_worker()](std::uint64_t k) mutable { worker(c0 + k * K); };
+    });
+  }
 }
 
-// Every rank's words OR-ed into every rank's (each rank fills the words of its own chunks and leaves the others 0).
-inline void share_chunk_words(std::vector<std::uint64_t>& words) {
-  const RankComm& comm = rank_comm();
-  if (comm.size > 1) comm.or_all(words.data(), words.size());
+// Every rank's words OR-ed into every rank's (each rank fills the words of its own chunks and leaves the others 0);
+// nothing to do for a run that one rank computed alone.
+inline void share_chunk_words(std::vector<std::uint64_t>& words, int ranks) {
+  if (ranks > 1) rank_comm().or_all(words.data(), words.size());
 }
 
 }  // namespace icl::execute

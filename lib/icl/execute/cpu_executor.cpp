@@ -47,7 +47,8 @@ public:
               std::uint64_t purpose, std::uint64_t count, std::vector<double>& out) override {
     out.assign(static_cast<std::size_t>(count), 0.0);
     const std::uint64_t chunks = (count + kLossChunk - 1) / kLossChunk;
-    for_rank_chunks(0, chunks, threads_, [&] {
+    const int ranks = sharing_ranks();
+    for_rank_chunks(0, chunks, threads_, ranks, [&] {
       return [&, draw = source.make_drawer(), tape = learn::Tape(),
               Z = Eigen::MatrixXd(source.rows, source.cols)](std::uint64_t c) mutable {
         for (std::uint64_t i = c * kLossChunk; i < std::min(count, (c + 1) * kLossChunk); ++i) {
@@ -56,11 +57,11 @@ public:
         }
       };
     });
-    if (rank_comm().size > 1) {  // every rank gets every loss bit for bit: each contributes its chunks' bits
+    if (ranks > 1) {  // every rank gets every loss bit for bit: each contributes its chunks' bits
       std::vector<std::uint64_t> w(out.size());
       for (std::size_t i = 0; i < out.size(); ++i)
-        w[i] = owns_chunk(i / kLossChunk) ? std::bit_cast<std::uint64_t>(out[i]) : 0;
-      share_chunk_words(w);
+        w[i] = owns_chunk(i / kLossChunk, ranks) ? std::bit_cast<std::uint64_t>(out[i]) : 0;
+      share_chunk_words(w, ranks);
       for (std::size_t i = 0; i < out.size(); ++i) out[i] = std::bit_cast<double>(w[i]);
     }
   }
@@ -79,7 +80,11 @@ public:
       if (chunk_grad_.size() < chunks) chunk_grad_.resize(chunks);
       for (std::uint64_t c = 0; c < chunks; ++c) chunk_grad_[c].setZero(params.size());
     }
-    parallel_tasks(chunks, threads_, [&](int w) {  // per-thread drawers and accumulators kept between calls
+    // Under K ranks (at the top level) each rank computes its chunks c = r mod K (chunks.hpp), then every rank gets
+    // every chunk's loss and gradient bit for bit and adds them in chunk order: the same sums as one process.
+    const int ranks = sharing_ranks();
+    last_ranks_ = ranks;
+    for_rank_chunks(0, chunks, threads_, ranks, [&](int w) {  // per-thread drawers and accumulators kept between calls
       return [&, &k = workers_[static_cast<std::size_t>(w)]](std::uint64_t c) {
         if (grad) k.grads.zero();
         double sum = 0;
@@ -94,6 +99,7 @@ public:
         if (grad) params.pullback(k.grads, chunk_grad_[c]);
       };
     });
+    if (ranks > 1) share_minibatch(chunks, grad ? params.size() : 0, ranks);
     double total = 0;
     for (std::uint64_t c = 0; c < chunks; ++c) total += chunk_loss_[c];
     if (grad) {
@@ -103,7 +109,28 @@ public:
     return total;
   }
 
+  int last_ranks() const override { return last_ranks_; }
+
 private:
+  // Every chunk's loss and gradient (P entries) on every rank, bit for bit: each rank packs its own chunks' words,
+  // zero elsewhere, and the words are OR-ed across the ranks.
+  void share_minibatch(std::uint64_t chunks, int P, int ranks) {
+    const std::size_t per = 1 + static_cast<std::size_t>(P);
+    std::vector<std::uint64_t> w(per * chunks, 0);
+    for (std::uint64_t c = 0; c < chunks; ++c) {
+      if (!owns_chunk(c, ranks)) continue;
+      std::uint64_t* o = w.data() + per * c;
+      o[0] = std::bit_cast<std::uint64_t>(chunk_loss_[c]);
+      for (int p = 0; p < P; ++p) o[1 + p] = std::bit_cast<std::uint64_t>(chunk_grad_[c][p]);
+    }
+    share_chunk_words(w, ranks);
+    for (std::uint64_t c = 0; c < chunks; ++c) {
+      const std::uint64_t* o = w.data() + per * c;
+      chunk_loss_[c] = std::bit_cast<double>(o[0]);
+      for (int p = 0; p < P; ++p) chunk_grad_[c][p] = std::bit_cast<double>(o[1 + p]);
+    }
+  }
+
   struct Worker {
     learn::PromptDrawer draw;
     learn::Tape tape;
@@ -127,6 +154,7 @@ private:
   }
 
   int threads_;
+  int last_ranks_ = 1;
   std::vector<Worker> workers_;
   learn::Network net_;
   const learn::Parameterisation* prepared_params_ = nullptr;

@@ -10,8 +10,10 @@
 //     engine of the papers' constructions uses too); a chunk sums its prompts in prompt order; chunk results are
 //     merged in chunk order;
 //   - per-prompt losses come back in prompt order, bit for bit as one thread computes them.
-// Backends: `cpu` (this library's layers on the library's thread pool; under K MPI ranks, rank r computes the loss
-// chunks c = r mod K and every rank receives every loss bit for bit). Asking for a backend that is not built is
+// Backends: `cpu` (this library's layers on the library's thread pool; under K MPI ranks, rank r computes the
+// chunks c = r mod K of a loss run or a minibatch and every rank receives every chunk's result bit for bit, so
+// training is data parallel with every rank holding the same weights; a call made inside a task of the pool is not
+// split: chunks.hpp). Asking for a backend that is not built is
 // bad input: backend_from_name() says which are.
 #pragma once
 #include "icl/learn/network.hpp"
@@ -54,6 +56,9 @@ public:
   virtual double minibatch(const learn::Parameterisation& params, const Eigen::Ref<const Eigen::VectorXd>& theta,
                            const learn::PromptSource& source, learn::LossSpec loss, std::uint64_t seed,
                            std::uint64_t purpose, std::uint64_t count, Eigen::VectorXd* grad) = 0;
+
+  // How many MPI ranks shared the last minibatch() (1: this process alone).
+  virtual int last_ranks() const = 0;
 };
 
 // An executor of the given backend on `threads` threads (at least 1). It keeps per-thread scratch between calls:

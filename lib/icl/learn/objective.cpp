@@ -21,6 +21,7 @@ double BatchObjective::evaluate(const Eigen::Ref<const Eigen::VectorXd>& theta, 
                                 std::uint64_t purpose, std::uint64_t count, Eigen::VectorXd* grad) {
   if (count == 0) throw std::invalid_argument("BatchObjective: empty batch");
   const double total = exec_->minibatch(*params_, theta, source_, loss_, seed, purpose, count, grad);
+  ranks_ = std::max(ranks_, exec_->last_ranks());
   const double inv = 1.0 / static_cast<double>(count);
   if (grad) *grad *= inv;
   return total * inv;

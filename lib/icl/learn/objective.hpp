@@ -32,12 +32,15 @@ public:
   const PromptSource& source() const { return source_; }
   LossSpec loss() const { return loss_; }
   int threads() const { return threads_; }
+  // The most MPI ranks that shared one of its minibatches so far (1: this process alone; execute/chunks.hpp).
+  int ranks() const { return ranks_; }
 
 private:
   const Parameterisation* params_;
   PromptSource source_;
   LossSpec loss_;
   int threads_;
+  int ranks_ = 1;
   std::unique_ptr<execute::Executor> exec_;
 };
 

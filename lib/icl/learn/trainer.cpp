@@ -1,11 +1,14 @@
 #include "icl/learn/trainer.hpp"
 
+#include "icl/learn/checkpoint.hpp"
 #include "icl/report/progress_line.hpp"
 #include "icl/report/svg_plot.hpp"
 
 #include <fmt/format.h>
 
+#include <atomic>
 #include <chrono>
+#include <mutex>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -42,7 +45,13 @@ public:
   void update(int step, double loss, double seconds) {
     if (!on_ || !line_.enabled() || seconds - last_ < 0.25) return;
     last_ = seconds;
-    line_.show(fmt::format("[{}] step {}/{}  loss {:.4g}  {:.0f} s", label_, step, steps_, loss, seconds));
+    if (first_step_ < 0) {
+      first_step_ = step;
+      first_seconds_ = seconds;
+    }
+    const double rate = step > first_step_ ? (seconds - first_seconds_) / (step - first_step_) : 0.0;
+    line_.show(fmt::format("[{}] step {}/{}  loss {:.4g}  {:.0f} s{}", label_, step, steps_, loss, seconds,
+                           rate > 0 ? fmt::format(", about {:.0f} s left", rate * (steps_ - step)) : ""));
   }
 
 private:
@@ -50,16 +59,88 @@ private:
   std::string label_;
   int steps_;
   double last_ = -1;
+  int first_step_ = -1;  // the first step shown and its time: the rate for the time left
+  double first_seconds_ = 0;
   ProgressLine line_;  // its destructor clears what it drew
 };
 
 }  // namespace
 
+namespace {
+
+// --estimate (training_estimate below): what the runs trained while it is on have measured and predicted.
+struct EstimateTally {
+  std::mutex m;
+  std::atomic<bool> on{false};
+  TrainingEstimate e;
+};
+EstimateTally& tally() {
+  static EstimateTally t;
+  return t;
+}
+
+TrainResult train_steps(const Parameterisation& params, Eigen::VectorXd theta, const PromptSource& source, LossSpec loss,
+                        const TrainConfig& cfg);
+
+}  // namespace
+
+void begin_training_estimate() {
+  std::lock_guard<std::mutex> lock(tally().m);
+  tally().e = {};
+  tally().on = true;
+}
+
+TrainingEstimate end_training_estimate() {
+  std::lock_guard<std::mutex> lock(tally().m);
+  tally().on = false;
+  return tally().e;
+}
+
 TrainResult train(const Parameterisation& params, Eigen::VectorXd theta, const PromptSource& source, LossSpec loss,
                   const TrainConfig& cfg) {
+  if (!tally().on || cfg.steps <= 3) return train_steps(params, std::move(theta), source, loss, cfg);
+  // Calibration: one step (the warm-up: scratch sized, the first test evaluation), then three; the difference is
+  // two steps' cost at this minibatch, backend and thread count. The run is predicted as its steps times that cost
+  // (the test evaluations along the curve are not counted); the claim goes on with the three-step weights.
   validate(cfg, params, theta);
+  TrainConfig c = cfg;
+  c.progress = false;
+  c.curve_points = 1;
+  const auto clock = [] { return std::chrono::steady_clock::now(); };
+  c.steps = 1;
+  const auto t0 = clock();
+  (void)train_steps(params, theta, source, loss, c);
+  const auto t1 = clock();
+  c.steps = 3;
+  TrainResult r = train_steps(params, std::move(theta), source, loss, c);
+  const auto t2 = clock();
+  const double one = std::chrono::duration<double>(t1 - t0).count(), three = std::chrono::duration<double>(t2 - t1).count();
+  const double per_step = std::max(0.0, (three - one) / 2);
+  std::lock_guard<std::mutex> lock(tally().m);
+  tally().e.predicted_seconds += per_step * cfg.steps;
+  tally().e.calibration_seconds += one + three;
+  tally().e.runs += 1;
+  tally().e.steps += cfg.steps;
+  tally().e.step_seconds_max = std::max(tally().e.step_seconds_max, per_step);
+  return r;
+}
+
+namespace {
+
+TrainResult train_steps(const Parameterisation& params, Eigen::VectorXd theta, const PromptSource& source, LossSpec loss,
+                        const TrainConfig& cfg) {
+  validate(cfg, params, theta);
+  // Checkpoints (checkpoint.hpp): a run found finished returns its result; one found part-way goes on from its step.
+  const bool ck = !checkpoints().dir.empty();
+  const std::uint64_t key = ck ? training_key(params, theta, source, loss, cfg) : 0;
+  if (ck)
+    if (auto done = load_finished(key)) return *done;
+  const bool saves_state = ck && cfg.optimizer != "lbfgs";
   const auto t0 = std::chrono::steady_clock::now();
-  auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+  double earlier = 0;  // seconds spent before a resume
+  auto seconds = [&] {
+    return earlier + std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
   BatchObjective obj(params, source, loss, cfg.threads);
   const std::uint64_t test_purpose = block_purpose(cfg.purpose, std::numeric_limits<std::uint64_t>::max());
   const int P = params.size();
@@ -99,6 +180,42 @@ TrainResult train(const Parameterisation& params, Eigen::VectorXd theta, const P
   int window_n = 0, t = 0;
   double gnorm = 0, last_loss = NAN;
   record(0, NAN, NAN, true);  // the starting point (its minibatch loss is filled in at step 0)
+  int ranks_before = 1;
+  if (saves_state)
+    if (auto s = load_state(key)) {
+      t = s->t;
+      theta = s->theta;
+      good = s->good;
+      adam.m = s->adam_m;
+      adam.v = s->adam_v;
+      adam.t = s->adam_t;
+      window = s->window;
+      window_n = s->window_n;
+      gnorm = s->gnorm;
+      last_loss = s->last_loss;
+      earlier = s->seconds;
+      ranks_before = s->ranks;
+      res.curve = s->curve;
+    }
+  double last_save = seconds();
+  auto save = [&](int steps_done) {
+    TrainState s;
+    s.t = steps_done;
+    s.theta = theta;
+    s.good = good;
+    s.adam_m = adam.m;
+    s.adam_v = adam.v;
+    s.adam_t = adam.t;
+    s.window = window;
+    s.window_n = window_n;
+    s.gnorm = gnorm;
+    s.last_loss = last_loss;
+    s.seconds = seconds();
+    s.ranks = std::max(ranks_before, obj.ranks());
+    s.curve = res.curve;
+    save_state(key, s);
+    last_save = seconds();
+  };
   for (; t < cfg.steps; ++t) {
     const std::uint64_t block = static_cast<std::uint64_t>(t / cfg.resample_every);
     const std::uint64_t purpose = block_purpose(cfg.purpose, block);
@@ -178,6 +295,13 @@ TrainResult train(const Parameterisation& params, Eigen::VectorXd theta, const P
       window_n = 0;
     }
     progress.update(t + 1, L, seconds());
+    if (saves_state) {
+      const bool stop = stop_requested().load();
+      if (stop || seconds() - last_save >= checkpoints().every_seconds) save(t + 1);
+      if (stop)
+        throw Interrupted(fmt::format("{}: stopped at step {} of {}; its state is saved in {}", cfg.label, t + 1,
+                                      cfg.steps, checkpoints().dir));
+    }
   }
   res.steps_done = t;
   res.theta = theta;
@@ -188,8 +312,12 @@ TrainResult train(const Parameterisation& params, Eigen::VectorXd theta, const P
     if (!std::isfinite(res.final_test_loss)) res.final_test_loss = test_loss(t, true);
   }
   res.seconds = seconds();
+  res.ranks = std::max(ranks_before, obj.ranks());
+  if (ck) save_finished(key, res);
   return res;
 }
+
+}  // namespace
 
 nlohmann::ordered_json training_json(const TrainConfig& c, const std::vector<std::uint64_t>& seeds, bool paper_settings,
                                      const std::string& curve_file) {
@@ -218,6 +346,7 @@ nlohmann::ordered_json curve_json(const TrainResult& r) {
   j["status"] = to_string(r.status);
   if (!r.reason.empty()) j["reason"] = r.reason;
   j["steps_done"] = r.steps_done;
+  j["ranks"] = r.ranks;
   j["final_train_loss"] = r.final_train_loss;
   if (std::isfinite(r.final_test_loss)) j["final_test_loss"] = r.final_test_loss;
   nlohmann::ordered_json c;

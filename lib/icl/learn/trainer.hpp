@@ -73,9 +73,23 @@ struct TrainResult {
   double final_train_loss = 0; // mean minibatch loss of the last curve window
   double final_test_loss = NAN;
   double seconds = 0;
+  int ranks = 1;  // how many MPI ranks shared its minibatches (data parallel, bitwise as one process)
   TrainCurve curve;
   bool ok() const { return status == TrainStatus::finished; }
 };
+
+// `icl-verify run --estimate`: while an estimate is on, train() does not train a run of more than 3 steps; it
+// measures the cost of a step (3 steps against 1, at the run's minibatch, backend and threads) and adds the run's
+// steps times that cost to the estimate, and the claim goes on with the 3-step weights (so everything but the
+// training steps really runs and is timed by the caller).
+struct TrainingEstimate {
+  double predicted_seconds = 0;    // the training steps of every run, predicted
+  double calibration_seconds = 0;  // what the calibration itself took (inside the caller's wall time)
+  long long runs = 0, steps = 0;   // runs predicted, and their steps
+  double step_seconds_max = 0;     // the dearest step measured
+};
+void begin_training_estimate();
+TrainingEstimate end_training_estimate();
 
 TrainResult train(const Parameterisation& params, Eigen::VectorXd theta0, const PromptSource& source, LossSpec loss,
                   const TrainConfig& config);

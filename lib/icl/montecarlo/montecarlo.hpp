@@ -74,7 +74,8 @@ public:
     if (last <= first) return;
     chunks_.resize(last, Accumulator(dims_));
     // The executor's chunk schedule (execute/chunks.hpp): this rank's chunks on the pool, then every rank gets all.
-    execute::for_rank_chunks(first, last, threads_, [&] {
+    const int ranks = execute::sharing_ranks();
+    execute::for_rank_chunks(first, last, threads_, ranks, [&] {
       return [&, worker = make_worker(), out = std::vector<double>(dims_)](std::uint64_t c) mutable {
         Accumulator acc(dims_);
         for (std::uint64_t i = c * kChunk; i < (c + 1) * kChunk; ++i) {
@@ -84,7 +85,7 @@ public:
         chunks_[c] = std::move(acc);
       };
     });
-    if (rank_comm().size > 1) share_chunks(first, last);
+    if (ranks > 1) share_chunks(first, last, ranks);
   }
 
   Accumulator total() const {
@@ -96,7 +97,7 @@ public:
 private:
   // Every rank gets every chunk of [first, last) bit for bit: each packs the chunks it computed (count,
   // means, m2) as 64-bit words, zero elsewhere, and the words are OR-ed across ranks.
-  void share_chunks(std::uint64_t first, std::uint64_t last) {
+  void share_chunks(std::uint64_t first, std::uint64_t last, int ranks) {
     const std::size_t per = 1 + 2 * static_cast<std::size_t>(dims_);
     std::vector<std::uint64_t> w(per * (last - first), 0);
     const auto bits = [](double x) { return std::bit_cast<std::uint64_t>(x); };
@@ -110,7 +111,7 @@ private:
         o[1 + dims_ + k] = bits(a.m2[k]);
       }
     }
-    execute::share_chunk_words(w);
+    execute::share_chunk_words(w, ranks);
     for (std::uint64_t c = first; c < last; ++c) {
       Accumulator& a = chunks_[c];
       const std::uint64_t* o = w.data() + per * (c - first);
