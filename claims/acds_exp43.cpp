@@ -35,7 +35,7 @@ namespace {
 const RegisterClaim reg{Claim{
     "acds.exp43",
     "Sec. 4.3: trained 3-layer form (8) -> loss ~ 0, Sigma^1/2 A_i Sigma^1/2 ~ I",
-    "002_be9a107fe5a9bb15.txt, Section 4.3, Figures 1-2",
+    "Ahn, Cheng, Daneshmand and Sra (2023), Section 4.3, Figures 1-2",
     "d = 5, n = 20, Sigma = U^T diag(1, 1, 0.25, 0.0625, 1) U, w ~ N(0, Sigma^-1); three-layer form (8) trained with "
     "Adam (minibatch 20000 resampled every 100 steps, gradients clipped to 0.01 per matrix, 5 runs each with its own U): "
     "the loss converges to almost 0, Dist(Sigma^1/2 A_i Sigma^1/2, I) -> 0 while Dist(A_i, I) stays away from 0.",

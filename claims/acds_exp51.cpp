@@ -28,7 +28,7 @@ namespace {
 const RegisterClaim reg{Claim{
     "acds.exp51",
     "Sec. 5.1: trained 3-layer form (11) -> B_i ~ I, A_i ~ Sigma^-1, growing ||A_i||",
-    "002_be9a107fe5a9bb15.txt, Section 5.1, Figures 3-5",
+    "Ahn, Cheng, Daneshmand and Sra (2023), Section 5.1, Figures 3-5",
     "As acds.exp43 with n = 10 and form (11) (A_i, B_i trained): the loss converges to about 0, Dist(B_i, I) -> 0, "
     "Dist(Sigma^1/2 A_i Sigma^1/2, I) -> 0, and ||A_0|| < ||A_1|| < ||A_2||.",
     acds_exp::training_experiment_params(10),

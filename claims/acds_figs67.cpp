@@ -209,7 +209,7 @@ ClaimResult run(const ClaimContext& ctx) {
 const RegisterClaim reg{Claim{
     "acds.figs67",
     "App. D: trained L-layer LSA at least as good as L-step preconditioned GD",
-    "002_be9a107fe5a9bb15.txt, Appendix D, Figures 6-7",
+    "Ahn, Cheng, Daneshmand and Sra (2023), Appendix D, Figures 6-7",
     "d = 5: the trained L-layer linear Transformer's test loss against L steps of GD and of Sigma^-1-preconditioned GD "
     "(grid-searched step sizes) and OLS, over n = 2..22 (L = 3) and L = 1..4 (n = 20): the trained model is at least as "
     "good as L-step preconditioned GD.",

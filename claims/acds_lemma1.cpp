@@ -250,7 +250,7 @@ ClaimResult run(const ClaimContext& ctx) {
 const RegisterClaim reg{Claim{
     "acds.lemma1",
     "L-layer sparse LSA = L steps of preconditioned GD",
-    "002_be9a107fe5a9bb15.txt, Lemma 1, eq. (8), proof in Appendix C.1",
+    "Ahn, Cheng, Daneshmand and Sra (2023), Lemma 1, eq. (8), proof in Appendix C.1",
     "For the L-layer linear Transformer with P_l = [0 0; 0 1], Q_l = -[A_l 0; 0 0] (A_l in R^{d x d}), the "
     "(d+1, n+1) entry of the l-th layer output is -<x^(n+1), w_gd^l>, where w_gd^0 = 0 and w_gd^(l+1) = w_gd^l - "
     "A_l grad R(w_gd^l), R(w) = (1/2n) sum_i (w^T x_i - w_*^T x_i)^2.",

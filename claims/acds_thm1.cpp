@@ -269,7 +269,7 @@ ClaimResult run(const ClaimContext& ctx) {
 const RegisterClaim reg{Claim{
     "acds.thm1",
     "Single-layer global minimiser of LSA for x ~ N(0, Sigma)",
-    "002_be9a107fe5a9bb15.txt, Theorem 1 and Appendix A",
+    "Ahn, Cheng, Daneshmand and Sra (2023), Theorem 1 and Appendix A",
     "x ~ N(0, Sigma), Sigma = U Lam U^T, w ~ N(0, I). The single-layer global minimiser is, up to rescaling "
     "P0 -> g P0, Q0 -> Q0/g: P0 = e e^T, Q0 = -[U diag(1/((n+1)/n lam_i + tr(Lam)/n)) U^T, 0; 0, 0].",
     {ParamSpec{"d", {2, 4, 5}, {2, 5}, 1, 8, true, "input dimension (d = 5, isotropic, n = 20 also trains)"},

@@ -243,7 +243,7 @@ ClaimResult run(const ClaimContext& ctx) {
 const RegisterClaim reg{Claim{
     "acds.thm2",
     "Two layers: diagonal A_1, A_2 are global minimisers",
-    "002_be9a107fe5a9bb15.txt, Theorem 2 and Appendix B.1",
+    "Ahn, Cheng, Daneshmand and Sra (2023), Theorem 2 and Appendix B.1",
     "Two layers, symmetric A_1, A_2, x ~ N(0, I), w ~ N(0, I): there are diagonal A_1, A_2 that are global minimisers.",
     {ParamSpec{"d", {2, 3, 4}, {2}, 1, 6, true, "input dimension"},
      ParamSpec{"n", {2, 5, 20}, {5}, 1, 1e6, true, "context length"},

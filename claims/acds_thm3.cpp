@@ -44,7 +44,7 @@ ClaimResult run(const ClaimContext& ctx) {
 const RegisterClaim reg{Claim{
     "acds.thm3",
     "inf over A_i = a_i Sigma^-1 of the gradient norm is 0",
-    "002_be9a107fe5a9bb15.txt, Theorem 3 and Appendix B.2",
+    "Ahn, Cheng, Daneshmand and Sra (2023), Theorem 3 and Appendix B.2",
     "x ~ N(0, Sigma), w ~ N(0, Sigma^-1), L layers in form (8): inf over A_i = a_i Sigma^-1 of "
     "sum_i ||grad_{A_i} f||_F^2 = 0.",
     {ParamSpec{"d", {2, 3}, {2}, 1, 4, true, "input dimension"},

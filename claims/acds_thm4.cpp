@@ -51,7 +51,7 @@ ClaimResult run(const ClaimContext& ctx) {
 const RegisterClaim reg{Claim{
     "acds.thm4",
     "Same with P_i = [B_i 0; 0 1], B_i = b_i I",
-    "002_be9a107fe5a9bb15.txt, Theorem 4 and Appendix B.3",
+    "Ahn, Cheng, Daneshmand and Sra (2023), Theorem 4 and Appendix B.3",
     "x ~ N(0, Sigma), w ~ N(0, Sigma^-1), L layers in form (11) with P_i = [B_i, 0; 0, 1]: inf over A_i = a_i Sigma^-1, "
     "B_i = b_i I of sum_i (||grad_{A_i} f||_F^2 + ||grad_{B_i} f||_F^2) = 0.",
     {ParamSpec{"d", {2, 3}, {2}, 1, 3, true, "input dimension"},

@@ -249,7 +249,7 @@ ClaimResult run(const ClaimContext& ctx) {
 const RegisterClaim reg{Claim{
     "sja.cor10",
     "Width d+h+1 stack = block-coordinate descent over kernel regression",
-    "000_72a77bb517664bbf.txt, Corollary 10 (Appendix A)",
+    "Sun, Jadbabaie and Azizan (2025), Corollary 10 (Appendix A)",
     "For the general nonlinear ICL task, a deep Transformer with dbar = d + h + 1 implements block-coordinate descent "
     "over kernel regression: yhat^(l) = f(x_q; w^(l)) with w^(l) the iterates of (9), the feature subsets being the "
     "intermediate activations of the network obtained by stacking its feed-forward layers.",

@@ -573,7 +573,7 @@ ClaimResult run(const ClaimContext& ctx) {
 const RegisterClaim reg{Claim{
     "sja.cor6",
     "Algorithm 1 gives x -> M v and loss O(1/n)",
-    "000_72a77bb517664bbf.txt, Corollary 6 and Algorithm 1 (Section 3.3)",
+    "Sun, Jadbabaie and Azizan (2025), Corollary 6 and Algorithm 1 (Section 3.3)",
     "For n in Omega(d^3), Algorithm 1 (stage 1: best bilinear weights with attention frozen at a full-rank diagonal "
     "Gamma; stage 2: best attention with the bilinear layer frozen) gives a bilinear layer x -> M v (M invertible), "
     "attention approximately OLS on those features, and loss O(1/n).",

@@ -418,7 +418,7 @@ ClaimResult run(const ClaimContext& ctx) {
 const RegisterClaim reg{Claim{
     "sja.cor8",
     "Deep bilinear stack cycles through all monomials of degree <= p",
-    "000_72a77bb517664bbf.txt, Corollary 8 (Sec. 4.2) and Appendix H",
+    "Sun, Jadbabaie and Azizan (2025), Corollary 8 (Sec. 4.2) and Appendix H",
     "With dbar = 2d+1 and the clear / generate / multiply bilinear layers of App. H, a deep bilinear Transformer "
     "implements block-coordinate descent over all monomials of degree <= p, cycling through them in "
     "C(d+p-2, p-1) p <= max(d,p)^min(d,p) blocks.",

@@ -189,7 +189,7 @@ ClaimResult run(const ClaimContext& ctx) {
 const RegisterClaim reg{Claim{
     "sja.cor9",
     "Orthonormal features: projected dimension d~ < m forces loss >= m - d~",
-    "000_72a77bb517664bbf.txt, Corollary 9 (Appendix A)",
+    "Sun, Jadbabaie and Azizan (2025), Corollary 9 (Appendix A)",
     "For orthonormal features g_1..g_m and f = sum w_i g_i with w_i i.i.d. N(0,1), any block whose feed-forward "
     "kernel projects onto span{g} with dimension dt < m has loss >= m - dt.",
     {ParamSpec{"d", {1, 2}, {2}, 1, 3, true, "input dimension"},

@@ -327,7 +327,7 @@ ClaimResult run(const ClaimContext& ctx) {
 const RegisterClaim reg{Claim{
     "sja.fig1",
     "Trained bilinear vs linear Transformers on quadratic ICL (Fig. 1)",
-    "000_72a77bb517664bbf.txt, Sec. 4.1, Fig. 1; App. I, Figs. 5-9; App. J",
+    "Sun, Jadbabaie and Azizan (2025), Sec. 4.1, Fig. 1; App. I, Figs. 5-9; App. J",
     "Quadratic task, d in {3, 4}, dbar = 12, n = 200, Adam (lr 1e-3, batch 4000, 20000 iterations, 5 trials): a trained "
     "6-layer linear Transformer is significantly worse than every trained 2L-layer bilinear Transformer (L in {2, 4, 6}); "
     "bilinear loss improves with L; at d = 4 deep bilinear models beat the single-block limit of Remark 1; test loss rises "

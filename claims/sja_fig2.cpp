@@ -160,7 +160,7 @@ ClaimResult run(const ClaimContext& ctx) {
 const RegisterClaim reg{Claim{
     "sja.fig2",
     "Trained dense (11) vs sparse (12) bilinear Transformers on the 10-term cubic (Fig. 2)",
-    "000_72a77bb517664bbf.txt, Sec. 4.2, Fig. 2; App. I, Fig. 10; App. J",
+    "Sun, Jadbabaie and Azizan (2025), Sec. 4.2, Fig. 2; App. I, Fig. 10; App. J",
     "The 10-term cubic over 4 variables of Sec. 4.2, dbar = 15, 10-layer bilinear Transformers (n = 150 in Sec. 4.2, n = 100 "
     "in App. J): the trained dense (11) model significantly outperforms the trained sparse (12) one (sparse trains only the "
     "free weights of (12)); the sparse model's loss still decreases with more in-context examples.",

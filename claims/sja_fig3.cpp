@@ -217,7 +217,7 @@ ClaimResult run(const ClaimContext& ctx) {
 const RegisterClaim reg{Claim{
     "sja.fig3",
     "App. C block at d=4: log-log slope -1, r^2 = 0.97",
-    "000_72a77bb517664bbf.txt, Appendix C.2 and Figure 3",
+    "Sun, Jadbabaie and Azizan (2025), Appendix C.2 and Figure 3",
     "For the App. C construction at d = 4, dbar = 15, loss against n on log-log axes is a line of slope -1; the "
     "paper reports r^2 = 0.97 from 100 prompts per n.",
     {ParamSpec{"n", {10, 20, 50, 100, 200, 500, 1000}, {10, 30, 100}, 1, 1e6, true, "context lengths of the curve"}},

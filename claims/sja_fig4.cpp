@@ -171,7 +171,7 @@ ClaimResult run(const ClaimContext& ctx) {
 const RegisterClaim reg{Claim{
     "sja.fig4",
     "Trained bilinear Transformers by training prompt length (Fig. 4)",
-    "000_72a77bb517664bbf.txt, App. I, Fig. 4; App. J",
+    "Sun, Jadbabaie and Azizan (2025), App. I, Fig. 4; App. J",
     "d = 3, dbar = 12 (App. I says dbar = 4), 8-layer bilinear Transformers trained at n_train in {100, 150, 200, 250} (App. J: "
     "280): larger n_train gives lower loss on long test prompts, and loss degrades quickly for test prompts shorter than n_train.",
     {with_paper(ParamSpec{"n_train", {100, 200}, {20, 40}, 2, 2000, true, "training prompt lengths (paper {100, 150, 200, 250} / 280)"}, {100, 150, 200, 250}),

@@ -160,7 +160,7 @@ ClaimResult run(const ClaimContext& ctx) {
 const RegisterClaim reg{Claim{
     "sja.lemma12",
     "Loss decomposition of a sparse LSA on i.i.d. pairs",
-    "000_72a77bb517664bbf.txt, Lemma 12 (Appendix C, proof C.1)",
+    "Sun, Jadbabaie and Azizan (2025), Lemma 12 (Appendix C, proof C.1)",
     "Single LSA with P = e e^T, Q = diag(Gamma, 0) on i.i.d. (u_i, v_i) ~ D: E[(vhat + v_q)^2] = min_beta "
     "E(<beta, u> + v)^2 + (1/n) tr(Gamma Lam Gamma^T Phi) + xi^T (Gamma^T + Lam^{-1})^T Lam (Gamma^T + Lam^{-1}) xi, "
     "with Lam = E[u u^T], Phi = Cov[u v], xi = E[u v].",

@@ -128,7 +128,7 @@ ClaimResult run(const ClaimContext& ctx) {
 const RegisterClaim reg{Claim{
     "sja.lemma3",
     "The C(d+2,2) variables v_ij are orthonormal",
-    "000_72a77bb517664bbf.txt, Lemma 3 and Appendix D",
+    "Sun, Jadbabaie and Azizan (2025), Lemma 3 and Appendix D",
     "The C(d+2,2) variables v_ij of (8) - 1, x_j, (x_i^2 - 1)/sqrt(2), x_i x_j (i < j) - are orthonormal under "
     "<u, v> = E[uv], x ~ N(0, I_d).",
     {ParamSpec{"d", {1, 2, 3, 4, 5, 6}, {1, 2, 3}, 1, 12, true, "input dimension"}},

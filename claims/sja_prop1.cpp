@@ -276,7 +276,7 @@ ClaimResult run(const ClaimContext& ctx) {
 const RegisterClaim reg{Claim{
     "sja.prop1",
     "LSA stacks cannot beat the best linear predictor (quadratic task)",
-    "000_72a77bb517664bbf.txt, Proposition 1 and Appendix B (Proposition 11)",
+    "Sun, Jadbabaie and Azizan (2025), Proposition 1 and Appendix B (Proposition 11)",
     "For any fixed target f, x_i ~ N(0, Sigma), and any linear Transformer (LSA layers only, any depth, any weights), "
     "E[(yhat + y_q)^2] >= min_{alpha,beta} E[(<x_q, beta> + alpha + y_q)^2]; for the quadratic task averaged over w.",
     {ParamSpec{"d", {1, 3}, {2}, 1, 5, true, "input dimension"},

@@ -96,7 +96,7 @@ ClaimResult run(const ClaimContext& ctx) {
 const RegisterClaim reg{Claim{
     "sja.prop4",
     "Kernel of projected dimension d~ forces loss >= C(d+2,2) - d~",
-    "000_72a77bb517664bbf.txt, Proposition 4 and Appendix E",
+    "Sun, Jadbabaie and Azizan (2025), Proposition 4 and Appendix E",
     "If the bilinear layer implements a kernel x -> xt whose orthogonal projection onto span{v_ij} has dimension "
     "dt < C(d+2,2), then L(BTFB) >= C(d+2,2) - dt, for every attention layer and every n.",
     {ParamSpec{"d", {1, 2, 3}, {1}, 1, 4, true, "input dimension"},

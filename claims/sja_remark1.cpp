@@ -75,7 +75,7 @@ ClaimResult run(const ClaimContext& ctx) {
 const RegisterClaim reg{Claim{
     "sja.remark1",
     "Width dbar < C(d+2,2) forces loss >= C(d+2,2) - dbar",
-    "000_72a77bb517664bbf.txt, Remark 1 (after Proposition 4)",
+    "Sun, Jadbabaie and Azizan (2025), Remark 1 (after Proposition 4)",
     "If the prompt's embedding dimension dbar is less than C(d+2,2), then L(BTFB) >= C(d+2,2) - dbar.",
     {ParamSpec{"d", {1, 2, 3}, {2}, 1, 4, true, "input dimension"},
      ParamSpec{"dbar", {2, 3, 4, 5, 7, 9}, {5}, 2, 20, true,

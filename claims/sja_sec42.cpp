@@ -310,7 +310,7 @@ ClaimResult run(const ClaimContext& ctx) {
 const RegisterClaim reg{Claim{
     "sja.sec42",
     "Sparse bilinear stacks cannot compose degree > 2; dense can",
-    "000_72a77bb517664bbf.txt, Section 4.2, eqs. (11)-(12), Fig. 2",
+    "Sun, Jadbabaie and Azizan (2025), Section 4.2, eqs. (11)-(12), Fig. 2",
     "With the sparse weights (12) (only W~ nonzero), 'successive bilinear layers can only use the original inputs to "
     "calculate the new features. Therefore, if our construction accurately reflects how the bilinear Transformers "
     "perform ICL, then this sparse version of bilinear feed-forward layers would prevent us from effectively learning "

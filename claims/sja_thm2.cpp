@@ -158,7 +158,7 @@ ClaimResult run(const ClaimContext& ctx) {
 const RegisterClaim reg{Claim{
     "sja.thm2",
     "App. C bilinear block: loss ((d+2)(d+1)+d)/(2n)",
-    "000_72a77bb517664bbf.txt, Theorem 2 and Appendix C",
+    "Sun, Jadbabaie and Azizan (2025), Theorem 2 and Appendix C",
     "With dbar = C(d+2,2), the bilinear block of App. C (W0, W1 given there, then P = e e^T, Q = diag(Gamma, 0) "
     "with Gamma = -E[xbar xbar^T]^{-1}) has L(BTFB) = ((d+2)(d+1) + d) / (2n) in O(d^2/n).",
     {ParamSpec{"d", {1, 2, 3, 4, 5}, {1, 2}, 1, 8, true, "input dimension"},

@@ -357,7 +357,7 @@ ClaimResult run(const ClaimContext& ctx) {
 const RegisterClaim reg{Claim{
     "sja.thm5",
     "Optimal attention is sparse, ||Gamma* + E[xx^T]^-1||_F bound",
-    "000_72a77bb517664bbf.txt, Theorem 5 and Appendix F",
+    "Sun, Jadbabaie and Azizan (2025), Theorem 5 and Appendix F",
     "With the bilinear layer fixed to the kernel (7), the optimal attention has the sparse form P = e e^T, "
     "Q = diag(Gamma*, 0) and ||Gamma* + E[xbar xbar^T]^-1||_F <= n^{-1/2} sqrt(((d+2)(d+1)+d)/(d+2-sqrt(d^2+4d))).",
     {ParamSpec{"d", {1, 2, 3, 4}, {4}, 1, 6, true, "input dimension"},

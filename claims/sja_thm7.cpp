@@ -443,7 +443,7 @@ ClaimResult run(const ClaimContext& ctx) {
 const RegisterClaim reg{Claim{
     "sja.thm7",
     "2L-layer bilinear Transformer = block-coordinate descent (App. G)",
-    "000_72a77bb517664bbf.txt, Theorem 7 (Sec. 4.1) and Theorem 13 (Appendix G)",
+    "Sun, Jadbabaie and Azizan (2025), Theorem 7 (Sec. 4.1) and Theorem 13 (Appendix G)",
     "With dbar = 2d+1 and the weights of App. G (W0~ = I_d, W1~ = E_1 then -E_{(l-1)%d} + E_{l%d}; P = e e^T, "
     "Q = diag(Gamma^(l), 0)), the 2L-layer bilinear Transformer's intermediate outputs have the stated form and "
     "yhat^(l) = [1 x_q] W^(l) [1 x_q]^T, where W^(l) are block-coordinate-descent iterates (9) with blocks "

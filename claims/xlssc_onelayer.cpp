@@ -514,7 +514,7 @@ ClaimResult run(const ClaimContext& ctx) {
 const RegisterClaim reg{Claim{
     "xlssc.onelayer",
     "One-layer attention on unstructured prompts predicts 0",
-    "004_08551e4fc738af47.txt, Section 4.2",
+    "Xing, Lin, Suh, Song and Cheng (2024), Section 4.2",
     "Unstructured prompts, theta ~ (1/2) delta_{theta0} + (1/2) delta_{-theta0}: a one-layer (linear or softmax) "
     "attention's loss-minimising prediction is 0.",
     {ParamSpec{"d", {2, 5}, {2}, 1, 64, true, "input dimension"},

@@ -274,7 +274,7 @@ ClaimResult run(const ClaimContext& ctx) {
 const RegisterClaim reg{Claim{
     "xlssc.twolayer",
     "Two-layer look-ahead construction gives y_q approximately",
-    "004_08551e4fc738af47.txt, Section 4.3, eqs. (4)-(5), Appendix A",
+    "Xing, Lin, Suh, Song and Cheng (2024), Section 4.3, eqs. (4)-(5), Appendix A",
     "Two layers with the look-ahead mask: layer 1 softmax with W^K = W^Q = 0, W^V = I (causal averaging); layer 2 "
     "with (W^K)^T W^Q = [I_d/log D, 0; 0, 0] gives yhat_q ~ y_q, the error shrinking as D grows.",
     {ParamSpec{"d", {5}, {5}, 1, 64, true, "input dimension"},

@@ -353,7 +353,7 @@ ClaimResult run(const ClaimContext& ctx) {
 const RegisterClaim reg{Claim{
     "zfb.shift",
     "Covariate scaling c gives c^2 x_q^T w; Exp(1) gives (1/3) w^T x_q",
-    "003_6b331cefcf2a0758.txt, slides after Theorem 5 (covariate shifts) and after Theorem 8 (eq. 23)",
+    "Zhang, Frei and Bartlett (2024), slides after Theorem 5 (covariate shifts) and after Theorem 8 (eq. 23)",
     "For a fixed Lambda, test covariates scaled by c give yhat -> c^2 x_q^T w (M, N -> infinity); with lambda_tau,i ~ "
     "Exp(1) and M, N -> infinity, E[yhat | x_q, w] -> (1/3) w^T x_q.",
     {ParamSpec{"d", {3}, {2}, 1, 5, true, "input dimension"},

@@ -184,7 +184,7 @@ ClaimResult run(const ClaimContext& ctx) {
 const RegisterClaim reg{Claim{
     "zfb.thm4",
     "Gradient flow converges to the stated W_KQ*, W_PV*",
-    "003_6b331cefcf2a0758.txt, Assumption 3 and Theorem 4 (eqs. 10-11)",
+    "Zhang, Frei and Bartlett (2024), Assumption 3 and Theorem 4 (eqs. 10-11)",
     "Gradient flow on L = 1/2 E[(yhat - y)^2], x ~ N(0, Lambda), w ~ N(0, I), from W^{PV}(0) = sigma [0,0;0,1], "
     "W^{KQ}(0) = sigma [Theta Theta^T, 0; 0, 0] with ||Theta Theta^T||_F = 1, Theta Lambda != 0, sigma^2 ||Gamma||_op "
     "sqrt(d) < 2, Gamma = (1 + 1/N) Lambda + tr(Lambda)/N I, converges to a global minimum with W^{KQ}_* = "

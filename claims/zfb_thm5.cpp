@@ -380,7 +380,7 @@ ClaimResult run(const ClaimContext& ctx) {
 const RegisterClaim reg{Claim{
     "zfb.thm5",
     "Error decomposition of the limit model at test length M",
-    "003_6b331cefcf2a0758.txt, Theorem 5 and the slides after it",
+    "Zhang, Frei and Bartlett (2024), Theorem 5 and the slides after it",
     "For the limit model, any D with x-marginal N(0, Lam) and a test prompt of length M: E(yhat - y)^2 = "
     "min_w E(<w, x> - y)^2 + (1/M) tr(Sig Gam^-2 Lam) + (1/N^2)[||a||^2_{Gam^-2 Lam^3} + 2 tr(Lam) ||a||^2_{Gam^-2 Lam^2} "
     "+ tr(Lam)^2 ||a||^2_{Gam^-2 Lam}], a = Lam^-1 E[xy], Sig = Cov(xy); the noiseless-linear special case and the bound "

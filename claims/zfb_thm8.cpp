@@ -11,7 +11,7 @@
 // independent diagonal entries which are strictly positive a.s. and have finite third moments", after
 // "for each task τ and coordinate $i \in [d]$, we sample $\lambda_{\tau,i}$ independently such that the
 // distribution of each $\lambda_{\tau,i}$ is fixed and has finite third moments": independent, each coordinate with its own
-// fixed law, not necessarily identically distributed (CLAIMS.md transcribes "i.i.d."). Coordinates with
+// fixed law, not necessarily identically distributed (a transcription that reads "i.i.d." is stricter). Coordinates with
 // different laws are therefore part of the statement and are judged like the rest. They are also what makes
 // the check informative: with identically distributed entries E Gamma_tau Lambda_tau^2 and E Lambda_tau^2 are
 // multiples of I and (22) collapses to W^{KQ}_* = d^{-1/4} [I, 0; 0, 0] whatever the law; with different
@@ -239,7 +239,7 @@ ClaimResult run(const ClaimContext& ctx) {
       "by {:.3g}x (entries with different laws).",
       max_offdiag_init, min_spread, max_spread));
   findings.push_back("Theorem 8 as the slides state it assumes independent entries, each with its own fixed law; cases "
-                     "with different laws per entry are part of the statement (CLAIMS.md transcribes i.i.d.).");
+                     "with different laws per entry are part of the statement (a transcription of the statement that reads i.i.d. is stricter than the slides).");
   res.extra["findings"] = findings;
   return res;
 }
@@ -247,7 +247,7 @@ ClaimResult run(const ClaimContext& ctx) {
 const RegisterClaim reg{Claim{
     "zfb.thm8",
     "Gradient flow limit with random diagonal covariances",
-    "003_6b331cefcf2a0758.txt, Theorem 8 (eqs. 21-22)",
+    "Zhang, Frei and Bartlett (2024), Theorem 8 (eqs. 21-22)",
     "Lambda_tau diagonal with i.i.d. positive entries with finite third moments, Gamma_tau = (N+1)/N Lambda_tau + "
     "tr(Lambda_tau)/N I; from Assumption 3 with ||E Lambda_tau Theta||_F != 0 and sigma^2 < 2 ||E Lambda_tau Theta||_F^2 "
     "/ (sqrt(d) E[||Gamma_tau||_op ||Lambda_tau||_F^2]), gradient flow converges to a global minimum with W^{KQ}_* = "

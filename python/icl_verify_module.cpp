@@ -180,7 +180,7 @@ PYBIND11_MODULE(icl_verify, m) {
       py::arg("claim"), py::arg("quick") = false, py::arg("seed") = 1, py::arg("samples") = py::none(),
       py::arg("threads") = py::none(), py::arg("alpha") = 0.01,
       "Verify one claim; keyword parameters set its grid (a number or a list), e.g. run('sja.thm2', d=[1, 2]).\n"
-      "Returns the JSON report (REPORT-FORMAT.md) as a dict.");
+      "Returns the JSON report (docs/reports.md) as a dict.");
 
   m.def(
       "eval_weights",

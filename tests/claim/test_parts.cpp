@@ -30,7 +30,7 @@ Refutation slip() { return Refutation{RefutationClass::slip, "a transpose", {}, 
 
 }  // namespace
 
-TEST_CASE("parts: class and strength names are REPORT-FORMAT.md's") {
+TEST_CASE("parts: class and strength names are the report contract's (docs/reports.md)") {
   CHECK(std::string(to_string(RefutationClass::missing_assumption)) == "missing-assumption");
   CHECK(std::string(to_string(RefutationClass::reading)) == "reading");
   CHECK(refutation_class_from_string("slip") == RefutationClass::slip);
