@@ -24,8 +24,9 @@
 //   b  max_i Dist(Sigma^1/2 A_i Sigma^1/2, I) at the end <= 0.1, and it fell from initialisation (both per run);
 //   c  min_i [Dist(A_i, I) - Dist(Sigma^1/2 A_i Sigma^1/2, I)] at the end > 0 (paired, per run); the value
 //      Dist(Sigma^-1, I) that Dist(A_i, I) must approach at the critical point is `dist_sigma_inverse`.
-// A refuting interval at reduced settings makes the part inconclusive (a smaller budget cannot refute the paper's
-// run); a diverged run makes every case inconclusive with its reason.
+// A refuting interval makes the part inconclusive, at any settings: the paper does not state its steps or
+// learning rate, so no run of ours is known to have trained as long as the paper's; a diverged run makes every
+// case inconclusive with its reason.
 #include "claims/common/acds_experiments.hpp"
 #include "icl/model/prompt.hpp"
 
