@@ -12,7 +12,8 @@ them. The text around the blocks (the evidence of the standard run, corrected st
 With --write, a claim that `list` shows but the file has no block for (or a block for a claim `list` does not
 show) is an error (exit 2): add or remove the block's markers by hand, then run it again.
 
-The source line names the paper's section or theorem; a leading file name of a transcription (NNN_hash.txt) is
+The source line names the paper's section or theorem; a leading "Authors (year)," (the paper, named just before) or
+a leading file name of a transcription (NNN_hash.txt) is
 left out, since the paper line already names the paper. Python 3 standard library only.
 """
 import argparse
@@ -22,6 +23,7 @@ import sys
 
 MARK = re.compile(r"<!-- claim:([A-Za-z0-9_.]+):begin -->\n.*?<!-- claim:\1:end -->", re.S)
 TRANSCRIPT = re.compile(r"^\d{3}_[0-9a-f]{16}\.txt,\s*")
+AUTHOR_YEAR = re.compile(r"^[^,()]+(?:, [^,()]+)*(?: and [^,()]+)? \(\d{4}\),\s*")  # "Sun, Jadbabaie and Azizan (2025), "
 
 
 def run(binary, *args):
@@ -63,7 +65,7 @@ def block(binary, claim):
             params.append(line[4:])
         elif section == "parts":
             parts.append(s)
-    source = TRANSCRIPT.sub("", fields.get("source", ""))
+    source = AUTHOR_YEAR.sub("", TRANSCRIPT.sub("", fields.get("source", "")))  # the paper is named just before
     out = [f"<!-- claim:{claim}:begin -->", f"### `{claim}`: {title}", ""]
     out.append(f"**Paper:** {fields.get('paper', '')}; {source}.")
     out.append("")
