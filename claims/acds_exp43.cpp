@@ -22,8 +22,12 @@
 //      `family_optimum_loss`, 0.268 = 5.4% of E[y_q^2]), and the paper's Fig. 1d shows the loss falling from the
 //      initial value to near the axis on a linear scale, not to a stated number;
 //   b  max_i Dist(Sigma^1/2 A_i Sigma^1/2, I) at the end <= 0.1, and it fell from initialisation (both per run);
-//   c  min_i [Dist(A_i, I) - Dist(Sigma^1/2 A_i Sigma^1/2, I)] at the end > 0 (paired, per run); the value
-//      Dist(Sigma^-1, I) that Dist(A_i, I) must approach at the critical point is `dist_sigma_inverse`.
+//   c  min_i Dist(A_i, I) at the end > 0.1: the red line stays above the band that parts b and d call "-> 0" (the
+//      paper: it "remains constant, indicating that the trained transformer is not implementing plain gradient
+//      descent"). Beside it, not decided on: the paired gap min_i [Dist(A_i, I) - Dist(Sigma^1/2 A_i Sigma^1/2, I)]
+//      (whether A_i is nearer Sigma^-1 than I is part b's question; until November 2026 part c was judged on this
+//      gap, a stronger statement than the paper's) and `dist_sigma_inverse`, the value Dist(A_i, I) takes at the
+//      critical point.
 // A refuting interval makes the part inconclusive, at any settings: the paper does not state its steps or
 // learning rate, so no run of ours is known to have trained as long as the paper's; a diverged run makes every
 // case inconclusive with its reason.
