@@ -372,7 +372,7 @@ TrainRun train(const ModelSpec& s, const TrainSettings& ts, std::uint64_t seed, 
 std::vector<Estimate> loss_by_examples(const Network& net, const ModelSpec& s, std::uint64_t seed,
                                        std::uint64_t purpose, std::uint64_t samples, int threads, double confidence) {
   const int K = s.D + 1;
-  MonteCarlo mc(K, threads);
+  MonteCarlo mc(K + 1, threads);  // k = 0..D, then the mean over k of the same prompt's errors
   mc.extend_to(samples, [&] {
     struct W {
       Tape tape;
@@ -396,11 +396,14 @@ std::vector<Estimate> loss_by_examples(const Network& net, const ModelSpec& s, s
           out[k] = e * e;
         }
       }
+      double mean = 0;
+      for (int k = 0; k < K; ++k) mean += out[k];
+      out[K] = mean / K;
     };
   });
   const Accumulator acc = mc.total();
   std::vector<Estimate> est;
-  for (int k = 0; k < K; ++k) est.push_back(make_estimate(acc, k, confidence));
+  for (int k = 0; k <= K; ++k) est.push_back(make_estimate(acc, k, confidence));
   return est;
 }
 

@@ -119,7 +119,8 @@ TrainRun train(const ModelSpec& s, const TrainSettings& t, std::uint64_t seed, s
                std::uint64_t init_purpose);
 
 // Loss against the number of in-context examples k = 0..D (above) on prompts 0..samples-1 of stream (seed, purpose)
-// (rounded up to the Monte Carlo chunk), one Student-t estimate per k.
+// (rounded up to the Monte Carlo chunk), one Student-t estimate per k, then (index D+1) one of the mean over k of
+// each prompt's D+1 squared errors (the figure's curve averaged over its x-axis).
 std::vector<Estimate> loss_by_examples(const Network& net, const ModelSpec& s, std::uint64_t seed,
                                        std::uint64_t purpose, std::uint64_t samples, int threads,
                                        double confidence = 0.99);

@@ -271,7 +271,10 @@ TEST_CASE("xlssc gpt2: training is the same bit for bit on 1 and 2 threads, and 
   xlssc_gpt2::unpack(r1.theta, net);
   const auto e1 = xlssc_gpt2::loss_by_examples(net, s, 3, 4, 256, 1);
   const auto e2 = xlssc_gpt2::loss_by_examples(net, s, 3, 4, 256, 2);
-  REQUIRE(e1.size() == static_cast<std::size_t>(s.D + 1));
+  REQUIRE(e1.size() == static_cast<std::size_t>(s.D + 2));  // k = 0..D and the mean over k
+  double avg = 0;
+  for (int k = 0; k <= s.D; ++k) avg += e1[static_cast<std::size_t>(k)].mean / (s.D + 1);
+  CHECK(e1.back().mean == doctest::Approx(avg).epsilon(1e-12));
   for (std::size_t k = 0; k < e1.size(); ++k) CHECK(e1[k].mean == e2[k].mean);
 }
 
