@@ -41,7 +41,7 @@
 //   d  PE without the mask does not rescue it: two layers, no mask, trainable PE: loss at the query above 1/2;
 //   e  with the mask, trainable PE below sin-cos PE (e1), sin-cos PE below no PE (e2), trainable PE below no PE (e3),
 //      each on the loss averaged over the figure's x-axis k = 0..D (Fig. 4 compares whole curves), Welch t over trials.
-// Only the paper budget (p = 64, h = 8, D = 30, 500k steps, batch 64, learning rate 1e-4, 3 trials) can refute: a
+// Only the paper budget (p = 64, h = 8, D = 30, 500k steps, batch 64, learning rate 1e-4, 5 trials) can refute: a
 // significant reversal at a reduced budget is inconclusive (a smaller model trained for fewer steps does not re-run
 // the paper's experiment).
 //
@@ -49,8 +49,9 @@
 // ensure the convergence", Sec. 3), 1280 test prompts (Sec. 3), and that it modifies Garg et al.'s code; for what it
 // leaves out, Garg et al.'s defaults: Adam with learning rate 1e-4 and batch size 64, fresh prompts every step, no
 // curriculum (the paper fixes d and D). Lambda of the sin-cos PE is not stated for Fig. 4 (Fig. 9 varies it): 10000,
-// Vaswani et al.'s. The number of training runs is not stated (the shaded areas are over test prompts): 3 here,
-// the fewest that gives a test over trials. The standard budget (p = 16, h = 2, D = 10, fewer steps, a larger
+// Vaswani et al.'s. The number of training runs is not stated (the shaded areas are over test prompts): 5 here, as
+// the sja experiments' paper (with 3, a one-sided t at the Bonferroni level 0.01/9 needs t > 21 on 2 degrees of
+// freedom; with 5, t > 7.2). The standard budget (p = 16, h = 2, D = 10, fewer steps, a larger
 // learning rate) runs in minutes on two cores; `icl-verify run xlssc.fig2 --budget paper --estimate` gives the
 // paper budget's cost.
 #include "claims/common/sja_training.hpp"
@@ -77,7 +78,7 @@ constexpr double kFailLevel = 0.5;
 constexpr int kComparisons = 9;
 
 struct Settings {
-  int p = 64, heads = 8, D = 30, steps = 500000, trials = 3;
+  int p = 64, heads = 8, D = 30, steps = 500000, trials = 5;
   std::uint64_t batch = 64;
   double lr = 1e-4, lambda = 10000;
   static Settings from_case(const Case& c) {
@@ -88,7 +89,7 @@ struct Settings {
     return s;
   }
   bool is_paper() const {
-    return p == 64 && heads == 8 && D == 30 && steps >= 500000 && batch >= 64 && lr == 1e-4 && trials >= 3;
+    return p == 64 && heads == 8 && D == 30 && steps >= 500000 && batch >= 64 && lr == 1e-4 && trials >= 5;
   }
   std::string differences() const {
     std::vector<std::string> d;
@@ -98,7 +99,7 @@ struct Settings {
     if (steps < 500000) d.push_back(fmt::format("{} steps (paper 500k)", steps));
     if (batch < 64) d.push_back(fmt::format("batch {} (Garg et al. 64)", batch));
     if (lr != 1e-4) d.push_back(fmt::format("learning rate {:g} (Garg et al. 1e-4)", lr));
-    if (trials < 3) d.push_back(fmt::format("{} trials (3 at the paper budget)", trials));
+    if (trials < 5) d.push_back(fmt::format("{} trials (5 at the paper budget)", trials));
     std::string out;
     for (std::size_t i = 0; i < d.size(); ++i) out += (i ? ", " : "") + d[i];
     return out;
@@ -309,7 +310,7 @@ ClaimResult run(const ClaimContext& ctx) {
 
   const std::string at_paper =
       "a significant result the other way at the paper budget (p = 64, h = 8, D = 30, 500k Adam steps at batch 64 and "
-      "learning rate 1e-4, 3 trials)";
+      "learning rate 1e-4, 5 trials)";
   res.part("a").on_refuted(Refutation{RefutationClass::substantive,
                                       "a one-layer transformer's loss at the query is below 1/2 (it learns in context): " + at_paper,
                                       nlohmann::ordered_json::object(), ""});
@@ -435,7 +436,7 @@ const RegisterClaim reg{Claim{
      with_paper(ParamSpec{"steps", {1500}, {15}, 1, 1e8, true, "Adam steps (paper 500k, App. C Table 1)"}, {500000}),
      with_paper(ParamSpec{"batch", {32}, {16}, 1, 1e6, true, "fresh prompts per step (not stated; Garg et al. 64)"}, {64}),
      with_paper(ParamSpec{"lr", {1e-3}, {1e-3}, 1e-7, 1, false, "Adam learning rate (not stated; Garg et al. 1e-4)"}, {1e-4}),
-     with_paper(ParamSpec{"trials", {3}, {2}, 2, 50, true, "training runs per model (not stated; 3 at the paper budget)"}, {3}),
+     with_paper(ParamSpec{"trials", {3}, {2}, 2, 50, true, "training runs per model (not stated; 5 at the paper budget)"}, {5}),
      ParamSpec{"lambda", {10000}, {10000}, 1, 1e12, false, "Lambda of the sin-cos PE, formula (2) (not stated; Vaswani et al.'s 10000)"}},
     2560,
     256,
