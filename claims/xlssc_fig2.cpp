@@ -385,7 +385,7 @@ ClaimResult run(const ClaimContext& ctx) {
   tc.resample_every = 1;
   auto training = learn::training_json(tc, models.front().seeds, paper, ctx.claim_id + ".training.svg");
   training.erase("test_batch");
-  training["chunk"] = 64;
+  training["chunk"] = 16;
   training["paper_settings_differences"] = paper ? "none" : s.differences();
   training["model"] = fmt::format(
       "GPT-2-style (Garg et al.'s code): read-in (d+1 -> p = {}), positions ({} tokens), L blocks of LayerNorm, {}-head "

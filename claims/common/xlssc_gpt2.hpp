@@ -36,7 +36,7 @@
 // own label.
 //
 // Training (train()): Adam (torch.optim.Adam, no weight decay) on every parameter, fresh prompts every step
-// (prompt i of step t from stream (seed, block_purpose(purpose, t))), the minibatch cut into fixed chunks of 64
+// (prompt i of step t from stream (seed, block_purpose(purpose, t))), the minibatch cut into fixed chunks of 16
 // prompts summed in prompt order and merged in chunk order: the same weights for any thread count. A non-finite
 // loss or gradient stops the run as diverged with the last finite weights. Under `--estimate`
 // (learn/training_estimate.hpp) a run trains 3 steps, times them and adds its predicted cost.
