@@ -303,4 +303,10 @@ TEST_CASE("regression: xlssc.fig2 --quick (seven GPT-2-style models, parts a-e j
   CHECK(j["figures"].contains("loss_by_examples"));
   CHECK(q.wrote("xlssc.fig2.loss_by_examples.svg"));
   CHECK(q.wrote("xlssc.fig2.training.svg"));
+  // --estimate prices this claim's own training loop (learn/training_estimate.hpp): 7 models x 2 trials.
+  icl::test::TempDir tmp;
+  const auto e = icl::test::run_cli("run xlssc.fig2 --quick --estimate --threads 2", tmp.path, tmp.path);
+  INFO(e.err);
+  REQUIRE(e.status == 0);
+  CHECK(e.out.find("14 training runs, 210 steps") != std::string::npos);
 }
