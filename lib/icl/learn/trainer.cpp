@@ -1,6 +1,7 @@
 #include "icl/learn/trainer.hpp"
 
 #include "icl/learn/checkpoint.hpp"
+#include "icl/learn/training_estimate.hpp"
 #include "icl/report/progress_line.hpp"
 #include "icl/report/svg_plot.hpp"
 
@@ -94,6 +95,17 @@ TrainingEstimate end_training_estimate() {
   std::lock_guard<std::mutex> lock(tally().m);
   tally().on = false;
   return tally().e;
+}
+
+bool training_estimate_active() { return tally().on.load(); }
+
+void add_training_estimate(double step_seconds, long long steps, double calibration_seconds) {
+  std::lock_guard<std::mutex> lock(tally().m);
+  tally().e.predicted_seconds += step_seconds * static_cast<double>(steps);
+  tally().e.calibration_seconds += calibration_seconds;
+  tally().e.runs += 1;
+  tally().e.steps += steps;
+  tally().e.step_seconds_max = std::max(tally().e.step_seconds_max, step_seconds);
 }
 
 TrainResult train(const Parameterisation& params, Eigen::VectorXd theta, const PromptSource& source, LossSpec loss,
