@@ -369,10 +369,14 @@ PYBIND11_MODULE(icl_verify, m) {
         } else {
           folder = py::str(py::module_::import("os").attr("fspath")(out));
         }
+        const std::string command = fmt::format(
+            "python: icl_verify.check({}, task={}, kind={}, grid={}, samples={}, seed={}, tolerance={})",
+            std::string(py::repr(py::str(claim_id))), std::string(py::repr(py::str(task))),
+            std::string(py::repr(py::str(kind))), std::string(py::repr(grid)), samples, seed, tolerance);
         nlohmann::ordered_json r;
         try {
           py::gil_scoped_release release;
-          r = check_formula_claim(f, folder, seed, threads ? *threads : 0, alpha);
+          r = check_formula_claim(f, folder, seed, threads ? *threads : 0, alpha, command);
         } catch (const UsageError& e) {
           if (!tmp.is_none()) py::module_::import("shutil").attr("rmtree")(tmp, py::arg("ignore_errors") = true);
           throw py::value_error(e.what());

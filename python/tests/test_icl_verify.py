@@ -9,6 +9,7 @@ import json
 import math
 import os
 import re
+import signal
 import struct
 import tempfile
 import unittest
@@ -393,6 +394,37 @@ class Check(unittest.TestCase):
                      grid={"d": 2, "n": 10, "eta": 0.5}, samples=16384)
         self.assertNotIn("exact", r["cases"][0]["quantities"])
         self.assertEqual(r["verdict"], "refuted")  # Monte Carlo alone excludes 10
+
+    def test_a_signal_stops_the_run_between_cases(self):
+        # As Ctrl-C does (SIGINT's default handler raises KeyboardInterrupt): a handler's exception, raised while the
+        # library computes, ends the run at the next case.
+        class Stop(Exception):
+            pass
+
+        calls = []
+
+        def stated(**p):
+            calls.append(p)
+            return gd_loss(**p)
+
+        def handler(signum, frame):
+            raise Stop()
+
+        old = signal.signal(signal.SIGALRM, handler)
+        try:
+            signal.setitimer(signal.ITIMER_REAL, 0.05)
+            with self.assertRaises(Stop):
+                iv.check("mine.stop", statement="s", stated=stated, model=gd_layer, samples=1 << 20, threads=1,
+                         grid={"d": [2, 3], "n": [20, 40, 80], "eta": [0.3, 0.5]})
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, old)
+        self.assertLess(len(calls), 12)
+
+    def test_provenance_names_the_call(self):
+        r = iv.check("mine.prov", statement="s", stated=gd_loss, model=gd_layer, samples=256,
+                     grid={"d": 2, "n": 20, "eta": 0.5})
+        self.assertIn("icl_verify.check('mine.prov'", r["provenance"]["command"])
 
     def test_bad_input(self):
         ok = dict(statement="s", stated=gd_loss, model=gd_layer, samples=256)

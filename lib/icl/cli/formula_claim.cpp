@@ -190,7 +190,7 @@ Claim formula_claim(const FormulaClaim& f) {
 }
 
 nlohmann::ordered_json check_formula_claim(const FormulaClaim& f, const std::string& out, std::uint64_t seed, int threads,
-                                           double alpha) {
+                                           double alpha, const std::string& command) {
   Claim c = formula_claim(f);
   bool taken = find_claim(f.id) != nullptr;
   for (const auto& e : claim_catalogue()) taken |= f.id == e.id;
@@ -204,6 +204,7 @@ nlohmann::ordered_json check_formula_claim(const FormulaClaim& f, const std::str
   o.threads = threads;
   o.alpha = alpha;
   o.out = out;
+  o.command = printable_line(command, 2000);
   run_command(o);
   return nlohmann::ordered_json::parse(read_file(out + "/" + f.id + ".json"));
 }

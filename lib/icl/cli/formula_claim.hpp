@@ -50,7 +50,8 @@ Claim formula_claim(const FormulaClaim& f);
 // Registers the claim for the time of the run, runs it as `icl-verify run ID --out OUT` would (writing OUT/ID.json,
 // ID.tex, summary.md, ...) and returns its report. Throws UsageError for bad input (nothing written); an exception
 // from `stated`, `model` or `between_cases` propagates unchanged.
+// `command` is what the report's provenance names as the invocation (e.g. the Python call).
 nlohmann::ordered_json check_formula_claim(const FormulaClaim& f, const std::string& out, std::uint64_t seed = 1,
-                                           int threads = 0, double alpha = 0.01);
+                                           int threads = 0, double alpha = 0.01, const std::string& command = "");
 
 }  // namespace icl
