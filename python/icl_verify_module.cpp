@@ -234,7 +234,15 @@ py::dict case_kwargs(const Case& c, const std::set<std::string>& integer) {
 }  // namespace
 
 PYBIND11_MODULE(icl_verify, m) {
-  m.doc() = "icl-verify: checks the claims of in-context-learning theory papers (see README.md, docs/api.md)";
+  m.doc() =
+      "icl-verify: checks the claims of in-context-learning theory papers (README.md, docs/api.md).\n\n"
+      "  check(claim_id, statement=, stated=, model=, grid=, ...)  a claim of one's own: the report `icl-verify run`\n"
+      "                                                          writes, as a dict, and its files\n"
+      "  run(claim, quick=False, **params)                        a claim of the catalogue (list_claims())\n"
+      "  eval_weights(weights, task=, tolerance=, **params)       trained weights: array, state_dict or file\n"
+      "  read_arrays(path)                                        the arrays of a .npy, .npz or .safetensors file\n"
+      "  lsa_layer, bilinear_layer, forward, exact_loss, mc_loss, optimal_gamma, test_covariance, sample_prompt\n"
+      "Bad input raises ValueError with the command line's one-line message.";
   m.attr("__version__") = build_info().version;
 
   m.def(
