@@ -186,7 +186,7 @@ ClaimResult run_eval(const LsaStack& w, const EvalOptions& o, const std::optiona
   if (first_refuted)
     res.parts["a"].on_refuted(Refutation{
         RefutationClass::substantive,
-        fmt::format("the weights' exact loss exceeds the exact single-layer optimum by more than {:.3g}% of it",
+        fmt::format("the weights' exact loss exceeds the exact single-layer optimum by more than {:.3g}% of it.",
                     100 * o.tolerance),
         *first_refuted, ""});
   res.extra["error_rates"] = error_rates_json(ctx.alpha, ctx.cases.size(), 1, kTol);

@@ -114,7 +114,7 @@ ClaimResult run_formula(const FormulaClaim& f, const ClaimContext& ctx) {
     res.parts["a"].on_refuted(Refutation{
         RefutationClass::substantive,
         fmt::format("the stated {} fails: the exact loss of the model and its Monte Carlo loss through the forward pass "
-                    "both exclude the stated value (within {:.3g}%)",
+                    "both exclude the stated value (within {:.3g}%).",
                     what, 100 * f.tolerance),
         {}, ""});
   res.extra["error_rates"] = error_rates_json(ctx.alpha, ctx.cases.size(), looks, tol);
