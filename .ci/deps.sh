@@ -1,12 +1,14 @@
 # Debian 12 packages the project needs; sourced by ./verify and ./test.
 # libzip-dev reads .npz weight files; pybind11-dev and python3-dev build the optional Python module, whose tests
-# (and the benchmark) use python3-numpy. python3-matplotlib draws the PDF figures (reports/plot_figures.py).
+# (and the benchmark) use python3-numpy; python3-venv, python3-setuptools and python3-wheel are what `pip install .`
+# needs offline (ctest python_install: a fresh venv with --system-site-packages, --no-build-isolation).
+# python3-matplotlib draws the PDF figures (reports/plot_figures.py).
 # libopenmpi-dev and openmpi-bin: the optional MPI build of icl-verify
 # (mpirun -n K; ./test runs a 2-rank check where they are installed). ninja-build: the generator (faster
 # than make for the many small steps of a rebuild).
 ICL_PACKAGES=(g++ cmake make ninja-build libeigen3-dev libboost-dev libfmt-dev doctest-dev libbenchmark-dev
               librandom123-dev libcli11-dev nlohmann-json3-dev libzip-dev pybind11-dev python3-dev python3-numpy
-              python3-matplotlib libopenmpi-dev openmpi-bin)
+              python3-venv python3-setuptools python3-wheel python3-matplotlib libopenmpi-dev openmpi-bin)
 
 ensure_packages() {
   local missing=()

@@ -4,7 +4,9 @@
 //   import icl_verify as iv
 //   iv.list_claims()                                  # [{'id', 'title', 'implemented'}, ...]
 //   iv.run("acds.thm1", quick=True, seed=1, d=2, n=[2, 20])   # the JSON report as a dict
-//   iv.eval_weights(allparam, task="linear", n=20)    # allparam: (L, H, 2, d, d); or {"P1": .., "Q1": .., ...}
+//   iv.eval_weights(allparam, task="linear", n=20)    # allparam: (L, H, 2, d, d); or {"P1": .., "Q1": .., ...},
+//                                                     # a state_dict, or a file (.npy, .npz, .safetensors)
+//   iv.read_arrays("w.safetensors")                   # {name: array} of a .npy, .npz or .safetensors file
 //   iv.lsa_layer(Z, P, Q), iv.bilinear_layer(Z, W0, W1), iv.forward(Z, weights)
 //   iv.exact_loss(P, Q, n, sigma=...), iv.mc_loss(weights, n, sigma=..., samples=...), iv.optimal_gamma(sigma, n)
 //   iv.test_covariance(d, kind), iv.sample_prompt(d, n, seed=1, index=0, sigma=None)
@@ -12,13 +14,16 @@
 // same one-line message the command line prints.
 #include "icl/cli/engine.hpp"
 #include "icl/cli/eval.hpp"
+#include "icl/cli/formula_claim.hpp"
 #include "icl/exact/feature_moments.hpp"
 #include "icl/exact/optimal_attention.hpp"
+#include "icl/io/safetensors.hpp"
 #include "icl/model/attention_weights.hpp"
 #include "icl/model/gaussian_model.hpp"
 #include "icl/layers/network.hpp"
 #include "icl/montecarlo/prompt_loss.hpp"
 #include "icl/montecarlo/statistics.hpp"
+#include "icl/report/provenance.hpp"
 #include "icl/report/quantities.hpp"
 
 #include <fmt/format.h>
@@ -27,7 +32,9 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <cmath>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -58,9 +65,23 @@ py::object to_python(const nlohmann::ordered_json& j) {
   }
 }
 
+// An array-like as an array: a NumPy array, anything with __array__ (np.asarray), or a PyTorch tensor (on any
+// device, with or without grad: .detach().cpu().numpy(); bfloat16 widened with .float() first).
+py::object as_array_like(const py::handle& obj) {
+  if (py::isinstance<py::array>(obj)) return py::reinterpret_borrow<py::object>(obj);
+  if (py::hasattr(obj, "detach") && py::hasattr(obj, "cpu")) {
+    py::object t = obj.attr("detach")().attr("cpu")();
+    if (py::hasattr(t, "dtype") && std::string(py::str(t.attr("dtype"))).find("bfloat16") != std::string::npos &&
+        py::hasattr(t, "float"))
+      t = t.attr("float")();
+    if (py::hasattr(t, "numpy")) return t.attr("numpy")();
+  }
+  return py::reinterpret_borrow<py::object>(obj);
+}
+
 // A NumPy array of real numbers as an NpyArray (C order, float64); anything else is a ValueError.
 NpyArray to_npy(const py::handle& obj, const std::string& name) {
-  py::array raw = py::array::ensure(obj);
+  py::array raw = py::array::ensure(as_array_like(obj));
   if (!raw) throw py::value_error(fmt::format("{}: not an array", name));
   const char kind = raw.dtype().kind();
   if (kind != 'f' && kind != 'i' && kind != 'u')
@@ -73,21 +94,50 @@ NpyArray to_npy(const py::handle& obj, const std::string& name) {
   return r;
 }
 
-// weights: an allparam array (L, H, 2, d, d) or a dict {"P1": .., "Q1": .., ...}.
+bool is_path(const py::handle& obj) {
+  return py::isinstance<py::str>(obj) || py::hasattr(obj, "__fspath__");
+}
+
+// A mapping of names to arrays: a dict (a state_dict is an OrderedDict), or anything with keys() and
+// __getitem__ that is not itself an array.
+bool is_mapping(const py::handle& obj) {
+  if (py::isinstance<py::dict>(obj)) return true;
+  return py::hasattr(obj, "keys") && py::hasattr(obj, "__getitem__") && !py::hasattr(obj, "__array__") &&
+         !py::hasattr(obj, "detach");
+}
+
+std::vector<std::pair<std::string, NpyArray>> mapping_arrays(const py::handle& obj) {
+  std::vector<std::pair<std::string, NpyArray>> arrays;
+  for (auto key : obj.attr("keys")()) {
+    if (!py::isinstance<py::str>(key))
+      throw py::value_error(fmt::format("weights: key {} is not a string", std::string(py::repr(key))));
+    const std::string k = py::str(key);
+    arrays.emplace_back(k, to_npy(obj.attr("__getitem__")(key), "weights[" + k + "]"));
+  }
+  return arrays;
+}
+
+// weights: an allparam array (L, H, 2, d, d); a mapping of names to arrays or tensors (a state_dict, by the key
+// mapping of attention_weights.hpp: `allparam` alone, or P1, Q1, P2, Q2, ...); or a file name (.npy, .npz,
+// .safetensors).
 LsaStack to_stack(const py::object& weights) {
   try {
-    if (py::isinstance<py::dict>(weights)) {
-      std::vector<std::pair<std::string, NpyArray>> arrays;
-      for (auto item : weights.cast<py::dict>()) {
-        const std::string key = py::str(item.first);
-        arrays.emplace_back(key, to_npy(item.second, "weights[" + key + "]"));
-      }
-      return lsa_stack_from_named(arrays, "weights");
+    if (is_path(weights)) {
+      const std::string path = py::str(py::module_::import("os").attr("fspath")(weights));
+      return read_lsa_stack(path);
     }
+    if (is_mapping(weights)) return lsa_stack_from_arrays(mapping_arrays(weights), "weights");
     return lsa_stack_from_allparam(to_npy(weights, "weights"), "weights");
   } catch (const ArrayFileError& e) {
     throw py::value_error(e.what());
   }
+}
+
+py::array to_numpy(const NpyArray& a) {
+  std::vector<py::ssize_t> shape(a.shape.begin(), a.shape.end());
+  py::array_t<double> out(shape);
+  std::copy(a.data.begin(), a.data.end(), out.mutable_data());
+  return out;
 }
 
 // keyword parameters as --set strings: a number or a sequence of numbers.
@@ -133,10 +183,67 @@ void check_prompt(const Eigen::MatrixXd& Z) {
   if (Z.rows() < 2 || Z.cols() < 2) throw py::value_error("Z must have at least 2 rows and 2 columns");
 }
 
+// check()'s grid: {name: a number or a list of numbers}. d, n and cov are whole numbers; any other parameter is
+// whole when every value given is a Python int, and is passed to the user's functions as such.
+std::vector<ParamSpec> grid_from(const py::dict& grid, std::set<std::string>& integer) {
+  std::vector<ParamSpec> out;
+  for (auto item : grid) {
+    if (!py::isinstance<py::str>(item.first)) throw py::value_error("grid: the keys must be parameter names (strings)");
+    const std::string name = py::str(item.first);
+    ParamSpec p;
+    p.name = name;
+    bool all_int = true;
+    auto add = [&](const py::handle& v) {
+      if (py::isinstance<py::str>(v) || py::isinstance<py::bool_>(v))
+        throw py::value_error(fmt::format("grid[{}]: expected numbers", name));
+      all_int &= py::isinstance<py::int_>(v) ||
+                 (py::hasattr(v, "dtype") && std::string(py::str(v.attr("dtype").attr("kind"))) == "i");
+      p.defaults.push_back(v.cast<double>());
+    };
+    if (py::isinstance<py::sequence>(item.second) || py::isinstance<py::array>(item.second)) {
+      for (auto v : item.second) add(v);
+    } else {
+      add(item.second);
+    }
+    p.integer = name == "d" || name == "n" || name == "cov" || all_int;
+    p.min = name == "d" || name == "n" ? 1 : name == "cov" || name == "noise" ? 0 : -1e300;
+    p.max = name == "d" ? 64 : name == "n" ? 1e6 : name == "cov" ? 3 : 1e300;
+    p.help = name == "d"       ? "input dimension"
+             : name == "n"     ? "context length"
+             : name == "cov"   ? "covariance: 0 isotropic, 1 diagonal, 2 rotated, 3 rotated ill-conditioned (kappa 100)"
+             : name == "noise" ? "label noise standard deviation"
+                               : "a parameter of the claim";
+    if (p.integer) integer.insert(name);
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+// The case's parameters as keyword arguments (whole-number parameters as int). Needs the GIL.
+py::dict case_kwargs(const Case& c, const std::set<std::string>& integer) {
+  py::dict kw;
+  for (const auto& [k, v] : c.params) {
+    if (integer.count(k))
+      kw[py::str(k)] = py::int_(static_cast<long long>(std::llround(v)));
+    else
+      kw[py::str(k)] = py::float_(v);
+  }
+  return kw;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(icl_verify, m) {
-  m.doc() = "icl-verify: checks the claims of in-context-learning theory papers (see README.md, docs/api.md)";
+  m.doc() =
+      "icl-verify: checks the claims of in-context-learning theory papers (README.md, docs/api.md).\n\n"
+      "  check(claim_id, statement=, stated=, model=, grid=, ...)  a claim of one's own: the report `icl-verify run`\n"
+      "                                                          writes, as a dict, and its files\n"
+      "  run(claim, quick=False, **params)                        a claim of the catalogue (list_claims())\n"
+      "  eval_weights(weights, task=, tolerance=, **params)       trained weights: array, state_dict or file\n"
+      "  read_arrays(path)                                        the arrays of a .npy, .npz or .safetensors file\n"
+      "  lsa_layer, bilinear_layer, forward, exact_loss, mc_loss, optimal_gamma, test_covariance, sample_prompt\n"
+      "Bad input raises ValueError with the command line's one-line message.";
+  m.attr("__version__") = build_info().version;
 
   m.def(
       "list_claims",
@@ -186,9 +293,11 @@ PYBIND11_MODULE(icl_verify, m) {
       "eval_weights",
       [](const py::object& weights, const std::string& task, std::optional<Eigen::MatrixXd> sigma, bool quick,
          std::uint64_t seed, std::optional<long long> samples, std::optional<int> threads, double alpha,
-         const py::kwargs& params) {
+         double tolerance, const py::kwargs& params) {
         const LsaStack w = to_stack(weights);
         EvalOptions o;
+        if (is_path(weights)) o.weights = py::str(py::module_::import("os").attr("fspath")(weights));
+        o.tolerance = tolerance;
         o.task = task;
         o.quick = quick;
         o.seed = seed;
@@ -208,9 +317,138 @@ PYBIND11_MODULE(icl_verify, m) {
       },
       py::arg("weights"), py::arg("task") = "linear", py::arg("sigma") = py::none(), py::arg("quick") = false,
       py::arg("seed") = 1, py::arg("samples") = py::none(), py::arg("threads") = py::none(), py::arg("alpha") = 0.01,
-      "The `icl-verify eval` report (a dict) of trained weights: an allparam array (L, H, 2, d, d) of the acds\n"
-      "authors' code, or a dict {'P1': .., 'Q1': .., ...} of full (d+1, d+1) matrices. Keyword parameters n, d, cov,\n"
-      "noise (a number or a list); sigma: a (d, d) covariance instead of cov.");
+      py::arg("tolerance") = 0.01,
+      "The `icl-verify eval` report (a dict) of trained weights, given as\n"
+      "  - an allparam array (L, H, 2, d, d) of the acds authors' code (chengxiang/LinearTransformer);\n"
+      "  - a mapping of names to arrays or tensors, e.g. model.state_dict(): the key `allparam` (or `<prefix>.allparam`,\n"
+      "    e.g. 'module.allparam') alone, or full (d+1, d+1) matrices 'P1', 'Q1', 'P2', 'Q2', ... (one head per layer);\n"
+      "    values: NumPy arrays, anything with __array__, or PyTorch tensors (.detach().cpu().numpy() is taken);\n"
+      "  - a file name: .npy (allparam), .npz or .safetensors (keys as above).\n"
+      "Keyword parameters n, d, cov, noise (a number or a list); sigma: a (d, d) covariance instead of cov.\n"
+      "The verdict is on the weights: confirmed when the exact loss exceeds the exact single-layer optimum by at most\n"
+      "`tolerance` x the optimum, refuted when by more; inconclusive without an exact value (several layers).");
+
+  m.def(
+      "check",
+      [](const std::string& claim_id, const std::string& statement, const py::object& stated, const py::object& model,
+         const std::string& task, const py::dict& grid, std::uint64_t samples, std::uint64_t seed, const py::object& out,
+         const std::string& kind, const std::string& title, const std::string& source, double tolerance,
+         std::optional<int> threads, double alpha) {
+        if (!PyCallable_Check(stated.ptr()) || !PyCallable_Check(model.ptr()))
+          throw py::value_error("check: `stated` and `model` must be functions of the grid's parameters");
+        if (threads && *threads < 1) throw py::value_error("threads must be >= 1");
+        std::set<std::string> integer;
+        FormulaClaim f;
+        f.id = claim_id;
+        f.statement = statement;
+        f.title = title;
+        f.source = source;
+        f.kind = kind;
+        f.task = task;
+        f.tolerance = tolerance;
+        f.samples = samples;
+        f.grid = grid_from(grid, integer);
+        // The functions are called with the GIL; the handles stay valid because this call holds `stated` and `model`.
+        const py::handle stated_fn = stated, model_fn = model;
+        f.stated = [stated_fn, integer, claim_id](const Case& c) {
+          py::gil_scoped_acquire gil;
+          const py::object v = stated_fn(**case_kwargs(c, integer));
+          try {
+            return v.cast<double>();
+          } catch (const py::cast_error&) {
+            throw py::value_error(fmt::format("{}: stated({}) returned {}, not a number", claim_id, c.label(),
+                                              std::string(py::repr(v))));
+          }
+        };
+        f.model = [model_fn, integer](const Case& c) {
+          py::gil_scoped_acquire gil;
+          const py::object w = model_fn(**case_kwargs(c, integer));
+          return to_stack(w);
+        };
+        f.between_cases = [] {  // Ctrl-C (or any signal handler's exception) stops the run between cases
+          py::gil_scoped_acquire gil;
+          if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+        };
+        py::object tmp = py::none();
+        std::string folder;
+        if (out.is_none()) {
+          tmp = py::module_::import("tempfile").attr("mkdtemp")(py::arg("prefix") = "icl-verify-check-");
+          folder = py::str(tmp);
+        } else {
+          folder = py::str(py::module_::import("os").attr("fspath")(out));
+        }
+        const std::string command = fmt::format(
+            "python: icl_verify.check({}, task={}, kind={}, grid={}, samples={}, seed={}, tolerance={})",
+            std::string(py::repr(py::str(claim_id))), std::string(py::repr(py::str(task))),
+            std::string(py::repr(py::str(kind))), std::string(py::repr(grid)), samples, seed, tolerance);
+        nlohmann::ordered_json r;
+        try {
+          py::gil_scoped_release release;
+          r = check_formula_claim(f, folder, seed, threads ? *threads : 0, alpha, command);
+        } catch (const UsageError& e) {
+          if (!tmp.is_none()) py::module_::import("shutil").attr("rmtree")(tmp, py::arg("ignore_errors") = true);
+          throw py::value_error(e.what());
+        } catch (...) {
+          if (!tmp.is_none()) py::module_::import("shutil").attr("rmtree")(tmp, py::arg("ignore_errors") = true);
+          throw;
+        }
+        if (!tmp.is_none()) py::module_::import("shutil").attr("rmtree")(tmp, py::arg("ignore_errors") = true);
+        return to_python(r);
+      },
+      py::arg("claim_id"), py::kw_only(), py::arg("statement"), py::arg("stated"), py::arg("model"),
+      py::arg("task") = "linear", py::arg("grid"), py::arg("samples") = 262144, py::arg("seed") = 1,
+      py::arg("out") = py::none(), py::arg("kind") = "equality", py::arg("title") = "", py::arg("source") = "",
+      py::arg("tolerance") = 0.05, py::arg("threads") = py::none(), py::arg("alpha") = 0.01,
+      "Check a claim of one's own about the in-context loss of a model one builds, with the mechanism of the\n"
+      "catalogue's claims; returns the same report dict as `icl-verify run` and writes its files to `out`\n"
+      "(OUT/CLAIM.json, CLAIM.tex, summary.md, ...; out=None: a temporary folder, removed afterwards).\n"
+      "\n"
+      "  claim_id   the report's name: letters, digits, '.', '_', '-'; not a claim of the library\n"
+      "  statement  the claim in words\n"
+      "  stated     f(**params) -> the stated loss (kind='equality') or bound (kind='upper_bound': loss <= it;\n"
+      "             'lower_bound': loss >= it), for one case of the grid\n"
+      "  model      build(**params) -> the weights: an allparam array (L, H, 2, d, d), a mapping {'P1': .., 'Q1': ..}\n"
+      "             of full (d+1, d+1) matrices (Z <- Z + (1/n) P Z M Z^T Q Z, the query not a key), a state_dict or\n"
+      "             a file, as eval_weights takes them; the prediction is -Z[d, n]\n"
+      "  task       'linear' (y = <w, x>) or 'quadratic' (the sja task); x ~ N(0, Sigma), w ~ N(0, I)\n"
+      "  grid       {name: value or list}: d and n required; cov (0 isotropic, 1 diagonal, 2 rotated, 3 kappa 100;\n"
+      "             default 0), noise (label noise sd; default 0) and parameters of one's own (passed to stated and model)\n"
+      "  samples    Monte Carlo prompts per case (the budget of the sequential looks); seed, threads, alpha as for run()\n"
+      "  tolerance  relative band of the decisions (Monte Carlo against the stated and the exact value)\n"
+      "Per case: stated; exact, the library's own exact loss of the weights where it integrates one (one layer;\n"
+      "d <= 12 linear, d <= 3 quadratic); mc, Monte Carlo through the forward pass. Confirmed when both place the\n"
+      "stated value within the tolerance, refuted when both exclude it (the claim then names a counterexample).\n"
+      "Ctrl-C stops the run between cases (KeyboardInterrupt).");
+
+  m.def(
+      "read_arrays",
+      [](const py::object& path_like) {
+        const std::string path = py::str(py::module_::import("os").attr("fspath")(path_like));
+        auto ends_with = [&](const std::string& e) {
+          if (path.size() < e.size()) return false;
+          std::string tail = path.substr(path.size() - e.size());
+          for (auto& ch : tail) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+          return tail == e;
+        };
+        py::dict out;
+        try {
+          if (ends_with(".npy")) {
+            out["allparam"] = to_numpy(read_npy(path));  // the key eval's mapping gives a lone .npy
+          } else {
+            const auto arrays = ends_with(".npz")           ? read_npz(path)
+                                : ends_with(".safetensors") ? read_safetensors(path).tensors
+                                                            : throw ArrayFileError(path + ": expected a .npy, .npz or .safetensors file");
+            for (const auto& [k, a] : arrays) out[py::str(k)] = to_numpy(a);
+          }
+        } catch (const ArrayFileError& e) {
+          throw py::value_error(e.what());
+        }
+        return out;
+      },
+      py::arg("path"),
+      "The arrays of a weight file, read as strictly as `icl-verify eval` reads them: {name: float64 array} of a\n"
+      ".npz or .safetensors file (F64, F32, F16, BF16), or {'allparam': array} of a .npy file. A malformed file\n"
+      "raises ValueError with the command line's one-line message.");
 
   m.def(
       "lsa_layer",

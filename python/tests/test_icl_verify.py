@@ -4,7 +4,14 @@ The acds authors' model is ported here from their code (chengxiang/LinearTransfo
 literal NumPy einsums, so that the module's conversion of `allparam` weights, its exact loss and its Monte Carlo
 are each checked against something that does not share their code.
 """
+import collections
+import json
 import math
+import os
+import re
+import signal
+import struct
+import tempfile
 import unittest
 
 import numpy as np
@@ -175,6 +182,276 @@ class Weights(unittest.TestCase):
         self.assertEqual(yq, yq2)
 
 
+def safetensors_bytes(tensors, dtype="F64", metadata=None):
+    """A .safetensors file as Hugging Face's writer lays it out: {name: array} in order, F64 or F32 little-endian."""
+    header, data = {}, b""
+    if metadata is not None:
+        header["__metadata__"] = metadata
+    for name, a in tensors.items():
+        raw = np.ascontiguousarray(a, dtype="<f8" if dtype == "F64" else "<f4").tobytes()
+        header[name] = {"dtype": dtype, "shape": list(np.shape(a)), "data_offsets": [len(data), len(data) + len(raw)]}
+        data += raw
+    h = json.dumps(header).encode()
+    h += b" " * (-len(h) % 8)
+    return struct.pack("<Q", len(h)) + h + data
+
+
+class FakeTensor:
+    """What eval_weights uses of a PyTorch tensor: .detach().cpu().numpy() (and no __array__)."""
+
+    def __init__(self, a, dtype="torch.float32"):
+        self.a, self.dtype, self.calls = np.asarray(a), dtype, []
+
+    def detach(self):
+        self.calls.append("detach")
+        return self
+
+    def cpu(self):
+        self.calls.append("cpu")
+        return self
+
+    def numpy(self):
+        self.calls.append("numpy")
+        return self.a.astype(np.float32)
+
+
+class ArrayLike:
+    def __init__(self, a):
+        self.a = a
+
+    def __array__(self, dtype=None):
+        return np.asarray(self.a, dtype=dtype)
+
+
+class WeightsAsSaved(unittest.TestCase):
+    """State dicts, tensors, array-likes and .safetensors files: the same weights give the same report."""
+
+    d, n = 2, 10
+
+    def weights(self):
+        rng = np.random.default_rng(7)
+        W = np.zeros((1, 1, 2, self.d, self.d))
+        W[0, 0, 0] = np.eye(self.d)
+        W[0, 0, 1] = acds_gamma(np.eye(self.d), self.n) + 0.1 * rng.standard_normal((self.d, self.d))
+        return W.astype(np.float32).astype(np.float64)  # exactly representable in float32
+
+    def exact(self, weights):
+        r = iv.eval_weights(weights, n=self.n, samples=256, threads=1)
+        return r["cases"][0]["quantities"]["exact"]["value"], r
+
+    def test_version(self):
+        self.assertRegex(iv.__version__, r"^\d+\.\d+\.\d+$")
+
+    def test_state_dicts_tensors_and_array_likes(self):
+        W = self.weights()
+        ref, r = self.exact(W)
+        t = FakeTensor(W)
+        for weights in (collections.OrderedDict(allparam=t), {"module.allparam": W}, {"allparam": ArrayLike(W)}, t,
+                        ArrayLike(W)):
+            got, rr = self.exact(weights)
+            self.assertEqual(got, ref, repr(weights))
+            self.assertEqual(rr["weights"]["layout"], "allparam")
+        self.assertEqual(t.calls[:3], ["detach", "cpu", "numpy"])
+        # Named matrices: P = [[P, 0], [0, 1]], Q = [[Q^T, 0], [0, 0]] (the acds code's Q enters transposed).
+        d = self.d
+        P, Q = np.zeros((d + 1, d + 1)), np.zeros((d + 1, d + 1))
+        P[:d, :d], P[d, d], Q[:d, :d] = W[0, 0, 0], 1, W[0, 0, 1].T
+        got, rr = self.exact(collections.OrderedDict(P1=FakeTensor(P), Q1=FakeTensor(Q)))
+        self.assertAlmostEqual(got, ref, places=12)
+        self.assertEqual(rr["weights"]["layout"], "named")
+
+    def test_safetensors_files(self):
+        W = self.weights()
+        ref, _ = self.exact(W)
+        with tempfile.TemporaryDirectory() as tmp:
+            for name, tensors, dtype in (("a.safetensors", {"allparam": W}, "F64"),
+                                         ("b.safetensors", {"model.allparam": W}, "F32")):
+                path = os.path.join(tmp, name)
+                with open(path, "wb") as f:
+                    f.write(safetensors_bytes(tensors, dtype, metadata={"format": "pt"}))
+                got, r = self.exact(path)
+                self.assertEqual(got, ref)
+                self.assertEqual(r["weights"]["file"], path)
+                arrays = iv.read_arrays(path)
+                self.assertEqual(list(arrays), list(tensors))
+                np.testing.assert_array_equal(next(iter(arrays.values())), W)
+            # Malformed files: ValueError with the command line's one-line message.
+            good = safetensors_bytes({"allparam": W})
+            bad = {
+                "trailing.safetensors": (good + b"x", "1 bytes after the last tensor's data"),
+                "short.safetensors": (good[:-8], "run past the end of the data"),
+                "json.safetensors": (struct.pack("<Q", 5) + b"{\"a\":", "malformed .safetensors header"),
+                "extra.safetensors": (safetensors_bytes({"allparam": W, "opt_state": np.zeros(2)}),
+                                      "unexpected array 'opt_state' beside 'allparam'"),
+            }
+            for name, (data, message) in bad.items():
+                path = os.path.join(tmp, name)
+                with open(path, "wb") as f:
+                    f.write(data)
+                calls = [lambda: iv.eval_weights(path, samples=256)]
+                if name != "extra.safetensors":  # a well-formed file: read_arrays reads it, eval refuses its keys
+                    calls.append(lambda: iv.read_arrays(path))
+                for call in calls:
+                    with self.assertRaises(ValueError) as cm:
+                        call()
+                    self.assertIn(message, str(cm.exception))
+                    self.assertNotIn("\n", str(cm.exception))
+
+    def test_verdict_speaks_of_the_weights(self):
+        W = self.weights()
+        r = iv.eval_weights(W, n=self.n, samples=4096, threads=1, tolerance=1e-3)
+        c = r["cases"][0]
+        rel = c["quantities"]["relative_excess"]["value"]
+        self.assertGreater(rel, 1e-3)
+        self.assertEqual(r["verdict"], "refuted")
+        self.assertEqual(c["basis"], ["excess_vs_tolerance"])
+        self.assertEqual(r["refutation"]["counterexample"], c["params"])
+        r = iv.eval_weights(W, n=self.n, samples=4096, threads=1, tolerance=1.01 * rel)
+        self.assertEqual(r["verdict"], "confirmed")
+        self.assertNotIn("agree", json.dumps(r).lower())
+        with self.assertRaises(ValueError):
+            iv.eval_weights(W, n=self.n, samples=256, tolerance=-0.5)
+
+
+def gd_layer(d, n, eta, **_):
+    """One GD step of size eta as one LSA layer (examples/own_claim): P = [[0, 0], [0, -eta]], Q = [[I, 0], [0, 0]]."""
+    P, Q = np.zeros((d + 1, d + 1)), np.zeros((d + 1, d + 1))
+    P[d, d], Q[:d, :d] = -eta, np.eye(d)
+    return {"P1": P, "Q1": Q}
+
+
+def gd_loss(d, n, eta, cov=0, **_):
+    S = iv.test_covariance(d, cov)
+    t1, t2, t3 = np.trace(S), np.trace(S @ S), np.trace(S @ S @ S)
+    return t1 - 2 * eta * t2 + eta**2 * ((n + 1) / n * t3 + t1 * t2 / n)
+
+
+class Check(unittest.TestCase):
+    """icl_verify.check: a claim of one's own from Python, with the report `icl-verify run` writes."""
+
+    grid = {"d": [2, 3], "n": [20], "eta": [0.5], "cov": [0, 2]}
+
+    def test_true_formula_confirmed_with_the_report_files(self):
+        seen = []
+
+        def stated(**p):
+            seen.append(p)
+            return gd_loss(**p)
+
+        with tempfile.TemporaryDirectory() as out:
+            r = iv.check("mine.gd", statement="One GD step's loss", stated=stated, model=gd_layer, grid=self.grid,
+                         samples=262144, seed=2, out=out, threads=2)
+            self.assertEqual(r["verdict"], "confirmed", r["summary"])
+            for f in ("mine.gd.json", "mine.gd.tex", "summary.md"):
+                self.assertTrue(os.path.getsize(os.path.join(out, f)) > 0, f)
+            with open(os.path.join(out, "mine.gd.json")) as f:
+                self.assertEqual(json.load(f), r)  # the returned dict is the report written
+            with open(os.path.join(out, "summary.md")) as f:
+                self.assertIn("mine.gd", f.read())
+        self.assertEqual(r["schema"], "icl-verify/report/v1")
+        self.assertEqual(r["claim"], "mine.gd")
+        self.assertEqual(r["seed"], 2)
+        self.assertIn("error_rates", r)
+        self.assertEqual(len(r["cases"]), 4)
+        for c in r["cases"]:
+            q = c["quantities"]
+            self.assertAlmostEqual(q["stated"]["value"], q["exact"]["value"], places=10)
+            self.assertLessEqual(q["mc"]["ci_low"], q["mc"]["mean"])
+            self.assertEqual(c["verdict"], "confirmed")
+            self.assertIn("mc_vs_exact", c["decisions"])
+        # Whole-number parameters reach the user's functions as int, others as float.
+        self.assertEqual({type(p["d"]) for p in seen}, {int})
+        self.assertEqual({type(p["eta"]) for p in seen}, {float})
+        self.assertNotIn("agree", json.dumps(r).lower())
+        # Not registered after the run: the same id can be checked again, and run() does not know it.
+        with self.assertRaises(ValueError):
+            iv.run("mine.gd")
+
+    def test_wrong_formula_refuted_with_a_counterexample(self):
+        def wrong(d, n, eta, cov=0, **_):
+            return 1.3 * gd_loss(d, n, eta, cov)
+
+        r = iv.check("mine.gd", statement="A wrong loss", stated=wrong, model=gd_layer, grid=self.grid, samples=32768)
+        self.assertEqual(r["verdict"], "refuted", r["summary"])
+        self.assertIn(r["refutation"]["counterexample"], [c["params"] for c in r["cases"]])
+        self.assertTrue(all(c["verdict"] == "refuted" for c in r["cases"]))
+
+    def test_bounds(self):
+        above = lambda **p: 1.5 * gd_loss(**p)
+        r = iv.check("mine.bound", statement="loss <= 1.5 x", kind="upper_bound", stated=above, model=gd_layer,
+                     grid=self.grid, samples=16384)
+        self.assertEqual(r["verdict"], "confirmed", r["summary"])
+        r = iv.check("mine.bound", statement="loss >= 1.5 x", kind="lower_bound", stated=above, model=gd_layer,
+                     grid=self.grid, samples=16384)
+        self.assertEqual(r["verdict"], "refuted", r["summary"])
+
+    def test_two_layers_monte_carlo_only(self):
+        def two(d, n, eta, **_):
+            w = gd_layer(d, n, eta / 2)
+            return {"P1": w["P1"], "Q1": w["Q1"], "P2": w["P1"], "Q2": w["Q1"]}
+
+        r = iv.check("mine.two", statement="Two half steps: loss 10", stated=lambda **p: 10.0, model=two,
+                     grid={"d": 2, "n": 10, "eta": 0.5}, samples=16384)
+        self.assertNotIn("exact", r["cases"][0]["quantities"])
+        self.assertEqual(r["verdict"], "refuted")  # Monte Carlo alone excludes 10
+
+    def test_a_signal_stops_the_run_between_cases(self):
+        # As Ctrl-C does (SIGINT's default handler raises KeyboardInterrupt): a handler's exception, raised while the
+        # library computes, ends the run at the next case.
+        class Stop(Exception):
+            pass
+
+        calls = []
+
+        def stated(**p):
+            calls.append(p)
+            return gd_loss(**p)
+
+        def handler(signum, frame):
+            raise Stop()
+
+        old = signal.signal(signal.SIGALRM, handler)
+        try:
+            signal.setitimer(signal.ITIMER_REAL, 0.05)
+            with self.assertRaises(Stop):
+                iv.check("mine.stop", statement="s", stated=stated, model=gd_layer, samples=1 << 20, threads=1,
+                         grid={"d": [2, 3], "n": [20, 40, 80], "eta": [0.3, 0.5]})
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, old)
+        self.assertLess(len(calls), 12)
+
+    def test_provenance_names_the_call(self):
+        r = iv.check("mine.prov", statement="s", stated=gd_loss, model=gd_layer, samples=256,
+                     grid={"d": 2, "n": 20, "eta": 0.5})
+        self.assertIn("icl_verify.check('mine.prov'", r["provenance"]["command"])
+
+    def test_bad_input(self):
+        ok = dict(statement="s", stated=gd_loss, model=gd_layer, samples=256)
+        for kw, message in (
+                (dict(grid={"n": [10], "eta": 0.5}), "must give 'd'"),
+                (dict(grid={"d": [0], "n": [10], "eta": 0.5}), "outside"),
+                (dict(grid={"d": [1.5], "n": [10], "eta": 0.5}), "whole number"),
+                (dict(grid={"d": 1, "n": 10, "eta": 0.5}, kind="approximately"), "kind"),
+                (dict(grid={"d": 1, "n": 10, "eta": 0.5}, task="cubic"), "unknown task"),
+                (dict(grid={"d": 1, "n": 10, "eta": "big"}), "expected numbers"),
+        ):
+            with self.assertRaises(ValueError) as cm:
+                iv.check("mine.bad", **{**ok, **kw})
+            self.assertIn(message, str(cm.exception))
+        with self.assertRaises(ValueError) as cm:
+            iv.check("acds.thm1", **ok, grid={"d": 1, "n": 10, "eta": 0.5})
+        self.assertIn("taken", str(cm.exception))
+        with self.assertRaises(ValueError) as cm:
+            iv.check("mine.bad", statement="s", stated=gd_loss, model=lambda **p: gd_layer(3, 10, 0.5),
+                     grid={"d": 2, "n": 10, "eta": 0.5}, samples=256)
+        self.assertIn("d = 3", str(cm.exception))
+        # An exception in the user's function reaches the caller as it is.
+        with self.assertRaises(ZeroDivisionError):
+            iv.check("mine.bad", statement="s", stated=lambda **p: 1 / 0, model=gd_layer,
+                     grid={"d": 1, "n": 10, "eta": 0.5}, samples=256)
+
+
 class EvalWeights(unittest.TestCase):
     def test_optimum_and_formats(self):
         d, n = 2, 10
@@ -220,6 +497,10 @@ class EvalWeights(unittest.TestCase):
             (nan, {}, "non-finite entry (nan) at [0, 0, 1, 0, 1]"),
             (inf, {}, "non-finite entry (inf)"),
             (np.zeros((1, 2, 2, d)), {}, "is not (L, H, 2, d, d)"),
+            ({"allparam": good, "P1": eye}, {}, "unexpected array 'P1' beside 'allparam'"),
+            ({1: eye}, {}, "is not a string"),
+            ({}, {}, "no arrays"),
+            ("weights.pt", {}, "a PyTorch pickle is not read"),
             (np.zeros((1, 1, 3, d, d)), {}, "is not (L, H, 2, d, d)"),
             (good.astype(np.complex128), {}, "not a real number type"),
             ({"P1": eye}, {}, "missing array Q1"),

@@ -1,10 +1,12 @@
 // `icl-verify eval` (lib/icl/cli/eval.cpp) through the real binary: weight files written here, byte by byte.
-// Valid weights give eval.json/.md/.tex with the exact loss, Monte Carlo and the optimum; every bad file or
-// option exits 2 with one line on stderr and writes nothing.
+// Valid weights (.npy, .npz, .safetensors) give eval.json/.md/.tex with the exact loss, Monte Carlo, the optimum
+// and a verdict on the weights (excess over the optimum within --tolerance); every bad file or option exits 2
+// with one line on stderr and writes nothing.
 #include "icl/model/gaussian_model.hpp"
 #include "tests/support/npy_files.hpp"
 
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -116,6 +118,53 @@ TEST_CASE("eval: allparam and named weights, exact beside Monte Carlo and the ac
         doctest::Approx(t["cases"][0]["quantities"]["exact"]["value"].get<double>()).epsilon(1e-13));
   CHECK(s["cases"][0]["covariance"] == "given (--sigma)");
 
+  // The verdict is on the weights: the skewed Q is beyond 1% of the optimum (refuted, the first such case as the
+  // counterexample) and within a tolerance larger than its relative excess (confirmed).
+  CHECK(a["verdict"] == "refuted");
+  CHECK(a["refutation"]["counterexample"] == a["cases"][0]["params"]);
+  double worst = 0;
+  for (const auto& k : a["cases"]) {
+    CHECK(k["verdict"] == "refuted");
+    CHECK(k["basis"] == json::array({"excess_vs_tolerance"}));
+    CHECK(k["decisions"]["excess_vs_tolerance"]["verdict"] == "refuted");
+    const double rel = k["quantities"]["relative_excess"]["value"];
+    CHECK(rel == doctest::Approx(k["quantities"]["excess"]["value"].get<double>() /
+                                 k["quantities"]["optimum"]["value"].get<double>()));
+    CHECK(rel > 0.01);
+    worst = std::max(worst, rel);
+  }
+  const std::string loose = fmt::format(" --tolerance {:.6g}", 1.01 * worst);
+  REQUIRE(eval_cli("--weights skew.npy --out a2" + grid + loose, work, capture).status == 0);
+  const json a2 = json::parse(icl::test::read_bytes(work / "a2" / "eval.json"));
+  CHECK(a2["verdict"] == "confirmed");
+  CHECK(a2["weights"]["tolerance"].get<double>() == doctest::Approx(1.01 * worst).epsilon(1e-5));
+  // The tables show the optimum, the excess and the distance; no text says that two numbers "agree".
+  const std::string md = icl::test::read_bytes(work / "a" / "eval.md");
+  for (const char* col : {"optimum", "relative_excess", "distance_to_optimum"}) CHECK(md.find(col) != std::string::npos);
+  const std::string tex = icl::test::read_bytes(work / "a" / "eval.tex");
+  for (const char* col : {"Optimum", "Excess", "Distance"}) CHECK(tex.find(col) != std::string::npos);
+  for (const std::string& text : {icl::test::read_bytes(work / "a" / "eval.json"), md, tex}) {
+    std::string low = text;
+    std::transform(low.begin(), low.end(), low.begin(), [](unsigned char ch) { return std::tolower(ch); });
+    CHECK(low.find("agree") == std::string::npos);
+  }
+
+  // The same weights as .safetensors (F32 allparam under a state_dict prefix; F64 named matrices): the same numbers.
+  write_bytes(work / "skew.safetensors",
+              icl::test::safetensors_file({{"module.allparam", {1, 1, 2, d, d}, allparam(d, 0.7, g, 0.3), false}}));
+  write_bytes(work / "named.safetensors", icl::test::safetensors_file({{"P1", {3, 3}, P}, {"Q1", {3, 3}, Q}}));
+  REQUIRE(eval_cli("--weights skew.safetensors --out e" + grid, work, capture).status == 0);
+  REQUIRE(eval_cli("--weights named.safetensors --out f" + grid, work, capture).status == 0);
+  const json e = json::parse(icl::test::read_bytes(work / "e" / "eval.json"));
+  const json f = json::parse(icl::test::read_bytes(work / "f" / "eval.json"));
+  CHECK(e["weights"]["layout"] == "allparam");
+  CHECK(f["weights"]["layout"] == "named");
+  for (std::size_t i = 0; i < 4; ++i) {
+    CHECK(e["cases"][i]["quantities"]["exact"] == a["cases"][i]["quantities"]["exact"]);
+    CHECK(f["cases"][i]["quantities"]["exact"]["value"].get<double>() ==
+          doctest::Approx(a["cases"][i]["quantities"]["exact"]["value"].get<double>()).epsilon(1e-12));
+  }
+
   // Several layers: Monte Carlo only, with the single-layer optimum for reference.
   std::vector<double> two = allparam(d, 0.2, g / 2, 0.0), second = allparam(d, 0.2, g / 2, 0.1);
   two.insert(two.end(), second.begin(), second.end());
@@ -152,6 +201,14 @@ TEST_CASE("eval: bad weight files and options exit 2 with one line and write not
   icl::test::write_zip(work / "extra.npz", {{"P1.npy", eye3}, {"Q1.npy", eye3}, {"bias.npy", eye3}}, false);
   write_bytes(work / "broken.npz", icl::test::read_bytes(work / "missing.npz").substr(0, 40));
   write_bytes(work / "ro_file", "x");
+  const std::string st_good = icl::test::safetensors_file({{"allparam", {1, 1, 2, d, d}, allparam(d, 1, -0.5, 0)}});
+  write_bytes(work / "trailing.safetensors", st_good + "junk");
+  write_bytes(work / "trunc.safetensors", st_good.substr(0, st_good.size() - 8));
+  write_bytes(work / "json.safetensors", icl::test::safetensors_bytes("{\"allparam\": {\"dtype\": ", ""));
+  write_bytes(work / "extra.safetensors", icl::test::safetensors_file({{"allparam", {1, 1, 2, d, d}, allparam(d, 1, -0.5, 0)},
+                                                                       {"bias", {2}, {0.0, 0.0}}}));
+  write_bytes(work / "size.safetensors",
+              icl::test::safetensors_bytes(R"({"P1":{"dtype":"F64","shape":[3,3],"data_offsets":[0,64]}})", std::string(64, '\0')));
 
   const std::vector<std::pair<std::string, std::string>> bad = {
       {"", "--weights"},
@@ -180,6 +237,13 @@ TEST_CASE("eval: bad weight files and options exit 2 with one line and write not
       {"--weights good.npy --threads 1.5e0", "--threads '1.5e0': expected a whole number"},
       {"--weights good.npy --out ro_file/sub", "is not a folder"},
       {"--weights weights.pt", "expected a .npy"},
+      {"--weights weights.pt", "a PyTorch pickle is not read"},
+      {"--weights trailing.safetensors", "4 bytes after the last tensor's data"},
+      {"--weights trunc.safetensors", "run past the end of the data"},
+      {"--weights json.safetensors", "malformed .safetensors header"},
+      {"--weights extra.safetensors", "unexpected array 'bias' beside 'allparam'"},
+      {"--weights size.safetensors", "needs 72 bytes"},
+      {"--weights good.npy --tolerance -1", "--tolerance must be a number >= 0"},
   };
   for (const auto& [args, expect] : bad) {
     INFO("args: " << args);

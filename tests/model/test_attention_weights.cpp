@@ -143,7 +143,7 @@ TEST_CASE("allparam and named weights: malformed arrays are refused with the fau
     std::string expect;
   };
   const std::vector<Bad> bad = {
-      {{}, "no arrays P1, Q1"},
+      {{}, "no arrays: expected allparam, or P1, Q1"},
       {{{"P1", matrix_array(M)}}, "missing array Q1 (present: P1)"},
       {{{"P1", matrix_array(M)}, {"Q1", matrix_array(M)}, {"Q2", matrix_array(M)}}, "missing array P2"},
       {{{"P1", matrix_array(M)}, {"Q1", matrix_array(M)}, {"P3", matrix_array(M)}, {"Q3", matrix_array(M)}}, "missing array P2"},

@@ -85,6 +85,37 @@ inline std::string read_bytes(const std::filesystem::path& p) {
   return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
 }
 
+// .safetensors bytes: the 8-byte little-endian length of `header` (written as given), the header, the data.
+inline std::string safetensors_bytes(const std::string& header, const std::string& data) {
+  std::string s(8, '\0');
+  std::uint64_t n = header.size();
+  for (int i = 0; i < 8; ++i, n >>= 8) s[static_cast<std::size_t>(i)] = static_cast<char>(n & 0xff);
+  return s + header + data;
+}
+
+// A valid .safetensors file of F64 (or F32, f4 = true) tensors, laid out in order, with a __metadata__ entry.
+struct SafeTensor {
+  std::string name;
+  std::vector<std::int64_t> shape;
+  std::vector<double> values;
+  bool f4 = false;
+};
+inline std::string safetensors_file(const std::vector<SafeTensor>& tensors) {
+  std::string header = "{\"__metadata__\": {\"format\": \"pt\"}", data;
+  for (const auto& t : tensors) {
+    const std::string bytes = t.f4 ? f4_le(t.values) : f8_le(t.values);
+    std::string shape = "[";
+    for (std::size_t i = 0; i < t.shape.size(); ++i) shape += (i ? ", " : "") + std::to_string(t.shape[i]);
+    header += ", \"" + t.name + "\": {\"dtype\": \"" + (t.f4 ? "F32" : "F64") + "\", \"shape\": " + shape +
+              "], \"data_offsets\": [" + std::to_string(data.size()) + ", " + std::to_string(data.size() + bytes.size()) +
+              "]}";
+    data += bytes;
+  }
+  header += "}";
+  while (header.size() % 8) header += ' ';  // padded with spaces, as the reference writer aligns the data
+  return safetensors_bytes(header, data);
+}
+
 // A zip archive (an .npz when the members are .npy bytes) written with libzip.
 inline void write_zip(const std::filesystem::path& p, const std::vector<std::pair<std::string, std::string>>& members,
                       bool deflate) {

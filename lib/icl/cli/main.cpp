@@ -78,8 +78,10 @@ int main(int argc, char** argv) {
   icl::EvalOptions ev;
   std::string eval_samples, eval_seed = "1", eval_threads;
   std::string sigma_file;
-  auto* eval = app.add_subcommand("eval", "Loss of linear-attention weights trained elsewhere (.npy allparam or .npz P1, Q1, ...)");
-  eval->add_option("--weights", ev.weights, "Weight file: .npy (L, H, 2, d, d) or .npz with P1, Q1, P2, Q2, ...")->required();
+  auto* eval = app.add_subcommand("eval", "Loss of linear-attention weights trained elsewhere (.npy allparam, .npz or .safetensors)");
+  eval->add_option("--weights", ev.weights,
+                   "Weight file: .npy (L, H, 2, d, d), or .npz / .safetensors holding allparam or P1, Q1, P2, Q2, ...")
+      ->required();
   eval->add_option("--task", ev.task, "Task: linear or quadratic")->capture_default_str();
   eval->add_option("--set", ev.sets, "Parameters d, n, cov, noise: KEY=V1,V2,... (repeatable)");
   eval->add_option("--sigma", sigma_file, "Input covariance, a d x d .npy (instead of --set cov)");
@@ -91,6 +93,9 @@ int main(int argc, char** argv) {
   eval->add_option("--out", ev.out, "Where eval.json, eval.md and eval.tex go")->capture_default_str();
   eval->add_flag("--quick", ev.quick, "Smaller Monte Carlo budget");
   eval->add_option("--alpha", ev.alpha, "False-fail rate over the cases")->capture_default_str();
+  eval->add_option("--tolerance", ev.tolerance,
+                   "Excess over the single-layer optimum the verdict allows, relative to it (0.01: 1%)")
+      ->capture_default_str();
 
   try {
     app.parse(argc, argv);

@@ -1,5 +1,7 @@
 #include "icl/model/attention_weights.hpp"
 
+#include "icl/io/safetensors.hpp"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -91,7 +93,7 @@ LsaStack lsa_stack_from_named(const std::vector<std::pair<std::string, NpyArray>
     if (!ok) fail(name, fmt::format("unexpected array '{}' (expected P1, Q1, P2, Q2, ...; present: {})", key, listing));
     (key[0] == 'P' ? P : Q)[std::stoi(key.substr(1))] = &arr;
   }
-  if (P.empty() && Q.empty()) fail(name, "no arrays P1, Q1, ... in the archive");
+  if (P.empty() && Q.empty()) fail(name, "no arrays: expected allparam, or P1, Q1, P2, Q2, ...");
   const int L = std::max(P.empty() ? 0 : P.rbegin()->first, Q.empty() ? 0 : Q.rbegin()->first);
   for (int l = 1; l <= L; ++l)
     for (const char* which : {"P", "Q"}) {
@@ -124,6 +126,21 @@ LsaStack lsa_stack_from_named(const std::vector<std::pair<std::string, NpyArray>
   return st;
 }
 
+LsaStack lsa_stack_from_arrays(const std::vector<std::pair<std::string, NpyArray>>& arrays, const std::string& name) {
+  const auto is_allparam = [](const std::string& k) {
+    static const std::string a = "allparam", dotted = ".allparam";
+    return k == a || (k.size() > dotted.size() && k.compare(k.size() - dotted.size(), dotted.size(), dotted) == 0);
+  };
+  const auto found = std::find_if(arrays.begin(), arrays.end(), [&](const auto& kv) { return is_allparam(kv.first); });
+  if (found == arrays.end()) return lsa_stack_from_named(arrays, name);
+  for (const auto& [key, arr] : arrays)
+    if (&key != &found->first)
+      fail(name, fmt::format("unexpected array '{}' beside '{}' (the allparam layout is that one array alone)", key,
+                             found->first));
+  LsaStack st = lsa_stack_from_allparam(found->second, fmt::format("{}: {}", name, found->first));
+  return st;
+}
+
 LsaStack read_lsa_stack(const std::string& path) {
   auto ends_with = [&](const char* ext) {
     const std::string e = ext;
@@ -133,8 +150,14 @@ LsaStack read_lsa_stack(const std::string& path) {
     return tail == e;
   };
   if (ends_with(".npy")) return lsa_stack_from_allparam(read_npy(path), path);
-  if (ends_with(".npz")) return lsa_stack_from_named(read_npz(path), path);
-  throw ArrayFileError(fmt::format("{}: expected a .npy (allparam, shape (L, H, 2, d, d)) or .npz (P1, Q1, ...) file", path));
+  if (ends_with(".npz")) return lsa_stack_from_arrays(read_npz(path), path);
+  if (ends_with(".safetensors")) return lsa_stack_from_arrays(read_safetensors(path).tensors, path);
+  const bool torch = ends_with(".pt") || ends_with(".pth") || ends_with(".bin") || ends_with(".ckpt");
+  throw ArrayFileError(fmt::format(
+      "{}: expected a .npy (allparam, shape (L, H, 2, d, d)), .npz or .safetensors (allparam, or P1, Q1, ...) file{}", path,
+      torch ? " (a PyTorch pickle is not read: save the state_dict with safetensors.torch.save_file, or pass it to "
+              "icl_verify.eval_weights in Python)"
+            : ""));
 }
 
 }  // namespace icl

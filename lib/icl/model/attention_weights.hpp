@@ -3,13 +3,19 @@
 //   Z <- Z + (1/n) sum_h P_h Z M (Z^T Q_h Z),  M = diag(I_n, 0) (the query is not a key),
 // P_h, Q_h full (d+1) x (d+1); the prediction is -Z[d, n] and the loss E[(Z[d, n] + y_q)^2].
 //
-// Two file layouts (REPORT-FORMAT.md, "eval"):
+// Two layouts of the arrays (docs/reports.md, "Trained weights"):
 // - `allparam` (.npy, shape (L, H, 2, d, d)), the parameters of the acds authors' code (chengxiang/
 //   LinearTransformer, linear_transformer.py): P = W[l,h,0], Q = W[l,h,1], embedded as Pf = [[P,0],[0,1]],
 //   Qf = [[Q,0],[0,0]]. That code computes head h's output for token j as (1/n) sum_i (z_j^T Qf z_i) Pf z_i
 //   (Attn = einsum('BNi,ij,BMj->BNM', Z, Qf, Z) on row tokens), i.e. (1/n) Pf Z M Z^T Qf^T z_j: in the
 //   convention above P_h = Pf and Q_h = Qf^T. The transpose matters whenever a trained Q is not symmetric.
-// - named full matrices (.npz with P1, Q1, P2, Q2, ...: one head per layer, already in the convention above).
+// - named full matrices (P1, Q1, P2, Q2, ...: one head per layer, already in the convention above).
+//
+// Files and mappings of names to arrays (a PyTorch state_dict, an .npz archive, a .safetensors file) map to
+// them by key (lsa_stack_from_arrays): a single array named `allparam`, or ending in `.allparam` (as
+// `model.state_dict()` of the acds authors' Transformer_F names it, with any prefix a wrapper adds, e.g.
+// `module.allparam`), is the allparam layout; otherwise the keys must be exactly P1, Q1, P2, Q2, ... Anything
+// beside them (a bias, an optimiser's state) is refused by name, so no array is silently ignored.
 #pragma once
 #include "icl/io/npy.hpp"
 #include "icl/layers/network.hpp"
@@ -34,7 +40,9 @@ struct LsaStack {
 // array, or a NaN/inf entry.
 LsaStack lsa_stack_from_allparam(const NpyArray& a, const std::string& name);
 LsaStack lsa_stack_from_named(const std::vector<std::pair<std::string, NpyArray>>& arrays, const std::string& name);
-// By extension: .npy (allparam) or .npz (named).
+// A mapping of names to arrays, by the key mapping above.
+LsaStack lsa_stack_from_arrays(const std::vector<std::pair<std::string, NpyArray>>& arrays, const std::string& name);
+// By extension: .npy (allparam), .npz or .safetensors (by key, lsa_stack_from_arrays).
 LsaStack read_lsa_stack(const std::string& path);
 
 }  // namespace icl

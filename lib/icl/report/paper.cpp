@@ -236,6 +236,13 @@ const std::map<std::string, ClaimTable>& tables() {
         Cols{{"stated", "Paper", "the stated best loss $\\mathbb{E}[y_q^2]$ (predicting $0$)"},
              {"mc", "Best found", "loss of the best weights found, Monte Carlo on fresh prompts"},
              {"gain_over_zero", "Gain", "gain over predicting $0$, Monte Carlo"}}}},
+      // `icl-verify eval` (cli/eval.hpp): trained weights against the exact single-layer optimum.
+      {"eval",
+       {K::equality, "", "In-context loss of trained linear-attention weights",
+        Cols{{"exact", "Exact", "the weights' exact loss"}, kMc,
+             {"optimum|one_layer_optimum", "Optimum", "the exact single-layer optimum on the task"},
+             {"relative_excess", "Excess", "(exact $-$ optimum) / optimum"},
+             {"distance_to_optimum", "Distance", "relative distance of the loss coefficients to the optimum's"}}}},
       {"xlssc.twolayer",
        {K::trend, "Section~4.3", "Two-layer look-ahead construction gives $y_q$ approximately",
         Cols{{"mc_at_D", "Loss at $D$", "Monte Carlo loss at $D$"}, {"mc", "At $D'$", "Monte Carlo loss at the next $D$"}}}},

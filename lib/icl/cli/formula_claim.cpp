@@ -1,0 +1,212 @@
+#include "icl/cli/formula_claim.hpp"
+
+#include "icl/claim/case_json.hpp"
+#include "icl/cli/engine.hpp"
+#include "icl/exact/feature_moments.hpp"
+#include "icl/exact/optimal_attention.hpp"
+#include "icl/model/gaussian_model.hpp"
+#include "icl/montecarlo/prompt_loss.hpp"
+#include "icl/report/provenance.hpp"
+#include "icl/report/quantities.hpp"
+#include "icl/report/report.hpp"
+#include "icl/verdict/checks.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <set>
+
+namespace icl {
+
+namespace {
+
+// The largest d whose single-layer moments are integrated exactly (as `eval`, cli/eval.cpp).
+constexpr int kExactMaxDLinear = 12;
+constexpr int kExactMaxDQuadratic = 3;
+
+bool has_param(const Case& c, const std::string& name) {
+  return std::any_of(c.params.begin(), c.params.end(), [&](const auto& p) { return p.first == name; });
+}
+
+// An exact decision on a bound: loss <= bound (upper) or >= bound (lower), within a floating-point tolerance.
+Decision judge_exact_bound(double exact, double bound, const Tolerance& tol, bool upper) {
+  Decision d;
+  d.band = tol.band(bound);
+  const bool holds = upper ? exact <= bound + d.band : exact >= bound - d.band;
+  d.verdict = holds ? Verdict::confirmed : Verdict::refuted;
+  d.why = fmt::format("exact {:.10g} {} the bound {:.10g}", exact,
+                      holds ? (upper ? "lies below" : "lies above") : (upper ? "lies above" : "lies below"), bound);
+  return d;
+}
+
+ClaimResult run_formula(const FormulaClaim& f, const ClaimContext& ctx) {
+  ClaimResult res;
+  const Tolerance tol{f.tolerance, 0.0}, exact_tol{f.exact_tolerance, 1e-12};
+  const double alpha_case = ctx.alpha / static_cast<double>(ctx.cases.size());
+  const bool equality = f.kind == "equality", upper = f.kind == "upper_bound";
+  std::size_t looks = 1, done = 0, confirmed = 0, refuted = 0, with_exact = 0;
+  for (const auto& c : ctx.cases) {
+    if (f.between_cases) f.between_cases();
+    const int d = c.geti("d"), n = c.geti("n");
+    const int cov = has_param(c, "cov") ? c.geti("cov") : 0;
+    const double noise = has_param(c, "noise") ? c.get("noise") : 0.0;
+    const double stated = f.stated(c);
+    if (!std::isfinite(stated))
+      throw UsageError(fmt::format("{}: the stated value at {} is {} (not a finite number)", f.id, c.label(), stated));
+    const LsaStack w = f.model(c);
+    if (w.d != d || w.num_layers() < 1)
+      throw UsageError(fmt::format("{}: the model at {} has d = {}, the case d = {}", f.id, c.label(), w.d, d));
+    const Eigen::MatrixXd sigma = test_covariance(d, cov);
+    const PolynomialTask task = f.task == "linear" ? PolynomialTask::linear(d) : PolynomialTask::quadratic(d);
+    GaussianIclModel model = GaussianIclModel::from_task(task, sigma);
+    model.noise_sd = noise;
+    const Transformer stack = w.transformer();
+    const PromptShape shape = acds_shape(d, n);
+
+    std::optional<double> exact;
+    if (w.num_layers() == 1 && d <= (f.task == "linear" ? kExactMaxDLinear : kExactMaxDQuadratic)) {
+      const SingleLayerMoments m = single_layer_moments(model, identity_features(d));
+      exact = single_layer_loss(m, single_layer_coefficients(w.layers[0], d, n), n);
+    }
+    with_exact += exact.has_value();
+    const std::uint64_t purpose = ctx.purpose(c.label());
+    auto make_worker = [&] { return ModelPromptWorker(stack, model, shape, ctx.seed, purpose, +1.0); };
+
+    CaseJson j(c);
+    j.field("covariance", covariance_name(cov, d));
+    j.quantity("stated", stated);
+    if (exact) j.quantity("exact", *exact);
+    Decision v;
+    if (equality) {
+      const EqualityOutcome o = sequential_equality(ctx, alpha_case, stated, exact, tol, exact_tol, 1, 0, 4096, make_worker);
+      looks = std::max(looks, o.looks_planned);
+      j.quantity("mc", o.mc);
+      v = o.verdict;
+      j.verdict(v);
+      j.decisions(o);
+    } else {
+      MonteCarlo mc(1, ctx.threads);
+      mc.extend_to(ctx.samples, make_worker);
+      const Estimate est = make_estimate(mc.total(), 0, 1 - alpha_case);
+      const Decision mc_vs_stated = upper ? judge_mc_upper_bound(est, stated, tol, alpha_case)
+                                          : judge_mc_lower_bound(est, stated, tol, alpha_case);
+      std::optional<Decision> exact_vs_stated, mc_vs_exact;
+      if (exact) {
+        exact_vs_stated = judge_exact_bound(*exact, stated, exact_tol, upper);
+        mc_vs_exact = judge_mc_equal(est, *exact, tol, alpha_case);
+      }
+      v = combine_equality(exact_vs_stated, mc_vs_stated, mc_vs_exact);
+      j.quantity("mc", est);
+      j.verdict(v);
+      if (exact_vs_stated) j.decision("exact_vs_stated", *exact_vs_stated);
+      j.decision("mc_vs_stated", mc_vs_stated);
+      if (mc_vs_exact) j.decision("mc_vs_exact", *mc_vs_exact);
+    }
+    confirmed += v.verdict == Verdict::confirmed;
+    refuted += v.verdict == Verdict::refuted;
+    res.cases.push_back(j.take());
+    if (ctx.progress) ctx.progress(++done, ctx.cases.size());
+  }
+  const std::string what = equality ? "formula" : upper ? "upper bound" : "lower bound";
+  if (refuted > 0)
+    res.parts["a"].on_refuted(Refutation{
+        RefutationClass::substantive,
+        fmt::format("the stated {} fails: the exact loss of the model and its Monte Carlo loss through the forward pass "
+                    "both exclude the stated value (within {:.3g}%).",
+                    what, 100 * f.tolerance),
+        {}, ""});
+  res.extra["error_rates"] = error_rates_json(ctx.alpha, ctx.cases.size(), looks, tol);
+  res.summary = fmt::format("{}: of {} cases, {} confirm the stated {} and {} refute it ({} with the exact loss beside "
+                            "Monte Carlo through the forward pass)",
+                            to_string(claim_verdict(ctx, res)), ctx.cases.size(), confirmed, what, refuted, with_exact);
+  return res;
+}
+
+void check_id(const std::string& id) {
+  if (id.empty() || id.size() > 64 || !std::all_of(id.begin(), id.end(), [](unsigned char ch) {
+        return std::isalnum(ch) || ch == '.' || ch == '_' || ch == '-';
+      }) || id.front() == '.' || id.front() == '-')
+    throw UsageError(fmt::format("claim id '{}': use 1 to 64 letters, digits, '.', '_' or '-' (it names the report files)",
+                                 printable_line(id, 80)));
+}
+
+// Registered for the time of one run, so that run_command finds it; removed again however the run ends.
+struct ScopedRegistration {
+  std::string id;
+  explicit ScopedRegistration(Claim c) : id(c.id) { RegisterClaim{std::move(c)}; }
+  ~ScopedRegistration() {
+    auto& r = claim_registry();
+    r.erase(std::remove_if(r.begin(), r.end(), [&](const Claim& c) { return c.id == id; }), r.end());
+  }
+  ScopedRegistration(const ScopedRegistration&) = delete;
+  ScopedRegistration& operator=(const ScopedRegistration&) = delete;
+};
+
+}  // namespace
+
+Claim formula_claim(const FormulaClaim& f) {
+  check_id(f.id);
+  if (f.statement.empty()) throw UsageError(f.id + ": a statement is required (what is claimed, in words)");
+  if (f.kind != "equality" && f.kind != "upper_bound" && f.kind != "lower_bound")
+    throw UsageError(fmt::format("{}: kind '{}' is not equality, upper_bound or lower_bound", f.id, printable_line(f.kind, 40)));
+  if (f.task != "linear" && f.task != "quadratic")
+    throw UsageError(fmt::format("{}: unknown task '{}' (linear, quadratic)", f.id, printable_line(f.task, 40)));
+  if (!f.stated || !f.model) throw UsageError(f.id + ": both the stated value and the model are required");
+  if (!(f.tolerance > 0 && f.tolerance < 1)) throw UsageError(f.id + ": tolerance must be in (0, 1)");
+  if (!(f.exact_tolerance >= 0 && f.exact_tolerance < 1)) throw UsageError(f.id + ": exact_tolerance must be in [0, 1)");
+  if (f.samples < 1) throw UsageError(f.id + ": samples must be >= 1");
+  std::set<std::string> names;
+  for (const auto& p : f.grid) {
+    if (!names.insert(p.name).second) throw UsageError(fmt::format("{}: grid parameter '{}' given twice", f.id, p.name));
+    if (p.defaults.empty()) throw UsageError(fmt::format("{}: grid parameter '{}' has no values", f.id, p.name));
+    for (double v : p.defaults) {
+      if (!std::isfinite(v) || v < p.min || v > p.max || (p.integer && v != std::round(v)))
+        throw UsageError(fmt::format("{}: grid parameter {} = {:g} is outside [{:g}, {:g}]{}", f.id, p.name, v, p.min,
+                                     p.max, p.integer ? " or not a whole number" : ""));
+    }
+  }
+  for (const char* need : {"d", "n"})
+    if (!names.count(need)) throw UsageError(fmt::format("{}: the grid must give '{}'", f.id, need));
+
+  Claim c;
+  c.id = f.id;
+  c.title = f.title.empty() ? (f.statement.size() > 100 ? f.statement.substr(0, 97) + "..." : f.statement) : f.title;
+  c.source = f.source.empty() ? std::string("stated by the user") : f.source;
+  c.statement = f.statement;
+  c.params = f.grid;
+  for (auto& p : c.params) p.quick = p.defaults;
+  c.default_samples = f.samples;
+  c.quick_samples = f.samples;
+  c.memory_bytes = [](const Case& k, int threads) { return threads * acds_shape(k.geti("d"), k.geti("n")).workspace_bytes(); };
+  c.parts = {PartSpec{"a",
+                      f.kind == "equality"      ? "the model's in-context loss equals the stated formula"
+                      : f.kind == "upper_bound" ? "the model's in-context loss is at most the stated bound"
+                                                : "the model's in-context loss is at least the stated bound",
+                      Strength::theorem}};
+  c.run = [f](const ClaimContext& ctx) { return run_formula(f, ctx); };
+  return c;
+}
+
+nlohmann::ordered_json check_formula_claim(const FormulaClaim& f, const std::string& out, std::uint64_t seed, int threads,
+                                           double alpha, const std::string& command) {
+  Claim c = formula_claim(f);
+  bool taken = find_claim(f.id) != nullptr;
+  for (const auto& e : claim_catalogue()) taken |= f.id == e.id;
+  if (taken) throw UsageError(fmt::format("claim id '{}' is taken by a claim of the library", f.id));
+  if (out.empty()) throw UsageError(f.id + ": an output folder is required");
+  if (threads < 0) throw UsageError("threads must be >= 1");
+  ScopedRegistration reg(std::move(c));
+  RunOptions o;
+  o.claims = {f.id};
+  o.seed = seed;
+  o.threads = threads;
+  o.alpha = alpha;
+  o.out = out;
+  o.command = printable_line(command, 2000);
+  run_command(o);
+  return nlohmann::ordered_json::parse(read_file(out + "/" + f.id + ".json"));
+}
+
+}  // namespace icl

@@ -1,0 +1,57 @@
+// A claim of one's own about the in-context loss of a model one builds (the Python module's `check`, and C++ callers):
+// a stated loss formula, or a bound, for linear-attention weights, judged by the same mechanism as the catalogue's
+// claims (claim.hpp: a registered Claim, run by run_command, whose report is the same JSON, Markdown and LaTeX).
+//
+// Per case (one per combination of the grid's values; the grid must name d and n, and may name cov (0 isotropic,
+// 1 diagonal, 2 rotated, 3 rotated with condition number 100; default 0), noise (label noise sd; default 0) and any
+// parameter of one's own):
+//   stated   the formula's value, stated(case);
+//   exact    the library's own exact loss of the weights model(case) where it integrates one (one layer, any heads;
+//            d <= 12 on the linear task, d <= 3 on the quadratic one), which knows nothing of the formula;
+//   mc       Monte Carlo through the forward pass of those weights (the acds embedding; loss E[(yhat - y_q)^2],
+//            yhat = -Z[d, n], as `icl-verify eval`).
+// Equality: the sequential check of verdict/checks.hpp (exact_vs_stated, mc_vs_stated, mc_vs_exact, looks);
+// confirmed when both place the stated value within the tolerance, refuted when both exclude it, inconclusive
+// otherwise. A bound ("upper_bound": loss <= stated; "lower_bound": loss >= stated): the same combination of an
+// exact and a Monte Carlo decision. Monte Carlo excluding the exact loss leaves the case inconclusive (an internal
+// inconsistency). A refuted claim carries the first refuted case as its counterexample.
+#pragma once
+#include "icl/claim/claim.hpp"
+#include "icl/model/attention_weights.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace icl {
+
+struct FormulaClaim {
+  std::string id;         // letters, digits, '.', '_', '-'; not a claim the library already has
+  std::string title;      // default: the statement, cut to 100 characters
+  std::string source;     // default: "stated by the user"
+  std::string statement;  // required
+  std::string kind = "equality";  // "equality", "upper_bound" (loss <= stated), "lower_bound" (loss >= stated)
+  std::string task = "linear";    // "linear" or "quadratic" (eval.hpp)
+  std::vector<ParamSpec> grid;    // d and n required; cov, noise optional
+  std::function<double(const Case&)> stated;
+  std::function<LsaStack(const Case&)> model;
+  std::function<void()> between_cases;  // called before each case (e.g. to let Python raise KeyboardInterrupt)
+  double tolerance = 0.05;              // Monte Carlo against the stated and the exact value, relative
+  double exact_tolerance = 1e-9;        // exact against stated (floating point), relative (plus 1e-12 absolute)
+  std::uint64_t samples = 262144;       // Monte Carlo prompts per case (the budget of the sequential looks)
+};
+
+// The claim, ready to register. Throws UsageError (engine.hpp) for an invalid description.
+Claim formula_claim(const FormulaClaim& f);
+
+// Registers the claim for the time of the run, runs it as `icl-verify run ID --out OUT` would (writing OUT/ID.json,
+// ID.tex, summary.md, ...) and returns its report. Throws UsageError for bad input (nothing written); an exception
+// from `stated`, `model` or `between_cases` propagates unchanged.
+// `command` is what the report's provenance names as the invocation (e.g. the Python call).
+nlohmann::ordered_json check_formula_claim(const FormulaClaim& f, const std::string& out, std::uint64_t seed = 1,
+                                           int threads = 0, double alpha = 0.01, const std::string& command = "");
+
+}  // namespace icl

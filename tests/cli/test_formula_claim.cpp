@@ -1,0 +1,126 @@
+// A claim of one's own about a model's loss (lib/icl/cli/formula_claim.hpp), the mechanism behind the Python module's
+// check(): the one-step gradient-descent layer of examples/own_claim with its loss formula (confirmed) and the same
+// formula without a term (refuted, with a counterexample); the report files are those `icl-verify run` writes; the
+// claim is registered only for the run; bad descriptions are UsageErrors.
+#include "icl/cli/formula_claim.hpp"
+
+#include "icl/cli/engine.hpp"
+#include "icl/model/gaussian_model.hpp"
+#include "tests/support/npy_files.hpp"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+
+using namespace icl;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// P = [[0, 0], [0, -eta]], Q = [[I, 0], [0, 0]]: one GD step of size eta from w = 0.
+LsaStack gd_layer(const Case& c) {
+  const int d = c.geti("d");
+  LinearSelfAttention a;
+  a.P = Eigen::MatrixXd::Zero(d + 1, d + 1);
+  a.P(d, d) = -c.get("eta");
+  a.Q = Eigen::MatrixXd::Zero(d + 1, d + 1);
+  a.Q.topLeftCorner(d, d).setIdentity();
+  LsaStack st;
+  st.d = d;
+  st.layout = "named";
+  st.layers = {{a}};
+  return st;
+}
+
+// L(eta) = tr S - 2 eta tr S^2 + eta^2 ((n+1)/n tr S^3 + tr S tr S^2 / n); `last` = 0 drops the last term.
+double gd_loss(const Case& c, double last = 1.0) {
+  const int n = c.geti("n");
+  const double eta = c.get("eta");
+  const Eigen::MatrixXd S = test_covariance(c.geti("d"), c.geti("cov"));
+  const double t1 = S.trace(), t2 = (S * S).trace(), t3 = (S * S * S).trace();
+  return t1 - 2 * eta * t2 + eta * eta * ((n + 1.0) / n * t3 + last * t1 * t2 / n);
+}
+
+FormulaClaim gd_claim(const std::string& id, double last) {
+  FormulaClaim f;
+  f.id = id;
+  f.statement = "One LSA layer taking one GD step of size eta has loss tr S - 2 eta tr S^2 + ...";
+  f.grid = {ParamSpec{"d", {2, 3}, {2}, 1, 64, true, "input dimension"},
+            ParamSpec{"n", {20}, {20}, 1, 1e6, true, "context length"},
+            ParamSpec{"eta", {0.5}, {0.5}, -1e300, 1e300, false, "step"},
+            ParamSpec{"cov", {0, 2}, {0}, 0, 3, true, "covariance"}};
+  f.stated = [last](const Case& c) { return gd_loss(c, last); };
+  f.model = gd_layer;
+  return f;
+}
+
+}  // namespace
+
+TEST_CASE("formula claim: a true loss formula is confirmed, a wrong one refuted, with the report files of `run`") {
+  test::ScratchDir dir;
+  const std::string out = (dir.path / "report").string();
+  const auto r = check_formula_claim(gd_claim("mine.gd", 1.0), out, 1, 2);
+  CHECK(r["schema"] == "icl-verify/report/v1");
+  CHECK(r["claim"] == "mine.gd");
+  CHECK(r["verdict"] == "confirmed");
+  REQUIRE(r["cases"].size() == 4);
+  for (const auto& c : r["cases"]) {
+    CHECK(c["quantities"]["exact"]["value"].get<double>() ==
+          doctest::Approx(c["quantities"]["stated"]["value"].get<double>()).epsilon(1e-12));
+    CHECK(c["decisions"].contains("mc_vs_exact"));
+  }
+  CHECK(r.contains("error_rates"));
+  for (const char* f : {"mine.gd.json", "mine.gd.tex", "summary.md"}) CHECK(fs::exists(fs::path(out) / f));
+  CHECK(find_claim("mine.gd") == nullptr);  // registered for the run only
+
+  const auto w = check_formula_claim(gd_claim("mine.gd_wrong", 0.0), out, 1, 2);
+  CHECK(w["verdict"] == "refuted");
+  const auto& cases = w["cases"];
+  CHECK(std::any_of(cases.begin(), cases.end(), [&](const auto& c) { return c["params"] == w["refutation"]["counterexample"]; }));
+  CHECK(find_claim("mine.gd_wrong") == nullptr);
+
+  // A bound: 1.5 x the loss is an upper bound and not a lower one.
+  FormulaClaim b = gd_claim("mine.bound", 1.0);
+  b.stated = [](const Case& c) { return 1.5 * gd_loss(c); };
+  b.kind = "upper_bound";
+  CHECK(check_formula_claim(b, out, 1, 2)["verdict"] == "confirmed");
+  b.kind = "lower_bound";
+  CHECK(check_formula_claim(b, out, 1, 2)["verdict"] == "refuted");
+}
+
+TEST_CASE("formula claim: bad descriptions are usage errors, and the claim is not left registered") {
+  test::ScratchDir dir;
+  const std::string out = (dir.path / "report").string();
+  auto message = [&](FormulaClaim f) {
+    try {
+      check_formula_claim(f, out);
+    } catch (const UsageError& e) {
+      return std::string(e.what());
+    }
+    FAIL_CHECK("no UsageError");
+    return std::string();
+  };
+  FormulaClaim f = gd_claim("mine.bad", 1.0);
+  f.id = "acds.thm1";
+  CHECK(message(f).find("taken") != std::string::npos);
+  f.id = "../escape";
+  CHECK(message(f).find("claim id") != std::string::npos);
+  f = gd_claim("mine.bad", 1.0);
+  f.grid.erase(f.grid.begin());  // no d
+  CHECK(message(f).find("must give 'd'") != std::string::npos);
+  f = gd_claim("mine.bad", 1.0);
+  f.kind = "approximately";
+  CHECK(message(f).find("kind") != std::string::npos);
+  f = gd_claim("mine.bad", 1.0);
+  f.model = [](const Case& c) {
+    Case other = c;
+    for (auto& p : other.params)
+      if (p.first == "d") p.second += 1;
+    return gd_layer(other);
+  };
+  CHECK(message(f).find("has d = 3, the case d = 2") != std::string::npos);
+  CHECK(find_claim("mine.bad") == nullptr);
+}

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# ctest `python_install`: `pip install .` as the README gives it, in a fresh virtual environment, offline.
+#   tests/install/pip_install.sh BUILD_DIR SOURCE_DIR [PYTHON]
+# Copies the source as git sees it (tracked files and untracked ones that are not ignored) to a fixed folder under
+# the build, so that nothing is written into the checkout; runs the README's Python lines there verbatim (the venv,
+# `pip install --no-build-isolation .` with no package index, examples/python_claim.py and the one-liner); then
+# checks the installed module from outside the source: its __version__ is the package's, it is the venv's copy, it
+# computes, and `pip uninstall` removes it. The module's CMake build folder is <copy>/build, the same path relative
+# to the source as ./test's build/, so that ccache (where installed) serves the library's objects from ./test's
+# build. Exit 77 (skipped) without python3-venv.
+set -euo pipefail
+build=$(cd "$1" && pwd)
+src=$(cd "$2" && pwd)
+python=${3:-/usr/bin/python3}
+
+if ! "$python" -c "import venv, ensurepip" 2>/dev/null; then
+  echo "SKIP: $python has no venv/ensurepip (Debian: apt-get install python3-venv)"
+  exit 77
+fi
+for m in setuptools wheel numpy; do
+  "$python" -c "import $m" 2>/dev/null || { echo "$python lacks $m (Debian: python3-setuptools python3-wheel python3-numpy)" >&2; exit 1; }
+done
+
+tmp=$build/pip_install
+rm -rf "$tmp"
+mkdir -p "$tmp/src"
+if git -C "$src" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+  (cd "$src" && git ls-files -z --cached --others --exclude-standard | tar --null -T - --ignore-failed-read -cf - 2>/dev/null) |
+    tar -xf - -C "$tmp/src"
+else
+  (cd "$src" && tar --exclude='./build*' --exclude=./.venv -cf - .) | tar -xf - -C "$tmp/src"
+fi
+[ -f "$tmp/src/pyproject.toml" ] || { echo "the copy of the source has no pyproject.toml" >&2; exit 1; }
+
+# The README's Python lines (the indented commands of "A claim of your own" that use .venv), as written, with
+# Debian's interpreter where they say /usr/bin/python3 (PYTHON when another is under test).
+mapfile -t lines < <(awk '/^## A claim of your own/{on=1; next} /^## /{on=0} on && /^    / && /\.venv/' "$tmp/src/README.md" |
+                     sed 's/^    //')
+[ ${#lines[@]} -ge 2 ] || { echo "README: no Python lines with .venv under 'A claim of your own'" >&2; exit 1; }
+unset PYTHONPATH PYTHONHOME VIRTUAL_ENV
+export PIP_NO_INDEX=1 PIP_DISABLE_PIP_VERSION_CHECK=1 ICL_VERIFY_BUILD_DIR=build
+export CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}
+cd "$tmp/src"
+t0=$(date +%s)
+for line in "${lines[@]}"; do
+  line=${line//\/usr\/bin\/python3/$python}
+  echo "+ $line"
+  bash -c "$line" > "$tmp/line.log" 2>&1 || { tail -n 40 "$tmp/line.log"; echo "README line failed: $line" >&2; exit 1; }
+  tail -n 3 "$tmp/line.log"
+done
+echo "README lines: $(( $(date +%s) - t0 )) s"
+[ -f python-claim-report/oswald.gd_loss.json ] || { echo "examples/python_claim.py wrote no report" >&2; exit 1; }
+
+# From outside the source: the installed copy, its version, a computation; then uninstall.
+cd "$tmp"
+venv_python() { "$tmp/src/.venv/bin/python" "$@"; }
+venv_python - "$tmp/src/.venv" <<'PY'
+import importlib.metadata as md
+import sys
+
+import numpy as np
+
+import icl_verify as iv
+
+venv = sys.argv[1]
+assert iv.__file__.startswith(venv), (iv.__file__, venv)
+assert iv.__version__ == md.version("icl-verify"), (iv.__version__, md.version("icl-verify"))
+d, n = 2, 10
+W = np.zeros((1, 1, 2, d, d))
+W[0, 0, 0] = np.eye(d)
+W[0, 0, 1] = iv.optimal_gamma(np.eye(d), n)
+r = iv.eval_weights(W, n=n, samples=4096, threads=1)
+assert r["verdict"] == "confirmed", r["summary"]
+assert abs(r["cases"][0]["quantities"]["exact"]["value"] - d * (d + 1) / (n + d + 1)) < 1e-12
+print("installed:", iv.__file__, iv.__version__)
+PY
+"$tmp/src/.venv/bin/pip" uninstall -y -q icl-verify
+if venv_python -c "import icl_verify" 2>/dev/null; then
+  echo "icl_verify is still importable after pip uninstall" >&2
+  exit 1
+fi
+echo "pip install . in a fresh venv: ok"
