@@ -9,6 +9,9 @@ Environment:
                               a relative path is taken from this folder). Kept between installs, so a second
                               install rebuilds only what changed.
   CMAKE_BUILD_PARALLEL_LEVEL  parallel compile jobs (default: the number of cores).
+  ICL_VERIFY_PREBUILT_MODULE  a module the project's CMake build already made for this interpreter (the file
+                              build/python/icl_verify<EXT_SUFFIX>): installed as it is, nothing compiled. ctest
+                              python_install uses it where no compiler cache would spare the rebuild.
 """
 import os
 import re
@@ -41,6 +44,16 @@ class CMakeBuild(build_ext):
     def build_extension(self, ext):
         if shutil.which("cmake") is None:
             raise RuntimeError("icl_verify: cmake not found (Debian: apt-get install cmake)")
+        target = Path(self.get_ext_fullpath(ext.name))
+        prebuilt = os.environ.get("ICL_VERIFY_PREBUILT_MODULE")
+        if prebuilt:
+            suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
+            if not prebuilt.endswith(suffix) or not Path(prebuilt).is_file():
+                raise RuntimeError(f"icl_verify: ICL_VERIFY_PREBUILT_MODULE={prebuilt} is not a module file for "
+                                   f"this interpreter (*{suffix})")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(prebuilt, target)
+            return
         tag = sysconfig.get_config_var("SOABI") or f"py{sys.version_info[0]}{sys.version_info[1]}"
         build_dir = os.environ.get("ICL_VERIFY_BUILD_DIR") or str(Path("build") / "pip" / f"cmake-{tag}")
         build_dir = Path(build_dir)
@@ -61,7 +74,6 @@ class CMakeBuild(build_ext):
             if len(found) != 1:
                 raise RuntimeError(f"icl_verify: the CMake build left no single module in {build_dir / 'python'}")
             built = found[0]
-        target = Path(self.get_ext_fullpath(ext.name))
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(built, target)
 

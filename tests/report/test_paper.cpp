@@ -75,7 +75,7 @@ TEST_CASE("paper: a LaTeX table cites the paper, names the run and shows at most
                           {"quantities", {{"stated", {{"value", 0.5}}}, {"exact", {{"value", 2.0 * n}}}}},
                           {"verdict", n == 17 ? "refuted" : "confirmed"}});
   const std::string tex = latex_table(r);
-  CHECK(tex.find("\\citet{sun2025role}") != std::string::npos);
+  CHECK(tex.find("\\citep[Theorem~2]{sun2025role}") != std::string::npos);
   CHECK(tex.find("Theorem~2") != std::string::npos);
   CHECK(tex.find("Quick run, \\num{8192} prompts per case, seed 7") != std::string::npos);
   CHECK(tex.find("12 of the 20 cases") != std::string::npos);
