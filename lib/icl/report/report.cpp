@@ -388,6 +388,9 @@ CaseRows case_rows(const nlohmann::ordered_json& r, const ClaimTable& t, const s
     if (part_column) cells.push_back("(" + latex_escape(c.value("part", "a")) + ")");
     for (const auto& col : cols) cells.push_back(latex_quantity(quantity(c, col.quantity.c_str())));
     cells.push_back(latex_verdict(c.value("verdict", "")));
+    // A row that starts with "[" (a range such as [0,10]) would be read as the optional argument of the previous
+    // row's \\: an empty group in front keeps it a cell.
+    if (!cells.empty() && !cells[0].empty() && cells[0][0] == '[') cells[0] = "{}" + cells[0];
     for (std::size_t i = 0; i < cells.size(); ++i) out.rows += (i ? " & " : "") + cells[i];
     out.rows += " \\\\\n";
   }
@@ -460,9 +463,11 @@ std::string latex_table(const nlohmann::ordered_json& r) {
   const auto sel = compact_selection(cases);
   const CaseRows cr = case_rows(r, t, sel);
   // Wider tables in a smaller size, so that every one fits the text width of a plain article.
+  // A wrapped "Also" column (a 9em box) counts as three columns.
+  const std::size_t width = cr.spec.size() + (cr.wrapped_case ? 3 : 0);
   std::string body = fmt::format("{}\n\\setlength{{\\tabcolsep}}{{{}pt}}\n",
-                                 cr.spec.size() >= 9 ? "\\scriptsize" : cr.spec.size() >= 8 ? "\\footnotesize" : "\\small",
-                                 cr.spec.size() >= 7 ? 3 : 4);
+                                 width >= 9 ? "\\scriptsize" : width >= 8 ? "\\footnotesize" : "\\small",
+                                 width >= 7 ? 3 : 4);
   body += "\\begin{tabular}{" + cr.spec + "}\n\\toprule\n" + cr.header + "\\midrule\n" + cr.rows +
           "\\bottomrule\n\\end{tabular}\n";
   // The table's notes, under it in small type: what the rows are, what each column holds, how Monte Carlo
