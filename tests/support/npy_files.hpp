@@ -43,7 +43,7 @@ inline std::string npy_bytes(const std::string& dict, const std::string& data, i
 // Little-endian float64 / float32 data, and big-endian float64.
 inline std::string f8_le(const std::vector<double>& v) {
   std::string s(v.size() * 8, '\0');
-  std::memcpy(s.data(), v.data(), s.size());
+  if (!v.empty()) std::memcpy(s.data(), v.data(), s.size());  // an empty vector's data() may be null
   return s;
 }
 inline std::string f4_le(const std::vector<double>& v) {
