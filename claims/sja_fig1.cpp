@@ -173,7 +173,7 @@ ClaimResult run(const ClaimContext& ctx) {
       auto p = base_params(g);
       p["L"] = g.Ls[i];
       p["comparison"] = "bilinear < linear";
-      res.cases.push_back(sja_train::comparison_case(p, "a", "bilinear_below_linear", dec, "bilinear", bl, "linear", lin).take());
+      res.cases.push_back(sja_train::comparison_case(p, "a", "bilinear_below_linear", dec, alpha, "bilinear", bl, "linear", lin).take());
     }
     // b: improves with L.
     for (std::size_t i = 1; i < g.Ls.size(); ++i) {
@@ -184,7 +184,7 @@ ClaimResult run(const ClaimContext& ctx) {
       auto p = base_params(g);
       p["L"] = g.Ls[i];
       p["comparison"] = fmt::format("L={} < L={}", g.Ls[i], g.Ls[i - 1]);
-      res.cases.push_back(sja_train::comparison_case(p, "b", "deeper_below_shallower", dec, "deeper", lo, "shallower", hi).take());
+      res.cases.push_back(sja_train::comparison_case(p, "b", "deeper_below_shallower", dec, alpha, "deeper", lo, "shallower", hi).take());
     }
     // c: below the single-block limit at d = 4.
     if (g.d == 4 && !g.Ls.empty()) {
@@ -204,7 +204,7 @@ ClaimResult run(const ClaimContext& ctx) {
         e.mean = e.ci_low = e.ci_high = t.single_block_inf;
         bound.per_trial.push_back(e);
       }
-      CaseJson j = sja_train::comparison_case(p, "c", "below_single_block_infimum", dec, "bilinear", bl, "single_block_infimum", bound);
+      CaseJson j = sja_train::comparison_case(p, "c", "below_single_block_infimum", dec, alpha, "bilinear", bl, "single_block_infimum", bound);
       j.quantity("stated", t.stated_limit);
       j.quantity("exact", t.single_block_inf);
       j.quantity("E_y2", t.Ey2);
@@ -225,7 +225,7 @@ ClaimResult run(const ClaimContext& ctx) {
         p["n_test"] = nt;
         p["comparison"] = fmt::format("loss(n_test={}) > loss(n_test={})", nt, g.n);
         res.cases.push_back(
-            sja_train::comparison_case(p, "d", "shorter_prompts_higher_loss", dec, "train_length", full, "short", sh).take());
+            sja_train::comparison_case(p, "d", "shorter_prompts_higher_loss", dec, alpha, "train_length", full, "short", sh).take());
       }
     }
   }
@@ -246,7 +246,7 @@ ClaimResult run(const ClaimContext& ctx) {
         p["L"] = L;
         p["comparison"] = fmt::format("loss({} layers) < loss({} layers)", 2 * (l + 1), 2 * l);
         res.cases.push_back(
-            sja_train::comparison_case(p, "e", "more_blocks_lower_loss", dec, "more_blocks", more, "fewer_blocks", fewer).take());
+            sja_train::comparison_case(p, "e", "more_blocks_lower_loss", dec, alpha, "more_blocks", more, "fewer_blocks", fewer).take());
       }
     }
   }
@@ -295,6 +295,7 @@ ClaimResult run(const ClaimContext& ctx) {
   res.extra["error_rates"] = {{"family_alpha", ctx.alpha},
                               {"comparisons", comparisons},
                               {"alpha_per_comparison", alpha},
+                              {"interval", sja_train::interval_over_trials(alpha)},
                               {"tests", "one-sided Welch t (between models) or paired t (test lengths or sub-networks of one model) over trials"},
                               {"false_confirm_rate_per_comparison", alpha}};
   nlohmann::ordered_json findings = nlohmann::ordered_json::array();

@@ -93,7 +93,7 @@ ClaimResult run(const ClaimContext& ctx) {
       const Decision dec = sja_train::judge_less(de.means(), sp.means(), alpha, false, paper_r, "dense (11) below sparse (12)");
       auto p = params();
       p["comparison"] = "dense < sparse";
-      CaseJson j = sja_train::comparison_case(p, "a", "dense_below_sparse", dec, "dense", de, "sparse", sp);
+      CaseJson j = sja_train::comparison_case(p, "a", "dense_below_sparse", dec, alpha, "dense", de, "sparse", sp);
       j.quantity("E_y2", Ey2);
       j.quantity("quadratic_floor", floor);
       res.cases.push_back(j.take());
@@ -108,7 +108,7 @@ ClaimResult run(const ClaimContext& ctx) {
       p["n_test"] = nt;
       p["comparison"] = fmt::format("sparse loss(n_test={}) < loss(n_test={})", r.n, nt);
       res.cases.push_back(
-          sja_train::comparison_case(p, "b", "sparse_loss_decreases_with_n", dec, "long", full, "short", sh).take());
+          sja_train::comparison_case(p, "b", "sparse_loss_decreases_with_n", dec, alpha, "long", full, "short", sh).take());
     }
     runs.push_back(std::move(r));
     if (ctx.progress) ctx.progress(++done, ctx.cases.size());
@@ -149,6 +149,7 @@ ClaimResult run(const ClaimContext& ctx) {
   res.extra["error_rates"] = {{"family_alpha", ctx.alpha},
                               {"comparisons", per_run * ctx.cases.size()},
                               {"alpha_per_comparison", alpha},
+                              {"interval", sja_train::interval_over_trials(alpha)},
                               {"tests", "one-sided Welch t (dense vs sparse) or paired t (test lengths of one model) over trials"}};
   const Verdict v = claim_verdict(ctx, res);
   res.summary = fmt::format("{} ({}): {}", to_string(v),

@@ -102,7 +102,7 @@ ClaimResult run(const ClaimContext& ctx) {
       p["n_test"] = n_long;
       p["comparison"] = fmt::format("n_train={} < n_train={}", g.ns[i], g.ns[i - 1]);
       res.cases.push_back(
-          sja_train::comparison_case(p, "a", "larger_n_train_lower_loss", dec, "larger_n_train", lo, "smaller_n_train", hi).take());
+          sja_train::comparison_case(p, "a", "larger_n_train_lower_loss", dec, alpha, "larger_n_train", lo, "smaller_n_train", hi).take());
     }
     for (std::size_t i = 0; i < g.ns.size(); ++i) {
       const int n = g.ns[i], nt = std::max(1, n / 2);
@@ -114,7 +114,7 @@ ClaimResult run(const ClaimContext& ctx) {
       p["n_test"] = nt;
       p["comparison"] = fmt::format("loss(n_test={}) > loss(n_test={})", nt, n);
       res.cases.push_back(
-          sja_train::comparison_case(p, "b", "shorter_prompts_higher_loss", dec, "train_length", full, "short", sh).take());
+          sja_train::comparison_case(p, "b", "shorter_prompts_higher_loss", dec, alpha, "train_length", full, "short", sh).take());
     }
   }
   const std::string reversal = "a significant reversal at the paper's settings (batch 4000, 20000 steps, 5 trials, 8 layers)";
@@ -160,6 +160,7 @@ ClaimResult run(const ClaimContext& ctx) {
   res.extra["error_rates"] = {{"family_alpha", ctx.alpha},
                               {"comparisons", comparisons},
                               {"alpha_per_comparison", alpha},
+                              {"interval", sja_train::interval_over_trials(alpha)},
                               {"tests", "one-sided Welch t (between models) or paired t (test lengths of one model) over trials"}};
   const Verdict v = claim_verdict(ctx, res);
   res.summary = fmt::format("{} ({}): {}", to_string(v),

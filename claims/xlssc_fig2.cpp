@@ -206,7 +206,7 @@ CaseJson less_case(const std::string& part, const std::string& decision_name, co
                    const TestLosses& higher, bool paired, double alpha, bool paper, nlohmann::ordered_json p) {
   const Decision dec = sja_train::judge_less(lower.means(), higher.means(), alpha, paired, paper, comparison);
   p["comparison"] = comparison;
-  return sja_train::comparison_case(std::move(p), part, decision_name, dec, lower_name, lower, higher_name, higher);
+  return sja_train::comparison_case(std::move(p), part, decision_name, dec, alpha, lower_name, lower, higher_name, higher);
 }
 
 nlohmann::ordered_json model_json(const Model& m, int D) {
@@ -406,6 +406,7 @@ ClaimResult run(const ClaimContext& ctx) {
   res.extra["error_rates"] = {{"family_alpha", ctx.alpha},
                               {"comparisons", kComparisons},
                               {"alpha_per_comparison", alpha},
+                              {"interval", sja_train::interval_over_trials(alpha)},
                               {"fail_level", kFailLevel},
                               {"tests", "one-sided one-sample t (loss at the query against 1/2), paired t (k = D against k = 0, "
                                         "one trained model) or Welch t (two models) over trials"}};

@@ -63,26 +63,6 @@ double dist_identity(const Eigen::MatrixXd& M) {
   return std::sqrt(std::max(0.0, 1.0 - tr * tr / (static_cast<double>(M.rows()) * f2)));
 }
 
-Estimate over_runs(const std::vector<double>& values, double confidence) {
-  if (values.size() < 2) throw std::invalid_argument("over_runs: at least 2 runs");
-  const double k = static_cast<double>(values.size());
-  double mean = 0;
-  for (double v : values) mean += v;
-  mean /= k;
-  double ss = 0;
-  for (double v : values) ss += (v - mean) * (v - mean);
-  Estimate e;
-  e.mean = mean;
-  e.sd = std::sqrt(ss / (k - 1));
-  e.stderr_ = e.sd / std::sqrt(k);
-  e.samples = values.size();
-  e.confidence = confidence;
-  const double t = student_t_quantile(0.5 + confidence / 2, k - 1);
-  e.ci_low = mean - t * e.stderr_;
-  e.ci_high = mean + t * e.stderr_;
-  return e;
-}
-
 double sign_test_p(int successes, int trials) {
   if (trials < 0 || successes < 0 || successes > trials) throw std::invalid_argument("sign_test_p: 0 <= successes <= trials");
   // P(X >= k) = sum_{j >= k} C(n, j) / 2^n, with C computed in doubles (n is a number of runs).

@@ -40,9 +40,6 @@ Eigen::MatrixXd sqrt_psd(const Eigen::MatrixXd& S);
 // Dist(M, I) as above.
 double dist_identity(const Eigen::MatrixXd& M);
 
-// Mean, standard error and the two-sided Student t interval at `confidence` of per-run values (samples =
-// the number of runs; at least 2).
-Estimate over_runs(const std::vector<double>& values, double confidence);
 // One-sided sign test: P(X >= successes) for X ~ Binomial(trials, 1/2).
 double sign_test_p(int successes, int trials);
 

@@ -231,7 +231,7 @@ nlohmann::ordered_json losses_json(const TestLosses& t) {
 }
 
 CaseJson comparison_case(nlohmann::ordered_json params, const std::string& part, const std::string& decision_name,
-                         const Decision& dec, const std::string& lower_name, const TestLosses& lower,
+                         const Decision& dec, double alpha, const std::string& lower_name, const TestLosses& lower,
                          const std::string& higher_name, const TestLosses& higher) {
   CaseJson j(std::move(params));
   j.part(part);
@@ -240,14 +240,24 @@ CaseJson comparison_case(nlohmann::ordered_json params, const std::string& part,
       j.quantity("mc", e);  // the first finished trial
       break;
     }
-  if (std::isfinite(lower.mean())) j.quantity(lower_name + "_mean_loss", lower.mean());
-  if (std::isfinite(higher.mean())) j.quantity(higher_name + "_mean_loss", higher.mean());
+  const auto mean_loss = [&](const std::string& name, const TestLosses& t) {
+    if (t.finished() >= 2)
+      j.quantity(name + "_mean_loss", over_runs(t.means(), 1 - alpha));
+    else if (std::isfinite(t.mean()))
+      j.quantity(name + "_mean_loss", t.mean());
+  };
+  mean_loss(lower_name, lower);
+  mean_loss(higher_name, higher);
   j.field(lower_name + "_test_loss", losses_json(lower));
   j.field(higher_name + "_test_loss", losses_json(higher));
   j.decision(decision_name, dec);
   j.verdict(dec.verdict, dec.why,
             dec.verdict == Verdict::inconclusive ? std::vector<std::string>{} : std::vector<std::string>{decision_name});
   return j;
+}
+
+std::string interval_over_trials(double alpha) {
+  return fmt::format("{:.4g}% Student-t", 100 * (1 - alpha));
 }
 
 nlohmann::ordered_json model_json(const Model& m, const std::map<int, TestLosses>& losses) {

@@ -88,12 +88,16 @@ Decision judge_less(const std::vector<double>& lower, const std::vector<double>&
                     bool paper_settings, const std::string& what);
 
 // One comparison case "lower < higher" (part `part`): the params, mc (lower's first trial), both sides' mean
-// losses as quantities <lower_name>_mean_loss / <higher_name>_mean_loss, their per-trial losses as fields
-// <name>_test_loss, the decision under `decision_name` and the verdict resting on it. The caller may add
-// quantities before take().
+// losses as quantities <lower_name>_mean_loss / <higher_name>_mean_loss (over at least 2 finished trials: the mean
+// with its two-sided Student-t interval over trials at confidence 1 - alpha, alpha the comparison's; over one trial:
+// its value), their per-trial losses as fields <name>_test_loss, the decision under `decision_name` and the verdict
+// resting on it. The caller may add quantities before take().
 CaseJson comparison_case(nlohmann::ordered_json params, const std::string& part, const std::string& decision_name,
-                         const Decision& dec, const std::string& lower_name, const TestLosses& lower,
+                         const Decision& dec, double alpha, const std::string& lower_name, const TestLosses& lower,
                          const std::string& higher_name, const TestLosses& higher);
+// The error_rates "interval" entry (the level of the intervals over trials of comparison_case's mean losses, which
+// the tables' notes name): "99.92% Student-t".
+std::string interval_over_trials(double alpha);
 // A model's entry of the report's `models` block: name, trained parameter count, test losses, runs.
 nlohmann::ordered_json model_json(const Model& m, const std::map<int, TestLosses>& losses);
 

@@ -62,11 +62,11 @@ TEST_CASE("acds experiments: Dist, orthogonal U, sign test, intervals over runs"
   CHECK(sign_test_p(4, 5) == doctest::Approx(6.0 / 32));
   CHECK_THROWS(sign_test_p(6, 5));
 
-  const icl::Estimate e = over_runs({1, 2, 3, 4, 5}, 0.95);
+  const icl::Estimate e = icl::over_runs({1, 2, 3, 4, 5}, 0.95);
   CHECK(e.mean == doctest::Approx(3));
   CHECK(e.stderr_ == doctest::Approx(std::sqrt(2.5 / 5)));
   CHECK(e.ci_high - e.mean == doctest::Approx(2.776445 * std::sqrt(0.5)).epsilon(1e-5));  // t_{0.975, 4}
-  CHECK_THROWS(over_runs({1}, 0.95));
+  CHECK_THROWS(icl::over_runs({1}, 0.95));
 }
 
 TEST_CASE("regression: acds.exp43 --quick") {

@@ -4,6 +4,7 @@
 #include <boost/math/distributions/students_t.hpp>
 
 #include <cmath>
+#include <stdexcept>
 
 namespace icl {
 
@@ -12,6 +13,26 @@ double student_t_quantile(double p, double dof) {
   return boost::math::quantile(boost::math::students_t_distribution<double>(dof), p);
 }
 double normal_quantile(double p) { return boost::math::quantile(boost::math::normal_distribution<double>(), p); }
+
+Estimate over_runs(const std::vector<double>& values, double confidence) {
+  if (values.size() < 2) throw std::invalid_argument("over_runs: at least 2 runs");
+  const double k = static_cast<double>(values.size());
+  double mean = 0;
+  for (double v : values) mean += v;
+  mean /= k;
+  double ss = 0;
+  for (double v : values) ss += (v - mean) * (v - mean);
+  Estimate e;
+  e.mean = mean;
+  e.sd = std::sqrt(ss / (k - 1));
+  e.stderr_ = e.sd / std::sqrt(k);
+  e.samples = values.size();
+  e.confidence = confidence;
+  const double t = student_t_quantile(0.5 + confidence / 2, k - 1);
+  e.ci_low = mean - t * e.stderr_;
+  e.ci_high = mean + t * e.stderr_;
+  return e;
+}
 
 Estimate make_estimate(const Accumulator& acc, int k, double confidence) {
   Estimate e;

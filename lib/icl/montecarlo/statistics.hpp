@@ -4,6 +4,7 @@
 #include "icl/montecarlo/montecarlo.hpp"
 
 #include <cstdint>
+#include <vector>
 
 namespace icl {
 
@@ -14,6 +15,10 @@ struct Estimate {
 };
 // Student-t interval at the given two-sided confidence.
 Estimate make_estimate(const Accumulator& acc, int component, double confidence);
+// Over independent runs (trained models, one value each): mean, standard error and the two-sided Student-t interval
+// at `confidence` with runs - 1 degrees of freedom (samples = the number of runs). Throws std::invalid_argument for
+// fewer than 2 runs.
+Estimate over_runs(const std::vector<double>& values, double confidence);
 double student_t_quantile(double p, double dof);
 double normal_quantile(double p);
 
