@@ -223,7 +223,7 @@ ClaimResult run(const ClaimContext& ctx) {
         auto p = base_params(g);
         p["L"] = g.Ls[i];
         p["n_test"] = nt;
-        p["comparison"] = fmt::format("loss(n_test={}) > loss(n_test={})", nt, g.n);
+        p["comparison"] = "loss(n) < loss(n_test)";
         res.cases.push_back(
             sja_train::comparison_case(p, "d", "shorter_prompts_higher_loss", dec, alpha, "train_length", full, "short", sh).take());
       }
@@ -244,7 +244,7 @@ ClaimResult run(const ClaimContext& ctx) {
             fmt::format("bilinear L={}: first {} layers below first {} layers", L, 2 * (l + 1), 2 * l));
         auto p = base_params(g);
         p["L"] = L;
-        p["comparison"] = fmt::format("loss({} layers) < loss({} layers)", 2 * (l + 1), 2 * l);
+        p["comparison"] = fmt::format("{} layers < {} layers", 2 * (l + 1), 2 * l);
         res.cases.push_back(
             sja_train::comparison_case(p, "e", "more_blocks_lower_loss", dec, alpha, "more_blocks", more, "fewer_blocks", fewer).take());
       }

@@ -106,7 +106,7 @@ ClaimResult run(const ClaimContext& ctx) {
                                                  fmt::format("sparse: loss at n_test = {} below n_test = {}", r.n, nt));
       auto p = params();
       p["n_test"] = nt;
-      p["comparison"] = fmt::format("sparse loss(n_test={}) < loss(n_test={})", r.n, nt);
+      p["comparison"] = "sparse: loss(n) < loss(n_test)";
       res.cases.push_back(
           sja_train::comparison_case(p, "b", "sparse_loss_decreases_with_n", dec, alpha, "long", full, "short", sh).take());
     }

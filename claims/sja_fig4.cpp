@@ -112,7 +112,7 @@ ClaimResult run(const ClaimContext& ctx) {
                                                  fmt::format("n_train = {}: loss at n_test = {} above n_test = {}", n, nt, n));
       auto p = params(n);
       p["n_test"] = nt;
-      p["comparison"] = fmt::format("loss(n_test={}) > loss(n_test={})", nt, n);
+      p["comparison"] = "loss(n) < loss(n_test)";
       res.cases.push_back(
           sja_train::comparison_case(p, "b", "shorter_prompts_higher_loss", dec, alpha, "train_length", full, "short", sh).take());
     }

@@ -80,6 +80,10 @@ TEST_CASE("paper: a LaTeX table cites the paper, names the run and shows at most
   CHECK(tex.find("Quick run, \\num{8192} prompts per case, seed 7") != std::string::npos);
   CHECK(tex.find("12 of the 20 cases") != std::string::npos);
   CHECK(tex.find("\\num{34}") != std::string::npos);  // the refuted case (n = 17) is among the 12
+  // The verdicts differ between cases: each row has its own.
+  CHECK(tex.find("& Verdict") != std::string::npos);
+  CHECK(tex.find("\\textbf{refuted} \\\\") != std::string::npos);
+  CHECK(tex.find("Every case's verdict") == std::string::npos);
   CHECK(needs_cases_appendix(r));
   const std::string all = latex_cases_longtable(r);
   CHECK(all.find("\\begin{longtable}") != std::string::npos);
@@ -92,7 +96,7 @@ TEST_CASE("paper: a LaTeX table cites the paper, names the run and shows at most
   CHECK(md.find("d=1, n=20 |") != std::string::npos);
 }
 
-TEST_CASE("paper: parameters equal in every case go to the caption, text values wrap, a column takes alternatives") {
+TEST_CASE("paper: parameters and a verdict equal in every case go to the notes, long text wraps, a column takes alternatives") {
   nlohmann::ordered_json r;
   r["schema"] = "icl-verify/report/v1";
   r["claim"] = "sja.fig4";
@@ -106,7 +110,7 @@ TEST_CASE("paper: parameters equal in every case go to the caption, text values 
                         {"quantities", {{"larger_n_train_mean_loss", {{"value", 16.5}}},
                                         {"smaller_n_train_mean_loss", {{"value", 16.25}}}}},
                         {"verdict", "inconclusive"}});
-  r["cases"].push_back({{"params", {{"d", 3}, {"n_train", 100}, {"n_test", 50}, {"comparison", "loss(n_test=50) > loss"}}},
+  r["cases"].push_back({{"params", {{"d", 3}, {"n_train", 100}, {"n_test", 50}, {"comparison", "loss(n_test=50) > loss(n_test=100)"}}},
                         {"quantities", {{"short_mean_loss", {{"value", 344.75}}}, {"train_length_mean_loss", {{"value", 15.5}}}}},
                         {"verdict", "inconclusive"}});
   const std::string tex = latex_table(r);
@@ -114,7 +118,13 @@ TEST_CASE("paper: parameters equal in every case go to the caption, text values 
   CHECK(tex.find("$d$ &") == std::string::npos);                           // and so is not a column
   CHECK(tex.find("\\texttt{n\\_train} &") != std::string::npos);           // n_train differs: a column
   CHECK(tex.find("Also") != std::string::npos);                            // n_test: only in the second case
-  CHECK(tex.find("\\parbox[t]{8em}{\\raggedright loss(n\\_test=50) \\textgreater{} loss}") != std::string::npos);
+  // Text over 26 characters wraps in a box; shorter text keeps its natural width.
+  CHECK(tex.find("\\parbox[t]{9em}{\\raggedright loss(n\\_test=50) \\textgreater{} loss(n\\_test=100)}") != std::string::npos);
+  CHECK(tex.find("n\\_train=200 \\textless{} n\\_train=100 &") != std::string::npos);
+  CHECK(tex.find("\\raggedright n\\_train=200") == std::string::npos);
+  // Both cases are inconclusive: the notes say so once, and there is no Verdict column.
+  CHECK(tex.find("Every case's verdict: inconclusive.") != std::string::npos);
+  CHECK(tex.find("& Verdict") == std::string::npos);
   // "Left" reads larger_n_train_mean_loss in the first case and short_mean_loss in the second.
   CHECK(tex.find("\\num{16.5} & \\num{16.25}") != std::string::npos);
   CHECK(tex.find("\\num{344.8} & \\num{15.5}") != std::string::npos);
