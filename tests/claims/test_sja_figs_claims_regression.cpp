@@ -76,13 +76,13 @@ TEST_CASE("regression: sja.fig1 --quick (linear and dense bilinear training)") {
   int e_cases = 0;
   double full_l2 = 0;
   for (const auto& c : j["cases"])
-    if (c["part"] == "a" && c["params"]["L"] == 2) full_l2 = c["quantities"]["bilinear_mean_loss"]["value"].get<double>();
+    if (c["part"] == "a" && c["params"]["L"] == 2) full_l2 = c["quantities"]["bilinear_mean_loss"]["mean"].get<double>();
   for (const auto& c : j["cases"]) {
     if (c["part"] != "e") continue;
     ++e_cases;
-    CHECK(c["params"]["comparison"] == "loss(4 layers) < loss(2 layers)");
-    CHECK(c["quantities"]["more_blocks_mean_loss"]["value"].get<double>() == full_l2);
-    CHECK(c["quantities"]["fewer_blocks_mean_loss"]["value"].get<double>() != full_l2);  // a real sub-network
+    CHECK(c["params"]["comparison"] == "4 layers < 2 layers");
+    CHECK(c["quantities"]["more_blocks_mean_loss"]["mean"].get<double>() == full_l2);
+    CHECK(c["quantities"]["fewer_blocks_mean_loss"]["mean"].get<double>() != full_l2);  // a real sub-network
     CHECK(c["decisions"].contains("more_blocks_lower_loss"));
   }
   CHECK(e_cases == 1);  // L in {1, 2} at --quick: one step, 2 -> 4 layers
