@@ -18,6 +18,9 @@ import re
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import readme_table  # noqa: E402  (the one parser of `icl-verify list`)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 DEFAULT_OUT = os.path.join(ROOT, "reports", "paper", "estimates.json")
@@ -32,11 +35,10 @@ def seconds(text):
 
 
 def training_claims(binary):
-    out = subprocess.run([binary, "list"], check=True, capture_output=True, text=True).stdout
-    claims = [m.group(1) for m in (re.match(r"^([a-z0-9]+\.[A-Za-z0-9_]+)\s", l) for l in out.splitlines()) if m
-              and "[not implemented yet]" not in m.string]
     found = []
-    for c in claims:
+    for c, implemented in readme_table.read_listing(binary):
+        if not implemented:
+            continue
         text = subprocess.run([binary, "list", c], check=True, capture_output=True, text=True).stdout
         if re.search(r"^\s*steps\b", text, re.M):
             found.append(c)
