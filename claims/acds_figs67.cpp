@@ -210,7 +210,18 @@ ClaimResult run(const ClaimContext& ctx) {
   return res;
 }
 
-const RegisterClaim reg{Claim{
+// The layout of the claim's LaTeX table (report/table.hpp).
+ClaimTable table_layout() {
+  return {TableKind::training,
+          "Figures~6--7",
+          "Trained $L$-layer LSA vs.\\ $L$ steps of preconditioned and plain GD",
+          {{"mc", "Trained", "the trained model's test loss"},
+           {"stated", "Precond.\\ GD", "exact loss of $L$ steps of preconditioned GD at its best step"},
+           {"precond_gd_eta", "$\\eta$", "that step size"},
+           {"gd_mc", "Plain GD", "loss of $L$ steps of plain GD at its best step"}}};
+}
+
+const RegisterClaim reg{with_table(Claim{
     "acds.figs67",
     "App. D: trained L-layer LSA at least as good as L-step preconditioned GD",
     "Ahn, Cheng, Daneshmand and Sra (2023), Appendix D, Figures 6-7",
@@ -228,7 +239,7 @@ const RegisterClaim reg{Claim{
     run,
     {PartSpec{"a", "Fig. 6 (L = 3, over n): the trained model is at least as good as 3-step preconditioned GD.", Strength::empirical},
      PartSpec{"b", "Fig. 7 (n = 20, over L): the trained L-layer model is at least as good as L-step preconditioned GD.",
-              Strength::empirical}}}};
+              Strength::empirical}}}, table_layout())};
 
 }  // namespace
 }  // namespace icl

@@ -42,6 +42,7 @@
 // smallest clean counterexample is d = 2, n = 1, L = 1 with a non-symmetric A_0 and x ~ N(0, I).
 #include "constructions/acds_lemma1.hpp"
 #include "icl/claim/case_json.hpp"
+#include "icl/claim/param_names.hpp"
 #include "icl/exact/block_coordinate_descent.hpp"
 #include "icl/model/prompt.hpp"
 #include "icl/model/rng.hpp"
@@ -247,7 +248,16 @@ ClaimResult run(const ClaimContext& ctx) {
   return res;
 }
 
-const RegisterClaim reg{Claim{
+// The layout of the claim's LaTeX table (report/table.hpp).
+ClaimTable table_layout() {
+  return {TableKind::identity,
+          "Lemma~1",
+          "$L$-layer sparse LSA $= L$ steps of preconditioned GD",
+          {{"max_rel_error", "Stated", "largest relative error of the stated recursion"},
+           {"max_rel_error_corrected", "With $A_\\ell^\\top$", "the same with $A_\\ell^\\top$"}}};
+}
+
+const RegisterClaim reg{with_table(Claim{
     "acds.lemma1",
     "L-layer sparse LSA = L steps of preconditioned GD",
     "Ahn, Cheng, Daneshmand and Sra (2023), Lemma 1, eq. (8), proof in Appendix C.1",
@@ -257,7 +267,8 @@ const RegisterClaim reg{Claim{
     {ParamSpec{"d", {1, 2, 4}, {1, 2}, 1, 64, true, "input dimension"},
      ParamSpec{"n", {1, 5, 40}, {1, 10}, 1, 100000, true, "context length"},
      ParamSpec{"L", {1, 4, 10}, {1, 5}, 1, 200, true, "layers (steps)"},
-     ParamSpec{"sym", {1, 0}, {1, 0}, 0, 1, true, "1: symmetric A_l, 0: general A_l"}},
+     with_names(ParamSpec{"sym", {1, 0}, {1, 0}, 0, 1, true, "1: symmetric A_l, 0: general A_l"},
+                numbered_names({"general", "symmetric"}))},
     3000,
     150,
     [](const Case& c, int threads) {
@@ -267,7 +278,7 @@ const RegisterClaim reg{Claim{
     {PartSpec{"a",
               "For the L-layer linear Transformer with the sparse weights (8), A_l in R^{d x d}, the (d+1, n+1) entry of "
               "the l-th layer output is -<x_q, w_gd^l> with w_gd^0 = 0 and w_gd^(l+1) = w_gd^l - A_l grad R(w_gd^l).",
-              Strength::theorem}}}};
+              Strength::theorem}}}, table_layout())};
 
 }  // namespace
 }  // namespace icl

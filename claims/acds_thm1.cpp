@@ -266,15 +266,27 @@ ClaimResult run(const ClaimContext& ctx) {
   return res;
 }
 
-const RegisterClaim reg{Claim{
+// The layout of the claim's LaTeX table (report/table.hpp).
+ClaimTable table_layout() {
+  return {TableKind::equality,
+          "Theorem~1",
+          "Single-layer global minimiser of LSA for $x\\sim\\mathcal{N}(0,\\Sigma)$",
+          {{"stated", "Paper", "loss at the stated minimiser"},
+           {"exact", "Exact opt.", "exact optimum"},
+           mc_column(),
+           {"matrix_relative_difference", "Matrix diff.", "relative difference, stated vs.\\ exact $Q_0$"}}};
+}
+
+const RegisterClaim reg{with_table(Claim{
     "acds.thm1",
     "Single-layer global minimiser of LSA for x ~ N(0, Sigma)",
     "Ahn, Cheng, Daneshmand and Sra (2023), Theorem 1 and Appendix A",
     "x ~ N(0, Sigma), Sigma = U Lam U^T, w ~ N(0, I). The single-layer global minimiser is, up to rescaling "
     "P0 -> g P0, Q0 -> Q0/g: P0 = e e^T, Q0 = -[U diag(1/((n+1)/n lam_i + tr(Lam)/n)) U^T, 0; 0, 0].",
     {ParamSpec{"d", {2, 4, 5}, {2, 5}, 1, 8, true, "input dimension (d = 5, isotropic, n = 20 also trains)"},
-     ParamSpec{"cov", {0, 1, 2, 3}, {0, 2}, 0, 3, true,
-               "covariance: 0 isotropic, 1 diagonal, 2 rotated, 3 rotated ill-conditioned (kappa 100)"},
+     with_names(ParamSpec{"cov", {0, 1, 2, 3}, {0, 2}, 0, 3, true,
+                          "covariance: 0 isotropic, 1 diagonal, 2 rotated, 3 rotated ill-conditioned (kappa 100)"},
+                test_covariance_names()),
      ParamSpec{"n", {2, 20}, {20}, 1, 1e6, true, "context length"}},
     600000,
     300000,
@@ -283,7 +295,7 @@ const RegisterClaim reg{Claim{
     {PartSpec{"a",
               "For x ~ N(0, Sigma), w ~ N(0, I), a global minimiser of the single-layer in-context loss is, up to "
               "rescaling, P0 = e e^T, Q0 = -[U diag(1/((n+1)/n lam_i + tr(Lam)/n)) U^T, 0; 0, 0].",
-              Strength::theorem}}}};
+              Strength::theorem}}}, table_layout())};
 
 }  // namespace
 }  // namespace icl

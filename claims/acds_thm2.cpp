@@ -240,7 +240,18 @@ ClaimResult run(const ClaimContext& ctx) {
   return res;
 }
 
-const RegisterClaim reg{Claim{
+// The layout of the claim's LaTeX table (report/table.hpp).
+ClaimTable table_layout() {
+  return {TableKind::equality,
+          "Theorem~2",
+          "Two layers: diagonal $A_1, A_2$ are global minimisers",
+          {{"diagonal_best", "Best diagonal", "best diagonal pair (exact loss)"},
+           {"general_best", "Best symmetric", "best symmetric pair (exact loss)"},
+           mc_column(),
+           {"relative_gap", "Rel.\\ gap", "relative gap"}}};
+}
+
+const RegisterClaim reg{with_table(Claim{
     "acds.thm2",
     "Two layers: diagonal A_1, A_2 are global minimisers",
     "Ahn, Cheng, Daneshmand and Sra (2023), Theorem 2 and Appendix B.1",
@@ -255,7 +266,7 @@ const RegisterClaim reg{Claim{
     {PartSpec{"a",
               "Two layers in form (8) with symmetric A_1, A_2, x ~ N(0, I), w ~ N(0, I): there are diagonal A_1, A_2 "
               "that are global minimisers of the in-context loss over symmetric pairs.",
-              Strength::theorem}}}};
+              Strength::theorem}}}, table_layout())};
 
 }  // namespace
 }  // namespace icl

@@ -34,6 +34,7 @@
 // Verdict per case: confirmed when every check holds; otherwise inconclusive (an infimum over an unbounded
 // set is not refuted by a search that fails).
 #include "claims/common/acds_landscape.hpp"
+#include "icl/model/gaussian_model.hpp"
 #include "icl/model/prompt.hpp"
 
 
@@ -48,7 +49,18 @@ ClaimResult run(const ClaimContext& ctx) {
   return acds_landscape::run_claim(ctx, s);
 }
 
-const RegisterClaim reg{Claim{
+// The layout of the claim's LaTeX table (report/table.hpp).
+ClaimTable table_layout() {
+  return {
+      TableKind::identity,
+      "Theorem~4",
+      "Same with $P_i=\\mathrm{diag}(B_i,1)$, $B_i=b_i I$",
+      {{"relative_gradient_norm", "Gradient", "gradient norm at the stationary point, relative to the zero network's"},
+       {"control_off_family", "Off family", "the same $10^{-4}$ off the family (control)"},
+       {"loss_exact", "Loss", "exact loss there"}}};
+}
+
+const RegisterClaim reg{with_table(Claim{
     "acds.thm4",
     "Same with P_i = [B_i 0; 0 1], B_i = b_i I",
     "Ahn, Cheng, Daneshmand and Sra (2023), Theorem 4 and Appendix B.3",
@@ -57,8 +69,9 @@ const RegisterClaim reg{Claim{
     {ParamSpec{"d", {2, 3}, {2}, 1, 3, true, "input dimension"},
      ParamSpec{"L", {1, 2}, {2}, 1, 2, true, "layers (form (11); the exact engine reaches L = 2)"},
      ParamSpec{"n", {10}, {10}, 1, 1e6, true, "context length"},
-     ParamSpec{"cov", {0, 3}, {2}, 0, 3, true,
-               "covariance: 0 isotropic, 1 diagonal, 2 rotated, 3 rotated ill-conditioned (kappa 100)"}},
+     with_names(ParamSpec{"cov", {0, 3}, {2}, 0, 3, true,
+                          "covariance: 0 isotropic, 1 diagonal, 2 rotated, 3 rotated ill-conditioned (kappa 100)"},
+                test_covariance_names())},
     1000000,
     300000,
     [](const Case& c, int threads) { return threads * acds_shape(c.geti("d"), c.geti("n")).workspace_bytes(); },
@@ -67,7 +80,7 @@ const RegisterClaim reg{Claim{
               "For x ~ N(0, Sigma), w ~ N(0, Sigma^-1), any Sigma > 0 and any number of layers L in form (11): the infimum "
               "over A_i = a_i Sigma^-1, B_i = b_i I of sum_i (||grad_{A_i} f||_F^2 + ||grad_{B_i} f||_F^2) is 0 (it need "
               "not be attained).",
-              Strength::theorem}}}};
+              Strength::theorem}}}, table_layout())};
 
 }  // namespace
 }  // namespace icl

@@ -246,7 +246,16 @@ ClaimResult run(const ClaimContext& ctx) {
   return res;
 }
 
-const RegisterClaim reg{Claim{
+// The layout of the claim's LaTeX table (report/table.hpp).
+ClaimTable table_layout() {
+  return {TableKind::identity,
+          "Corollary~10",
+          "Width $d+h+1$ stack $=$ block-coordinate descent (kernel regression)",
+          {{"max_rel_error", "Max.\\ rel.\\ error", "forward pass vs.\\ BCD"},
+           {"feature_degree", "Degree", "largest feature degree"}}};
+}
+
+const RegisterClaim reg{with_table(Claim{
     "sja.cor10",
     "Width d+h+1 stack = block-coordinate descent over kernel regression",
     "Sun, Jadbabaie and Azizan (2025), Corollary 10 (Appendix A)",
@@ -267,7 +276,7 @@ const RegisterClaim reg{Claim{
               "A deep Transformer with dbar = d + h + 1 implements block-coordinate descent over kernel regression: "
               "yhat^(l) = f(x_q; w^(l)), w^(l) the iterates of (9) over the feed-forward network's intermediate "
               "activations.",
-              Strength::theorem}}}};
+              Strength::theorem}}}, table_layout())};
 
 }  // namespace
 }  // namespace icl

@@ -570,7 +570,20 @@ ClaimResult run(const ClaimContext& ctx) {
   return res;
 }
 
-const RegisterClaim reg{Claim{
+// The layout of the claim's LaTeX table (report/table.hpp).
+ClaimTable table_layout() {
+  return {TableKind::slope,
+          "Corollary~6",
+          "Algorithm~1 trains the App.~C block; its loss decays as $1/n$",
+          {{"stage1_loss", "Stage 1", "loss after stage~1 of Algorithm~1 (part a)"},
+           {"stated", "Paper", "stated value (b: the loss's limit; c: the log--log slope)"},
+           {"exact", "Exact", "exact value (b: loss at $n_{\\max}$; c: local slope there)"},
+           {"fit_slope", "Fitted slope", "least-squares log--log slope over $[n_{\\min}, n_{\\max}]$"},
+           {"n_times_loss_at_n_max", "$n\\,\\mathcal{L}$", "$n$ times the exact loss at $n_{\\max}$"},
+           {"appC_n_times_loss", "App.~C", "the same for the App.~C block's constants"}}};
+}
+
+const RegisterClaim reg{with_table(Claim{
     "sja.cor6",
     "Algorithm 1 gives x -> M v and loss O(1/n)",
     "Sun, Jadbabaie and Azizan (2025), Corollary 6 and Algorithm 1 (Section 3.3)",
@@ -594,7 +607,7 @@ const RegisterClaim reg{Claim{
               Strength::theorem},
      PartSpec{"b", "Stage 2's attention approximately solves ordinary least squares on the layer's features (as n grows).",
               Strength::asymptotic},
-     PartSpec{"c", "The learned block's in-context loss is at most O(1/n).", Strength::asymptotic}}}};
+     PartSpec{"c", "The learned block's in-context loss is at most O(1/n).", Strength::asymptotic}}}, table_layout())};
 
 }  // namespace
 }  // namespace icl

@@ -20,6 +20,7 @@
 #include "constructions/sja_appC.hpp"
 #include "constructions/sja_lower_bound.hpp"
 #include "icl/claim/case_json.hpp"
+#include "icl/claim/param_names.hpp"
 #include "icl/exact/lower_bounds.hpp"
 #include "icl/exact/optimal_attention.hpp"
 #include "icl/model/prompt.hpp"
@@ -186,7 +187,17 @@ ClaimResult run(const ClaimContext& ctx) {
   return res;
 }
 
-const RegisterClaim reg{Claim{
+// The layout of the claim's LaTeX table (report/table.hpp).
+ClaimTable table_layout() {
+  return {TableKind::bound,
+          "Corollary~9",
+          "Orthonormal features: $\\tilde d < m$ forces $L \\ge m-\\tilde d$",
+          {{"stated", "Bound", "the stated lower bound $m-\\tilde d$"},
+           {"exact", "Exact inf.", "exact infimum over the family"},
+           {"mc", "Construction (MC)", "a finite-$n$ construction by Monte Carlo"}}};
+}
+
+const RegisterClaim reg{with_table(Claim{
     "sja.cor9",
     "Orthonormal features: projected dimension d~ < m forces loss >= m - d~",
     "Sun, Jadbabaie and Azizan (2025), Corollary 9 (Appendix A)",
@@ -195,8 +206,9 @@ const RegisterClaim reg{Claim{
     {ParamSpec{"d", {1, 2}, {2}, 1, 3, true, "input dimension"},
      ParamSpec{"m", {3, 6}, {4}, 1, 10, true, "number of orthonormal features (<= C(d+2,2))"},
      ParamSpec{"dt", {0, 1, 2, 4}, {2}, 0, 10, true, "projected dimension of the kernel (< m)"},
-     ParamSpec{"basis", {0, 1}, {0, 1}, 0, 1, true,
-               "0 the v_ij of Lemma 3 under N(0, I); 1 Gram-Schmidt monomials under a rotated N(0, Sigma)"},
+     with_names(ParamSpec{"basis", {0, 1}, {0, 1}, 0, 1, true,
+                          "0 the v_ij of Lemma 3 under N(0, I); 1 Gram-Schmidt monomials under a rotated N(0, Sigma)"},
+                numbered_names({"lemma3", "gram-schmidt"})),
      ParamSpec{"n", {200}, {100}, 1, 1e6, true, "context length"}},
     200000,
     50000,
@@ -207,7 +219,7 @@ const RegisterClaim reg{Claim{
     {PartSpec{"a",
               "For orthonormal features g_1..g_m and f = sum w_i g_i with w_i i.i.d. N(0,1), any block whose "
               "feed-forward kernel projects onto span{g} with dimension dt < m has loss >= m - dt.",
-              Strength::theorem}}}};
+              Strength::theorem}}}, table_layout())};
 
 }  // namespace
 }  // namespace icl

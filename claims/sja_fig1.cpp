@@ -325,7 +325,21 @@ ClaimResult run(const ClaimContext& ctx) {
   return res;
 }
 
-const RegisterClaim reg{Claim{
+// The layout of the claim's LaTeX table (report/table.hpp).
+ClaimTable table_layout() {
+  return {TableKind::training,
+          "Figure~1",
+          "Trained bilinear vs.\\ linear Transformers on quadratic ICL",
+          {{"bilinear_mean_loss|deeper_mean_loss|short_mean_loss|more_blocks_mean_loss", "Left",
+            "mean test loss over trials of the comparison's left side, $\\pm$ half-width of its interval over trials"},
+           {"linear_mean_loss|shallower_mean_loss|single_block_infimum_mean_loss|train_length_mean_loss|"
+            "fewer_blocks_mean_loss",
+            "Right", "the same for its right side (c: the exact single-block infimum)"},
+           {"stated", "Paper", "the paper's limit (part c)"},
+           {"E_y2", "$\\mathbb{E}[y^2]$", "loss of the zero predictor"}}};
+}
+
+const RegisterClaim reg{with_table(Claim{
     "sja.fig1",
     "Trained bilinear vs linear Transformers on quadratic ICL (Fig. 1)",
     "Sun, Jadbabaie and Azizan (2025), Sec. 4.1, Fig. 1; App. I, Figs. 5-9; App. J",
@@ -354,7 +368,7 @@ const RegisterClaim reg{Claim{
      PartSpec{"c", "At d = 4 (15 features > dbar = 12) deep bilinear models learn the quadratic in context, beating the "
                    "single-block limit of Remark 1.", Strength::empirical},
      PartSpec{"d", "Test loss rises for test prompts shorter than the training prompts.", Strength::empirical},
-     PartSpec{"e", "The first 2l layers of a trained model behave as l block-coordinate-descent steps.", Strength::empirical}}}};
+     PartSpec{"e", "The first 2l layers of a trained model behave as l block-coordinate-descent steps.", Strength::empirical}}}, table_layout())};
 
 }  // namespace
 }  // namespace icl

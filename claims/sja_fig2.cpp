@@ -158,7 +158,18 @@ ClaimResult run(const ClaimContext& ctx) {
   return res;
 }
 
-const RegisterClaim reg{Claim{
+// The layout of the claim's LaTeX table (report/table.hpp).
+ClaimTable table_layout() {
+  return {TableKind::training,
+          "Figure~2",
+          "Trained dense (11) vs.\\ sparse (12) bilinear Transformers",
+          {{"dense_mean_loss|long_mean_loss", "Left", "mean test loss over trials of the comparison's left side, $\\pm$ half-width of its interval over trials"},
+           {"sparse_mean_loss|short_mean_loss", "Right", "the same for its right side"},
+           {"E_y2", "$\\mathbb{E}[y^2]$", "loss of the zero predictor"},
+           {"quadratic_floor", "Floor", "loss floor of degree-2 features"}}};
+}
+
+const RegisterClaim reg{with_table(Claim{
     "sja.fig2",
     "Trained dense (11) vs sparse (12) bilinear Transformers on the 10-term cubic (Fig. 2)",
     "Sun, Jadbabaie and Azizan (2025), Sec. 4.2, Fig. 2; App. I, Fig. 10; App. J",
@@ -178,7 +189,7 @@ const RegisterClaim reg{Claim{
     run,
     {PartSpec{"a", "The trained dense (11) 10-layer bilinear Transformer significantly outperforms the trained sparse (12) one on "
                    "the 10-term cubic.", Strength::empirical},
-     PartSpec{"b", "The sparse model's loss still decreases with more in-context examples.", Strength::empirical}}}};
+     PartSpec{"b", "The sparse model's loss still decreases with more in-context examples.", Strength::empirical}}}, table_layout())};
 
 }  // namespace
 }  // namespace icl

@@ -13,6 +13,7 @@
 //   if the lower bound exceeds alpha, inconclusive otherwise.
 #include "constructions/sja_appC.hpp"
 #include "icl/claim/case_json.hpp"
+#include "icl/claim/param_names.hpp"
 #include "icl/exact/sparse_attention.hpp"
 #include "icl/exact/feature_moments.hpp"
 #include "icl/model/gaussian_model.hpp"
@@ -214,7 +215,19 @@ ClaimResult run(const ClaimContext& ctx) {
   return res;
 }
 
-const RegisterClaim reg{Claim{
+// The layout of the claim's LaTeX table (report/table.hpp).
+ClaimTable table_layout() {
+  return {TableKind::slope,
+          "Appendix~C.2, Figure~3",
+          "App.~C block at $d=4$: log--log slope $-1$, $r^2=0.97$",
+          {{"stated", "Paper", "the stated slope or $r^2$"},
+           {"exact", "Exact", "exact slope"},
+           {"mc", "Monte Carlo", "fitted slope, or mean $r^2$ under the paper's protocol"},
+           {"r2_q05", "$r^2$ 5\\%", "5\\% quantile of $r^2$ over replications"},
+           {"r2_q95", "$r^2$ 95\\%", "95\\% quantile of $r^2$"}}};
+}
+
+const RegisterClaim reg{with_case_names(with_table(Claim{
     "sja.fig3",
     "App. C block at d=4: log-log slope -1, r^2 = 0.97",
     "Sun, Jadbabaie and Azizan (2025), Appendix C.2 and Figure 3",
@@ -230,7 +243,8 @@ const RegisterClaim reg{Claim{
               "of slope -1 (the loss scales like 1/n).",
               Strength::empirical},
      PartSpec{"b", "The linear fit on the log-log scale yields r^2 = 0.97 (Figure 3: 100 prompts per n).",
-              Strength::empirical}}}};
+              Strength::empirical}}}, table_layout()),
+    "test", numbered_names({"slope", "r2"}, 1))};  // the case parameter `test`, set by the claim (not --set)
 
 }  // namespace
 }  // namespace icl

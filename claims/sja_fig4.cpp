@@ -169,7 +169,17 @@ ClaimResult run(const ClaimContext& ctx) {
   return res;
 }
 
-const RegisterClaim reg{Claim{
+// The layout of the claim's LaTeX table (report/table.hpp).
+ClaimTable table_layout() {
+  return {
+      TableKind::training,
+      "Figure~4",
+      "Trained bilinear Transformers by training prompt length",
+      {{"larger_n_train_mean_loss|short_mean_loss", "Left", "mean test loss over trials of the comparison's left side, $\\pm$ half-width of its interval over trials"},
+       {"smaller_n_train_mean_loss|train_length_mean_loss", "Right", "the same for its right side"}}};
+}
+
+const RegisterClaim reg{with_table(Claim{
     "sja.fig4",
     "Trained bilinear Transformers by training prompt length (Fig. 4)",
     "Sun, Jadbabaie and Azizan (2025), App. I, Fig. 4; App. J",
@@ -190,7 +200,7 @@ const RegisterClaim reg{Claim{
     },
     run,
     {PartSpec{"a", "Larger n_train gives lower loss on long test prompts.", Strength::empirical},
-     PartSpec{"b", "Loss degrades quickly for test prompts shorter than n_train.", Strength::empirical}}}};
+     PartSpec{"b", "Loss degrades quickly for test prompts shorter than n_train.", Strength::empirical}}}, table_layout())};
 
 }  // namespace
 }  // namespace icl

@@ -20,6 +20,7 @@
 //   6 quadratic task on raw features u = (1, x) (no bilinear layer): min_beta term > 0
 #include "constructions/sja_appC.hpp"
 #include "icl/claim/case_json.hpp"
+#include "icl/claim/param_names.hpp"
 #include "icl/exact/sparse_attention.hpp"
 #include "icl/exact/feature_moments.hpp"
 #include "icl/model/gaussian_model.hpp"
@@ -157,7 +158,15 @@ ClaimResult run(const ClaimContext& ctx) {
   return res;
 }
 
-const RegisterClaim reg{Claim{
+// The layout of the claim's LaTeX table (report/table.hpp).
+ClaimTable table_layout() {
+  return {TableKind::equality,
+          "Lemma~12",
+          "Loss decomposition of a sparse LSA on i.i.d.\\ pairs",
+          {paper_value_column(), exact_column(), mc_column()}};
+}
+
+const RegisterClaim reg{with_table(Claim{
     "sja.lemma12",
     "Loss decomposition of a sparse LSA on i.i.d. pairs",
     "Sun, Jadbabaie and Azizan (2025), Lemma 12 (Appendix C, proof C.1)",
@@ -166,7 +175,9 @@ const RegisterClaim reg{Claim{
     "with Lam = E[u u^T], Phi = Cov[u v], xi = E[u v].",
     {ParamSpec{"d", {1, 2}, {1}, 1, 4, true, "input dimension"},
      ParamSpec{"n", {8, 32}, {8}, 1, 1e6, true, "context length"},
-     ParamSpec{"setting", {1, 2, 3, 4, 5, 6}, {1, 2, 4, 6}, 1, 6, true, "which (task, features, w, Gamma): see source"}},
+     with_names(ParamSpec{"setting", {1, 2, 3, 4, 5, 6}, {1, 2, 4, 6}, 1, 6, true, "which (task, features, w, Gamma): see source"},
+                numbered_names({"quad-fixed-w", "quad-avg-w", "quad-avg-w-random-gamma", "lin-avg-w", "lin-fixed-w",
+                                "quad-raw"}, 1))},
     4000000,
     524288,  // --quick: enough for the d = 1, n = 8 cases to decide (65536 left them too noisy)
     [](const Case& c, int threads) {
@@ -177,7 +188,7 @@ const RegisterClaim reg{Claim{
               "For a single LSA with P = e e^T, Q = diag(Gamma, 0) on i.i.d. pairs (u_i, v_i), E[(vhat + v_q)^2] = "
               "min_beta E(<beta, u> + v)^2 + (1/n) tr(Gamma Lam Gamma^T Phi) + xi^T (Gamma^T + Lam^-1)^T Lam "
               "(Gamma^T + Lam^-1) xi, for every Gamma.",
-              Strength::theorem}}}};
+              Strength::theorem}}}, table_layout())};
 
 }  // namespace
 }  // namespace icl

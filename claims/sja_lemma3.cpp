@@ -125,7 +125,15 @@ ClaimResult run(const ClaimContext& ctx) {
   return res;
 }
 
-const RegisterClaim reg{Claim{
+// The layout of the claim's LaTeX table (report/table.hpp).
+ClaimTable table_layout() {
+  return {TableKind::identity,
+          "Lemma~3",
+          "The $\\binom{d+2}{2}$ variables $v_{ij}$ are orthonormal",
+          {{"mc", "MC worst entry", "the Gram entry farthest from the identity's, by Monte Carlo"}}};
+}
+
+const RegisterClaim reg{with_table(Claim{
     "sja.lemma3",
     "The C(d+2,2) variables v_ij are orthonormal",
     "Sun, Jadbabaie and Azizan (2025), Lemma 3 and Appendix D",
@@ -140,7 +148,7 @@ const RegisterClaim reg{Claim{
     },
     run,
     {PartSpec{"a", "The C(d+2,2) variables v_ij of (8) are orthonormal under <u, v> = E[uv], x ~ N(0, I_d).",
-              Strength::theorem}}}};
+              Strength::theorem}}}, table_layout())};
 
 }  // namespace
 }  // namespace icl

@@ -28,6 +28,7 @@
 // search against model 0's exact optimum.
 #include "constructions/sja_appC.hpp"
 #include "icl/claim/case_json.hpp"
+#include "icl/claim/param_names.hpp"
 #include "icl/exact/feature_moments.hpp"
 #include "icl/exact/optimal_attention.hpp"
 #include "icl/learn/learn.hpp"
@@ -273,17 +274,29 @@ ClaimResult run(const ClaimContext& ctx) {
   return res;
 }
 
-const RegisterClaim reg{Claim{
+// The layout of the claim's LaTeX table (report/table.hpp).
+ClaimTable table_layout() {
+  return {TableKind::bound,
+          "Proposition~1",
+          "No LSA stack beats the best linear predictor: $\\mathbb{E}[(\\hat y+y_q)^2] \\ge \\min_{\\alpha,\\beta}"
+          "\\mathbb{E}[(\\langle x_q,\\beta\\rangle+\\alpha+y_q)^2]$",
+          {{"stated", "Linear bound", "the best linear predictor's error (the lower bound)"},
+           {"mc", "LSA stack (MC)", "the stack's loss by Monte Carlo"}}};
+}
+
+const RegisterClaim reg{with_table(Claim{
     "sja.prop1",
     "LSA stacks cannot beat the best linear predictor (quadratic task)",
     "Sun, Jadbabaie and Azizan (2025), Proposition 1 and Appendix B (Proposition 11)",
     "For any fixed target f, x_i ~ N(0, Sigma), and any linear Transformer (LSA layers only, any depth, any weights), "
     "E[(yhat + y_q)^2] >= min_{alpha,beta} E[(<x_q, beta> + alpha + y_q)^2]; for the quadratic task averaged over w.",
     {ParamSpec{"d", {1, 3}, {2}, 1, 5, true, "input dimension"},
-     ParamSpec{"cov", {0, 2}, {2}, 0, 3, true, "covariance: 0 isotropic, 1 diagonal, 2 rotated, 3 ill-conditioned"},
+     with_names(ParamSpec{"cov", {0, 2}, {2}, 0, 3, true, "covariance: 0 isotropic, 1 diagonal, 2 rotated, 3 ill-conditioned"},
+                test_covariance_names()),
      ParamSpec{"n", {20, 200}, {50}, 1, 1e5, true, "context length"},
-     ParamSpec{"model", {0, 1, 2, 3, 4, 5, 6, 7, 8}, {0, 4, 8}, 0, 8, true,
-               "0 optimal single layer; 1-4 GD-style sparse stack of that depth; 5-8 optimised full stack of depth 1-4"},
+     with_names(ParamSpec{"model", {0, 1, 2, 3, 4, 5, 6, 7, 8}, {0, 4, 8}, 0, 8, true,
+                          "0 optimal single layer; 1-4 GD-style sparse stack of that depth; 5-8 optimised full stack of depth 1-4"},
+                numbered_names({"optimal", "gd1", "gd2", "gd3", "gd4", "random1", "random2", "random3", "random4"})),
      ParamSpec{"search", {1}, {1}, 0.25, 64, false, "worst-case search budget multiplier (docs/search.md)", true}},
     400000,
     100000,
@@ -294,7 +307,7 @@ const RegisterClaim reg{Claim{
     {PartSpec{"a",
               "For any fixed target, x_i ~ N(0, Sigma) and any linear Transformer (LSA layers only, any depth, any "
               "weights), E[(yhat + y_q)^2] >= min_{alpha,beta} E[(<x_q, beta> + alpha + y_q)^2].",
-              Strength::theorem}}}};
+              Strength::theorem}}}, table_layout())};
 
 }  // namespace
 }  // namespace icl

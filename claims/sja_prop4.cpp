@@ -93,7 +93,18 @@ ClaimResult run(const ClaimContext& ctx) {
   return run_lower_bound_claim(ctx, spec);
 }
 
-const RegisterClaim reg{Claim{
+// The layout of the claim's LaTeX table (report/table.hpp).
+ClaimTable table_layout() {
+  return {TableKind::bound,
+          "Proposition~4",
+          "Projected dimension $\\tilde d$ forces $L \\ge \\binom{d+2}{2}-\\tilde d$",
+          {{"stated", "Stated bound", "the stated lower bound"},
+           {"exact", "Exact inf.", "exact infimum over explicit layers"},
+           {"mc", "Construction (MC)", "loss of an explicit construction by Monte Carlo"},
+           {"corrected", "Corrected", "the corrected bound"}}};
+}
+
+const RegisterClaim reg{with_table(Claim{
     "sja.prop4",
     "Kernel of projected dimension d~ forces loss >= C(d+2,2) - d~",
     "Sun, Jadbabaie and Azizan (2025), Proposition 4 and Appendix E",
@@ -112,7 +123,7 @@ const RegisterClaim reg{Claim{
     {PartSpec{"a",
               "If the bilinear layer implements a kernel x -> xt whose orthogonal projection onto span{v_ij} has "
               "dimension dt < C(d+2,2), then L(BTFB) >= C(d+2,2) - dt, for every attention layer and every n.",
-              Strength::theorem}}}};
+              Strength::theorem}}}, table_layout())};
 
 }  // namespace
 }  // namespace icl

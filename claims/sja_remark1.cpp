@@ -72,7 +72,18 @@ ClaimResult run(const ClaimContext& ctx) {
   return run_lower_bound_claim(ctx, spec);
 }
 
-const RegisterClaim reg{Claim{
+// The layout of the claim's LaTeX table (report/table.hpp).
+ClaimTable table_layout() {
+  return {TableKind::bound,
+          "Remark~1",
+          "Width $\\bar d < \\binom{d+2}{2}$ forces $L \\ge \\binom{d+2}{2}-\\bar d$",
+          {{"stated", "Stated bound", "the stated lower bound"},
+           {"exact", "Exact inf.", "exact infimum over explicit layers"},
+           {"mc", "Construction (MC)", "loss of an explicit construction by Monte Carlo"},
+           {"corrected", "Corrected", "the corrected bound"}}};
+}
+
+const RegisterClaim reg{with_table(Claim{
     "sja.remark1",
     "Width dbar < C(d+2,2) forces loss >= C(d+2,2) - dbar",
     "Sun, Jadbabaie and Azizan (2025), Remark 1 (after Proposition 4)",
@@ -91,7 +102,7 @@ const RegisterClaim reg{Claim{
     {PartSpec{"a",
               "If the prompt's embedding dimension dbar is less than C(d+2,2), then L(BTFB) >= C(d+2,2) - dbar, for "
               "every bilinear layer of width dbar, every attention layer and every n.",
-              Strength::theorem}}}};
+              Strength::theorem}}}, table_layout())};
 
 }  // namespace
 }  // namespace icl

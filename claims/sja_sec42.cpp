@@ -61,6 +61,7 @@
 #include "constructions/sja_sec42.hpp"
 #include "icl/claim/case_json.hpp"
 #include "icl/claim/claim.hpp"
+#include "icl/claim/param_names.hpp"
 #include "icl/exact/sparse_attention.hpp"
 #include "icl/exact/symbolic_forward.hpp"
 #include "icl/model/gaussian_model.hpp"
@@ -307,7 +308,18 @@ ClaimResult run(const ClaimContext& ctx) {
   return res;
 }
 
-const RegisterClaim reg{Claim{
+// The layout of the claim's LaTeX table (report/table.hpp).
+ClaimTable table_layout() {
+  return {TableKind::bound,
+          "Section~4.2",
+          "Sparse bilinear stacks cannot compose degree $>2$; dense stacks can",
+          {{"floor", "Floor", "the loss floor of degree-2 features"},
+           {"exact", "Exact", "exact loss of the stack"},
+           mc_column(),
+           {"feature_degree", "Degree", "feature degree the stack composes"}}};
+}
+
+const RegisterClaim reg{with_table(Claim{
     "sja.sec42",
     "Sparse bilinear stacks cannot compose degree > 2; dense can",
     "Sun, Jadbabaie and Azizan (2025), Section 4.2, eqs. (11)-(12), Fig. 2",
@@ -315,8 +327,9 @@ const RegisterClaim reg{Claim{
     "calculate the new features. Therefore, if our construction accurately reflects how the bilinear Transformers "
     "perform ICL, then this sparse version of bilinear feed-forward layers would prevent us from effectively learning "
     "higher-order polynomials in-context'; dense weights (11) can compose features of higher degree.",
-    {ParamSpec{"stack", {0, 1, 2}, {0, 1, 2}, 0, 2, true,
-               "0: sparse, label-row attention; 1: dense; 2: sparse bilinear with row-writing attention"},
+    {with_names(ParamSpec{"stack", {0, 1, 2}, {0, 1, 2}, 0, 2, true,
+                          "0: sparse, label-row attention; 1: dense; 2: sparse bilinear with row-writing attention"},
+                numbered_names({"sparse", "dense", "sparse-row-writing"})),
      ParamSpec{"n", {400, 1000}, {400}, 1, 1e6, true, "context length"}},
     100000,
     8192,
@@ -333,7 +346,7 @@ const RegisterClaim reg{Claim{
               "If the construction (attention writing only the label row) reflects how bilinear Transformers perform ICL, "
               "the sparse version prevents learning higher-order polynomials in context (on the Sec. 4.2 cubic: loss "
               "stays at or above the part of the target outside degree <= 2).",
-              Strength::conditional}}}};
+              Strength::conditional}}}, table_layout())};
 
 }  // namespace
 }  // namespace icl

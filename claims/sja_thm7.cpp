@@ -440,7 +440,16 @@ ClaimResult run(const ClaimContext& ctx) {
   return res;
 }
 
-const RegisterClaim reg{Claim{
+// The layout of the claim's LaTeX table (report/table.hpp).
+ClaimTable table_layout() {
+  return {TableKind::identity,
+          "Theorem~7",
+          "$2L$-layer bilinear Transformer $=$ block-coordinate descent",
+          {{"max_rel_error", "Max.\\ rel.\\ error", "largest relative difference, forward pass vs.\\ BCD"},
+           {"negative_control_error", "Control", "the same check against a wrong reference (must be large)"}}};
+}
+
+const RegisterClaim reg{with_table(Claim{
     "sja.thm7",
     "2L-layer bilinear Transformer = block-coordinate descent (App. G)",
     "Sun, Jadbabaie and Azizan (2025), Theorem 7 (Sec. 4.1) and Theorem 13 (Appendix G)",
@@ -462,7 +471,7 @@ const RegisterClaim reg{Claim{
               "With dbar = 2d+1 and the weights of App. G, the 2L-layer bilinear Transformer's intermediate outputs have "
               "the stated form and yhat^(l) = [1 x_q] W^(l) [1 x_q]^T, W^(l) the block-coordinate-descent iterates (9) "
               "with eta^(l) = -Gamma^(l)^T.",
-              Strength::theorem}}}};
+              Strength::theorem}}}, table_layout())};
 
 }  // namespace
 }  // namespace icl

@@ -56,6 +56,7 @@
 #include "constructions/xlssc_sec4.hpp"
 #include "icl/claim/case_json.hpp"
 #include "icl/claim/claim.hpp"
+#include "icl/claim/param_names.hpp"
 #include "icl/learn/forms.hpp"
 #include "icl/learn/objective.hpp"
 #include "icl/learn/trainer.hpp"
@@ -511,7 +512,17 @@ ClaimResult run(const ClaimContext& ctx) {
   return res;
 }
 
-const RegisterClaim reg{Claim{
+// The layout of the claim's LaTeX table (report/table.hpp).
+ClaimTable table_layout() {
+  return {TableKind::bound,
+          "Section~4.2",
+          "One-layer attention on unstructured prompts predicts $0$",
+          {{"stated", "Paper", "the stated best loss $\\mathbb{E}[y_q^2]$ (predicting $0$)"},
+           {"mc", "Best found", "loss of the best weights found, Monte Carlo on fresh prompts"},
+           {"gain_over_zero", "Gain", "gain over predicting $0$, Monte Carlo"}}};
+}
+
+const RegisterClaim reg{with_table(Claim{
     "xlssc.onelayer",
     "One-layer attention on unstructured prompts predicts 0",
     "Xing, Lin, Suh, Song and Cheng (2024), Section 4.2",
@@ -519,7 +530,8 @@ const RegisterClaim reg{Claim{
     "attention's loss-minimising prediction is 0.",
     {ParamSpec{"d", {2, 5}, {2}, 1, 64, true, "input dimension"},
      ParamSpec{"D", {2, 10, 30, 100}, {2, 10}, 1, 100000, true, "examples in the prompt"},
-     ParamSpec{"act", {0, 1}, {0, 1}, 0, 1, true, "0: linear phi, 1: softmax"},
+     with_names(ParamSpec{"act", {0, 1}, {0, 1}, 0, 1, true, "0: linear phi, 1: softmax"},
+                numbered_names({"linear", "softmax"})),
      ParamSpec{"search", {1}, {1}, 0.25, 64, false,
                "softmax search budget multiplier (random starts, effort and continuation rounds grow with it)", true}},
     262144,
@@ -533,7 +545,7 @@ const RegisterClaim reg{Claim{
      PartSpec{"b",
               "Softmax phi: due to the symmetry of theta's distribution a similar issue happens and the best prediction "
               "result is also 0 (judged at each D: no one-layer softmax weights beat predicting 0).",
-              Strength::theorem}}}};
+              Strength::theorem}}}, table_layout())};
 
 }  // namespace
 }  // namespace icl

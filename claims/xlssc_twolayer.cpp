@@ -271,7 +271,16 @@ ClaimResult run(const ClaimContext& ctx) {
   return res;
 }
 
-const RegisterClaim reg{Claim{
+// The layout of the claim's LaTeX table (report/table.hpp).
+ClaimTable table_layout() {
+  return {
+      TableKind::trend,
+      "Section~4.3",
+      "Two-layer look-ahead construction gives $y_q$ approximately",
+      {{"mc_at_D", "Loss at $D$", "Monte Carlo loss at $D$"}, {"mc", "At $D'$", "Monte Carlo loss at the next $D$"}}};
+}
+
+const RegisterClaim reg{with_table(Claim{
     "xlssc.twolayer",
     "Two-layer look-ahead construction gives y_q approximately",
     "Xing, Lin, Suh, Song and Cheng (2024), Section 4.3, eqs. (4)-(5), Appendix A",
@@ -287,7 +296,7 @@ const RegisterClaim reg{Claim{
               "yhat_q ~ y_q: the error term eps / log D of eq. (5) is small when D is large enough, i.e. "
               "E(yhat_q - y_q)^2 -> 0 as D grows.",
               Strength::asymptotic},
-     PartSpec{"b", "The error shrinks as D grows.", Strength::asymptotic}}}};
+     PartSpec{"b", "The error shrinks as D grows.", Strength::asymptotic}}}, table_layout())};
 
 }  // namespace
 }  // namespace icl

@@ -46,6 +46,7 @@
 #include "claims/common/zfb_flow.hpp"
 #include "constructions/zfb.hpp"
 #include "icl/claim/case_json.hpp"
+#include "icl/claim/param_names.hpp"
 #include "icl/exact/lsa_population_loss.hpp"
 #include "icl/exact/moment_quadrature.hpp"
 #include "icl/montecarlo/lsa_prompt_worker.hpp"
@@ -350,7 +351,18 @@ ClaimResult run(const ClaimContext& ctx) {
   return res;
 }
 
-const RegisterClaim reg{Claim{
+// The layout of the claim's LaTeX table (report/table.hpp).
+ClaimTable table_layout() {
+  return {TableKind::equality,
+          "covariate shift (after Theorems~5 and 8)",
+          "Scaling by $c$ gives $c^2 x_q^\\top w$; $\\mathrm{Exp}(1)$ gives $\\tfrac13 w^\\top x_q$",
+          {paper_value_column(),
+           {"exact", "Exact", "exact value at this $n$"},
+           {"exact_limit", "Limit", "exact limit"},
+           mc_column()}};
+}
+
+const RegisterClaim reg{with_table(Claim{
     "zfb.shift",
     "Covariate scaling c gives c^2 x_q^T w; Exp(1) gives (1/3) w^T x_q",
     "Zhang, Frei and Bartlett (2024), slides after Theorem 5 (covariate shifts) and after Theorem 8 (eq. 23)",
@@ -358,8 +370,9 @@ const RegisterClaim reg{Claim{
     "Exp(1) and M, N -> infinity, E[yhat | x_q, w] -> (1/3) w^T x_q.",
     {ParamSpec{"d", {3}, {2}, 1, 5, true, "input dimension"},
      ParamSpec{"n", {100, 1000}, {100}, 2, 1e5, true, "training and test prompt length (N = M = n)"},
-     ParamSpec{"scenario", {0, 1, 2, 3}, {0, 1, 2, 3}, 0, 3, true,
-               "0, 1: fixed Lambda, c = 1/2, 2; 2: Exp(1), query fixed; 3: Exp(1), query drawn with its prompt"}},
+     with_names(ParamSpec{"scenario", {0, 1, 2, 3}, {0, 1, 2, 3}, 0, 3, true,
+                          "0, 1: fixed Lambda, c = 1/2, 2; 2: Exp(1), query fixed; 3: Exp(1), query drawn with its prompt"},
+                numbered_names({"scale-half", "scale-two", "exp-fixed-query", "exp-drawn-query"}))},
     262144,
     131072,
     [](const Case& c, int threads) { return threads * 8.0 * 8 * (c.geti("d") + 1) * (c.get("n") + 1) + 1e6; },
@@ -369,7 +382,7 @@ const RegisterClaim reg{Claim{
               "infinity.",
               Strength::asymptotic},
      PartSpec{"b", "With lambda_tau,i ~ Exp(1) and M, N -> infinity, E[yhat | x_q, w] -> (1/3) w^T x_q.",
-              Strength::asymptotic}}}};
+              Strength::asymptotic}}}, table_layout())};
 
 }  // namespace
 }  // namespace icl

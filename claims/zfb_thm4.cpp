@@ -24,6 +24,7 @@
 #include "claims/common/zfb_flow.hpp"
 #include "constructions/zfb.hpp"
 #include "icl/claim/case_json.hpp"
+#include "icl/claim/param_names.hpp"
 #include "icl/exact/lsa_population_loss.hpp"
 #include "icl/montecarlo/lsa_prompt_worker.hpp"
 #include "icl/report/svg_plot.hpp"
@@ -181,7 +182,17 @@ ClaimResult run(const ClaimContext& ctx) {
   return res;
 }
 
-const RegisterClaim reg{Claim{
+// The layout of the claim's LaTeX table (report/table.hpp).
+ClaimTable table_layout() {
+  return {TableKind::equality,
+          "Theorem~4",
+          "Gradient flow converges to the stated $W_{KQ}^*, W_{PV}^*$",
+          {{"distance_flow_to_stated", "Distance", "relative distance, flow endpoint to the stated limit"},
+           {"stated", "$L(W^*)$", "loss at the stated limit $W^*$"},
+           mc_column()}};
+}
+
+const RegisterClaim reg{with_table(Claim{
     "zfb.thm4",
     "Gradient flow converges to the stated W_KQ*, W_PV*",
     "Zhang, Frei and Bartlett (2024), Assumption 3 and Theorem 4 (eqs. 10-11)",
@@ -191,9 +202,11 @@ const RegisterClaim reg{Claim{
     "tr(Gamma^-2)^{-1/4} [Gamma^-1, 0; 0, 0], W^{PV}_* = tr(Gamma^-2)^{1/4} [0, 0; 0, 1].",
     {ParamSpec{"d", {3}, {2}, 1, 6, true, "input dimension"},
      ParamSpec{"N", {2, 20, 100}, {5}, 1, 1e6, true, "training prompt length"},
-     ParamSpec{"cov", {0, 1, 2, 3}, {0, 2}, 0, 4, true,
-               "Lambda: 0 isotropic, 1 diagonal kappa 10, 2 rotated kappa 10, 3 rotated kappa 30, 4 rotated kappa 100"},
-     ParamSpec{"theta", {0, 2}, {0}, 0, 2, true, "Theta: 0, 1 Gaussian; 2 rank one"},
+     with_names(ParamSpec{"cov", {0, 1, 2, 3}, {0, 2}, 0, 4, true,
+                          "Lambda: 0 isotropic, 1 diagonal kappa 10, 2 rotated kappa 10, 3 rotated kappa 30, 4 rotated kappa 100"},
+                numbered_names({"isotropic", "diag-k10", "rot-k10", "rot-k30", "rot-k100"})),
+     with_names(ParamSpec{"theta", {0, 2}, {0}, 0, 2, true, "Theta: 0, 1 Gaussian; 2 rank one"},
+                numbered_names({"gauss-a", "gauss-b", "rank-one"})),
      ParamSpec{"sigma", {0.25, 0.9}, {0.5}, 1e-3, 0.999, false, "sigma as a fraction of the bound of Theorem 4"}},
     262144,
     131072,
@@ -203,7 +216,7 @@ const RegisterClaim reg{Claim{
               "Under Assumption 3 with sigma^2 ||Gamma||_op sqrt(d) < 2, gradient flow on the population loss converges "
               "to a global minimum with W^{KQ}_* = tr(Gamma^-2)^{-1/4} [Gamma^-1, 0; 0, 0], W^{PV}_* = "
               "tr(Gamma^-2)^{1/4} [0, 0; 0, 1] (eq. 11).",
-              Strength::theorem}}}};
+              Strength::theorem}}}, table_layout())};
 
 }  // namespace
 }  // namespace icl

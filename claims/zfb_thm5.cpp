@@ -30,6 +30,7 @@
 // ratio, continuation in the spectrum's spread; its convergence profile is in the case's `search`): refuted if
 // either exceeds the bound, confirmed only if the search's profile is flat at the end of its budget.
 #include "icl/claim/case_json.hpp"
+#include "icl/claim/param_names.hpp"
 #include "icl/exact/feature_moments.hpp"
 #include "icl/exact/optimal_attention.hpp"
 #include "icl/model/gaussian_model.hpp"
@@ -377,7 +378,15 @@ ClaimResult run(const ClaimContext& ctx) {
   return res;
 }
 
-const RegisterClaim reg{Claim{
+// The layout of the claim's LaTeX table (report/table.hpp).
+ClaimTable table_layout() {
+  return {TableKind::bound,
+          "Theorem~5",
+          "Error decomposition of the limit model at test length $M$",
+          {{"stated", "Paper", "stated value or bound"}, {"exact", "Exact", "exact prediction error"}, mc_column()}};
+}
+
+const RegisterClaim reg{with_table(Claim{
     "zfb.thm5",
     "Error decomposition of the limit model at test length M",
     "Zhang, Frei and Bartlett (2024), Theorem 5 and the slides after it",
@@ -386,11 +395,13 @@ const RegisterClaim reg{Claim{
     "+ tr(Lam)^2 ||a||^2_{Gam^-2 Lam}], a = Lam^-1 E[xy], Sig = Cov(xy); the noiseless-linear special case and the bound "
     "(d+1) tr(Lam)/M + (1 + 2d + d^2 kappa) tr(Lam)/N^2 for w ~ N(0, I).",
     {ParamSpec{"d", {3}, {2}, 1, 6, true, "input dimension"},
-     ParamSpec{"cov", {1, 2, 3}, {3}, 0, 3, true, "covariance Lam: 0 isotropic, 1 diagonal, 2 rotated, 3 ill-conditioned"},
+     with_names(ParamSpec{"cov", {1, 2, 3}, {3}, 0, 3, true, "covariance Lam: 0 isotropic, 1 diagonal, 2 rotated, 3 ill-conditioned"},
+                test_covariance_names()),
      ParamSpec{"N", {4, 40}, {4}, 1, 1e6, true, "training prompt length (enters Gam)"},
      ParamSpec{"M", {8, 100}, {8}, 1, 1e5, true, "test prompt length"},
-     ParamSpec{"task", {0, 1, 2, 3}, {0, 1, 2, 3}, 0, 3, true,
-               "0 noiseless linear, 1 noisy linear, 2 quadratic (fixed coefficients), 3 linear with w ~ N(0, I)"},
+     with_names(ParamSpec{"task", {0, 1, 2, 3}, {0, 1, 2, 3}, 0, 3, true,
+                          "0 noiseless linear, 1 noisy linear, 2 quadratic (fixed coefficients), 3 linear with w ~ N(0, I)"},
+                numbered_names({"noiseless", "noisy", "quadratic", "random-w"})),
      ParamSpec{"search", {1}, {1}, 0.25, 64, false, "worst-case search budget multiplier (docs/search.md)", true}},
     400000,
     100000,
@@ -403,7 +414,7 @@ const RegisterClaim reg{Claim{
               Strength::theorem},
      PartSpec{"b",
               "For w ~ N(0, I): E(yhat - <w, x>)^2 <= (d+1) tr(Lam)/M + (1 + 2d + d^2 kappa) tr(Lam)/N^2.",
-              Strength::theorem}}}};
+              Strength::theorem}}}, table_layout())};
 
 }  // namespace
 }  // namespace icl

@@ -35,6 +35,7 @@
 #include "claims/common/zfb_flow.hpp"
 #include "constructions/zfb.hpp"
 #include "icl/claim/case_json.hpp"
+#include "icl/claim/param_names.hpp"
 #include "icl/exact/lsa_population_loss.hpp"
 #include "icl/exact/moment_quadrature.hpp"
 #include "icl/montecarlo/lsa_prompt_worker.hpp"
@@ -244,7 +245,17 @@ ClaimResult run(const ClaimContext& ctx) {
   return res;
 }
 
-const RegisterClaim reg{Claim{
+// The layout of the claim's LaTeX table (report/table.hpp).
+ClaimTable table_layout() {
+  return {TableKind::equality,
+          "Theorem~8",
+          "Gradient-flow limit with random diagonal covariances",
+          {{"distance_flow_to_stated", "Distance", "relative distance, flow endpoint to the stated limit"},
+           {"stated", "$L(W^*)$", "loss at the stated limit $W^*$"},
+           mc_column()}};
+}
+
+const RegisterClaim reg{with_table(Claim{
     "zfb.thm8",
     "Gradient flow limit with random diagonal covariances",
     "Zhang, Frei and Bartlett (2024), Theorem 8 (eqs. 21-22)",
@@ -254,10 +265,12 @@ const RegisterClaim reg{Claim{
     "||A||_F^{-1/2} [A, 0; 0, 0], W^{PV}_* = ||A||_F^{1/2} [0, 0; 0, 1], A = [E Gamma_tau Lambda_tau^2]^{-1} E Lambda_tau^2.",
     {ParamSpec{"d", {5}, {5}, 1, 6, true, "input dimension"},
      ParamSpec{"N", {5, 50}, {5}, 1, 1e6, true, "training prompt length"},
-     ParamSpec{"dist", {0, 3, 4, 5}, {0, 5}, 0, 5, true,
-               "entries of Lambda_tau: i.i.d. 0 Exp(1), 1 Gamma(2, 1/2), 2 Uniform[0.5, 1.5], 3 LogNormal(0, 1/2); "
-               "4 entry k with law k mod 4; 5 the same, scaled from 1/2 to 2"},
-     ParamSpec{"theta", {0, 1, 3, 4, 2}, {0, 2}, 0, 4, true, "Theta: 0, 1, 3, 4 Gaussian draws; 2 rank one"},
+     with_names(ParamSpec{"dist", {0, 3, 4, 5}, {0, 5}, 0, 5, true,
+                          "entries of Lambda_tau: i.i.d. 0 Exp(1), 1 Gamma(2, 1/2), 2 Uniform[0.5, 1.5], 3 LogNormal(0, 1/2); "
+                          "4 entry k with law k mod 4; 5 the same, scaled from 1/2 to 2"},
+                numbered_names({"exp", "gamma", "uniform", "lognormal", "mixed", "mixed-scaled"})),
+     with_names(ParamSpec{"theta", {0, 1, 3, 4, 2}, {0, 2}, 0, 4, true, "Theta: 0, 1, 3, 4 Gaussian draws; 2 rank one"},
+                numbered_names({"gauss-a", "gauss-b", "rank-one", "gauss-c", "gauss-d"})),
      ParamSpec{"sigma", {0.5}, {0.5}, 1e-3, 0.999, false, "sigma as a fraction of the bound (21)"}},
     1048576,
     262144,
@@ -267,7 +280,7 @@ const RegisterClaim reg{Claim{
               "For diagonal Lambda_tau with independent, strictly positive entries with finite third moments and sigma "
               "satisfying (21), gradient flow converges to a global minimum with W^{KQ}_* = ||A||_F^{-1/2} [A, 0; 0, 0], "
               "W^{PV}_* = ||A||_F^{1/2} [0, 0; 0, 1], A = [E Gamma_tau Lambda_tau^2]^{-1} E Lambda_tau^2 (eq. 22).",
-              Strength::theorem}}}};
+              Strength::theorem}}}, table_layout())};
 
 }  // namespace
 }  // namespace icl

@@ -21,6 +21,9 @@
 // actual P and Q). The best step is eta* = tr S^2 / ((n+1)/n tr S^3 + tr S tr S^2 / n); at S = I it is
 // n/(n+d+1), the scale of acds Theorem 1's optimum, which the report compares with (`optimum`).
 //
+// Like the library's claims, it declares its paper (RegisterPaper, by its ID's prefix), the names of its coded
+// covariance (`cov=rotated`) and its table layout (with_table), which the reports use.
+//
 // Run with no arguments: writes oswald.prop1.json, oswald.prop1.tex and summary.md into the current folder.
 #include "icl/claim/case_json.hpp"
 #include "icl/claim/claim.hpp"
@@ -31,6 +34,7 @@
 #include "icl/layers/network.hpp"
 #include "icl/model/prompt.hpp"
 #include "icl/montecarlo/prompt_loss.hpp"
+#include "icl/report/paper.hpp"
 #include "icl/report/quantities.hpp"
 #include "icl/verdict/checks.hpp"
 #include "icl/verdict/identity.hpp"
@@ -176,7 +180,31 @@ ClaimResult run(const ClaimContext& ctx) {
   return res;
 }
 
-const RegisterClaim reg{Claim{
+// The paper of every claim whose ID starts with "oswald." (its summary.md line and the caption of its table).
+const RegisterPaper paper{PaperRef{
+    "oswald", "vonoswald2023transformers",
+    "Johannes von Oswald, Eyvind Niklasson, Ettore Randazzo, Jo\u00e3o Sacramento, Alexander Mordvintsev, Andrey "
+    "Zhmoginov and Max Vladymyrov",
+    "von Oswald et al.", "Transformers Learn In-Context by Gradient Descent", 2023,
+    "Proceedings of the 40th International Conference on Machine Learning (PMLR 202)",
+    "@inproceedings{vonoswald2023transformers,\n  author    = {von Oswald, Johannes and Niklasson, Eyvind and "
+    "Randazzo, Ettore and Sacramento, Jo{\\~a}o and Mordvintsev, Alexander and Zhmoginov, Andrey and Vladymyrov, "
+    "Max},\n  title     = {Transformers Learn In-Context by Gradient Descent},\n  booktitle = {Proceedings of the "
+    "40th International Conference on Machine Learning},\n  series    = {PMLR},\n  volume    = {202},\n"
+    "  year      = {2023}\n}\n"}};
+
+// The claim's LaTeX table: the formula against the exact and Monte Carlo losses, and the best single layer beside.
+ClaimTable table_layout() {
+  return {TableKind::equality,
+          "Proposition~1",
+          "One LSA layer $=$ one gradient-descent step, and its loss",
+          {{"stated", "Formula", "the loss formula derived for the step"},
+           exact_column(),
+           mc_column(),
+           {"optimum", "Best layer", "the exact loss of the best single layer (a preconditioned step)"}}};
+}
+
+const RegisterClaim reg{with_table(Claim{
     "oswald.prop1",
     "One LSA layer = one gradient-descent step (von Oswald et al. 2023, Prop. 1), and its loss",
     "von Oswald et al. (2023), Transformers learn in-context by gradient descent, Proposition 1; loss derived here",
@@ -186,13 +214,14 @@ const RegisterClaim reg{Claim{
     {ParamSpec{"d", {2, 4}, {2}, 1, 12, true, "input dimension"},
      ParamSpec{"n", {20}, {10}, 1, 1e5, true, "context length"},
      ParamSpec{"eta", {0.5, 1.0}, {0.5}, 0, 10, false, "step size"},
-     ParamSpec{"cov", {0, 2}, {0}, 0, 3, true, "covariance: 0 isotropic, 1 diagonal, 2 rotated, 3 kappa 100"}},
+     with_names(ParamSpec{"cov", {0, 2}, {0}, 0, 3, true, "covariance: 0 isotropic, 1 diagonal, 2 rotated, 3 kappa 100"},
+                test_covariance_names())},
     262144,
     65536,
     [](const Case& c, int threads) { return threads * acds_shape(c.geti("d"), c.geti("n")).workspace_bytes(); },
     run,
     {PartSpec{"a", "the layer's prediction is one gradient-descent step of size eta, and its loss is the stated formula",
-              Strength::theorem}}}};
+              Strength::theorem}}}, table_layout())};
 
 }  // namespace
 

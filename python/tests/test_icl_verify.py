@@ -74,7 +74,7 @@ class Claims(unittest.TestCase):
         self.assertEqual(len(ids), len(set(ids)))
         by_id = {c["id"]: c for c in claims}
         self.assertTrue(by_id["acds.thm1"]["implemented"])
-        self.assertTrue(all(isinstance(c["implemented"], bool) for c in claims))
+        self.assertTrue(all(c["implemented"] is True for c in claims))
         self.assertTrue(all(c["title"] for c in claims))
 
     def test_run_returns_the_json_report(self):
@@ -93,11 +93,6 @@ class Claims(unittest.TestCase):
         self.assertEqual([c["quantities"]["mc"] for c in r["cases"]], [c["quantities"]["mc"] for c in r1["cases"]])
 
     def test_run_bad_input(self):
-        # A catalogued claim without an implementation (if any is left) is bad input too.
-        missing = [c["id"] for c in iv.list_claims() if not c["implemented"]]
-        for cid in missing[:1]:
-            with self.assertRaises(ValueError):
-                iv.run(cid)
         for call in (lambda: iv.run("no.such.claim"),
                      lambda: iv.run("all"),
                      lambda: iv.run("acds.thm1", quick=True, d=-1),

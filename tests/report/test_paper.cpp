@@ -1,13 +1,17 @@
-// Paper-ready output (lib/icl/report/paper.hpp, lib/icl/claim/param_names.hpp): number rounding, papers, value
-// names, and the LaTeX of a report.
+// Paper-ready output (lib/icl/report/paper.hpp, table.hpp, lib/icl/claim/param_names.hpp): number rounding, papers,
+// tables, value names, and the LaTeX of a report.
 #include "icl/claim/param_names.hpp"
 #include "icl/cli/engine.hpp"
 #include "icl/report/paper.hpp"
 #include "icl/report/report.hpp"
+#include "icl/report/table.hpp"
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <set>
 #include <string>
+#include <vector>
 
 using namespace icl;
 
@@ -49,12 +53,51 @@ TEST_CASE("paper: every prefix names its paper; coded values have names both way
   CHECK(param_value_name("acds.thm1", "cov", 2) == "rotated");
   CHECK(param_value_from_name("acds.thm1", "cov", "rotated") == 2.0);
   CHECK(param_value_name("acds.thm1", "d", 2).empty());
+  // A case parameter the claim sets itself (Claim::case_names), not a --set parameter.
+  CHECK(param_value_name("sja.fig3", "test", 2) == "r2");
   CHECK(resolve_value_names({"cov=isotropic,2", "d=2"}, {"acds.thm1"}) ==
         std::vector<std::string>{"cov=0,2", "d=2"});
   CHECK_THROWS_AS(resolve_value_names({"cov=bogus"}, {"acds.thm1"}), UsageError);
   // zfb.thm4 and acds.thm1 code cov differently: a name that means two values is refused.
   CHECK_NOTHROW(resolve_value_names({"cov=isotropic"}, {"acds.thm1", "zfb.thm4"}));
   CHECK_THROWS_AS(resolve_value_names({"cov=rot-k100"}, {"acds.thm1", "zfb.thm4"}), UsageError);
+}
+
+TEST_CASE("paper: every registered claim has its paper and is listed once, in its paper's claim_order") {
+  const std::vector<std::string> ids = listed_claim_ids();
+  CHECK(ids.size() == claim_registry().size());
+  CHECK(std::set<std::string>(ids.begin(), ids.end()).size() == ids.size());
+  for (const auto& c : claim_registry()) {
+    CAPTURE(c.id);
+    CHECK(paper_of(c.id) != nullptr);
+  }
+  // claim_order names registered claims of its own paper only (a renamed or removed claim is caught here), and a
+  // paper's claims are listed in it, those it leaves out after them.
+  for (const auto& p : papers()) {
+    for (const auto& id : p.claim_order) {
+      CAPTURE(id);
+      CHECK(find_claim(id) != nullptr);
+      CHECK(paper_of(id) == &p);
+    }
+    std::vector<std::string> listed;
+    for (const auto& id : ids)
+      if (paper_of(id) == &p) listed.push_back(id);
+    REQUIRE(listed.size() >= p.claim_order.size());
+    CHECK(std::equal(p.claim_order.begin(), p.claim_order.end(), listed.begin()));
+  }
+}
+
+TEST_CASE("paper: a claim's table is its own declaration; an ID without one gets the generic equality table") {
+  const Claim* c = find_claim("sja.thm2");
+  REQUIRE(c != nullptr);
+  REQUIRE(c->table.has_value());
+  CHECK(claim_table("sja.thm2").where == c->table->where);
+  CHECK(claim_table("sja.thm2").columns.size() == c->table->columns.size());
+  const ClaimTable generic = claim_table("my.claim");
+  CHECK(generic.kind == TableKind::equality);
+  CHECK(generic.where.empty());
+  REQUIRE(generic.columns.size() == 3);
+  CHECK(generic.columns[0].header == "Stated");
 }
 
 TEST_CASE("paper: a LaTeX table cites the paper, names the run and shows at most 12 cases") {

@@ -1,13 +1,15 @@
-// Claims: one registered entry per claim of CLAIMS.md that is implemented (claims/<id>.cpp).
+// Claims: one registered entry per claim the project checks (claims/<id>.cpp, docs/claims.md).
 //
-// A claim declares its parameters (with default and --quick grids), its Monte Carlo budget, a run
-// function that computes `stated`, `exact` and `mc` per case and decides each case, and its parts: what
-// the paper asserts, part by part, with the paper's own strength (parts.hpp). The engine (engine.cpp)
+// A claim declares its parameters (with default and --quick grids, and the names of coded values), its Monte Carlo
+// budget, a run function that computes `stated`, `exact` and `mc` per case and decides each case, its parts: what
+// the paper asserts, part by part, with the paper's own strength (parts.hpp), and the layout of its LaTeX table
+// (report/table.hpp). Its paper is the one registered for its ID's prefix (report/paper.hpp). The engine (engine.cpp)
 // wraps the result into the report envelope and derives each part's verdict and the claim's from them
 // (judge_claim); nothing in the engine knows what any claim is expected to give.
 #pragma once
 #include "icl/claim/parts.hpp"
 #include "icl/montecarlo/montecarlo.hpp"
+#include "icl/report/table.hpp"
 #include "icl/verdict/decision.hpp"
 
 #include <nlohmann/json.hpp>
@@ -15,11 +17,15 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace icl {
+
+// A coded parameter's names: (value, name) pairs in order.
+using ValueNames = std::vector<std::pair<double, std::string>>;
 
 struct ParamSpec {
   std::string name;
@@ -35,11 +41,21 @@ struct ParamSpec {
   // The paper's values (`--budget paper`): every setting the paper states, and for what it leaves out the value the
   // claim's file chooses and justifies. Empty: the defaults (a parameter the paper budget does not change).
   std::vector<double> paper = {};
+  // A coded parameter's names, (value, name) in order (`--set cov=rotated` for `--set cov=2`): what `list`, --set, the
+  // tables and summary.md use (param_names.hpp). Empty: the values are plain numbers.
+  ValueNames names = {};
 };
 
 // A ParamSpec with its paper values (--budget paper).
 inline ParamSpec with_paper(ParamSpec p, std::vector<double> paper) {
   p.paper = std::move(paper);
+  return p;
+}
+
+// A ParamSpec with the names of its coded values (e.g. test_covariance_names(), model/gaussian_model.hpp, or
+// numbered_names(...), param_names.hpp).
+inline ParamSpec with_names(ParamSpec p, ValueNames names) {
+  p.names = std::move(names);
   return p;
 }
 
@@ -101,11 +117,27 @@ struct Claim {
   // (internal failure) a claim without parts.
   std::vector<PartSpec> parts;
   std::uint64_t paper_samples = 0;  // --budget paper (0: default_samples)
+  // The layout of its LaTeX table (report/table.hpp); none: the generic equality table.
+  std::optional<ClaimTable> table = std::nullopt;
+  // Names of the coded values of a case parameter the claim sets itself rather than a ParamSpec (e.g. which test a
+  // case is), by parameter; the reports print them as they print ParamSpec::names.
+  std::map<std::string, ValueNames> case_names = {};
   // The Monte Carlo budget per case under a budget.
   std::uint64_t samples(Budget b) const {
     return b == Budget::quick ? quick_samples : b == Budget::paper && paper_samples ? paper_samples : default_samples;
   }
 };
+
+// A Claim with its table layout (report/table.hpp).
+inline Claim with_table(Claim c, ClaimTable t) {
+  c.table = std::move(t);
+  return c;
+}
+// A Claim with the names of a case parameter's coded values (Claim::case_names).
+inline Claim with_case_names(Claim c, const std::string& param, ValueNames names) {
+  c.case_names[param] = std::move(names);
+  return c;
+}
 
 std::vector<Claim>& claim_registry();
 const Claim* find_claim(const std::string& id);
@@ -113,12 +145,15 @@ struct RegisterClaim {
   explicit RegisterClaim(Claim c);
 };
 
-// Every claim ID of CLAIMS.md with a one-line title (implemented or not).
-struct CatalogueEntry {
-  const char* id;
-  const char* title;
+// Unlisted claims: reports whose producer runs its own Claim (`icl-verify eval`, cli/eval.cpp, builds one per
+// call) rather than a registered one. Registered with what the report writer reads of a claim under the report's
+// "claim" ID (its parameters' value names, its table), so that its reports, also those `icl-verify report` rebuilds
+// later, print as when they were written; neither listed nor runnable by ID.
+struct RegisterUnlistedClaim {
+  explicit RegisterUnlistedClaim(Claim c);
 };
-const std::vector<CatalogueEntry>& claim_catalogue();
+// The registered claim of this ID, else the unlisted claim of this ID, or nullptr: what a report of it is written with.
+const Claim* find_report_claim(const std::string& id);
 
 // Aggregate case verdicts: refuted if any case refutes, confirmed if all confirm, else inconclusive.
 Verdict aggregate_verdict(const nlohmann::ordered_json& cases);

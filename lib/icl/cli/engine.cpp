@@ -56,7 +56,7 @@ namespace {
 // A user's text inside a message: one line, at most a few dozen characters.
 std::string shown(const std::string& text) { return printable_line(text, 60); }
 
-// Edit distance, case-insensitive (for did-you-mean: "sja.Thm2" -> "sja.thm2").
+// Edit distance, case-insensitive (for did-you-mean: "my.Claim" -> "my.claim").
 std::size_t edit_distance(const std::string& a, const std::string& b) {
   std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
   for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
@@ -89,7 +89,7 @@ namespace {
 // "unknown claim ID 'x' (see 'icl-verify list')", with the nearest claim ID when one is within 2 edits.
 std::string unknown_claim(const std::string& id) {
   std::vector<std::string> ids;
-  for (const auto& e : claim_catalogue()) ids.emplace_back(e.id);
+  for (const auto& c : claim_registry()) ids.push_back(c.id);
   const std::string best = nearest_name(id, ids);
   return best.empty() ? fmt::format("unknown claim ID '{}' (see 'icl-verify list')", shown(id))
                       : fmt::format("unknown claim ID '{}': did you mean '{}'? (see 'icl-verify list')", shown(id), best);
@@ -367,11 +367,7 @@ std::vector<PlannedClaim> plan_run(const RunOptions& o) {
       continue;
     }
     const Claim* c = find_claim(id);
-    if (!c) {
-      for (const auto& e : claim_catalogue())
-        if (id == e.id) throw UsageError(fmt::format("claim '{}' is catalogued but not implemented yet", id));
-      throw UsageError(unknown_claim(id));
-    }
+    if (!c) throw UsageError(unknown_claim(id));
     if (seen.insert(c->id).second) claims.push_back(c);
   }
   if (o.threads < 0 || o.threads > kMaxThreads) throw UsageError(fmt::format("--threads must be in [1, {}]", kMaxThreads));
@@ -696,8 +692,7 @@ int list_command(const std::vector<std::string>& ids) {
   if (ids.empty()) {
     std::string prefix;
     bool first = true;
-    for (const auto& e : claim_catalogue()) {
-      const std::string id = e.id;
+    for (const auto& id : listed_claim_ids()) {
       const std::string pre = id.substr(0, id.find('.'));
       if (pre != prefix) {
         prefix = pre;
@@ -705,8 +700,7 @@ int list_command(const std::vector<std::string>& ids) {
         std::printf("%s%s: %s\n", first ? "" : "\n", pre.c_str(), p ? paper_citation(*p).c_str() : "");
         first = false;
       }
-      const bool implemented = find_claim(e.id) != nullptr;
-      std::printf("%-14s %s%s\n", e.id, e.title, implemented ? "" : "  [not implemented yet]");
+      std::printf("%-14s %s\n", id.c_str(), find_claim(id)->title.c_str());
     }
     return 0;
   }
@@ -714,12 +708,7 @@ int list_command(const std::vector<std::string>& ids) {
   std::vector<const Claim*> claims;
   for (const auto& id : ids) {
     const Claim* c = find_claim(id);
-    if (!c) {
-      bool catalogued = false;
-      for (const auto& e : claim_catalogue()) catalogued |= id == e.id;
-      throw UsageError(catalogued ? fmt::format("{}: catalogued but not implemented yet", shown(id))
-                                  : unknown_claim(id));
-    }
+    if (!c) throw UsageError(unknown_claim(id));
     claims.push_back(c);
   }
   const auto joined = [](const std::vector<double>& v) {

@@ -65,8 +65,8 @@ struct PlannedClaim {
   ClaimContext ctx;
 };
 
-// Did-you-mean: the candidate nearest to `word` by edit distance, letters compared case-insensitively ("sja.Thm2"
-// -> "sja.thm2", "runn" -> "run"), if at most `max_edits` away; "" if none is.
+// Did-you-mean: the candidate nearest to `word` by edit distance, letters compared case-insensitively ("my.Claim"
+// -> "my.claim", "runn" -> "run"), if at most `max_edits` away; "" if none is.
 std::string nearest_name(const std::string& word, const std::vector<std::string>& candidates, std::size_t max_edits = 2);
 
 // "KEY=V1,V2,..." options as key -> values (throws UsageError on a malformed one).
@@ -109,7 +109,7 @@ double available_memory_bytes();
 // Exit status per REPORT-FORMAT.md (0, 1 or 2; internal failures propagate as exceptions).
 int run_command(const RunOptions& o);
 int report_command(const std::string& dir);
-// `list`: every catalogued claim with its title; `list CLAIM...`: each claim's source, statement, parameters
+// `list`: every registered claim with its title, paper by paper (report/paper.hpp, listed_claim_ids); `list CLAIM...`: each claim's source, statement, parameters
 // (name, range, default and --quick grids, meaning), budget and parts. An unknown ID: UsageError.
 int list_command(const std::vector<std::string>& ids = {});
 // `list --mutation-sites`: one line per mutation site (lib/icl/verdict/mutation.hpp): id, claims, kinds, note.

@@ -205,6 +205,38 @@ void check_output_folder(const std::string& out) {
   if (::access(p.c_str(), W_OK | X_OK) != 0) throw UsageError(fmt::format("--out {}: {} is not writable", out, p.string()));
 }
 
+// The coded covariance of test_covariance(), by number or name (--set cov=rotated).
+ParamSpec cov_param() {
+  return with_names(ParamSpec{"cov", {0}, {0}, 0, 3, true,
+                              "covariance: 0 isotropic, 1 diagonal, 2 rotated, 3 rotated ill-conditioned (kappa 100)"},
+                    test_covariance_names());
+}
+
+// The layout of eval's LaTeX table (report/table.hpp): the weights' loss against the exact single-layer optimum.
+ClaimTable eval_table() {
+  return {TableKind::equality,
+          "",
+          "In-context loss of trained linear-attention weights",
+          {{"exact", "Exact", "the weights' exact loss"},
+           mc_column(),
+           {"optimum|one_layer_optimum", "Optimum", "the exact single-layer optimum on the task"},
+           {"relative_excess", "Excess", "(exact $-$ optimum) / optimum"},
+           {"distance_to_optimum", "Distance", "relative distance of the loss coefficients to the optimum's"}}};
+}
+
+// What the report writer reads of eval's reports (claim "eval", built per call below, never registered): the
+// covariance's names and the table, also when `icl-verify report` rebuilds them later. Registered from this file, the
+// one of eval_command and evaluate_weights: a static library leaves out an object nothing references, and every
+// program that writes eval reports (the command, the Python module) references this one.
+Claim eval_report_claim() {
+  Claim c;
+  c.id = "eval";
+  c.params = {cov_param()};
+  c.table = eval_table();
+  return c;
+}
+const RegisterUnlistedClaim kEvalReports{eval_report_claim()};
+
 }  // namespace
 
 nlohmann::ordered_json evaluate_weights(const LsaStack& w, const EvalOptions& o,
@@ -234,9 +266,7 @@ nlohmann::ordered_json evaluate_weights(const LsaStack& w, const EvalOptions& o,
   c.params = {ParamSpec{"d", {static_cast<double>(w.d)}, {static_cast<double>(w.d)}, 1, kMaxD, true,
                         "input dimension (must match the weights)"},
               ParamSpec{"n", {20}, {20}, 1, 100000, true, "context length"}};
-  if (!sigma)
-    c.params.push_back(ParamSpec{"cov", {0}, {0}, 0, 3, true,
-                                 "covariance: 0 isotropic, 1 diagonal, 2 rotated, 3 rotated ill-conditioned (kappa 100)"});
+  if (!sigma) c.params.push_back(cov_param());
   c.params.push_back(ParamSpec{"noise", {0}, {0}, 0, 1e6, false, "label noise standard deviation"});
   c.default_samples = 200000;
   c.quick_samples = 20000;

@@ -17,7 +17,7 @@
 //   optimum   the exact optimum of a single layer on the same task: the sparse optimum Gamma* = -M^+ S Lam^+
 //             refined by exact alternating solves over the full last row of P and full Q. For linear tasks
 //             without noise it is the minimiser of acds Theorem 1 (P0 = e e^T, Q0 = -[U diag(1/((n+1)/n lam_i
-//             + tr(Lam)/n)) U^T, 0; 0, 0]), which `icl-verify run acds.thm1` confirms;
+//             + tr(Lam)/n)) U^T, 0; 0, 0]), which the project's check of that theorem confirms;
 //   excess    exact - optimum (relative_excess: over the optimum), and distance_to_optimum: the relative Frobenius
 //             distance between the layer's coefficients and the optimum's (symmetrised; they fix the prediction on
 //             every prompt and do not change under P -> g P, Q -> Q / g). For L > 1 layers, `one_layer_optimum` is

@@ -192,9 +192,7 @@ Claim formula_claim(const FormulaClaim& f) {
 nlohmann::ordered_json check_formula_claim(const FormulaClaim& f, const std::string& out, std::uint64_t seed, int threads,
                                            double alpha, const std::string& command) {
   Claim c = formula_claim(f);
-  bool taken = find_claim(f.id) != nullptr;
-  for (const auto& e : claim_catalogue()) taken |= f.id == e.id;
-  if (taken) throw UsageError(fmt::format("claim id '{}' is taken by a claim of the library", f.id));
+  if (find_claim(f.id)) throw UsageError(fmt::format("claim id '{}' is taken by a claim of the library", f.id));
   if (out.empty()) throw UsageError(f.id + ": an output folder is required");
   if (threads < 0) throw UsageError("threads must be >= 1");
   ScopedRegistration reg(std::move(c));

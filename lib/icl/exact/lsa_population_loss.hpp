@@ -21,7 +21,7 @@
 // in all (N+2) d Gaussian variables, against Monte Carlo through the forward pass, and the gradient
 // against finite differences.
 //
-// A random covariance Lambda_tau (zfb.thm8) enters K, m, E y^2 linearly, and K is a polynomial of degree
+// A random covariance Lambda_tau (zfb Theorem 8) enters K, m, E y^2 linearly, and K is a polynomial of degree
 // 3 in the entries of Lambda: a mixture of Gaussian components (weights summing to 1) gives the loss
 // averaged over tau exactly when the mixture matches the moments of Lambda_tau up to order 3.
 #pragma once

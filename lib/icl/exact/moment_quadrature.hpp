@@ -1,4 +1,4 @@
-// Gauss quadrature from raw moments, for expectations over a random covariance (zfb.thm8).
+// Gauss quadrature from raw moments, for expectations over a random covariance (zfb Theorem 8).
 //
 // An n-point Gauss rule built from the raw moments m_0 .. m_{2n-1} of a distribution integrates every
 // polynomial of degree <= 2n - 1 exactly; the tensor product of such rules over d independent

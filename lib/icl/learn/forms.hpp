@@ -6,7 +6,7 @@
 //   acds_form11  eq. (11): also P_i = [B_i, 0; 0, 1], B_i trained.
 //   acds_family  (8) or (11) restricted to A_i = a_i M (e.g. M = Sigma^-1), B_i = b_i I: one scalar per
 //                matrix (the families of acds Thms. 3 and 4).
-//   full_lsa     every entry of every P_i and Q_i (sja's linear Transformer, zfb's layer, acds.thm1).
+//   full_lsa     every entry of every P_i and Q_i (sja's linear Transformer, zfb's layer, acds Theorem 1).
 //   sja_bilinear sja (000) Sec. 2.2: 2L layers, bilinear then attention, on sja prompts (dbar+1 rows);
 //                attention P, Q full; bilinear W0, W1 dense (eq. (11): every entry) or sparse (eq. (12):
 //                only W~, rows d+1..dbar-1 and columns 0..d, the rest frozen at 0).

@@ -30,7 +30,7 @@
 //      sigma_w, n, L, form11).loss(A, B) / loss_and_gradient(A, B, gA, gB) (form (8) up to L = 4, form
 //      (11) up to L = 2); at a form's theta: acds_exact_loss(pop, p, theta, &grad) (forms.hpp), which
 //      works for full, symmetric and family (span) groups; minimise it exactly with optimizers.hpp
-//      minimize_lbfgs(objective, theta0) (stationarity checks of acds.thm2-4);
+//      minimize_lbfgs(objective, theta0) (stationarity checks of acds Theorems 2-4);
 //    - unmasked LSA (zfb): exact/lsa_population_loss.hpp (PopulationLoss, LsaWeights).
 //    - the trainer's minibatch gradient's expectation: objective.hpp mc_gradient(p, theta, source, loss, seed,
 //      purpose, samples, threads) (mean and standard error per component), mc_loss for a network's loss.

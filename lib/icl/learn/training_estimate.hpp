@@ -1,5 +1,5 @@
 // `icl-verify run --estimate` for training loops outside learn::train() (a claim with its own loss, e.g. the
-// every-position loss of xlssc.fig2's GPT-2-style models): while an estimate is on (begin_training_estimate(),
+// every-position loss of xlssc Figure 2's GPT-2-style models): while an estimate is on (begin_training_estimate(),
 // trainer.hpp), such a loop runs a few calibration steps instead of its run, measures a step's cost, and adds the
 // run's predicted training time here; the engine reports it with the runs of train() (trainer.cpp keeps the tally).
 #pragma once

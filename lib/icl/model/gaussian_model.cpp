@@ -129,4 +129,10 @@ std::string covariance_name(int kind) {
   }
 }
 
+const std::vector<std::pair<double, std::string>>& test_covariance_names() {
+  static const std::vector<std::pair<double, std::string>> names = {
+      {0, "isotropic"}, {1, "diagonal"}, {2, "rotated"}, {3, "rot-k100"}};
+  return names;
+}
+
 }  // namespace icl

@@ -18,6 +18,7 @@
 
 #include <Eigen/Dense>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace icl {
@@ -78,5 +79,8 @@ std::string covariance_name(int kind);
 // The covariance test_covariance(d, kind) actually is: at d = 1 a variance ("variance 2"), never a spectrum
 // or a rotation that a 1x1 matrix cannot have.
 std::string covariance_name(int kind, int d);
+// The short names of the kinds, (kind, name), for a claim's coded covariance parameter (ParamSpec::names,
+// claim/claim.hpp): isotropic, diagonal, rotated, rot-k100.
+const std::vector<std::pair<double, std::string>>& test_covariance_names();
 
 }  // namespace icl

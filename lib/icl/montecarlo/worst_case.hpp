@@ -7,8 +7,9 @@
 //
 // Prompts set aside. A worker may return bool instead of void: false sets the prompt aside (its errors are
 // not counted, `set_aside` is). This is for prompts that test floating point rather than the identity, e.g.
-// an exact reference that leaves the range a double forward pass can carry (sja.cor8, sja.thm7, sja.cor10:
-// `kDoubleRangeTerm` below). The claim must report `set_aside` beside `prompts` and judge only what is left.
+// an exact reference that leaves the range a double forward pass can carry (the deep bilinear stacks of sja
+// Theorem 7 and Corollaries 8 and 10: `kDoubleRangeTerm` below). The claim must report `set_aside` beside `prompts`
+// and judge only what is left.
 #pragma once
 #include "icl/execute/thread_pool.hpp"
 

@@ -1,47 +1,27 @@
 #include "icl/report/paper.hpp"
 
+#include "icl/claim/claim.hpp"
+
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
-#include <map>
+#include <set>
 
 namespace icl {
 
-// Authors, titles and venues of the four papers (docs/claims.md, "The papers"); those of acds and zfb as the
-// reference lists of the sja and xlssc papers cite them. sja's year and arXiv number, and xlssc's, are those of their
-// arXiv preprints.
-const std::vector<PaperRef>& papers() {
-  static const std::vector<PaperRef> p = {
-      {"sja", "sun2025role", "Haoyuan Sun, Ali Jadbabaie and Navid Azizan", "Sun, Jadbabaie and Azizan",
-       "On the Role of Transformer Feed-Forward Layers in Nonlinear In-Context Learning", 2025,
-       "arXiv:2501.18187",
-       "@article{sun2025role,\n  author  = {Sun, Haoyuan and Jadbabaie, Ali and Azizan, Navid},\n"
-       "  title   = {On the Role of Transformer Feed-Forward Layers in Nonlinear In-Context Learning},\n"
-       "  journal = {arXiv preprint arXiv:2501.18187},\n  year    = {2025}\n}\n"},
-      {"acds", "ahn2023transformers", "Kwangjun Ahn, Xiang Cheng, Hadi Daneshmand and Suvrit Sra",
-       "Ahn, Cheng, Daneshmand and Sra",
-       "Transformers learn to implement preconditioned gradient descent for in-context learning", 2023,
-       "Advances in Neural Information Processing Systems 36",
-       "@inproceedings{ahn2023transformers,\n  author    = {Ahn, Kwangjun and Cheng, Xiang and Daneshmand, Hadi and "
-       "Sra, Suvrit},\n  title     = {Transformers learn to implement preconditioned gradient descent for "
-       "in-context learning},\n  booktitle = {Advances in Neural Information Processing Systems},\n"
-       "  volume    = {36},\n  year      = {2023}\n}\n"},
-      {"zfb", "zhang2024trained", "Ruiqi Zhang, Spencer Frei and Peter L. Bartlett", "Zhang, Frei and Bartlett",
-       "Trained Transformers Learn Linear Models In-Context", 2024, "Journal of Machine Learning Research 25(49)",
-       "@article{zhang2024trained,\n  author  = {Zhang, Ruiqi and Frei, Spencer and Bartlett, Peter L.},\n"
-       "  title   = {Trained Transformers Learn Linear Models In-Context},\n"
-       "  journal = {Journal of Machine Learning Research},\n  volume  = {25},\n  number  = {49},\n"
-       "  pages   = {1--55},\n  year    = {2024}\n}\n"},
-      {"xlssc", "xing2024benefits", "Yue Xing, Xiaofeng Lin, Namjoon Suh, Qifan Song and Guang Cheng",
-       "Xing, Lin, Suh, Song and Cheng",
-       "Benefits of Transformer: In-Context Learning in Linear Regression Tasks with Unstructured Data", 2024,
-       "arXiv:2402.00743",
-       "@article{xing2024benefits,\n  author  = {Xing, Yue and Lin, Xiaofeng and Suh, Namjoon and Song, Qifan and "
-       "Cheng, Guang},\n  title   = {Benefits of Transformer: In-Context Learning in Linear Regression Tasks "
-       "with Unstructured Data},\n  journal = {arXiv preprint arXiv:2402.00743},\n  year    = {2024}\n}\n"},
-  };
-  return p;
+namespace {
+
+std::vector<PaperRef>& paper_registry() {
+  static std::vector<PaperRef> r;
+  return r;
 }
+
+}  // namespace
+
+const std::vector<PaperRef>& papers() { return paper_registry(); }
+
+RegisterPaper::RegisterPaper(PaperRef p) { paper_registry().push_back(std::move(p)); }
 
 const PaperRef* paper_of(const std::string& claim_id) {
   const auto dot = claim_id.find('.');
@@ -61,202 +41,19 @@ std::string bibtex_all() {
   return s;
 }
 
-const char* to_string(TableKind k) {
-  switch (k) {
-    case TableKind::equality: return "equality";
-    case TableKind::bound: return "bound";
-    case TableKind::identity: return "identity";
-    case TableKind::slope: return "slope";
-    case TableKind::trend: return "trend";
-    case TableKind::training: return "training comparison";
-  }
-  return "equality";
-}
-
-namespace {
-
-using K = TableKind;
-using Cols = std::vector<TableColumn>;
-
-const TableColumn kStated{"stated", "Paper", "the paper's value"};
-const TableColumn kExact{"exact", "Exact", "our own exact value"};
-const TableColumn kMc{"mc", "Monte Carlo", "Monte Carlo through the forward pass, mean $\\pm$ interval half-width"};
-
-const std::map<std::string, ClaimTable>& tables() {
-  static const std::map<std::string, ClaimTable> t = {
-      {"sja.prop1",
-       {K::bound, "Proposition~1",
-        "No LSA stack beats the best linear predictor: $\\mathbb{E}[(\\hat y+y_q)^2] \\ge \\min_{\\alpha,\\beta}"
-        "\\mathbb{E}[(\\langle x_q,\\beta\\rangle+\\alpha+y_q)^2]$",
-        Cols{{"stated", "Linear bound", "the best linear predictor's error (the lower bound)"},
-             {"mc", "LSA stack (MC)", "the stack's loss by Monte Carlo"}}}},
-      {"sja.thm2",
-       {K::equality, "Theorem~2", "App.~C bilinear block: $L = ((d+2)(d+1)+d)/(2n)$",
-        Cols{{"stated", "Paper", "the stated loss"}, {"exact", "Exact", "our exact loss"}, kMc,
-             {"corrected", "Corrected", "$d(d^3+18d^2+95d+142)/(4n)$"}}}},
-      {"sja.cor6",
-       {K::slope, "Corollary~6", "Algorithm~1 trains the App.~C block; its loss decays as $1/n$",
-        Cols{{"stage1_loss", "Stage 1", "loss after stage~1 of Algorithm~1 (part a)"},
-             {"stated", "Paper", "stated value (b: the loss's limit; c: the log--log slope)"},
-             {"exact", "Exact", "exact value (b: loss at $n_{\\max}$; c: local slope there)"},
-             {"fit_slope", "Fitted slope", "least-squares log--log slope over $[n_{\\min}, n_{\\max}]$"},
-             {"n_times_loss_at_n_max", "$n\\,\\mathcal{L}$", "$n$ times the exact loss at $n_{\\max}$"},
-             {"appC_n_times_loss", "App.~C", "the same for the App.~C block's constants"}}}},
-      {"sja.fig1",
-       {K::training, "Figure~1", "Trained bilinear vs.\\ linear Transformers on quadratic ICL",
-        Cols{{"bilinear_mean_loss|deeper_mean_loss|short_mean_loss|more_blocks_mean_loss", "Left",
-              "mean test loss over trials of the comparison's left side"},
-             {"linear_mean_loss|shallower_mean_loss|single_block_infimum_mean_loss|train_length_mean_loss|"
-              "fewer_blocks_mean_loss",
-              "Right",
-              "the same for its right side (c: the exact single-block infimum)"},
-             {"stated", "Paper", "the paper's limit (part c)"},
-             {"E_y2", "$\\mathbb{E}[y^2]$", "loss of the zero predictor"}}}},
-      {"sja.fig2",
-       {K::training, "Figure~2", "Trained dense (11) vs.\\ sparse (12) bilinear Transformers",
-        Cols{{"dense_mean_loss|long_mean_loss", "Left", "mean test loss over trials of the comparison's left side"},
-             {"sparse_mean_loss|short_mean_loss", "Right", "the same for its right side"},
-             {"E_y2", "$\\mathbb{E}[y^2]$", "loss of the zero predictor"},
-             {"quadratic_floor", "Floor", "loss floor of degree-2 features"}}}},
-      {"sja.fig4",
-       {K::training, "Figure~4", "Trained bilinear Transformers by training prompt length",
-        Cols{{"larger_n_train_mean_loss|short_mean_loss", "Left",
-              "mean test loss over trials of the comparison's left side"},
-             {"smaller_n_train_mean_loss|train_length_mean_loss", "Right", "the same for its right side"}}}},
-      {"acds.exp43",
-       {K::training, "Section~4.3", "Trained 3-layer form (8) reaches the preconditioned-GD solution",
-        Cols{{"over_runs", "Statistic over runs", "the part's statistic per run (summary.md names it): mean over the runs $\\pm$ half-width of its interval"},
-             {"bound", "Threshold", "the bound the statistic is compared with"},
-             {"zero_predictor_loss", "$\\mathbb{E}[y_q^2]$", "loss of the zero predictor"},
-             {"family_optimum_loss", "Family opt.", "exact optimum over the paper's family"},
-             {"dist_sigma_inverse", "$\\mathrm{Dist}(\\Sigma^{-1}, I)$", "the same distance for $A=\\Sigma^{-1}$"}}}},
-      {"acds.exp51",
-       {K::training, "Section~5.1", "Trained 3-layer form (11): $B_i \\approx I$, $A_i \\approx \\Sigma^{-1}$, growing $\\|A_i\\|$",
-        Cols{{"over_runs", "Statistic over runs", "the part's statistic per run (summary.md names it): mean over the runs $\\pm$ half-width of its interval"},
-             {"bound", "Threshold", "the bound the statistic is compared with"},
-             {"zero_predictor_loss", "$\\mathbb{E}[y_q^2]$", "loss of the zero predictor"},
-             {"dist_sigma_inverse", "$\\mathrm{Dist}(\\Sigma^{-1}, I)$", "the same distance for $A=\\Sigma^{-1}$"}}}},
-      {"acds.figs67",
-       {K::training, "Figures~6--7", "Trained $L$-layer LSA vs.\\ $L$ steps of preconditioned and plain GD",
-        Cols{{"mc", "Trained", "the trained model's test loss"},
-             {"stated", "Precond.\\ GD", "exact loss of $L$ steps of preconditioned GD at its best step"},
-             {"precond_gd_eta", "$\\eta$", "that step size"},
-             {"gd_mc", "Plain GD", "loss of $L$ steps of plain GD at its best step"}}}},
-      {"sja.fig3",
-       {K::slope, "Appendix~C.2, Figure~3", "App.~C block at $d=4$: log--log slope $-1$, $r^2=0.97$",
-        Cols{{"stated", "Paper", "the stated slope or $r^2$"}, {"exact", "Exact", "exact slope"},
-             {"mc", "Monte Carlo", "fitted slope, or mean $r^2$ under the paper's protocol"},
-             {"r2_q05", "$r^2$ 5\\%", "5\\% quantile of $r^2$ over replications"},
-             {"r2_q95", "$r^2$ 95\\%", "95\\% quantile of $r^2$"}}}},
-      {"sja.lemma3",
-       {K::identity, "Lemma~3", "The $\\binom{d+2}{2}$ variables $v_{ij}$ are orthonormal",
-        Cols{{"mc", "MC worst entry", "the Gram entry farthest from the identity's, by Monte Carlo"}}}},
-      {"sja.lemma12",
-       {K::equality, "Lemma~12", "Loss decomposition of a sparse LSA on i.i.d.\\ pairs",
-        Cols{kStated, kExact, kMc}}},
-      {"sja.prop4",
-       {K::bound, "Proposition~4", "Projected dimension $\\tilde d$ forces $L \\ge \\binom{d+2}{2}-\\tilde d$",
-        Cols{{"stated", "Stated bound", "the stated lower bound"},
-             {"exact", "Exact inf.", "exact infimum over explicit layers"},
-             {"mc", "Construction (MC)", "loss of an explicit construction by Monte Carlo"},
-             {"corrected", "Corrected", "the corrected bound"}}}},
-      {"sja.remark1",
-       {K::bound, "Remark~1", "Width $\\bar d < \\binom{d+2}{2}$ forces $L \\ge \\binom{d+2}{2}-\\bar d$",
-        Cols{{"stated", "Stated bound", "the stated lower bound"},
-             {"exact", "Exact inf.", "exact infimum over explicit layers"},
-             {"mc", "Construction (MC)", "loss of an explicit construction by Monte Carlo"},
-             {"corrected", "Corrected", "the corrected bound"}}}},
-      {"sja.cor9",
-       {K::bound, "Corollary~9", "Orthonormal features: $\\tilde d < m$ forces $L \\ge m-\\tilde d$",
-        Cols{{"stated", "Bound", "the stated lower bound $m-\\tilde d$"},
-             {"exact", "Exact inf.", "exact infimum over the family"},
-             {"mc", "Construction (MC)", "a finite-$n$ construction by Monte Carlo"}}}},
-      {"sja.thm5",
-       {K::bound, "Theorem~5", "Optimal attention is sparse; bound on $\\|\\Gamma^*+\\mathbb{E}[\\bar x\\bar x^\\top]^{-1}\\|_F$",
-        Cols{{"stated", "Stated bound", "the stated bound"}, {"exact", "Exact norm", "the exact norm at the optimum"},
-             {"exact_over_stated", "Ratio", "exact / stated (above 1: the bound fails)"},
-             {"corrected", "Corrected", "the corrected bound"}}}},
-      {"sja.thm7",
-       {K::identity, "Theorem~7", "$2L$-layer bilinear Transformer $=$ block-coordinate descent",
-        Cols{{"max_rel_error", "Max.\\ rel.\\ error", "largest relative difference, forward pass vs.\\ BCD"},
-             {"negative_control_error", "Control", "the same check against a wrong reference (must be large)"}}}},
-      {"sja.cor8",
-       {K::identity, "Corollary~8", "Deep bilinear stack cycles through all monomials of degree $\\le p$",
-        Cols{{"stated", "Blocks", "blocks the paper's schedule uses"}, {"bound", "Bound", "$\\max(d,p)^{\\min(d,p)}$"},
-             {"monomials", "Monomials", "$\\binom{d+p}{p}$"}, {"covered", "Covered", "monomials the stack reaches"},
-             {"max_rel_error", "Max.\\ rel.\\ error", "forward pass vs.\\ BCD (where run)"}}}},
-      {"sja.cor10",
-       {K::identity, "Corollary~10", "Width $d+h+1$ stack $=$ block-coordinate descent (kernel regression)",
-        Cols{{"max_rel_error", "Max.\\ rel.\\ error", "forward pass vs.\\ BCD"},
-             {"feature_degree", "Degree", "largest feature degree"}}}},
-      {"sja.sec42",
-       {K::bound, "Section~4.2", "Sparse bilinear stacks cannot compose degree $>2$; dense stacks can",
-        Cols{{"floor", "Floor", "the loss floor of degree-2 features"}, {"exact", "Exact", "exact loss of the stack"},
-             kMc, {"feature_degree", "Degree", "feature degree the stack composes"}}}},
-      {"acds.lemma1",
-       {K::identity, "Lemma~1", "$L$-layer sparse LSA $= L$ steps of preconditioned GD",
-        Cols{{"max_rel_error", "Stated", "largest relative error of the stated recursion"},
-             {"max_rel_error_corrected", "With $A_\\ell^\\top$", "the same with $A_\\ell^\\top$"}}}},
-      {"acds.thm1",
-       {K::equality, "Theorem~1", "Single-layer global minimiser of LSA for $x\\sim\\mathcal{N}(0,\\Sigma)$",
-        Cols{{"stated", "Paper", "loss at the stated minimiser"}, {"exact", "Exact opt.", "exact optimum"}, kMc,
-             {"matrix_relative_difference", "Matrix diff.", "relative difference, stated vs.\\ exact $Q_0$"}}}},
-      {"acds.thm2",
-       {K::equality, "Theorem~2", "Two layers: diagonal $A_1, A_2$ are global minimisers",
-        Cols{{"diagonal_best", "Best diagonal", "best diagonal pair (exact loss)"},
-             {"general_best", "Best symmetric", "best symmetric pair (exact loss)"}, kMc,
-             {"relative_gap", "Rel.\\ gap", "relative gap"}}}},
-      {"acds.thm3",
-       {K::identity, "Theorem~3", "$\\inf$ over $A_i=a_i\\Sigma^{-1}$ of the gradient norm is $0$",
-        Cols{{"relative_gradient_norm", "Gradient", "gradient norm at the stationary point, relative to the zero network's"},
-             {"control_off_family", "Off family", "the same $10^{-4}$ off the family (control)"},
-             {"loss_exact", "Loss", "exact loss there"}}}},
-      {"acds.thm4",
-       {K::identity, "Theorem~4", "Same with $P_i=\\mathrm{diag}(B_i,1)$, $B_i=b_i I$",
-        Cols{{"relative_gradient_norm", "Gradient", "gradient norm at the stationary point, relative to the zero network's"},
-             {"control_off_family", "Off family", "the same $10^{-4}$ off the family (control)"},
-             {"loss_exact", "Loss", "exact loss there"}}}},
-      {"zfb.thm4",
-       {K::equality, "Theorem~4", "Gradient flow converges to the stated $W_{KQ}^*, W_{PV}^*$",
-        Cols{{"distance_flow_to_stated", "Distance", "relative distance, flow endpoint to the stated limit"},
-             {"stated", "$L(W^*)$", "loss at the stated limit $W^*$"}, kMc}}},
-      {"zfb.thm5",
-       {K::bound, "Theorem~5", "Error decomposition of the limit model at test length $M$",
-        Cols{{"stated", "Paper", "stated value or bound"}, {"exact", "Exact", "exact prediction error"}, kMc}}},
-      {"zfb.thm8",
-       {K::equality, "Theorem~8", "Gradient-flow limit with random diagonal covariances",
-        Cols{{"distance_flow_to_stated", "Distance", "relative distance, flow endpoint to the stated limit"},
-             {"stated", "$L(W^*)$", "loss at the stated limit $W^*$"}, kMc}}},
-      {"zfb.shift",
-       {K::equality, "covariate shift (after Theorems~5 and 8)",
-        "Scaling by $c$ gives $c^2 x_q^\\top w$; $\\mathrm{Exp}(1)$ gives $\\tfrac13 w^\\top x_q$",
-        Cols{kStated, {"exact", "Exact", "exact value at this $n$"}, {"exact_limit", "Limit", "exact limit"}, kMc}}},
-      {"xlssc.onelayer",
-       {K::bound, "Section~4.2", "One-layer attention on unstructured prompts predicts $0$",
-        Cols{{"stated", "Paper", "the stated best loss $\\mathbb{E}[y_q^2]$ (predicting $0$)"},
-             {"mc", "Best found", "loss of the best weights found, Monte Carlo on fresh prompts"},
-             {"gain_over_zero", "Gain", "gain over predicting $0$, Monte Carlo"}}}},
-      // `icl-verify eval` (cli/eval.hpp): trained weights against the exact single-layer optimum.
-      {"eval",
-       {K::equality, "", "In-context loss of trained linear-attention weights",
-        Cols{{"exact", "Exact", "the weights' exact loss"}, kMc,
-             {"optimum|one_layer_optimum", "Optimum", "the exact single-layer optimum on the task"},
-             {"relative_excess", "Excess", "(exact $-$ optimum) / optimum"},
-             {"distance_to_optimum", "Distance", "relative distance of the loss coefficients to the optimum's"}}}},
-      {"xlssc.twolayer",
-       {K::trend, "Section~4.3", "Two-layer look-ahead construction gives $y_q$ approximately",
-        Cols{{"mc_at_D", "Loss at $D$", "Monte Carlo loss at $D$"}, {"mc", "At $D'$", "Monte Carlo loss at the next $D$"}}}},
+std::vector<std::string> listed_claim_ids() {
+  std::vector<std::string> ids;
+  std::set<std::string> seen;
+  const auto add = [&](const std::string& id) {
+    if (find_claim(id) && seen.insert(id).second) ids.push_back(id);
   };
-  return t;
-}
-
-}  // namespace
-
-ClaimTable claim_table(const std::string& claim_id) {
-  const auto& t = tables();
-  if (auto it = t.find(claim_id); it != t.end()) return it->second;
-  // A claim of one's own: its formula is "Stated", not the paper's.
-  return ClaimTable{K::equality, "", "", Cols{{"stated", "Stated", "the stated value"}, kExact, kMc}};
+  for (const auto& p : papers()) {
+    for (const auto& id : p.claim_order) add(id);
+    for (const auto& c : claim_registry())  // sorted by ID
+      if (paper_of(c.id) == &p) add(c.id);
+  }
+  for (const auto& c : claim_registry()) add(c.id);
+  return ids;
 }
 
 namespace {

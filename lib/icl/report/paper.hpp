@@ -1,8 +1,7 @@
-// What a paper needs from a report: the four papers (authors, title, year, BibTeX), per claim the kind of
-// table its cases call for (equality, bound, identity, slope, trend, training comparison), its place in the
-// paper and a typeset title, and careful number formatting for LaTeX (siunitx) and Markdown.
-//
-// Claims outside the catalogue (examples/own_claim, `icl-verify eval`) get the generic equality table.
+// What a paper needs from a report: the papers (authors, title, year, BibTeX), registered by the claims' code
+// (claims/papers.cpp), and careful number formatting for LaTeX (siunitx) and Markdown. A claim's paper is the one
+// registered for its ID's prefix; a claim of no registered paper (examples/own_claim registers its own) is cited
+// by none. A claim's table: table.hpp.
 #pragma once
 #include <nlohmann/json.hpp>
 
@@ -20,32 +19,24 @@ struct PaperRef {
   int year;
   const char* venue;    // where it appeared, as the seed files and citing papers give it
   const char* bibtex;   // the full @article/@inproceedings entry
+  // Its claims' IDs in the order `icl-verify list` shows them; a registered claim of the paper not named here
+  // follows them, in ID order.
+  std::vector<std::string> claim_order = {};
 };
+// Every registered paper, in registration order (the order of `list`, summary.md's paper list and icl-verify.bib).
 const std::vector<PaperRef>& papers();
+struct RegisterPaper {
+  explicit RegisterPaper(PaperRef p);
+};
 // The paper a claim ID belongs to (by its prefix), or nullptr.
 const PaperRef* paper_of(const std::string& claim_id);
 // "Sun, Jadbabaie and Azizan (2025), *On the Role of ...*": for Markdown and the command line.
 std::string paper_citation(const PaperRef& p);
 // Every paper as BibTeX (icl-verify.bib).
 std::string bibtex_all();
-
-enum class TableKind { equality, bound, identity, slope, trend, training };
-const char* to_string(TableKind k);
-
-struct TableColumn {
-  std::string quantity;  // key in a case's "quantities"
-  std::string header;    // LaTeX
-  std::string meaning;   // for the caption
-};
-
-struct ClaimTable {
-  TableKind kind = TableKind::equality;
-  std::string where;        // "Theorem~2", LaTeX
-  std::string latex_title;  // the claim's title with its maths typeset
-  std::vector<TableColumn> columns;
-};
-// The table for a claim ID; a generic equality table for an ID it does not know.
-ClaimTable claim_table(const std::string& claim_id);
+// Every registered claim ID in the order `icl-verify list` shows them: paper by paper (papers()), each paper's claims
+// in its claim_order and then the others of it in ID order; last the claims of no registered paper, in ID order.
+std::vector<std::string> listed_claim_ids();
 
 // Number formatting. A value with an uncertainty is rounded to the uncertainty (two significant digits of
 // the uncertainty); whole numbers print as whole numbers; others with 4 significant digits.

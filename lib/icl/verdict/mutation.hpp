@@ -2,7 +2,7 @@
 // weight matrix, named so that bench/mutate.py can perturb them one at a time and check that the claim's
 // verdict changes (issue 15: "would a wrong formula or a wrong weight actually be caught?").
 //
-//   namespace { const icl::MutationSite kStated{"sja.lemma3/stated", "sja.lemma3"}; }
+//   namespace { const icl::MutationSite kStated{"my.claim/stated", "my.claim"}; }
 //   ...  const double stated = kStated(formula);        // or kStated(matrix)
 //
 // With no mutant selected (the normal case) a site returns its argument unchanged; the cost is one
