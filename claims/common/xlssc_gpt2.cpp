@@ -155,7 +155,8 @@ double prompt_loss(const Network& net, const MatrixXd& Z, const VectorXd& y, Tap
   return w * loss;
 }
 
-void draw_prompt(int d, int D, std::uint64_t seed, std::uint64_t purpose, std::uint64_t i, MatrixXd& Z, VectorXd& y) {
+void draw_prompt(int d, int D, std::uint64_t seed, std::uint64_t purpose, std::uint64_t i, MatrixXd& Z, VectorXd& y,
+                 int active) {
   // The draws of learn::unstructured_prompts (the same prompt for the same (seed, purpose, i)).
   PromptRng rng(seed, purpose, i);
   VectorXd th(d);
@@ -163,6 +164,7 @@ void draw_prompt(int d, int D, std::uint64_t seed, std::uint64_t purpose, std::u
   th /= std::sqrt(static_cast<double>(d));
   MatrixXd X(d, D + 1);
   rng.fill_normal(X);
+  if (active > 0 && active < d) X.bottomRows(d - active).setZero();
   const Eigen::RowVectorXd yy = th.transpose() * X;
   Z.resize(d + 1, 2 * D + 1);
   embed_unstructured(X, yy.head(D), Z);
@@ -182,7 +184,8 @@ public:
     workers_.resize(static_cast<std::size_t>(threads_));
   }
   // Mean loss over prompts 0..batch-1 of (seed, purpose); the mean gradient into grad.
-  double run(const Network& net, std::uint64_t seed, std::uint64_t purpose, std::uint64_t batch, VectorXd& grad) {
+  double run(const Network& net, std::uint64_t seed, std::uint64_t purpose, std::uint64_t batch, VectorXd& grad,
+             int active, int examples) {
     const std::uint64_t chunks = (batch + kChunk - 1) / kChunk;
     loss_.assign(chunks, 0.0);
     if (grads_.size() < chunks) grads_.resize(chunks);
@@ -196,7 +199,7 @@ public:
         k.g.zero();
         double sum = 0;
         for (std::uint64_t i = c * kChunk; i < std::min(batch, (c + 1) * kChunk); ++i) {
-          draw_prompt(s_.d, s_.D, seed, purpose, i, k.Z, k.y);
+          draw_prompt(s_.d, examples, seed, purpose, i, k.Z, k.y, active);
           sum += prompt_loss(net, k.Z, k.y, k.tape, &k.g);
         }
         loss_[c] = sum;
@@ -262,6 +265,16 @@ std::uint64_t run_key(const ModelSpec& s, const TrainSettings& ts, std::uint64_t
                    double(static_cast<int>(s.pe)), s.lambda, double(ts.steps), double(ts.batch), ts.learning_rate,
                    ts.beta1, ts.beta2, ts.epsilon, double(ts.curve_points), double(kChunk)})
     num(v);
+  // (absent when 0: the keys of runs without warm-up or curriculum unchanged)
+  if (ts.warmup > 0) num(double(ts.warmup));
+  if (ts.dims_start > 0) {
+    num(double(ts.dims_start));
+    num(double(ts.dims_interval));
+  }
+  if (ts.examples_start > 0) {
+    num(double(ts.examples_start) + 0.5);
+    num(double(ts.examples_interval));
+  }
   for (std::uint64_t v : {seed, purpose, init_purpose}) mix(&v, sizeof v);
   return h;
 }
@@ -328,7 +341,12 @@ TrainRun train(const ModelSpec& s, const TrainSettings& ts, std::uint64_t seed, 
   };
   for (; t < steps; ++t) {
     if (estimate && t == 1) first_step_seconds = seconds();
-    const double L = mb.run(net, seed, learn::block_purpose(purpose, static_cast<std::uint64_t>(t)), ts.batch, g);
+    const int active =
+        ts.dims_start > 0 ? std::min(s.d, ts.dims_start + t / std::max(1, ts.dims_interval)) : s.d;
+    const int examples =
+        ts.examples_start > 0 ? std::min(s.D, ts.examples_start + t / std::max(1, ts.examples_interval)) : s.D;
+    const double L =
+        mb.run(net, seed, learn::block_purpose(purpose, static_cast<std::uint64_t>(t)), ts.batch, g, active, examples);
     if (!std::isfinite(L) || !g.allFinite()) {
       r.ok = false;
       r.reason = fmt::format("{} not finite at step {} (minibatch of {}); the weights before it kept",
@@ -337,7 +355,10 @@ TrainRun train(const ModelSpec& s, const TrainSettings& ts, std::uint64_t seed, 
     }
     if (t == 0) r.first_loss = L;
     good = r.theta;
-    adam.step(r.theta, g, ts.learning_rate);
+    const double lr = ts.warmup > 0 && t + 1 < ts.warmup
+                          ? ts.learning_rate * static_cast<double>(t + 1) / static_cast<double>(ts.warmup)
+                          : ts.learning_rate;
+    adam.step(r.theta, g, lr);
     if (!r.theta.allFinite()) {
       r.theta = good;
       r.ok = false;

@@ -90,8 +90,9 @@ const Eigen::MatrixXd& forward(const Network& net, const Eigen::MatrixXd& Z, Tap
 // The per-prompt training loss (above): y holds the D+1 targets y_1..y_D, y_query. With g, adds its gradient.
 double prompt_loss(const Network& net, const Eigen::MatrixXd& Z, const Eigen::VectorXd& y, Tape& t, WeightGrads* g);
 // Prompt i of stream (seed, purpose): E_2 into Z ((d+1) x (2D+1)) and the D+1 targets into y.
+// active in 1..d-1: coordinates active..d-1 of every x set to 0 (the same draws; the curriculum of TrainSettings).
 void draw_prompt(int d, int D, std::uint64_t seed, std::uint64_t purpose, std::uint64_t i, Eigen::MatrixXd& Z,
-                 Eigen::VectorXd& y);
+                 Eigen::VectorXd& y, int active = 0);
 
 struct TrainSettings {
   int steps = 1000;
@@ -99,6 +100,14 @@ struct TrainSettings {
   double learning_rate = 1e-4;
   double beta1 = 0.9, beta2 = 0.999, epsilon = 1e-8;
   int curve_points = 50;
+  int warmup = 0;  // linear learning-rate warm-up: step t (from 0) uses learning_rate * min(1, (t+1)/warmup)
+  // Curriculum on the dimension (Garg et al.'s `curriculum.dims`): at step t only the first
+  // min(d, dims_start + floor(t / dims_interval)) coordinates of every x are kept (the others set to 0 before y is
+  // computed); dims_start 0: none.
+  int dims_start = 0, dims_interval = 1;
+  // Curriculum on the prompt length (Garg et al.'s `curriculum.points`): at step t the prompts have
+  // min(D, examples_start + floor(t / examples_interval)) examples (and the loss their positions); 0: none.
+  int examples_start = 0, examples_interval = 1;
   int threads = 1;
 };
 

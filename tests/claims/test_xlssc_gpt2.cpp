@@ -278,6 +278,42 @@ TEST_CASE("xlssc gpt2: training is the same bit for bit on 1 and 2 threads, and 
   for (std::size_t k = 0; k < e1.size(); ++k) CHECK(e1[k].mean == e2[k].mean);
 }
 
+TEST_CASE("xlssc gpt2: warm-up and the curricula (bench-xlssc-train's options): off changes nothing, on is used") {
+  // draw_prompt's `active`: the same draws with x's last coordinates 0, y from the kept ones.
+  MatrixXd Z, Za;
+  VectorXd y, ya;
+  xlssc_gpt2::draw_prompt(5, 4, 3, 4, 11, Z, y);
+  xlssc_gpt2::draw_prompt(5, 4, 3, 4, 11, Za, ya, 2);
+  CHECK(Za.topRows(2) == Z.topRows(2));
+  for (int k = 0; k <= 4; ++k) CHECK(Za.block(2, 2 * k, 3, 1).isZero());
+  CHECK(Za.row(5).segment(1, 1) == ya.head(1).transpose());
+  CHECK(ya != y);
+  ModelSpec s = variants()[6];
+  xlssc_gpt2::TrainSettings ts;
+  ts.steps = 6;
+  ts.batch = 20;
+  ts.learning_rate = 3e-3;
+  ts.curve_points = 6;
+  const auto plain = xlssc_gpt2::train(s, ts, 7, 8, 9);
+  ts.dims_interval = 5;  // ignored while dims_start is 0
+  ts.examples_interval = 5;
+  CHECK(xlssc_gpt2::train(s, ts, 7, 8, 9).theta == plain.theta);
+  for (int option = 0; option < 3; ++option) {
+    xlssc_gpt2::TrainSettings o = ts;
+    if (option == 0) o.warmup = 4;
+    if (option == 1) o.dims_start = 1;
+    if (option == 2) o.examples_start = 1;
+    o.threads = 1;
+    const auto r1 = xlssc_gpt2::train(s, o, 7, 8, 9);
+    o.threads = 2;
+    const auto r2 = xlssc_gpt2::train(s, o, 7, 8, 9);
+    CAPTURE(option);
+    REQUIRE(r1.ok);
+    CHECK(r1.theta != plain.theta);
+    CHECK(r1.theta == r2.theta);
+  }
+}
+
 }  // namespace
 }  // namespace icl
 

@@ -32,22 +32,31 @@ std::vector<Param> gelu_mlp_params(Index rows, Index hidden) {
           {"b2", MatrixXd::Zero(rows, 1)}};
 }
 
-void gelu_mlp_forward(const GeluMlpWeights& w, const MatrixXd& Z, MatrixXd& out, MatrixXd& A, MatrixXd& H) {
+void gelu_mlp_forward(const GeluMlpWeights& w, const MatrixXd& Z, MatrixXd& out, MatrixXd& G, MatrixXd& H) {
   if (Z.rows() != w.W1.cols()) throw std::invalid_argument("GeluMlp: input rows differ from the layer's");
-  A.noalias() = w.W1 * Z;
-  A.colwise() += w.b1.col(0);
-  H = A.unaryExpr([](double x) { return gelu_tanh(x); });
+  G.noalias() = w.W1 * Z;
+  G.colwise() += w.b1.col(0);
+  H.resize(G.rows(), G.cols());
+  // One tanh per entry for both gelu(A) and gelu'(A) (the adjoint's factor, kept in place of A).
+  double* g = G.data();
+  double* h = H.data();
+  for (Index i = 0; i < G.size(); ++i) {
+    const double x = g[i];
+    const double t = std::tanh(kC * (x + kK * x * x * x));
+    h[i] = 0.5 * x * (1.0 + t);
+    g[i] = 0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * kC * (1.0 + 3.0 * kK * x * x);
+  }
   out.noalias() = w.W2 * H;
   out.colwise() += w.b2.col(0);
 }
 
-void gelu_mlp_backward(const GeluMlpWeights& w, const MatrixXd& Z, const MatrixXd& A, const MatrixXd& H, Scratch& s,
+void gelu_mlp_backward(const GeluMlpWeights& w, const MatrixXd& Z, const MatrixXd& G, const MatrixXd& H, Scratch& s,
                        MatrixXd& R, const GeluMlpGrads& g) {
   if (g.W2) g.W2->noalias() += R * H.transpose();
   if (g.b2) g.b2->col(0) += R.rowwise().sum();
   MatrixXd& dA = s.H;
   dA.noalias() = w.W2.transpose() * R;
-  dA.array() *= A.unaryExpr([](double x) { return gelu_tanh_derivative(x); }).array();
+  dA.array() *= G.array();
   if (g.W1) g.W1->noalias() += dA * Z.transpose();
   if (g.b1) g.b1->col(0) += dA.rowwise().sum();
   R.noalias() = w.W1.transpose() * dA;

@@ -25,11 +25,12 @@ struct GeluMlpGrads {  // accumulators; null: not wanted
   Eigen::MatrixXd *W1, *b1, *W2, *b2;
 };
 
-// out = W2 gelu(W1 Z + b1) + b2; keeps A and H for the adjoint.
-void gelu_mlp_forward(const GeluMlpWeights& w, const Eigen::MatrixXd& Z, Eigen::MatrixXd& out, Eigen::MatrixXd& A,
+// out = W2 gelu(W1 Z + b1) + b2; keeps G = gelu'(A) and H = gelu(A) for the adjoint (both from one tanh per entry,
+// the same formulas as gelu_tanh and gelu_tanh_derivative).
+void gelu_mlp_forward(const GeluMlpWeights& w, const Eigen::MatrixXd& Z, Eigen::MatrixXd& out, Eigen::MatrixXd& G,
                       Eigen::MatrixXd& H);
-// R: dL/d(out) on entry, dL/dZ on exit. Uses s.H.
-void gelu_mlp_backward(const GeluMlpWeights& w, const Eigen::MatrixXd& Z, const Eigen::MatrixXd& A,
+// R: dL/d(out) on entry, dL/dZ on exit. G, H: as gelu_mlp_forward left them. Uses s.H.
+void gelu_mlp_backward(const GeluMlpWeights& w, const Eigen::MatrixXd& Z, const Eigen::MatrixXd& G,
                        const Eigen::MatrixXd& H, Scratch& s, Eigen::MatrixXd& R, const GeluMlpGrads& g);
 
 class GeluMlp final : public LayerBase<GeluMlp> {

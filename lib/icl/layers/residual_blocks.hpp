@@ -21,8 +21,8 @@
 // parameter storage can be addressed through a composite (see the report of this change), not available here.
 //
 // Cache: m[0] = Y = LN(Z), m[1] = xhat, v[0] = LayerNorm's 1/std; AttentionBlock m[2..4] = [Q; K; V], attention
-// weights, C (c.m grows to 5); MlpBlock m[2], m[3] = A, H. Backward uses s.M1 for the branch adjoint, besides the
-// scratch the pieces use (s.F, s.H, s.S, s.dS).
+// weights, C (c.m grows to 5); MlpBlock m[2], m[3] = gelu'(A), H (gelu_mlp_forward). Backward uses s.M1 for the
+// branch adjoint, besides the scratch the pieces use (s.F, s.H, s.S, s.dS).
 #pragma once
 #include "icl/layers/layer.hpp"
 
