@@ -12,11 +12,14 @@
 #include <sstream>
 #include <string>
 
+#include <unistd.h>
+
 namespace {
 
 nlohmann::json run_quick(const std::string& claim) {
   namespace fs = std::filesystem;
-  const fs::path out = fs::temp_directory_path() / fmt::format("icl-issue3-regression-{}", claim);
+  // Per process: test runs of two checkouts on one machine must not share the folder.
+  const fs::path out = fs::temp_directory_path() / fmt::format("icl-issue3-regression-{}-{}", claim, ::getpid());
   fs::remove_all(out);
   const std::string cmd =
       fmt::format("{} run {} --quick --threads 2 --out {} > /dev/null", ICL_VERIFY_BINARY, claim, out.string());
@@ -27,6 +30,7 @@ nlohmann::json run_quick(const std::string& claim) {
   std::stringstream s;
   s << f.rdbuf();
   auto j = nlohmann::json::parse(s.str());
+  fs::remove_all(out);
   CHECK(j["schema"] == "icl-verify/report/v1");
   CHECK(j["claim"] == claim);
   CHECK(!j["cases"].empty());
