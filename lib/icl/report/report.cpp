@@ -313,6 +313,7 @@ struct CaseRows {
   std::string spec, header, rows;
   bool wrapped_case = false;
   bool verdict_column = true;  // false when every case has the same verdict (the notes say it)
+  std::size_t text_columns = 0;  // parameter columns with text over 12 characters (a model's name, a comparison)
   std::string constant;  // " Every case has d=4, ..." for the caption (parameters equal in every case)
 };
 // The cases a compact table shows: all of them when there are at most kCompactRows; otherwise the refuted
@@ -356,6 +357,9 @@ CaseRows case_rows(const nlohmann::ordered_json& r, const ClaimTable& t, const s
   for (const auto& k : keys) {
     out.spec += "c";
     head.push_back(latex_param_header(k));
+    bool text = false;
+    for (const auto& c : cases) text = text || (c["params"][k].is_string() && c["params"][k].get<std::string>().size() > 12);
+    out.text_columns += text ? 1 : 0;
   }
   if (!layout.other.empty()) {  // parameters only some cases have: one column
     out.spec += "l";
@@ -473,12 +477,13 @@ std::string latex_table(const nlohmann::ordered_json& r) {
   const auto sel = compact_selection(cases);
   const CaseRows cr = case_rows(r, t, sel);
   // Wider tables in a smaller size, so that every one fits the text width of a plain article.
-  // A wrapped "Also" column (a 9em box) counts as three columns; a Verdict column left out (every case the same)
-  // still counts, so that leaving it out only makes a table narrower.
-  const std::size_t width = cr.spec.size() + (cr.wrapped_case ? 3 : 0) + (cr.verdict_column ? 0 : 1);
+  // A wrapped "Also" column (a 9em box) counts as three columns, a column of text as two; a Verdict column left out
+  // (every case the same) still counts, so that leaving it out only makes a table narrower.
+  const std::size_t width =
+      cr.spec.size() + (cr.wrapped_case ? 3 : 0) + cr.text_columns + (cr.verdict_column ? 0 : 1);
   std::string body = fmt::format("{}\n\\setlength{{\\tabcolsep}}{{{}pt}}\n",
                                  width >= 9 ? "\\scriptsize" : width >= 8 ? "\\footnotesize" : "\\small",
-                                 width >= 7 ? 3 : 4);
+                                 width >= 9 ? 2 : width >= 7 ? 3 : 4);
   body += "\\begin{tabular}{" + cr.spec + "}\n\\toprule\n" + cr.header + "\\midrule\n" + cr.rows +
           "\\bottomrule\n\\end{tabular}\n";
   // The table's notes, under it in small type: what the rows are, what each column holds, how Monte Carlo
