@@ -1,4 +1,4 @@
-// The icl-verify command line (lib/icl/cli/main.cpp, lib/icl/cli/engine.cpp) against REPORT-FORMAT.md: bad input
+// The icl-verify command line (lib/icl/cli/main.cpp, lib/icl/cli/engine.cpp) against docs/reports.md: bad input
 // exits 2 and writes nothing; `list` and `--expect` behave; and (the "regression" test case) every
 // registered claim runs at --quick and writes a well-formed, thread-count-independent report.
 #include "icl/claim/claim.hpp"
@@ -47,7 +47,7 @@ bool is_nonempty_string(const json& j, const char* key) {
   return j.contains(key) && j.at(key).is_string() && !j.at(key).get<std::string>().empty();
 }
 
-// Checks one quantity against the kinds of REPORT-FORMAT.md; returns the kind found ("" if none).
+// Checks one quantity against the kinds of docs/reports.md; returns the kind found ("" if none).
 std::string check_quantity(const std::string& name, const json& q) {
   INFO("quantity '" << name << "': " << q.dump());
   CHECK_OR_RETURN(q.is_object(), "");
@@ -125,7 +125,7 @@ bool check_report(const json& r, const icl::Claim& c, int threads) {
     CHECK(is_nonempty_string(k, "evidence"));
     CHECK(is_nonempty_string(k, "part"));
   }
-  // The claim's verdict from its parts (REPORT-FORMAT.md: refuted only if an asserted part fails, confirmed if
+  // The claim's verdict from its parts (docs/reports.md: refuted only if an asserted part fails, confirmed if
   // every part holds), derived here independently; a part's verdict is consistent with its cases.
   CHECK_OR_RETURN(r.contains("parts") && r.at("parts").is_array() && !r.at("parts").empty(), false);
   for (const auto& p : r.at("parts")) {

@@ -1,6 +1,6 @@
 // Command-line fuzz test: seeded, deterministic random argument lists (option strings in random order, very long
 // values, non-ASCII and invalid UTF-8, control characters, huge grids, unwritable output folders) against the
-// contract of REPORT-FORMAT.md:
+// contract of docs/reports.md:
 //   - the exit status is always 0, 1 or 2: never a crash (signal), never 3 for a user's mistake;
 //   - on exit 2: exactly one line on stderr, and nothing written in the working folder;
 //   - on exit 0 or 1: every report written is whole (valid JSON, no temporary files left).

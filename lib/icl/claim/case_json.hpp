@@ -1,4 +1,4 @@
-// One case of a claim's report, as REPORT-FORMAT.md fixes it: `params`, `quantities` (`stated`, `exact`,
+// One case of a claim's report, as docs/reports.md fixes it: `params`, `quantities` (`stated`, `exact`,
 // `mc` and the claim's own), `verdict`, `evidence` and `decisions`, plus any fields of the claim's own.
 // Every claim writes its cases through this builder, so the case contract lives here; fields appear in
 // the order the claim writes them.
@@ -27,7 +27,7 @@ public:
   explicit CaseJson(const Case& c) : CaseJson(c.to_json()) {}
   explicit CaseJson(nlohmann::ordered_json params) { j_["params"] = std::move(params); }
 
-  // quantities: a scalar, a Monte Carlo estimate, or a matrix (REPORT-FORMAT.md quantity kinds).
+  // quantities: a scalar, a Monte Carlo estimate, or a matrix (docs/reports.md quantity kinds).
   CaseJson& quantity(const std::string& name, double v);
   CaseJson& quantity(const std::string& name, const Estimate& e);
   CaseJson& quantity(const std::string& name, const Eigen::MatrixXd& m);

@@ -1,4 +1,4 @@
-// What a claim asserts, part by part, and how a failed part is classed (REPORT-FORMAT.md: `parts`,
+// What a claim asserts, part by part, and how a failed part is classed (docs/reports.md: `parts`,
 // `refutation`, `findings`).
 //
 // A claim declares its parts when it registers (Claim::parts): each is one thing the paper asserts, with
@@ -43,7 +43,7 @@ namespace icl {
 enum class Strength { theorem, asymptotic, conditional, informal, empirical };
 const char* to_string(Strength s);
 
-// REPORT-FORMAT.md's four refutation classes:
+// docs/reports.md's four refutation classes:
 //   substantive         a stated value, rate, bound or conclusion is wrong (the corrected statement given and
 //                       verified where possible);
 //   slip                a typo, sign, index or transpose error whose correction leaves the paper's
@@ -91,7 +91,7 @@ struct JudgedClaim {
 JudgedClaim judge_claim(const std::string& claim_id, const std::vector<PartSpec>& declared,
                         const std::map<std::string, PartOutcome>& outcomes, nlohmann::ordered_json& cases);
 
-// Checks a finished report's `verdict`, `refutation` and `parts` against REPORT-FORMAT.md (the same rules
+// Checks a finished report's `verdict`, `refutation` and `parts` against docs/reports.md (the same rules
 // judge_claim applies); returns the problems found (empty: valid). For tests and `report --from`.
 std::vector<std::string> check_parts_block(const nlohmann::ordered_json& report);
 

@@ -106,7 +106,7 @@ inline constexpr double kEngineBytesPerSample = 4.0;
 inline constexpr double kMinAlpha = 1e-6;
 double available_memory_bytes();
 
-// Exit status per REPORT-FORMAT.md (0, 1 or 2; internal failures propagate as exceptions).
+// Exit status per docs/reports.md (0, 1 or 2; internal failures propagate as exceptions).
 int run_command(const RunOptions& o);
 int report_command(const std::string& dir);
 // `list`: every registered claim with its title, paper by paper (report/paper.hpp, listed_claim_ids); `list CLAIM...`: each claim's source, statement, parameters

@@ -1,4 +1,4 @@
-// icl-verify: command line (REPORT-FORMAT.md). Exit status: 0 run completed, 1 --expect did not hold,
+// icl-verify: command line (docs/reports.md). Exit status: 0 run completed, 1 --expect did not hold,
 // 2 bad usage or bad input (one line on stderr, nothing written), 3 internal failure.
 #include "icl/cli/engine.hpp"
 #include "icl/learn/checkpoint.hpp"

@@ -2,7 +2,7 @@
 //
 // Setting: x ~ N(0, Sigma), w ~ N(0, Sigma_w), y = <w, x>, n context examples, acds prompts (rows x, y),
 // L masked LSA layers with scale 1/n, P_i = [B_i, 0; 0, 1] (form (11); B_i = 0 is form (8)),
-// Q_i = -[A_i, 0; 0, 0]; loss E[(yhat + y_q)^2] (the project's sign convention, CLAIMS.md).
+// Q_i = -[A_i, 0; 0, 0]; loss E[(yhat + y_q)^2] (the project's sign convention, docs/claims.md "Conventions").
 //
 // Derivation (ours). With X_k the first d rows of Z_k and S = (1/n) X_0 M X_0^T: the x rows evolve as
 // X_{k+1} = X_k - B_k S_k A_k X_k, S_k = (1/n) X_k M X_k^T, so X_k = T_k X_0 with T_0 = I,

@@ -2,7 +2,7 @@
 // Frei, Bartlett (003)), in closed form, with its gradient over the full weights W^{PV}, W^{KQ} in
 // R^{(d+1)x(d+1)}. Monte Carlo through the forward pass: montecarlo/lsa_prompt_worker.hpp.
 //
-// Convention (CLAIMS.md, zfb): E = [x_1 .. x_N x_q; y_1 .. y_N 0], f(E) = E + W^{PV} E (E^T W^{KQ} E) / N
+// Convention (docs/claims.md "Conventions", zfb): E = [x_1 .. x_N x_q; y_1 .. y_N 0], f(E) = E + W^{PV} E (E^T W^{KQ} E) / N
 // (no mask), yhat = f(E)[d, N], L = 1/2 E[(yhat - y_q)^2], x ~ N(0, Lambda), y = <w, x>, w ~ N(0, I).
 //
 // Derivation. With u^T the last row of W^{PV}, V the first d columns of W^{KQ} and G = E E^T / N,

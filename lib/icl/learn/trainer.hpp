@@ -94,7 +94,7 @@ TrainingEstimate end_training_estimate();
 TrainResult train(const Parameterisation& params, Eigen::VectorXd theta0, const PromptSource& source, LossSpec loss,
                   const TrainConfig& config);
 
-// The `training` block of REPORT-FORMAT.md for runs of this config: optimizer, learning_rate, batch, steps,
+// The `training` block of docs/reports.md for runs of this config: optimizer, learning_rate, batch, steps,
 // trials, seeds, paper_settings, curve_file, plus the schedule (resample_every, clip, lr decay).
 nlohmann::ordered_json training_json(const TrainConfig& c, const std::vector<std::uint64_t>& seeds,
                                      bool paper_settings, const std::string& curve_file);

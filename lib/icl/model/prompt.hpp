@@ -1,4 +1,4 @@
-// Prompt embeddings (CLAIMS.md, "Conventions").
+// Prompt embeddings (docs/claims.md, "Conventions").
 //
 // sja / acds: Z in R^{(dbar+1) x (n+1)}, columns (x_i, y_i) and the query column (x_q, 0). sja adds a
 //   first row of ones and zero rows up to width dbar (so rows: 1, x (d), zeros (dbar-1-d), y);

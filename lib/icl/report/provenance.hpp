@@ -1,4 +1,4 @@
-// Provenance of a report (REPORT-FORMAT.md, "provenance"): which build produced it and how it was invoked.
+// Provenance of a report (docs/reports.md, "provenance"): which build produced it and how it was invoked.
 // The version, compiler, build type and library versions are those the binary was compiled with; the
 // commit is read from git at every build (cmake/build_commit.cmake), with "-dirty" appended when the
 // working tree differed from it.

@@ -1,4 +1,4 @@
-// Report fragments: the quantity kinds of REPORT-FORMAT.md (a scalar, a Monte Carlo estimate, a matrix),
+// Report fragments: the quantity kinds of docs/reports.md (a scalar, a Monte Carlo estimate, a matrix),
 // a decision as it appears under a case's "decisions", and a claim's error rates.
 #pragma once
 #include "icl/montecarlo/statistics.hpp"

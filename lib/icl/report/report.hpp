@@ -1,4 +1,4 @@
-// Reports: JSON per claim (REPORT-FORMAT.md), a Markdown summary of a report folder, and a LaTeX
+// Reports: JSON per claim (docs/reports.md), a Markdown summary of a report folder, and a LaTeX
 // (booktabs) table per claim. Every file is written whole or not at all (temporary file + rename).
 #pragma once
 #include <nlohmann/json.hpp>
