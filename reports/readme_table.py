@@ -8,7 +8,9 @@ differ), refutation class, the budget the verdict comes from, and a one-line key
   readme_table.py [--reports DIR] [--binary PATH]                 print the table (Markdown) to stdout
   readme_table.py [--reports DIR] [--binary PATH] --write README.md
                                                                   replace the text between the markers
-                                                                  <!-- verdicts:begin --> and <!-- verdicts:end -->
+                                                                  <!-- verdicts:begin --> and <!-- verdicts:end -->,
+                                                                  and the tally line between <!-- tally:begin -->
+                                                                  and <!-- tally:end --> where the README has them
 
 Without --binary the claims are those with a report in DIR (default: reports/latest next to this script). With
 --binary, `PATH list` adds every catalogued claim without a report: "not implemented" where the listing marks it
@@ -40,6 +42,9 @@ DEFAULT_REPORTS = os.path.join(ROOT, "reports", "latest")
 DEFAULT_PAPER = os.path.join(ROOT, "reports", "paper")
 BEGIN = "<!-- verdicts:begin -->"
 END = "<!-- verdicts:end -->"
+# The one-line tally near the top of the README (optional: written where these markers are).
+TALLY_BEGIN = "<!-- tally:begin -->"
+TALLY_END = "<!-- tally:end -->"
 PAPER_ORDER = ["sja", "acds", "zfb", "xlssc"]
 KEY_LIMIT = 160  # characters of the key result
 # A period after these does not end a sentence.
@@ -386,11 +391,40 @@ def table(reports_dir, binary=None, paper_dir=DEFAULT_PAPER):
     return "\n".join(lines) + "\n"
 
 
-def replace_between_markers(text, body):
-    b, e = text.find(BEGIN), text.find(END)
+def replace_between_markers(text, body, begin=BEGIN, end=END):
+    b, e = text.find(begin), text.find(end)
     if b < 0 or e < 0 or e < b:
         return None
-    return text[:b + len(BEGIN)] + "\n" + body + text[e:]
+    return text[:b + len(begin)] + "\n" + body + text[e:]
+
+
+def tally(reports_dir):
+    """One line for the top of the README: how many claims, and how many of each verdict."""
+    reports = read_reports(reports_dir)
+    counts = {}
+    for r in reports.values():
+        counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1
+    parts = []
+    for v in ("confirmed", "refuted", "inconclusive"):
+        if v not in counts:
+            continue
+        text = f"{counts[v]} {v}"
+        if v == "inconclusive" and all(isinstance(r.get("training"), dict) for r in reports.values()
+                                       if r["verdict"] == "inconclusive"):
+            text += " (training experiments at a reduced budget)"
+        parts.append(text)
+    return (f"**What it found:** {len(reports)} claims, {', '.join(parts)}: "
+            f"[the table](#what-it-found).\n")
+
+
+def render(text, reports_dir, binary=None, paper_dir=DEFAULT_PAPER):
+    """The README with its verdict table (and its tally line, where it has the markers) regenerated; None when the
+    verdict table's markers are missing."""
+    new = replace_between_markers(text, table(reports_dir, binary, paper_dir))
+    if new is None:
+        return None
+    with_tally = replace_between_markers(new, tally(reports_dir), TALLY_BEGIN, TALLY_END)
+    return with_tally if with_tally is not None else new
 
 
 def main(argv=None):
@@ -400,13 +434,12 @@ def main(argv=None):
     ap.add_argument("--paper", default=DEFAULT_PAPER, help="paper-budget folder (default reports/paper)")
     ap.add_argument("--write", metavar="README", help="replace the table between the markers in this file")
     args = ap.parse_args(argv)
-    body = table(args.reports, args.binary, args.paper)
     if not args.write:
-        sys.stdout.write(body)
+        sys.stdout.write(table(args.reports, args.binary, args.paper))
         return 0
     with open(args.write, encoding="utf-8") as f:
         text = f.read()
-    new = replace_between_markers(text, body)
+    new = render(text, args.reports, args.binary, args.paper)
     if new is None:
         print(f"readme_table: {args.write} has no '{BEGIN}' ... '{END}' markers", file=sys.stderr)
         return 2

@@ -36,7 +36,7 @@ def main(argv=None):
     rt = load("readme_table")
     with open(args.readme, encoding="utf-8") as f:
         text = f.read()
-    expected = rt.replace_between_markers(text, rt.table(args.reports, args.binary))
+    expected = rt.render(text, args.reports, args.binary)
     if expected is None:
         print(f"check_readme: {args.readme} has no '{rt.BEGIN}' ... '{rt.END}' markers", file=sys.stderr)
         return 2
