@@ -4,6 +4,7 @@
 #include "icl/claim/claim.hpp"
 #include "icl/cli/engine.hpp"
 #include "icl/cli/launcher.hpp"
+#include "icl/execute/executor.hpp"
 #include "icl/report/progress_line.hpp"
 #include "icl/report/report.hpp"
 #include "tests/support/cli_support.hpp"
@@ -20,6 +21,7 @@
 #include <map>
 #include <regex>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -90,6 +92,20 @@ struct Pty {
 };
 
 }  // namespace
+
+TEST_CASE("cli usability: --backend cuda where it cannot run (not built, or no GPU) is bad input; one line, exit 2") {
+  bool runs_here = false;
+  try {
+    runs_here = icl::execute::backend_from_name("cuda") == icl::execute::Backend::cuda;
+  } catch (const std::invalid_argument&) {
+  }
+  if (runs_here) {
+    MESSAGE("skipped: the cuda backend is built and a GPU is present, so --backend cuda is good input here");
+    return;
+  }
+  check_refused("run sja.thm2 --quick --backend cuda --out out", "--backend: backend 'cuda' is ");
+  check_refused("eval --weights none.npy --backend cuda --out out", "--backend: backend 'cuda' is ");
+}
 
 TEST_CASE("cli usability: an unknown subcommand gets did-you-mean; one line, exit 2, nothing written") {
   const std::map<std::string, std::string> near = {

@@ -9,7 +9,9 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace icl::execute {
@@ -90,15 +92,33 @@ TEST_CASE("executor: a minibatch's loss and gradient are the chunk sums in chunk
   CHECK(mean_grad == grad * (1.0 / static_cast<double>(count)));
 }
 
-TEST_CASE("executor: backends by name; one not built here is refused naming the built ones") {
+TEST_CASE("executor: backends by name; one not built here, or cuda without a GPU, is refused in one line") {
   CHECK(backend_from_name("cpu") == Backend::cpu);
   CHECK(std::string(to_string(Backend::cpu)) == "cpu");
-  CHECK(built_backends() == std::vector<std::string>{"cpu"});
-  CHECK_THROWS_WITH_AS(backend_from_name("cuda"),
-                       "backend 'cuda' is not built in this binary (built: cpu; the CUDA backend is built where CMake "
-                       "finds nvcc)",
-                       std::invalid_argument);
-  CHECK_THROWS_WITH_AS(backend_from_name("tpu"), "unknown backend 'tpu' (built: cpu)", std::invalid_argument);
+  CHECK(std::string(to_string(Backend::cuda)) == "cuda");
+  const std::vector<std::string> built = built_backends();
+  const bool cuda = std::find(built.begin(), built.end(), "cuda") != built.end();
+  if (!cuda) {
+    CHECK(built == std::vector<std::string>{"cpu"});
+    CHECK_THROWS_WITH_AS(backend_from_name("cuda"),
+                         "backend 'cuda' is not built in this binary (built: cpu; the CUDA backend is built where CMake "
+                         "finds nvcc)",
+                         std::invalid_argument);
+    CHECK_THROWS_WITH_AS(backend_from_name("tpu"), "unknown backend 'tpu' (built: cpu)", std::invalid_argument);
+  } else {  // built with nvcc (CMakeLists.txt): usable where a GPU is, bad input where none is
+    CHECK(built == std::vector<std::string>{"cpu", "cuda"});
+    CHECK_THROWS_WITH_AS(backend_from_name("tpu"), "unknown backend 'tpu' (built: cpu, cuda)", std::invalid_argument);
+    try {
+      const Backend b = backend_from_name("cuda");  // (outside CHECK, which would catch the exception itself)
+      CHECK(b == Backend::cuda);
+      MESSAGE("a CUDA GPU is present: --backend cuda is accepted");
+    } catch (const std::invalid_argument& e) {
+      const std::string m = e.what();
+      CHECK(m.rfind("backend 'cuda' is built but no CUDA GPU is usable here (", 0) == 0);
+      CHECK(m.find('\n') == std::string::npos);
+      MESSAGE("no CUDA GPU here: " << m);
+    }
+  }
   CHECK(default_backend() == Backend::cpu);
 }
 

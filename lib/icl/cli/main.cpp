@@ -4,6 +4,7 @@
 #include "icl/learn/checkpoint.hpp"
 #include "icl/cli/eval.hpp"
 #include "icl/cli/ranks_mpi.hpp"
+#include "icl/execute/executor.hpp"
 #include "icl/report/provenance.hpp"
 #include "icl/verdict/mutation.hpp"
 
@@ -28,6 +29,10 @@ int fail(int status, const std::string& message) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // (cuda is listed where built; it is refused as bad input where no GPU is present)
+  std::string backend_help = "Where the arithmetic runs (built here:";
+  for (const auto& b : icl::execute::built_backends()) backend_help += " " + b;
+  backend_help += ")";
   icl::start_ranks(&argc, &argv);  // MPI, where built with it and started by mpirun (ranks_mpi.cpp)
   CLI::App app{"icl-verify: checks the theorems of in-context-learning theory"};
   app.require_subcommand(1);
@@ -51,7 +56,7 @@ int main(int argc, char** argv) {
   run->add_option("--seed", seed, "Master seed in [0, 2^64): same seed, same numbers, whatever the thread count")
       ->capture_default_str();
   auto* threads_opt = run->add_option("--threads", threads, "Worker threads (default: all cores)")->type_name("INT");
-  run->add_option("--backend", o.backend, "Where the arithmetic runs (built here: cpu)")->capture_default_str();
+  run->add_option("--backend", o.backend, backend_help)->capture_default_str();
   run->add_option("--out", o.out,
                   "Where reports go (default: reports/partial; reports/latest only for the full standard run, "
                   "'run all' without --quick, --set, --samples, --alpha or --seed)");
@@ -89,7 +94,7 @@ int main(int argc, char** argv) {
   eval->add_option("--seed", eval_seed, "Master seed in [0, 2^64)")->capture_default_str();
   auto* eval_threads_opt =
       eval->add_option("--threads", eval_threads, "Worker threads (default: all cores)")->type_name("INT");
-  eval->add_option("--backend", ev.backend, "Where the arithmetic runs (built here: cpu)")->capture_default_str();
+  eval->add_option("--backend", ev.backend, backend_help)->capture_default_str();
   eval->add_option("--out", ev.out, "Where eval.json, eval.md and eval.tex go")->capture_default_str();
   eval->add_flag("--quick", ev.quick, "Smaller Monte Carlo budget");
   eval->add_option("--alpha", ev.alpha, "False-fail rate over the cases")->capture_default_str();

@@ -3,6 +3,9 @@
 #include "icl/execute/executor.hpp"
 
 #include "icl/execute/chunks.hpp"
+#ifdef ICL_HAVE_CUDA
+#include "icl/cuda/cuda_executor.hpp"
+#endif
 
 #include <algorithm>
 #include <bit>
@@ -13,11 +16,18 @@ namespace icl::execute {
 const char* to_string(Backend b) {
   switch (b) {
     case Backend::cpu: return "cpu";
+    case Backend::cuda: return "cuda";
   }
   return "?";
 }
 
-std::vector<std::string> built_backends() { return {"cpu"}; }
+std::vector<std::string> built_backends() {
+#ifdef ICL_HAVE_CUDA
+  return {"cpu", "cuda"};
+#else
+  return {"cpu"};
+#endif
+}
 
 namespace {
 Backend g_default = Backend::cpu;
@@ -29,6 +39,14 @@ Backend backend_from_name(std::string_view name) {
   if (name == "cpu") return Backend::cpu;
   std::string built;
   for (const auto& b : built_backends()) built += (built.empty() ? "" : ", ") + b;
+#ifdef ICL_HAVE_CUDA
+  if (name == "cuda") {
+    std::string why;
+    if (!cuda::gpu_available(&why))
+      throw std::invalid_argument("backend 'cuda' is built but no CUDA GPU is usable here (" + why + ")");
+    return Backend::cuda;
+  }
+#endif
   if (name == "cuda")
     throw std::invalid_argument("backend 'cuda' is not built in this binary (built: " + built +
                                 "; the CUDA backend is built where CMake finds nvcc)");
@@ -168,6 +186,12 @@ private:
 std::unique_ptr<Executor> make_executor(Backend backend, int threads) {
   switch (backend) {
     case Backend::cpu: return std::make_unique<CpuExecutor>(threads);
+    case Backend::cuda:
+#ifdef ICL_HAVE_CUDA
+      return cuda::make_cuda_executor(threads);
+#else
+      throw std::invalid_argument("backend 'cuda' is not built in this binary");
+#endif
   }
   throw std::invalid_argument("make_executor: unknown backend");
 }

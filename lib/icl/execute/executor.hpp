@@ -13,8 +13,10 @@
 // Backends: `cpu` (this library's layers on the library's thread pool; under K MPI ranks, rank r computes the
 // chunks c = r mod K of a loss run or a minibatch and every rank receives every chunk's result bit for bit, so
 // training is data parallel with every rank holding the same weights; a call made inside a task of the pool is not
-// split: chunks.hpp). Asking for a backend that is not built is
-// bad input: backend_from_name() says which are.
+// split: chunks.hpp); `cuda` (built where CMake finds nvcc: lib/icl/cuda/; losses() of dense LSA stacks on Gaussian-task
+// prompts as a kernel running the portable per-prompt code of execute/portable/, one thread per prompt, losses in
+// prompt order; minibatch() not yet). Asking for a backend that is not built, or for cuda where no GPU is present, is
+// bad input: backend_from_name() says which are built.
 #pragma once
 #include "icl/learn/network.hpp"
 #include "icl/learn/parameters.hpp"
@@ -30,12 +32,13 @@
 
 namespace icl::execute {
 
-enum class Backend { cpu };
+enum class Backend { cpu, cuda };
 const char* to_string(Backend b);
 // The backends this binary was built with.
 std::vector<std::string> built_backends();
-// "cpu" -> Backend::cpu; any other name throws std::invalid_argument with one line naming the built backends
-// (a known backend that is not built here, e.g. "cuda", says so).
+// "cpu" -> Backend::cpu, "cuda" -> Backend::cuda where built and a GPU is present; any other name throws
+// std::invalid_argument with one line naming the built backends (a known backend that is not built here, or cuda
+// without a GPU, says so).
 Backend backend_from_name(std::string_view name);
 
 class Executor {

@@ -20,6 +20,8 @@ PromptSource gaussian_prompts(GaussianIclModel model, const PromptShape& shape) 
   PromptSource s;
   s.rows = shape.rows();
   s.cols = shape.cols();
+  s.gaussian_task = task;
+  s.shape = shape;
   s.make_drawer = [task, shape]() -> PromptDrawer {
     auto sampler = std::make_shared<GaussianPromptSampler>(*task, shape.cols());
     return [task, shape, sampler](std::uint64_t seed, std::uint64_t purpose, std::uint64_t i,

@@ -23,6 +23,10 @@ using PromptDrawer = std::function<double(std::uint64_t seed, std::uint64_t purp
 struct PromptSource {
   int rows = 0, cols = 0;
   std::function<PromptDrawer()> make_drawer;  // called once per thread
+  // What the drawers draw, where a backend other than the CPU's needs it (the cuda backend draws the prompts of
+  // gaussian_prompts() itself, execute/portable/): set by gaussian_prompts(), null for other sources.
+  std::shared_ptr<const GaussianIclModel> gaussian_task;
+  PromptShape shape;
 };
 
 // The purpose of minibatch block b of a run with purpose p (SplitMix64 of the pair).

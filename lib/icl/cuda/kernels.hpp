@@ -1,0 +1,25 @@
+// The GPU-only part of the cuda backend: the CUDA runtime calls, device memory and the kernel launch (kernels.cu,
+// compiled by nvcc). The arithmetic the kernel runs is execute/portable/ (the same source the CPU's portable path
+// compiles); this header is plain C++ so that g++ compiles the rest of the backend (cuda_executor.cpp) without
+// the CUDA headers. Built only where CMake finds nvcc (ICL_HAVE_CUDA).
+#pragma once
+#include "icl/execute/portable/plan.hpp"
+
+#include <cstdint>
+#include <string>
+
+namespace icl::cuda {
+
+// How many CUDA devices this process can use; 0 with the runtime's reason in *why when there are none (no
+// driver, no device, a driver older than the runtime).
+int device_count(std::string* why);
+// The name of device 0 (for reports and the GPU check).
+std::string device_name();
+
+// out[i] = portable::prompt_loss of prompt first + i of the stream `key`, i < count, computed on device 0 (one
+// thread per prompt, in launches of at most a few GiB of scratch), copied back in prompt order. Throws
+// std::runtime_error with the CUDA error's text when a call fails.
+void prompt_losses(const portable::Plan& plan, portable::StreamKey key, std::uint64_t first, std::uint64_t count,
+                   double* out);
+
+}  // namespace icl::cuda

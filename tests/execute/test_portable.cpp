@@ -1,0 +1,228 @@
+// The portable per-prompt arithmetic (execute/portable/: what the cuda backend's kernel runs), compiled by g++ for
+// the CPU, against the CPU engine, so that every build tests the GPU's arithmetic without a GPU:
+//   - the stream (Philox4x32-10 words, uniforms, ziggurat normals including the wedge and tail paths) is
+//     PromptRng's, bit for bit;
+//   - prompt i of a Gaussian task (isotropic or not, linear or quadratic basis, fixed w, noise; sja, acds and zfb
+//     embeddings) is learn::gaussian_prompts' prompt i, bit for bit, for several seeds, purposes and indices
+//     (beyond 2^32 too);
+//   - the per-prompt loss of 1-, 2- and 3-layer dense LSA stacks (masked or not, scale 1/n or set) is the CPU
+//     executor's losses() to 1e-12 relative: not bit for bit, because Eigen's products (the CPU engine) sum in blocks
+//     and SIMD packets and the portable code in plain index order;
+//   - a stream of another seed or purpose gives other numbers (each comparison can fail);
+//   - what the portable code does not run is refused in one line naming it.
+// (This file is compiled with -ffp-contract=off, as the library's portable path: CMakeLists.txt.)
+#include "icl/execute/executor.hpp"
+#include "icl/execute/portable_path.hpp"
+#include "icl/model/gaussian_model.hpp"
+#include "icl/model/rng.hpp"
+#include "icl/model/tasks.hpp"
+
+#include <doctest/doctest.h>
+#include <Random123/philox.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace icl::execute {
+namespace {
+
+const std::uint64_t kIndices[] = {0,           1,           2,
+                                  255,         256,         1000,
+                                  65537,       (1ull << 32) - 1, 1ull << 32,
+                                  (1ull << 32) + 5, (1ull << 40) + 3, (1ull << 63) + 1};
+
+bool same_bits(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
+  if (a.rows() != b.rows() || a.cols() != b.cols()) return false;
+  for (Eigen::Index k = 0; k < a.size(); ++k)
+    if (std::bit_cast<std::uint64_t>(a.data()[k]) != std::bit_cast<std::uint64_t>(b.data()[k])) return false;
+  return true;
+}
+
+TEST_CASE("portable: Philox4x32-10 blocks are Random123's") {
+  r123::Philox4x32 g;
+  for (std::uint32_t t = 0; t < 1000; ++t) {
+    const std::uint32_t k0 = 0x9E3779B9u * t + 1, k1 = 0x85EBCA6Bu ^ (t << 7);
+    const std::uint32_t c[4] = {t, t * 7919u, ~t, 0xDEADBEEFu + t};
+    std::uint32_t mine[4];
+    portable::philox4x32_10(k0, k1, c, mine);
+    const auto ref = g(r123::Philox4x32::ctr_type{{c[0], c[1], c[2], c[3]}}, r123::Philox4x32::key_type{{k0, k1}});
+    for (int j = 0; j < 4; ++j) REQUIRE(mine[j] == ref.v[j]);
+  }
+  std::uint32_t a[4], b[4];
+  const std::uint32_t c[4] = {1, 2, 3, 4};
+  portable::philox4x32_10(5, 6, c, a);
+  portable::philox4x32_10(5, 7, c, b);  // another key: another block
+  CHECK(a[0] != b[0]);
+}
+
+TEST_CASE("portable: uniforms and ziggurat normals are PromptRng's, bit for bit, rare paths included") {
+  const auto& t = PromptRng::ziggurat();
+  std::vector<double> zig;
+  zig.insert(zig.end(), t.x, t.x + 257);
+  zig.insert(zig.end(), t.f, t.f + 257);
+  zig.insert(zig.end(), t.xs, t.xs + 257);
+  zig.insert(zig.end(), t.sxs, t.sxs + 512);
+  const portable::ZigguratView view = portable::Plan::ziggurat_view(zig.data());
+  int beyond_tail_edge = 0, draws = 0;
+  for (std::uint64_t seed : {1ull, 42ull, 0xFFFFFFFFFFFFFFFFull})
+    for (std::uint64_t i : kIndices) {
+      PromptRng cpu(seed, 7, i);
+      portable::PromptStream mine(portable_stream_key(seed, 7), i, view);
+      for (int k = 0; k < 4000; ++k) {
+        const double a = cpu.normal(), b = mine.normal();
+        REQUIRE(std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b));
+        beyond_tail_edge += std::fabs(a) > t.x[1];
+        ++draws;
+      }
+      REQUIRE(cpu.uniform() == mine.uniform());
+    }
+  MESSAGE(draws << " normals equal bit for bit, " << beyond_tail_edge << " of them from the tail beyond "
+                << t.x[1]);
+  CHECK(beyond_tail_edge > 0);  // the tail's log path was exercised
+  // Another purpose: another stream.
+  PromptRng cpu(1, 7, 0);
+  portable::PromptStream other(portable_stream_key(1, 8), 0, view);
+  CHECK(cpu.normal() != other.normal());
+}
+
+struct TaskCase {
+  const char* name;
+  GaussianIclModel task;
+  PromptShape shape;
+};
+
+std::vector<TaskCase> task_cases() {
+  std::vector<TaskCase> v;
+  v.push_back({"linear, isotropic, sja embedding", GaussianIclModel::from_task(PolynomialTask::linear(3),
+                                                                                Eigen::MatrixXd::Identity(3, 3)),
+               sja_shape(3, 5, 20)});
+  v.push_back({"linear, ill-conditioned covariance, acds embedding",
+               GaussianIclModel::from_task(PolynomialTask::linear(4), test_covariance(4, 3)), acds_shape(4, 30)});
+  auto quad = GaussianIclModel::from_task(PolynomialTask::quadratic(2), test_covariance(2, 2));
+  quad.noise_sd = 0.5;
+  v.push_back({"quadratic, rotated covariance, noise, zfb embedding", quad, zfb_shape(2, 12)});
+  auto fixed = GaussianIclModel::from_task(PolynomialTask::linear(2), Eigen::MatrixXd::Identity(2, 2));
+  fixed.random_w = false;
+  fixed.fixed_w = Eigen::Vector2d(0.75, -1.25);
+  v.push_back({"linear, fixed w, sja embedding", fixed, sja_shape(2, 4, 9)});
+  return v;
+}
+
+TEST_CASE("portable: prompt i of a Gaussian task is learn::gaussian_prompts' prompt i, bit for bit") {
+  for (const auto& tc : task_cases()) {
+    CAPTURE(tc.name);
+    const learn::PromptSource source = learn::gaussian_prompts(tc.task, tc.shape);
+    Network net;
+    net.rows = source.rows;
+    const auto plan = plan_portable(net, source, learn::LossSpec::sja(), "test");
+    learn::PromptDrawer draw = source.make_drawer();
+    Eigen::MatrixXd Zc(source.rows, source.cols), Zp;
+    int compared = 0;
+    for (std::uint64_t seed : {3ull, 20260101ull})
+      for (std::uint64_t purpose : {std::uint64_t{0}, std::uint64_t{11}, stable_hash("sja.thm2")})
+        for (std::uint64_t i : kIndices) {
+          CAPTURE(seed);
+          CAPTURE(purpose);
+          CAPTURE(i);
+          const double yc = draw(seed, purpose, i, Zc);
+          const double yp = portable_prompt(*plan, seed, purpose, i, Zp);
+          REQUIRE(std::bit_cast<std::uint64_t>(yc) == std::bit_cast<std::uint64_t>(yp));
+          REQUIRE(same_bits(Zc, Zp));
+          ++compared;
+        }
+    CHECK(compared == 72);
+    // The comparison can fail: another seed, purpose or index is another prompt.
+    const double yc = draw(3, 11, 5, Zc);
+    CHECK(portable_prompt(*plan, 4, 11, 5, Zp) != yc);
+    CHECK(!same_bits(Zc, Zp));
+    CHECK(portable_prompt(*plan, 3, 12, 5, Zp) != yc);
+    CHECK(portable_prompt(*plan, 3, 11, 6, Zp) != yc);
+    CHECK(portable_prompt(*plan, 3, 11, 5, Zp) == yc);
+  }
+}
+
+// A stack of `layers` dense LSA layers with N(0, sd^2) weights (a fixed generator: the test's own numbers).
+Network random_lsa_stack(int rows, int layers, bool masked, double scale, std::uint64_t seed, double sd) {
+  Network net;
+  net.rows = rows;
+  for (int l = 0; l < layers; ++l) {
+    net.add_lsa(masked, scale);
+    PromptRng rng(seed, 99, static_cast<std::uint64_t>(l));
+    for (const char* name : {"P", "Q"}) {
+      Eigen::MatrixXd& W = net.weight(l, name);
+      rng.fill_normal(W);
+      W *= sd;
+    }
+  }
+  return net;
+}
+
+TEST_CASE("portable: per-prompt losses of 1-, 2- and 3-layer LSA stacks are the CPU executor's to 1e-12") {
+  const auto cpu = make_executor(Backend::cpu, 2);
+  double worst = 0;
+  int bitwise = 0, total = 0;
+  const std::uint64_t count = 300;  // more than one loss chunk
+  for (const auto& tc : task_cases()) {
+    const learn::PromptSource source = learn::gaussian_prompts(tc.task, tc.shape);
+    const int D = source.rows;
+    for (int layers : {1, 2, 3})
+      for (bool masked : {true, false})
+        for (double scale : {0.0, 0.05}) {
+          CAPTURE(tc.name);
+          CAPTURE(layers);
+          CAPTURE(masked);
+          CAPTURE(scale);
+          const Network net = random_lsa_stack(D, layers, masked, scale, 17 + layers, 0.6 / std::sqrt(D));
+          const learn::LossSpec loss = tc.shape.embedding == Embedding::zfb ? learn::LossSpec::zfb() : learn::LossSpec::sja();
+          std::vector<double> ref, mine;
+          cpu->losses(net, source, loss, 5, 6, count, ref);
+          const auto plan = plan_portable(net, source, loss, "test");
+          portable_losses(*plan, 5, 6, count, mine);
+          REQUIRE(mine.size() == ref.size());
+          for (std::size_t i = 0; i < ref.size(); ++i) {
+            const double rel = std::fabs(mine[i] - ref[i]) / std::max(std::fabs(ref[i]), 1e-300);
+            worst = std::max(worst, rel);
+            bitwise += mine[i] == ref[i];
+            ++total;
+            CAPTURE(i);
+            CAPTURE(ref[i]);
+            CAPTURE(mine[i]);
+            REQUIRE(rel <= 1e-12);
+          }
+          // Can fail: another seed gives other losses.
+          std::vector<double> other;
+          portable_losses(*plan, 6, 6, count, other);
+          CHECK(other != ref);
+        }
+  }
+  MESSAGE(total << " per-prompt losses: max relative difference portable vs CPU executor " << worst << ", "
+                << bitwise << " equal bit for bit");
+  CHECK(total == 4 * 3 * 2 * 2 * 300);
+}
+
+TEST_CASE("portable: what it does not run is refused in one line naming it") {
+  const learn::PromptSource source = learn::gaussian_prompts(
+      GaussianIclModel::from_task(PolynomialTask::linear(2), Eigen::MatrixXd::Identity(2, 2)), acds_shape(2, 5));
+  Network net;
+  net.rows = source.rows;
+  net.add_lsa().add_bilinear();
+  CHECK_THROWS_WITH_AS(plan_portable(net, source, learn::LossSpec::acds(), "cuda backend"),
+                       "the cuda backend does not support layer 1 (a bilinear layer); it runs stacks of dense lsa "
+                       "layers only",
+                       std::invalid_argument);
+  Network lsa;
+  lsa.rows = 3;
+  lsa.add_lsa();
+  CHECK_THROWS_WITH_AS(plan_portable(lsa, learn::unstructured_prompts(2, 4), learn::LossSpec::acds(), "cuda backend"),
+                       "the cuda backend draws only the prompts of a Gaussian task (learn::gaussian_prompts)",
+                       std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace icl::execute
