@@ -18,7 +18,6 @@
 #include "icl/model/tasks.hpp"
 
 #include <doctest/doctest.h>
-#include <Random123/philox.h>
 
 #include <algorithm>
 #include <bit>
@@ -42,23 +41,6 @@ bool same_bits(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
   for (Eigen::Index k = 0; k < a.size(); ++k)
     if (std::bit_cast<std::uint64_t>(a.data()[k]) != std::bit_cast<std::uint64_t>(b.data()[k])) return false;
   return true;
-}
-
-TEST_CASE("portable: Philox4x32-10 blocks are Random123's") {
-  r123::Philox4x32 g;
-  for (std::uint32_t t = 0; t < 1000; ++t) {
-    const std::uint32_t k0 = 0x9E3779B9u * t + 1, k1 = 0x85EBCA6Bu ^ (t << 7);
-    const std::uint32_t c[4] = {t, t * 7919u, ~t, 0xDEADBEEFu + t};
-    std::uint32_t mine[4];
-    portable::philox4x32_10(k0, k1, c, mine);
-    const auto ref = g(r123::Philox4x32::ctr_type{{c[0], c[1], c[2], c[3]}}, r123::Philox4x32::key_type{{k0, k1}});
-    for (int j = 0; j < 4; ++j) REQUIRE(mine[j] == ref.v[j]);
-  }
-  std::uint32_t a[4], b[4];
-  const std::uint32_t c[4] = {1, 2, 3, 4};
-  portable::philox4x32_10(5, 6, c, a);
-  portable::philox4x32_10(5, 7, c, b);  // another key: another block
-  CHECK(a[0] != b[0]);
 }
 
 TEST_CASE("portable: uniforms and ziggurat normals are PromptRng's, bit for bit, rare paths included") {

@@ -1,39 +1,18 @@
 // The random stream of one prompt, as model/rng.hpp's PromptRng draws it, in portable code (portable/hd.hpp):
-// Philox4x32-10 blocks of the counters (b, i mod 2^32, i div 2^32, h) under the key (k0, k1), block b giving the
-// words x0 | x1 << 32 and x2 | x3 << 32, and the 256-layer ziggurat normal on those words (the rectangle test,
-// the wedge and the tail, consuming further words exactly as PromptRng does). The stream key (k0, k1, h) of
+// Philox4x32-10 blocks (Random123's, as PromptRng's) of the counters (b, i mod 2^32, i div 2^32, h) under the key
+// (k0, k1), block b giving the words x0 | x1 << 32 and x2 | x3 << 32, and the 256-layer ziggurat normal on those
+// words (the rectangle test, the wedge and the tail, consuming further words exactly as PromptRng does). The stream key (k0, k1, h) of
 // (seed, purpose) comes from PromptRng::stream_key on the host (one Philox4x64 block per run, not per prompt);
 // the ziggurat's tables are PromptRng::ziggurat()'s values, copied (to device memory for the kernels).
 // tests/execute/test_portable.cpp checks words, normals and prompts bit for bit against PromptRng.
 #pragma once
 #include "icl/execute/portable/hd.hpp"
 
+#include <Random123/philox.h>  // CUDA-ready: its generators are __host__ __device__ under nvcc
+
 #include <cstdint>
 
 namespace icl::portable {
-
-// Philox4x32-10 (Salmon et al. 2011; Random123's philox4x32_R(10, ...)): ten rounds, the key bumped between rounds.
-ICL_HD inline void philox4x32_10(std::uint32_t k0, std::uint32_t k1, const std::uint32_t in[4], std::uint32_t out[4]) {
-  std::uint32_t c0 = in[0], c1 = in[1], c2 = in[2], c3 = in[3];
-  for (int round = 0; round < 10; ++round) {
-    if (round > 0) {
-      k0 += 0x9E3779B9u;
-      k1 += 0xBB67AE85u;
-    }
-    const std::uint64_t p0 = static_cast<std::uint64_t>(0xD2511F53u) * c0;
-    const std::uint64_t p1 = static_cast<std::uint64_t>(0xCD9E8D57u) * c2;
-    const std::uint32_t hi0 = static_cast<std::uint32_t>(p0 >> 32), lo0 = static_cast<std::uint32_t>(p0);
-    const std::uint32_t hi1 = static_cast<std::uint32_t>(p1 >> 32), lo1 = static_cast<std::uint32_t>(p1);
-    c0 = hi1 ^ c1 ^ k0;
-    c1 = lo1;
-    c2 = hi0 ^ c3 ^ k1;
-    c3 = lo0;
-  }
-  out[0] = c0;
-  out[1] = c1;
-  out[2] = c2;
-  out[3] = c3;
-}
 
 // The ziggurat's tables (PromptRng::ZigguratTables' layout: x, f, xs, sxs), read through a pointer so that the
 // kernels can keep one copy in device memory.
@@ -62,12 +41,12 @@ public:
 
   ICL_HD std::uint64_t word() {
     if (half_ == 0) {
-      std::uint32_t x[4];
-      philox4x32_10(k0_, k1_, ctr_, x);
+      const r123::Philox4x32::ctr_type x = r123::Philox4x32()(
+          r123::Philox4x32::ctr_type{{ctr_[0], ctr_[1], ctr_[2], ctr_[3]}}, r123::Philox4x32::key_type{{k0_, k1_}});
       ++ctr_[0];
-      next_ = static_cast<std::uint64_t>(x[2]) | static_cast<std::uint64_t>(x[3]) << 32;
+      next_ = static_cast<std::uint64_t>(x.v[2]) | static_cast<std::uint64_t>(x.v[3]) << 32;
       half_ = 1;
-      return static_cast<std::uint64_t>(x[0]) | static_cast<std::uint64_t>(x[1]) << 32;
+      return static_cast<std::uint64_t>(x.v[0]) | static_cast<std::uint64_t>(x.v[1]) << 32;
     }
     half_ = 0;
     return next_;
