@@ -214,15 +214,8 @@ CaseJson level_case(const Settings& s, const std::string& part, const std::strin
   p["comparison"] = fmt::format("loss(k={}) {} {:g}", s.D, above ? ">" : "<", kFailLevel);
   CaseJson j(p);
   j.part(part);
-  for (const auto& e : q.per_trial)
-    if (std::isfinite(e.mean)) {
-      j.quantity("mc", e);
-      break;
-    }
-  if (q.finished() >= 2)
-    j.quantity("query_mean_loss", over_runs(q.means(), 1 - alpha));  // as comparison_case's means
-  else if (std::isfinite(q.mean()))
-    j.quantity("query_mean_loss", q.mean());
+  sja_train::first_trial_mc(j, q);
+  sja_train::mean_loss_quantity(j, "query_mean_loss", q, alpha);
   j.quantity("fail_level", kFailLevel);
   j.quantity("E_y2", 1.0);
   j.field("query_test_loss", sja_train::losses_json(q));

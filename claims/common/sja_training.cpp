@@ -230,24 +230,29 @@ nlohmann::ordered_json losses_json(const TestLosses& t) {
   return j;
 }
 
+void first_trial_mc(CaseJson& j, const TestLosses& t) {
+  for (const auto& e : t.per_trial)
+    if (std::isfinite(e.mean)) {
+      j.quantity("mc", e);
+      return;
+    }
+}
+
+void mean_loss_quantity(CaseJson& j, const std::string& name, const TestLosses& t, double alpha) {
+  if (t.finished() >= 2)
+    j.quantity(name, over_runs(t.means(), 1 - alpha));
+  else if (std::isfinite(t.mean()))
+    j.quantity(name, t.mean());
+}
+
 CaseJson comparison_case(nlohmann::ordered_json params, const std::string& part, const std::string& decision_name,
                          const Decision& dec, double alpha, const std::string& lower_name, const TestLosses& lower,
                          const std::string& higher_name, const TestLosses& higher) {
   CaseJson j(std::move(params));
   j.part(part);
-  for (const auto& e : lower.per_trial)
-    if (std::isfinite(e.mean)) {
-      j.quantity("mc", e);  // the first finished trial
-      break;
-    }
-  const auto mean_loss = [&](const std::string& name, const TestLosses& t) {
-    if (t.finished() >= 2)
-      j.quantity(name + "_mean_loss", over_runs(t.means(), 1 - alpha));
-    else if (std::isfinite(t.mean()))
-      j.quantity(name + "_mean_loss", t.mean());
-  };
-  mean_loss(lower_name, lower);
-  mean_loss(higher_name, higher);
+  first_trial_mc(j, lower);
+  mean_loss_quantity(j, lower_name + "_mean_loss", lower, alpha);
+  mean_loss_quantity(j, higher_name + "_mean_loss", higher, alpha);
   j.field(lower_name + "_test_loss", losses_json(lower));
   j.field(higher_name + "_test_loss", losses_json(higher));
   j.decision(decision_name, dec);

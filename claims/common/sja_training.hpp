@@ -87,10 +87,14 @@ TestLosses test_losses(const ClaimContext& ctx, const Model& model, const Gaussi
 Decision judge_less(const std::vector<double>& lower, const std::vector<double>& higher, double alpha, bool paired,
                     bool paper_settings, const std::string& what);
 
+// The quantity `mc`: the first finished trial's Monte Carlo test loss (none when no trial finished).
+void first_trial_mc(CaseJson& j, const TestLosses& t);
+// The quantity `name`: over at least 2 finished trials, the mean test loss with its two-sided Student-t interval over
+// trials at confidence 1 - alpha; over one, its value; over none, nothing.
+void mean_loss_quantity(CaseJson& j, const std::string& name, const TestLosses& t, double alpha);
 // One comparison case "lower < higher" (part `part`): the params, mc (lower's first trial), both sides' mean
-// losses as quantities <lower_name>_mean_loss / <higher_name>_mean_loss (over at least 2 finished trials: the mean
-// with its two-sided Student-t interval over trials at confidence 1 - alpha, alpha the comparison's; over one trial:
-// its value), their per-trial losses as fields <name>_test_loss, the decision under `decision_name` and the verdict
+// losses as quantities <lower_name>_mean_loss / <higher_name>_mean_loss (mean_loss_quantity at the comparison's
+// alpha), their per-trial losses as fields <name>_test_loss, the decision under `decision_name` and the verdict
 // resting on it. The caller may add quantities before take().
 CaseJson comparison_case(nlohmann::ordered_json params, const std::string& part, const std::string& decision_name,
                          const Decision& dec, double alpha, const std::string& lower_name, const TestLosses& lower,
