@@ -17,9 +17,13 @@ a leading file name of a transcription (NNN_hash.txt) is
 left out, since the paper line already names the paper. Python 3 standard library only.
 """
 import argparse
+import os
 import re
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import readme_table  # noqa: E402  (the one parser of `icl-verify list`)
 
 MARK = re.compile(r"<!-- claim:([A-Za-z0-9_.]+):begin -->\n.*?<!-- claim:\1:end -->", re.S)
 TRANSCRIPT = re.compile(r"^\d{3}_[0-9a-f]{16}\.txt,\s*")
@@ -30,18 +34,8 @@ def run(binary, *args):
     return subprocess.run([binary, *args], check=True, capture_output=True, text=True).stdout
 
 
-def listed_claims(binary):
-    """(claim ID, implemented) in the order `list` prints them."""
-    claims = []
-    for line in run(binary, "list").splitlines():
-        m = re.match(r"^([a-z0-9]+\.[A-Za-z0-9_]+)\s", line)
-        if m:
-            claims.append((m.group(1), "[not implemented yet]" not in line))
-    return claims
-
-
 def block(binary, claim):
-    """The Markdown block of one implemented claim from `list CLAIM`."""
+    """The Markdown block of one claim from `list CLAIM`."""
     lines = run(binary, "list", claim).splitlines()
     head = lines[0]
     title = head.split(":", 1)[1].strip() if ":" in head else ""
@@ -96,7 +90,7 @@ def main(argv=None):
     ap.add_argument("--write", metavar="FILE", help="replace every claim's block in this file (docs/claims.md)")
     ap.add_argument("--check", metavar="FILE", help="exit 1 when a block in this file is not what list prints")
     args = ap.parse_args(argv)
-    claims = [c for c, implemented in listed_claims(args.binary) if implemented]
+    claims = readme_table.read_listing(args.binary)
     blocks = {c: block(args.binary, c) for c in claims}
     target = args.write or args.check
     if not target:

@@ -18,10 +18,10 @@ import re
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
 import readme_table  # noqa: E402  (the one parser of `icl-verify list`)
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 DEFAULT_OUT = os.path.join(ROOT, "reports", "paper", "estimates.json")
 UNITS = {"s": 1.0, "min": 60.0, "h": 3600.0}
@@ -36,9 +36,7 @@ def seconds(text):
 
 def training_claims(binary):
     found = []
-    for c, implemented in readme_table.read_listing(binary):
-        if not implemented:
-            continue
+    for c in readme_table.read_listing(binary):
         text = subprocess.run([binary, "list", c], check=True, capture_output=True, text=True).stdout
         if re.search(r"^\s*steps\b", text, re.M):
             found.append(c)

@@ -13,8 +13,7 @@ differ), refutation class, the budget the verdict comes from, and a one-line key
                                                                   and <!-- tally:end --> where the README has them
 
 Without --binary the claims are those with a report in DIR (default: reports/latest next to this script). With
---binary, `PATH list` adds every catalogued claim without a report: "not implemented" where the listing marks it
-so, "no report" otherwise. The order is always the same: by paper (sja, acds, zfb, xlssc, then any other prefix),
+--binary, `PATH list` adds every registered claim without a report, as "no report". The order is always the same: by paper (sja, acds, zfb, xlssc, then any other prefix),
 then by claim ID with numbers compared as numbers (sja.thm2 before sja.thm5, sja.lemma3 before sja.lemma12).
 
 The paper budget (claims that train models): the measured cost of the paper's own settings on one machine, in
@@ -299,21 +298,21 @@ def read_reports(folder):
 
 
 def read_listing(binary):
-    """(claim ID, implemented) for every claim `binary list` shows."""
+    """Every claim ID `binary list` shows, in its order."""
     out = subprocess.run([binary, "list"], check=True, capture_output=True, text=True).stdout
-    claims = []
-    for line in out.splitlines():
-        m = re.match(r"^([a-z0-9]+\.[A-Za-z0-9_]+)\s", line)
-        if m:
-            claims.append((m.group(1), "[not implemented yet]" not in line))
-    return claims
+    return [m.group(1) for m in (re.match(r"^([a-z0-9]+\.[A-Za-z0-9_]+)\s", line) for line in out.splitlines()) if m]
 
 
-def footer(reports):
+def verdict_counts(reports):
+    """(verdict, count) in the order confirmed, refuted, inconclusive, for the verdicts some report has."""
     counts = {}
     for r in reports.values():
         counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1
-    tally = ", ".join(f"{counts[v]} {v}" for v in ("confirmed", "refuted", "inconclusive") if v in counts)
+    return [(v, counts[v]) for v in ("confirmed", "refuted", "inconclusive") if v in counts]
+
+
+def footer(reports):
+    tally = ", ".join(f"{n} {v}" for v, n in verdict_counts(reports))
 
     def values(get):
         return sorted({str(get(r)) for r in reports.values()})
@@ -355,16 +354,13 @@ def read_paper(paper_dir):
     return estimates, reports
 
 
-def table(reports_dir, binary=None, paper_dir=DEFAULT_PAPER):
-    reports = read_reports(reports_dir)
+def table(reports_dir, binary=None, paper_dir=DEFAULT_PAPER, reports=None):
+    """The verdict table of the reports in reports_dir (`reports`: those already read from it)."""
+    reports = read_reports(reports_dir) if reports is None else reports
     estimates, paper_reports = read_paper(paper_dir)
     if not reports:
         raise SystemExit(f"readme_table: no JSON reports in {reports_dir}")
-    missing = {}
-    if binary:
-        for claim, implemented in read_listing(binary):
-            if claim not in reports:
-                missing[claim] = "not implemented" if not implemented else "no report"
+    missing = {c: "no report" for c in read_listing(binary) if c not in reports} if binary else {}
     lines = ["| claim | verdict | class | budget | paper budget: cost, verdict | key result |",
              "|---|---|---|---|---|---|"]
     for claim in sorted(set(reports) | set(missing), key=natural_key):
@@ -398,17 +394,11 @@ def replace_between_markers(text, body, begin=BEGIN, end=END):
     return text[:b + len(begin)] + "\n" + body + text[e:]
 
 
-def tally(reports_dir):
+def tally(reports):
     """One line for the top of the README: how many claims, and how many of each verdict."""
-    reports = read_reports(reports_dir)
-    counts = {}
-    for r in reports.values():
-        counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1
     parts = []
-    for v in ("confirmed", "refuted", "inconclusive"):
-        if v not in counts:
-            continue
-        text = f"{counts[v]} {v}"
+    for v, n in verdict_counts(reports):
+        text = f"{n} {v}"
         if v == "inconclusive" and all(isinstance(r.get("training"), dict) for r in reports.values()
                                        if r["verdict"] == "inconclusive"):
             text += " (training experiments at a reduced budget)"
@@ -420,10 +410,11 @@ def tally(reports_dir):
 def render(text, reports_dir, binary=None, paper_dir=DEFAULT_PAPER):
     """The README with its verdict table (and its tally line, where it has the markers) regenerated; None when the
     verdict table's markers are missing."""
-    new = replace_between_markers(text, table(reports_dir, binary, paper_dir))
+    reports = read_reports(reports_dir)
+    new = replace_between_markers(text, table(reports_dir, binary, paper_dir, reports))
     if new is None:
         return None
-    with_tally = replace_between_markers(new, tally(reports_dir), TALLY_BEGIN, TALLY_END)
+    with_tally = replace_between_markers(new, tally(reports), TALLY_BEGIN, TALLY_END)
     return with_tally if with_tally is not None else new
 
 
