@@ -36,6 +36,7 @@
 
 namespace icl {
 namespace {
+namespace acds_exp43 {  // named, so that a unity build (several claim files in one unit) keeps them apart
 
 // The layout of the claim's LaTeX table (report/table.hpp).
 ClaimTable table_layout() {
@@ -67,5 +68,6 @@ const RegisterClaim reg{with_table(Claim{
               Strength::empirical},
      PartSpec{"c", "Dist(A_i, I) stays away from 0 (the trained network is not plain gradient descent).", Strength::empirical}}}, table_layout())};
 
+}  // namespace acds_exp43
 }  // namespace
 }  // namespace icl

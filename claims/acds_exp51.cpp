@@ -26,6 +26,7 @@
 
 namespace icl {
 namespace {
+namespace acds_exp51 {  // named, so that a unity build (several claim files in one unit) keeps them apart
 
 // The layout of the claim's LaTeX table (report/table.hpp).
 ClaimTable table_layout() {
@@ -56,5 +57,6 @@ const RegisterClaim reg{with_table(Claim{
      PartSpec{"d", "Dist(B_i, I) converges to 0 for B_0, B_1.", Strength::empirical},
      PartSpec{"e", "||A_0|| < ||A_1|| < ||A_2||.", Strength::empirical}}}, table_layout())};
 
+}  // namespace acds_exp51
 }  // namespace
 }  // namespace icl

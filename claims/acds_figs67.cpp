@@ -41,6 +41,7 @@
 
 namespace icl {
 namespace {
+namespace acds_figs67 {  // named, so that a unity build (several claim files in one unit) keeps them apart
 
 constexpr double kTol = 0.05;
 
@@ -241,5 +242,6 @@ const RegisterClaim reg{with_table(Claim{
      PartSpec{"b", "Fig. 7 (n = 20, over L): the trained L-layer model is at least as good as L-step preconditioned GD.",
               Strength::empirical}}}, table_layout())};
 
+}  // namespace acds_figs67
 }  // namespace
 }  // namespace icl

@@ -56,6 +56,7 @@
 
 namespace icl {
 namespace {
+namespace acds_lemma1 {  // named, so that a unity build (several claim files in one unit) keeps them apart
 
 constexpr int kDims = 7;  // errors per prompt, in this order:
 enum : int { kXRows = 0, kStated, kCorrected, kQueryPlain, kRefSelf, kStatedQuery, kStatedClean };
@@ -280,5 +281,6 @@ const RegisterClaim reg{with_table(Claim{
               "the l-th layer output is -<x_q, w_gd^l> with w_gd^0 = 0 and w_gd^(l+1) = w_gd^l - A_l grad R(w_gd^l).",
               Strength::theorem}}}, table_layout())};
 
+}  // namespace acds_lemma1
 }  // namespace
 }  // namespace icl

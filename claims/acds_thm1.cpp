@@ -45,6 +45,7 @@
 
 namespace icl {
 namespace {
+namespace acds_thm1 {  // named, so that a unity build (several claim files in one unit) keeps them apart
 
 // Mutation sites (lib/icl/verdict/mutation.hpp; bench/mutate.py perturbs them one at a time).
 const MutationSite kStated{"acds.thm1/stated_Q", "acds.thm1", "Q0 = -U diag(1/((n+1)/n lambda_i + tr/n)) U^T", true};
@@ -297,5 +298,6 @@ const RegisterClaim reg{with_table(Claim{
               "rescaling, P0 = e e^T, Q0 = -[U diag(1/((n+1)/n lam_i + tr(Lam)/n)) U^T, 0; 0, 0].",
               Strength::theorem}}}, table_layout())};
 
+}  // namespace acds_thm1
 }  // namespace
 }  // namespace icl

@@ -41,6 +41,7 @@
 
 namespace icl {
 namespace {
+namespace acds_thm2 {  // named, so that a unity build (several claim files in one unit) keeps them apart
 
 // Form (8), two layers, A_i diagonal: one span group per layer with basis E_00, ..., E_{d-1,d-1}.
 learn::Parameterisation diagonal_form(int d) {
@@ -268,5 +269,6 @@ const RegisterClaim reg{with_table(Claim{
               "that are global minimisers of the in-context loss over symmetric pairs.",
               Strength::theorem}}}, table_layout())};
 
+}  // namespace acds_thm2
 }  // namespace
 }  // namespace icl

@@ -34,6 +34,7 @@
 
 namespace icl {
 namespace {
+namespace acds_thm3 {  // named, so that a unity build (several claim files in one unit) keeps them apart
 
 ClaimResult run(const ClaimContext& ctx) {
   acds_landscape::Settings s;
@@ -74,5 +75,6 @@ const RegisterClaim reg{with_table(Claim{
               "A_i = a_i Sigma^-1 of sum_i ||grad_{A_i} f||_F^2 is 0 (it need not be attained).",
               Strength::theorem}}}, table_layout())};
 
+}  // namespace acds_thm3
 }  // namespace
 }  // namespace icl

@@ -40,6 +40,7 @@
 
 namespace icl {
 namespace {
+namespace acds_thm4 {  // named, so that a unity build (several claim files in one unit) keeps them apart
 
 ClaimResult run(const ClaimContext& ctx) {
   acds_landscape::Settings s;
@@ -82,5 +83,6 @@ const RegisterClaim reg{with_table(Claim{
               "not be attained).",
               Strength::theorem}}}, table_layout())};
 
+}  // namespace acds_thm4
 }  // namespace
 }  // namespace icl

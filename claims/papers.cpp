@@ -10,6 +10,7 @@
 
 namespace icl {
 namespace {
+namespace papers {  // named, so that a unity build (several claim files in one unit) keeps them apart
 
 const RegisterPaper kSja{PaperRef{
     "sja", "sun2025role", "Haoyuan Sun, Ali Jadbabaie and Navid Azizan", "Sun, Jadbabaie and Azizan",
@@ -51,5 +52,6 @@ const RegisterPaper kXlssc{PaperRef{
     "with Unstructured Data},\n  journal = {arXiv preprint arXiv:2402.00743},\n  year    = {2024}\n}\n",
     {"xlssc.onelayer", "xlssc.twolayer", "xlssc.fig2"}}};
 
+}  // namespace papers
 }  // namespace
 }  // namespace icl

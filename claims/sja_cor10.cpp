@@ -41,6 +41,7 @@
 
 namespace icl {
 namespace {
+namespace sja_cor10 {  // named, so that a unity build (several claim files in one unit) keeps them apart
 
 enum : int { kLabels = 0, kHidden, kTop, kQueryPlain, kRefSelf, kDims };
 
@@ -278,5 +279,6 @@ const RegisterClaim reg{with_table(Claim{
               "activations.",
               Strength::theorem}}}, table_layout())};
 
+}  // namespace sja_cor10
 }  // namespace
 }  // namespace icl

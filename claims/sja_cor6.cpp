@@ -59,6 +59,7 @@
 
 namespace icl {
 namespace {
+namespace sja_cor6 {  // named, so that a unity build (several claim files in one unit) keeps them apart
 
 Eigen::MatrixXd make_gamma(int dbar, int kind) {
   Eigen::VectorXd g(dbar);
@@ -609,5 +610,6 @@ const RegisterClaim reg{with_table(Claim{
               Strength::asymptotic},
      PartSpec{"c", "The learned block's in-context loss is at most O(1/n).", Strength::asymptotic}}}, table_layout())};
 
+}  // namespace sja_cor6
 }  // namespace
 }  // namespace icl

@@ -45,6 +45,7 @@
 
 namespace icl {
 namespace {
+namespace sja_cor8 {  // named, so that a unity build (several claim files in one unit) keeps them apart
 
 using boost::multiprecision::cpp_int;
 
@@ -449,5 +450,6 @@ const RegisterClaim reg{with_table(Claim{
               "in C(d+p-2, p-1) p <= max(d,p)^min(d,p) blocks.",
               Strength::theorem}}}, table_layout())};
 
+}  // namespace sja_cor8
 }  // namespace
 }  // namespace icl

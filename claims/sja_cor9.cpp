@@ -29,6 +29,7 @@
 
 namespace icl {
 namespace {
+namespace sja_cor9 {  // named, so that a unity build (several claim files in one unit) keeps them apart
 
 // Mutation sites (lib/icl/verdict/mutation.hpp; bench/mutate.py perturbs them one at a time).
 const MutationSite kStated{"sja.cor9/stated", "sja.cor9", "m - dtilde"};
@@ -221,5 +222,6 @@ const RegisterClaim reg{with_table(Claim{
               "feed-forward kernel projects onto span{g} with dimension dt < m has loss >= m - dt.",
               Strength::theorem}}}, table_layout())};
 
+}  // namespace sja_cor9
 }  // namespace
 }  // namespace icl

@@ -47,6 +47,7 @@
 
 namespace icl {
 namespace {
+namespace sja_fig1 {  // named, so that a unity build (several claim files in one unit) keeps them apart
 
 using sja_train::Model;
 using sja_train::Settings;
@@ -370,5 +371,6 @@ const RegisterClaim reg{with_table(Claim{
      PartSpec{"d", "Test loss rises for test prompts shorter than the training prompts.", Strength::empirical},
      PartSpec{"e", "The first 2l layers of a trained model behave as l block-coordinate-descent steps.", Strength::empirical}}}, table_layout())};
 
+}  // namespace sja_fig1
 }  // namespace
 }  // namespace icl

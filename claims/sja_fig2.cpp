@@ -36,6 +36,7 @@
 
 namespace icl {
 namespace {
+namespace sja_fig2 {  // named, so that a unity build (several claim files in one unit) keeps them apart
 
 using sja_train::Model;
 using sja_train::Settings;
@@ -191,5 +192,6 @@ const RegisterClaim reg{with_table(Claim{
                    "the 10-term cubic.", Strength::empirical},
      PartSpec{"b", "The sparse model's loss still decreases with more in-context examples.", Strength::empirical}}}, table_layout())};
 
+}  // namespace sja_fig2
 }  // namespace
 }  // namespace icl

@@ -27,6 +27,7 @@
 
 namespace icl {
 namespace {
+namespace sja_fig3 {  // named, so that a unity build (several claim files in one unit) keeps them apart
 
 // Mutation sites (lib/icl/verdict/mutation.hpp; bench/mutate.py perturbs them one at a time).
 const MutationSite kSlope{"sja.fig3/slope", "sja.fig3", "the stated slope -1 of log loss against log n"};
@@ -246,5 +247,6 @@ const RegisterClaim reg{with_case_names(with_table(Claim{
               Strength::empirical}}}, table_layout()),
     "test", numbered_names({"slope", "r2"}, 1))};  // the case parameter `test`, set by the claim (not --set)
 
+}  // namespace sja_fig3
 }  // namespace
 }  // namespace icl

@@ -30,6 +30,7 @@
 
 namespace icl {
 namespace {
+namespace sja_fig4 {  // named, so that a unity build (several claim files in one unit) keeps them apart
 
 using sja_train::Model;
 using sja_train::Settings;
@@ -202,5 +203,6 @@ const RegisterClaim reg{with_table(Claim{
     {PartSpec{"a", "Larger n_train gives lower loss on long test prompts.", Strength::empirical},
      PartSpec{"b", "Loss degrades quickly for test prompts shorter than n_train.", Strength::empirical}}}, table_layout())};
 
+}  // namespace sja_fig4
 }  // namespace
 }  // namespace icl

@@ -31,6 +31,7 @@
 
 namespace icl {
 namespace {
+namespace sja_lemma12 {  // named, so that a unity build (several claim files in one unit) keeps them apart
 
 // Mutation sites (lib/icl/verdict/mutation.hpp; bench/mutate.py perturbs them one at a time).
 const MutationSite kRhs{"sja.lemma12/rhs", "sja.lemma12", "the right-hand side of Lemma 12"};
@@ -190,5 +191,6 @@ const RegisterClaim reg{with_table(Claim{
               "(Gamma^T + Lam^-1) xi, for every Gamma.",
               Strength::theorem}}}, table_layout())};
 
+}  // namespace sja_lemma12
 }  // namespace
 }  // namespace icl

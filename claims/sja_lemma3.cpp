@@ -16,6 +16,7 @@
 
 namespace icl {
 namespace {
+namespace sja_lemma3 {  // named, so that a unity build (several claim files in one unit) keeps them apart
 
 ClaimResult run(const ClaimContext& ctx) {
   ClaimResult res;
@@ -150,5 +151,6 @@ const RegisterClaim reg{with_table(Claim{
     {PartSpec{"a", "The C(d+2,2) variables v_ij of (8) are orthonormal under <u, v> = E[uv], x ~ N(0, I_d).",
               Strength::theorem}}}, table_layout())};
 
+}  // namespace sja_lemma3
 }  // namespace
 }  // namespace icl

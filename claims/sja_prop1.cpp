@@ -43,6 +43,7 @@
 
 namespace icl {
 namespace {
+namespace sja_prop1 {  // named, so that a unity build (several claim files in one unit) keeps them apart
 
 // Mutation sites (lib/icl/verdict/mutation.hpp; bench/mutate.py perturbs them one at a time).
 const MutationSite kStated{"sja.prop1/stated", "sja.prop1", "E[y^2] - tr(Lambda^+ S)"};
@@ -309,5 +310,6 @@ const RegisterClaim reg{with_table(Claim{
               "weights), E[(yhat + y_q)^2] >= min_{alpha,beta} E[(<x_q, beta> + alpha + y_q)^2].",
               Strength::theorem}}}, table_layout())};
 
+}  // namespace sja_prop1
 }  // namespace
 }  // namespace icl

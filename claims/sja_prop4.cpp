@@ -46,6 +46,7 @@
 
 namespace icl {
 namespace {
+namespace sja_prop4 {  // named, so that a unity build (several claim files in one unit) keeps them apart
 
 // Sum of the k smallest eigenvalues of C for the quadratic task, in closed form.
 double corrected_bound(int d, int k) {
@@ -125,5 +126,6 @@ const RegisterClaim reg{with_table(Claim{
               "dimension dt < C(d+2,2), then L(BTFB) >= C(d+2,2) - dt, for every attention layer and every n.",
               Strength::theorem}}}, table_layout())};
 
+}  // namespace sja_prop4
 }  // namespace
 }  // namespace icl

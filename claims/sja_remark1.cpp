@@ -35,6 +35,7 @@
 
 namespace icl {
 namespace {
+namespace sja_remark1 {  // named, so that a unity build (several claim files in one unit) keeps them apart
 
 // The corrected bound for width dbar >= d + 1 (so that m - dbar <= d(d+1)/2 + 1 eigenvalues are summed:
 // lam- and then ones).
@@ -104,5 +105,6 @@ const RegisterClaim reg{with_table(Claim{
               "every bilinear layer of width dbar, every attention layer and every n.",
               Strength::theorem}}}, table_layout())};
 
+}  // namespace sja_remark1
 }  // namespace
 }  // namespace icl

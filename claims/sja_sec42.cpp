@@ -74,6 +74,7 @@
 
 namespace icl {
 namespace {
+namespace sja_sec42 {  // named, so that a unity build (several claim files in one unit) keeps them apart
 
 using sja::Sec42Stack;
 
@@ -348,5 +349,6 @@ const RegisterClaim reg{with_table(Claim{
               "stays at or above the part of the target outside degree <= 2).",
               Strength::conditional}}}, table_layout())};
 
+}  // namespace sja_sec42
 }  // namespace
 }  // namespace icl

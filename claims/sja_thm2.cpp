@@ -44,6 +44,7 @@
 
 namespace icl {
 namespace {
+namespace sja_thm2 {  // named, so that a unity build (several claim files in one unit) keeps them apart
 
 // Mutation sites (lib/icl/verdict/mutation.hpp; bench/mutate.py perturbs them one at a time).
 const MutationSite kStated{"sja.thm2/stated", "sja.thm2", "((d+2)(d+1)+d) / (2n)"};
@@ -184,5 +185,6 @@ const RegisterClaim reg{with_table(Claim{
               "With dbar = C(d+2,2), the bilinear block of App. C has L(BTFB) = ((d+2)(d+1)+d)/(2n), in O(d^2/n).",
               Strength::theorem}}}, table_layout())};
 
+}  // namespace sja_thm2
 }  // namespace
 }  // namespace icl

@@ -51,6 +51,7 @@
 
 namespace icl {
 namespace {
+namespace sja_thm5 {  // named, so that a unity build (several claim files in one unit) keeps them apart
 
 // Mutation sites (lib/icl/verdict/mutation.hpp; bench/mutate.py perturbs them one at a time).
 const MutationSite kStated{"sja.thm5/stated_bound", "sja.thm5", "the bound on ||Gamma* + E[xbar xbar^T]^-1||_F"};
@@ -390,5 +391,6 @@ const RegisterClaim reg{with_table(Claim{
               "O(d^{3/2}/sqrt(n)), for every n.",
               Strength::theorem}}}, table_layout())};
 
+}  // namespace sja_thm5
 }  // namespace
 }  // namespace icl

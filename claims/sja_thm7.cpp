@@ -50,6 +50,7 @@
 
 namespace icl {
 namespace {
+namespace sja_thm7 {  // named, so that a unity build (several claim files in one unit) keeps them apart
 
 enum : int { kTopRows = 0, kScratch, kLabelCarry, kStated, kQueryPlain, kMatrixForm, kRefSelf, kNegative, kDims };
 const char* kFamilies[4] = {"random non-symmetric Gamma, x ~ N(0, I)", "Gamma = -E[xbar_b xbar_b^T]^-1, x ~ N(0, I)",
@@ -473,5 +474,6 @@ const RegisterClaim reg{with_table(Claim{
               "with eta^(l) = -Gamma^(l)^T.",
               Strength::theorem}}}, table_layout())};
 
+}  // namespace sja_thm7
 }  // namespace
 }  // namespace icl

@@ -87,6 +87,7 @@
 
 namespace icl {
 namespace {
+namespace xlssc_fig2 {  // named, so that a unity build (several claim files in one unit) keeps them apart
 
 using sja_train::TestLosses;
 using xlssc_gpt2::ModelSpec;
@@ -510,5 +511,6 @@ const RegisterClaim reg{with_table(Claim{
               Strength::empirical}},
     1280}, table_layout())};
 
+}  // namespace xlssc_fig2
 }  // namespace
 }  // namespace icl

@@ -77,6 +77,7 @@
 
 namespace icl {
 namespace {
+namespace xlssc_onelayer {  // named, so that a unity build (several claim files in one unit) keeps them apart
 
 using Act = SoftmaxAttention::Activation;
 const std::vector<double> kBetas{0.25, 0.5, 1, 2, 4, 8};
@@ -547,5 +548,6 @@ const RegisterClaim reg{with_table(Claim{
               "result is also 0 (judged at each D: no one-layer softmax weights beat predicting 0).",
               Strength::theorem}}}, table_layout())};
 
+}  // namespace xlssc_onelayer
 }  // namespace
 }  // namespace icl

@@ -50,6 +50,7 @@
 
 namespace icl {
 namespace {
+namespace xlssc_twolayer {  // named, so that a unity build (several claim files in one unit) keeps them apart
 
 enum : int { kLoss = 0, kExcess, kY2, kCross, kEq5Loss, kEps, kDims };
 
@@ -298,5 +299,6 @@ const RegisterClaim reg{with_table(Claim{
               Strength::asymptotic},
      PartSpec{"b", "The error shrinks as D grows.", Strength::asymptotic}}}, table_layout())};
 
+}  // namespace xlssc_twolayer
 }  // namespace
 }  // namespace icl

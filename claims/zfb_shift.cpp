@@ -59,6 +59,7 @@
 
 namespace icl {
 namespace {
+namespace zfb_shift {  // named, so that a unity build (several claim files in one unit) keeps them apart
 
 // Mutation sites (lib/icl/verdict/mutation.hpp; bench/mutate.py perturbs them one at a time).
 const MutationSite kThird{"zfb.shift/one_third", "zfb.shift", "the stated limit 1/3 under a covariance shift"};
@@ -384,5 +385,6 @@ const RegisterClaim reg{with_table(Claim{
      PartSpec{"b", "With lambda_tau,i ~ Exp(1) and M, N -> infinity, E[yhat | x_q, w] -> (1/3) w^T x_q.",
               Strength::asymptotic}}}, table_layout())};
 
+}  // namespace zfb_shift
 }  // namespace
 }  // namespace icl

@@ -34,6 +34,7 @@
 
 namespace icl {
 namespace {
+namespace zfb_thm4 {  // named, so that a unity build (several claim files in one unit) keeps them apart
 
 using namespace zfb;
 
@@ -218,5 +219,6 @@ const RegisterClaim reg{with_table(Claim{
               "tr(Gamma^-2)^{1/4} [0, 0; 0, 1] (eq. 11).",
               Strength::theorem}}}, table_layout())};
 
+}  // namespace zfb_thm4
 }  // namespace
 }  // namespace icl

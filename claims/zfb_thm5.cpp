@@ -42,6 +42,7 @@
 
 namespace icl {
 namespace {
+namespace zfb_thm5 {  // named, so that a unity build (several claim files in one unit) keeps them apart
 
 // Mutation sites (lib/icl/verdict/mutation.hpp; bench/mutate.py perturbs them one at a time).
 const MutationSite kDecomposition{"zfb.thm5/decomposition", "zfb.thm5", "the decomposition (16)"};
@@ -416,5 +417,6 @@ const RegisterClaim reg{with_table(Claim{
               "For w ~ N(0, I): E(yhat - <w, x>)^2 <= (d+1) tr(Lam)/M + (1 + 2d + d^2 kappa) tr(Lam)/N^2.",
               Strength::theorem}}}, table_layout())};
 
+}  // namespace zfb_thm5
 }  // namespace
 }  // namespace icl

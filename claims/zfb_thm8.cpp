@@ -47,6 +47,7 @@
 
 namespace icl {
 namespace {
+namespace zfb_thm8 {  // named, so that a unity build (several claim files in one unit) keeps them apart
 
 using namespace zfb;
 
@@ -282,5 +283,6 @@ const RegisterClaim reg{with_table(Claim{
               "W^{PV}_* = ||A||_F^{1/2} [0, 0; 0, 1], A = [E Gamma_tau Lambda_tau^2]^{-1} E Lambda_tau^2 (eq. 22).",
               Strength::theorem}}}, table_layout())};
 
+}  // namespace zfb_thm8
 }  // namespace
 }  // namespace icl

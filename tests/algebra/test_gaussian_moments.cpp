@@ -13,6 +13,8 @@
 #include <cmath>
 #include <string>
 
+namespace test_gaussian_moments {  // named: a unity build compiles several test files as one unit
+
 namespace {
 
 using icl::Exponent;
@@ -208,3 +210,5 @@ TEST_CASE("moment_matrix: symmetric, weighted, equal to the entrywise expectatio
   CHECK(e(5, 5) == 3.0);
   CHECK((e - e.transpose()).cwiseAbs().maxCoeff() == 0.0);
 }
+
+}  // namespace test_gaussian_moments

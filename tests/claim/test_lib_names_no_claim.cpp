@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+namespace test_lib_names_no_claim {  // named: a unity build compiles several test files as one unit
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -55,3 +57,5 @@ TEST_CASE("lib names no claim: no source of lib/ holds a claim ID") {
                               "(claims/<id>.cpp, claims/papers.cpp) or say it without the ID:\n"
                                   << hits);
 }
+
+}  // namespace test_lib_names_no_claim

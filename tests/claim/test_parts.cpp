@@ -8,6 +8,8 @@
 
 #include <stdexcept>
 
+namespace test_parts {  // named: a unity build compiles several test files as one unit
+
 namespace {
 
 using json = nlohmann::ordered_json;
@@ -188,3 +190,5 @@ TEST_CASE("engine: a claim that refutes without a classed refutation is an inter
   claim.parts.clear();
   CHECK_THROWS_AS(run_claim(p, opts), std::logic_error);
 }
+
+}  // namespace test_parts

@@ -11,6 +11,8 @@
 #include <cmath>
 #include <string>
 
+namespace test_acds_experiments_regression {  // named: a unity build compiles several test files as one unit
+
 namespace {
 
 nlohmann::json run_claim(const std::string& claim, const std::string& extra) {
@@ -114,3 +116,5 @@ TEST_CASE("regression: acds.figs67 --quick") {
   CHECK(j["fig6"].size() == 1);
   CHECK(j["fig7"].size() == 1);
 }
+
+}  // namespace test_acds_experiments_regression

@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+namespace test_acds_landscape_claims_regression {  // named: a unity build compiles several test files as one unit
+
 namespace {
 
 nlohmann::json run_claim(const std::string& claim, const std::string& extra) {
@@ -106,3 +108,5 @@ TEST_CASE("acds landscape: the reduced family loss equals the exact engine on th
     }
   }
 }
+
+}  // namespace test_acds_landscape_claims_regression

@@ -10,6 +10,8 @@
 #include <string>
 #include <unistd.h>
 
+namespace test_deep_construction_claims_regression {  // named: a unity build compiles several test files as one unit
+
 namespace {
 
 nlohmann::json run_quick(const std::string& claim, const std::string& extra = "") {
@@ -146,3 +148,5 @@ TEST_CASE("regression: sja.cor10 --quick") {
   CHECK(worst(r, "max_rel_error") < 1e-9);
   CHECK(worst(r, "max_hidden_error") < 1e-9);
 }
+
+}  // namespace test_deep_construction_claims_regression

@@ -14,6 +14,8 @@
 
 #include <unistd.h>
 
+namespace test_optimal_attention_claims_regression {  // named: a unity build compiles several test files as one unit
+
 namespace {
 
 nlohmann::json run_quick(const std::string& claim) {
@@ -126,3 +128,5 @@ TEST_CASE("regression: sja.cor9 --quick") {
   const auto j = run_quick("sja.cor9");
   CHECK(j["verdict"] == "confirmed");
 }
+
+}  // namespace test_optimal_attention_claims_regression

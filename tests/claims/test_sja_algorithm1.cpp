@@ -13,6 +13,8 @@
 
 #include <cmath>
 
+namespace test_sja_algorithm1 {  // named: a unity build compiles several test files as one unit
+
 namespace {
 
 icl::sja::Stage1Problem problem(int d) {
@@ -112,3 +114,5 @@ TEST_CASE("regression: sja.cor6 --quick") {
   }
   CHECK(positive == 2);  // parts a and c
 }
+
+}  // namespace test_sja_algorithm1

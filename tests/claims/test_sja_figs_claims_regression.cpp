@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+namespace test_sja_figs_claims_regression {  // named: a unity build compiles several test files as one unit
+
 namespace {
 
 nlohmann::json run_claim(const std::string& claim, const std::string& extra = "") {
@@ -142,3 +144,5 @@ TEST_CASE("sja experiments: the over-trials comparison decides, reverses and abs
   CHECK(judge_less(low, high, 1e-3, false, true, "x").verdict == Verdict::confirmed);
   CHECK(judge_less(low, high, 1e-9, false, true, "x").verdict == Verdict::inconclusive);
 }
+
+}  // namespace test_sja_figs_claims_regression

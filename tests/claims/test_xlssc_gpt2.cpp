@@ -16,6 +16,7 @@
 #include <vector>
 
 namespace icl {
+namespace test_xlssc_gpt2 {  // named: a unity build compiles several test files as one unit
 namespace {
 
 using Eigen::MatrixXd;
@@ -315,7 +316,10 @@ TEST_CASE("xlssc gpt2: warm-up and the curricula (bench-xlssc-train's options): 
 }
 
 }  // namespace
+}  // namespace test_xlssc_gpt2
 }  // namespace icl
+
+namespace test_xlssc_gpt2 {
 
 TEST_CASE("regression: xlssc.fig2 --quick (seven GPT-2-style models, parts a-e judged)") {
   const icl::test::QuickReport q = icl::test::run_quick_report("xlssc.fig2");
@@ -346,3 +350,5 @@ TEST_CASE("regression: xlssc.fig2 --quick (seven GPT-2-style models, parts a-e j
   REQUIRE(e.status == 0);
   CHECK(e.out.find("14 training runs, 210 steps") != std::string::npos);
 }
+
+}  // namespace test_xlssc_gpt2

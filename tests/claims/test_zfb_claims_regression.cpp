@@ -11,6 +11,8 @@
 #include <string>
 #include <unistd.h>
 
+namespace test_zfb_claims_regression {  // named: a unity build compiles several test files as one unit
+
 namespace {
 
 nlohmann::json run_quick(const std::string& claim) {
@@ -82,3 +84,5 @@ TEST_CASE("regression: zfb.shift --quick") {
     }
   }
 }
+
+}  // namespace test_zfb_claims_regression

@@ -19,6 +19,8 @@
 #include <sys/wait.h>
 #include <vector>
 
+namespace test_cli {  // named: a unity build compiles several test files as one unit
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -603,3 +605,5 @@ TEST_CASE("cli regression: every claim --quick") {
     CHECK(fs::exists(out2 / (c.id + ".tex")));
   }
 }
+
+}  // namespace test_cli

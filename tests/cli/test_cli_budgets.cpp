@@ -10,6 +10,8 @@
 #include <regex>
 #include <string>
 
+namespace test_cli_budgets {  // named: a unity build compiles several test files as one unit
+
 namespace {
 
 using icl::test::CliResult;
@@ -93,3 +95,5 @@ TEST_CASE("budgets: list shows each budget's values; a bad --budget is refused; 
 }
 
 }  // namespace
+
+}  // namespace test_cli_budgets

@@ -21,6 +21,8 @@
 #include <string>
 #include <vector>
 
+namespace test_cli_fuzz {  // named: a unity build compiles several test files as one unit
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -207,3 +209,5 @@ TEST_CASE("cli fuzz: random command lines exit 0/1/2, one line on error, nothing
   CHECK(counts[0] + counts[1] > 0);  // the tiny runs ran
   CHECK(counts[2] > cases / 2);
 }
+
+}  // namespace test_cli_fuzz

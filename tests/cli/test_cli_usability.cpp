@@ -27,6 +27,8 @@
 #include <unistd.h>
 #include <vector>
 
+namespace test_cli_usability {  // named: a unity build compiles several test files as one unit
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -451,3 +453,5 @@ TEST_CASE("cli usability: MPI starts only under a launcher") {
   CHECK(r.err.empty());
   CHECK(r.out.find("sja.thm2") != std::string::npos);
 }
+
+}  // namespace test_cli_usability

@@ -21,6 +21,8 @@
 #error "ICL_VERIFY_BINARY must name the icl-verify binary"
 #endif
 
+namespace test_eval_cli {  // named: a unity build compiles several test files as one unit
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -257,3 +259,5 @@ TEST_CASE("eval: bad weight files and options exit 2 with one line and write not
     CHECK(std::distance(fs::directory_iterator(work), fs::directory_iterator()) == before);
   }
 }
+
+}  // namespace test_eval_cli

@@ -14,6 +14,8 @@
 #include <filesystem>
 #include <string>
 
+namespace test_formula_claim {  // named: a unity build compiles several test files as one unit
+
 using namespace icl;
 
 namespace {
@@ -124,3 +126,5 @@ TEST_CASE("formula claim: bad descriptions are usage errors, and the claim is no
   CHECK(message(f).find("has d = 3, the case d = 2") != std::string::npos);
   CHECK(find_claim("mine.bad") == nullptr);
 }
+
+}  // namespace test_formula_claim

@@ -6,6 +6,8 @@
 
 #include <doctest/doctest.h>
 
+namespace test_acds_lemma1 {  // named: a unity build compiles several test files as one unit
+
 using namespace icl;
 
 TEST_CASE("acds sparse layer, d = 1, n = 1: one GD step by hand") {
@@ -50,3 +52,5 @@ TEST_CASE("acds sparse layer, d = 2: a non-symmetric A acts through its transpos
   CHECK(-xq.dot(w_stated[1]) == doctest::Approx(0.0));      // the recursion as stated misses it
   CHECK(-xq.dot(w_transposed[1]) == doctest::Approx(-1.0));  // with A^T it matches
 }
+
+}  // namespace test_acds_lemma1

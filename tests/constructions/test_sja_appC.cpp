@@ -10,6 +10,8 @@
 
 #include <vector>
 
+namespace test_sja_appC {  // named: a unity build compiles several test files as one unit
+
 namespace {
 
 // xbar(x) written out from the paper's (7), independently of kernel_features.
@@ -152,3 +154,5 @@ TEST_CASE("appC_block predicts (1/n) sum_i y_i xbar_i^T Gamma xbar_q") {
     CHECK(icl::prediction(Z) == doctest::Approx(expected).epsilon(1e-12));
   }
 }
+
+}  // namespace test_sja_appC

@@ -8,6 +8,8 @@
 
 #include <doctest/doctest.h>
 
+namespace test_sja_appG {  // named: a unity build compiles several test files as one unit
+
 using namespace icl;
 
 TEST_CASE("App. G, d = 1, n = 1, Gamma = I: one block step by hand") {
@@ -101,3 +103,5 @@ TEST_CASE("App. G, d = 2, random non-symmetric Gamma: prediction equals BCD with
   // context columns carry y_i + f(x_i; w^(L))
   for (int i = 0; i < n; ++i) CHECK(Z(dbar, i) == doctest::Approx(y[i] + F.col(i).dot(it.back())).epsilon(1e-12));
 }
+
+}  // namespace test_sja_appG

@@ -7,6 +7,8 @@
 
 #include <doctest/doctest.h>
 
+namespace test_sja_appH {  // named: a unity build compiles several test files as one unit
+
 using namespace icl;
 
 TEST_CASE("App. H schedule for d = 2, p = 3: clear/generate/multiply, 9 blocks") {
@@ -55,3 +57,5 @@ TEST_CASE("symbolic forward: the multiply layer turns x1 x[k] into x1^2 x[k] exa
   apply_symbolic(sja::appH_generate(d, 1), rows);
   CHECK_FALSE(is_unit_monomial(rows[3], e));
 }
+
+}  // namespace test_sja_appH

@@ -7,6 +7,8 @@
 
 #include <doctest/doctest.h>
 
+namespace test_sja_cor10 {  // named: a unity build compiles several test files as one unit
+
 using namespace icl;
 
 TEST_CASE("Cor. 10, d = 1, h = 1, hidden = x^2, Gamma = I: one block step by hand") {
@@ -51,3 +53,5 @@ TEST_CASE("Cor. 10: a layer writes only the hidden rows") {
   CHECK(b.W0.topRows(3).isZero());
   CHECK(b.W1.bottomRows(2).isOnes());
 }
+
+}  // namespace test_sja_cor10

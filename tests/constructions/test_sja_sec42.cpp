@@ -6,6 +6,8 @@
 
 #include <doctest/doctest.h>
 
+namespace test_sja_sec42 {  // named: a unity build compiles several test files as one unit
+
 using namespace icl;
 
 namespace {
@@ -47,3 +49,5 @@ TEST_CASE("Sec. 4.2 stacks: which are sparse (12), and what they compute") {
   CHECK(v[8].terms().count(Exponent{1, 1, 1, 0}) == 1);
   CHECK(sja::sec42_task().num_coefficients() == 10);
 }
+
+}  // namespace test_sja_sec42

@@ -6,6 +6,8 @@
 
 #include <doctest/doctest.h>
 
+namespace test_block_coordinate_descent {  // named: a unity build compiles several test files as one unit
+
 using namespace icl;
 
 TEST_CASE("least_squares_gradient: hand-computed case") {
@@ -101,3 +103,5 @@ TEST_CASE("monomial features and the quadratic-form matrix") {
   CHECK(W(1, 2) == doctest::Approx(2.0));  // x1 x2 coefficient 4 split in halves
   CHECK(monomial_indices(mons, {mons[4], mons[0]}) == std::vector<int>{4, 0});
 }
+
+}  // namespace test_block_coordinate_descent

@@ -13,6 +13,8 @@
 
 #include <doctest/doctest.h>
 
+namespace test_feature_moments {  // named: a unity build compiles several test files as one unit
+
 using namespace icl;
 
 TEST_CASE("generic double moments agree with the rational sja moments (kernel features, d = 2)") {
@@ -39,3 +41,5 @@ TEST_CASE("N(0, Sigma) moments: Lambda = Sigma, S = Sigma^2, K4 = tr(Sigma) Sigm
   CHECK((m.K4 - (sigma.trace() * sigma + 2 * sigma * sigma)).norm() < 1e-8);
   CHECK(m.Ey2 == doctest::Approx(sigma.trace()));
 }
+
+}  // namespace test_feature_moments

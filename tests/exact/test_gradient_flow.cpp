@@ -8,6 +8,7 @@
 #include <cmath>
 
 namespace icl {
+namespace test_gradient_flow {  // named: a unity build compiles several test files as one unit
 
 using test::random_matrix;
 
@@ -83,4 +84,5 @@ TEST_CASE("gradient flow integrator reports time limits, stiffness and blow-up a
   CHECK(r3.t_end == doctest::Approx(std::log(1e6 / std::sqrt(2.0))).epsilon(0.05));
 }
 
+}  // namespace test_gradient_flow
 }  // namespace icl

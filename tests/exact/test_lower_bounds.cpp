@@ -12,6 +12,8 @@
 #include <cmath>
 #include <numbers>
 
+namespace test_lower_bounds {  // named: a unity build compiles several test files as one unit
+
 using namespace icl;
 
 namespace {
@@ -122,3 +124,5 @@ TEST_CASE("orthonormal subset layers output exactly the chosen v's") {
     CHECK(found);
   }
 }
+
+}  // namespace test_lower_bounds

@@ -13,6 +13,7 @@
 #include <cmath>
 
 namespace icl {
+namespace test_lsa_population_loss {  // named: a unity build compiles several test files as one unit
 namespace {
 
 using test::random_matrix;
@@ -151,4 +152,5 @@ TEST_CASE("zfb population loss and gradient agree with Monte Carlo through the f
   CHECK(se_max < 0.05 * g.norm());
 }
 
+}  // namespace test_lsa_population_loss
 }  // namespace icl

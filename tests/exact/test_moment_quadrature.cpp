@@ -9,6 +9,7 @@
 #include <cmath>
 
 namespace icl {
+namespace test_moment_quadrature {  // named: a unity build compiles several test files as one unit
 
 using test::random_matrix;
 
@@ -58,4 +59,5 @@ TEST_CASE("moment quadrature: the 2-point rule integrates the random-covariance 
   CHECK(m[3] == doctest::Approx(6));
 }
 
+}  // namespace test_moment_quadrature
 }  // namespace icl

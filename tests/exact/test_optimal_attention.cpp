@@ -14,6 +14,8 @@
 
 #include <doctest/doctest.h>
 
+namespace test_optimal_attention {  // named: a unity build compiles several test files as one unit
+
 using namespace icl;
 
 namespace {
@@ -126,3 +128,5 @@ TEST_CASE("alternating exact solves from random starts reach, and never beat, th
   }
   CHECK(best == doctest::Approx(sparse).epsilon(1e-6));
 }
+
+}  // namespace test_optimal_attention

@@ -13,6 +13,8 @@
 
 #include <doctest/doctest.h>
 
+namespace test_single_layer_coefficients {  // named: a unity build compiles several test files as one unit
+
 using namespace icl;
 
 namespace {
@@ -112,3 +114,5 @@ TEST_CASE("only the symmetrised coefficients reach the prediction") {
     CHECK(prediction(Z1) == doctest::Approx(prediction(Z2)).epsilon(1e-12));
   }
 }
+
+}  // namespace test_single_layer_coefficients

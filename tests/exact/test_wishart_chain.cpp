@@ -17,6 +17,7 @@
 #include <iomanip>
 
 namespace icl {
+namespace test_wishart_chain {  // named: a unity build compiles several test files as one unit
 namespace {
 
 using test::random_matrix;
@@ -239,4 +240,5 @@ TEST_CASE("acds population form (8), L = 1 equals the sparse single-layer loss o
 }
 
 }  // namespace
+}  // namespace test_wishart_chain
 }  // namespace icl

@@ -15,6 +15,7 @@
 #include <vector>
 
 namespace icl::execute {
+namespace test_executor {  // named: a unity build compiles several test files as one unit
 namespace {
 
 struct Setup {
@@ -123,4 +124,5 @@ TEST_CASE("executor: backends by name; one not built here, or cuda without a GPU
 }
 
 }  // namespace
+}  // namespace test_executor
 }  // namespace icl::execute

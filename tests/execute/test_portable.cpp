@@ -29,6 +29,7 @@
 #include <vector>
 
 namespace icl::execute {
+namespace test_portable {  // named: a unity build compiles several test files as one unit
 namespace {
 
 const std::uint64_t kIndices[] = {0,           1,           2,
@@ -207,4 +208,5 @@ TEST_CASE("portable: what it does not run is refused in one line naming it") {
 }
 
 }  // namespace
+}  // namespace test_portable
 }  // namespace icl::execute

@@ -14,6 +14,7 @@
 #include <vector>
 
 namespace icl::execute {
+namespace test_thread_pool {  // named: a unity build compiles several test files as one unit
 namespace {
 
 TEST_CASE("thread pool: every task exactly once, at 1 to 8 threads, the pool growing between calls") {
@@ -89,4 +90,5 @@ TEST_CASE("thread pool: an exception on any thread is rethrown by the call, and 
 }
 
 }  // namespace
+}  // namespace test_thread_pool
 }  // namespace icl::execute

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+namespace test_npy {  // named: a unity build compiles several test files as one unit
+
 using namespace icl;
 using namespace icl::test;
 
@@ -167,3 +169,5 @@ TEST_CASE("npy/npz files: read from disk, stored and deflated members, and broke
     CHECK(contains(error_of([&] { read_npz((dir.path / "none.npz").string()); }), "cannot open"));
   }
 }
+
+}  // namespace test_npy

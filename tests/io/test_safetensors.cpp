@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+namespace test_safetensors {  // named: a unity build compiles several test files as one unit
+
 using namespace icl;
 using namespace icl::test;
 
@@ -131,3 +133,5 @@ TEST_CASE("safetensors: every inconsistency is one line naming the file and the 
     CHECK(msg.find('\n') == std::string::npos);
   }
 }
+
+}  // namespace test_safetensors

@@ -22,6 +22,7 @@
 #include <vector>
 
 namespace icl::layers {
+namespace test_gpt2_layers {  // named: a unity build compiles several test files as one unit
 namespace {
 
 using Eigen::Index;
@@ -308,4 +309,5 @@ TEST_CASE("gpt2 layers: a GPT-2-style network's gradient agrees with central dif
 }
 
 }  // namespace
+}  // namespace test_gpt2_layers
 }  // namespace icl::layers

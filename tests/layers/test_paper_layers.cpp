@@ -14,6 +14,7 @@
 #include <stdexcept>
 
 namespace icl::layers {
+namespace test_paper_layers {  // named: a unity build compiles several test files as one unit
 namespace {
 
 using test::check_layer_adjoint;
@@ -126,4 +127,5 @@ TEST_CASE("layers: apply() in place equals forward(), and a construction's weigh
 }
 
 }  // namespace
+}  // namespace test_paper_layers
 }  // namespace icl::layers

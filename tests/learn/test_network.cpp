@@ -14,6 +14,7 @@
 #include <functional>
 
 namespace icl::learn {
+namespace test_network {  // named: a unity build compiles several test files as one unit
 namespace {
 
 using test::random_matrix;
@@ -182,4 +183,5 @@ TEST_CASE("learn: a stack of bilinear layers alone has zero gradient and predict
 }
 
 }  // namespace
+}  // namespace test_network
 }  // namespace icl::learn

@@ -12,6 +12,7 @@
 #include <cmath>
 
 namespace icl::learn {
+namespace test_parameters {  // named: a unity build compiles several test files as one unit
 namespace {
 
 using test::random_matrix;
@@ -136,4 +137,5 @@ TEST_CASE("learn: bad parameter groups are rejected") {
 }
 
 }  // namespace
+}  // namespace test_parameters
 }  // namespace icl::learn

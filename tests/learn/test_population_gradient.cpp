@@ -15,6 +15,7 @@
 #include <cmath>
 
 namespace icl::learn {
+namespace test_population_gradient {  // named: a unity build compiles several test files as one unit
 namespace {
 
 // z = 4.5 per component: two-sided 7e-6, Bonferroni over the <= 17 quantities of a case keeps the family's
@@ -88,4 +89,5 @@ TEST_CASE("population gradient: L-BFGS on the exact acds loss (form (8), L = 1) 
 }
 
 }  // namespace
+}  // namespace test_population_gradient
 }  // namespace icl::learn

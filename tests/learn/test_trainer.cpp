@@ -11,6 +11,7 @@
 #include <limits>
 
 namespace icl::learn {
+namespace test_trainer {  // named: a unity build compiles several test files as one unit
 namespace {
 
 PromptSource acds_prompts(int d, int n) {
@@ -198,4 +199,5 @@ TEST_CASE("learn: bad training settings are rejected") {
 }
 
 }  // namespace
+}  // namespace test_trainer
 }  // namespace icl::learn

@@ -12,6 +12,8 @@
 #include <cmath>
 #include <limits>
 
+namespace test_attention_weights {  // named: a unity build compiles several test files as one unit
+
 using namespace icl;
 
 namespace {
@@ -176,3 +178,5 @@ TEST_CASE("read_lsa_stack: by extension, from files") {
   CHECK(b.d == 2);
   CHECK(contains(error_of([&] { read_lsa_stack((dir.path / "w.pt").string()); }), "expected a .npy"));
 }
+
+}  // namespace test_attention_weights

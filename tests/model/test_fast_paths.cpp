@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+namespace test_fast_paths {  // named: a unity build compiles several test files as one unit
+
 namespace {
 
 // The ziggurat as first written (one word at a time, z = (r >> 11) 2^-53 x_layer, sign * z), on the stream
@@ -360,3 +362,5 @@ TEST_CASE("PolynomialTask::evaluate and embed = plain loops, bit for bit") {
     }
   }
 }
+
+}  // namespace test_fast_paths

@@ -8,6 +8,8 @@
 
 #include <vector>
 
+namespace test_layers {  // named: a unity build compiles several test files as one unit
+
 namespace {
 
 Eigen::MatrixXd random_matrix(Eigen::Index r, Eigen::Index c, std::uint64_t tag) {
@@ -279,3 +281,5 @@ TEST_CASE("Layers skip zero rows and columns of their weights and still equal th
       CHECK(max_abs_diff(out, expected) <= 1e-12 * (1.0 + expected.cwiseAbs().maxCoeff()));
     }
 }
+
+}  // namespace test_layers

@@ -6,6 +6,8 @@
 
 #include <doctest/doctest.h>
 
+namespace test_layers_apply {  // named: a unity build compiles several test files as one unit
+
 namespace {
 
 Eigen::MatrixXd random_matrix(Eigen::Index r, Eigen::Index c, std::uint64_t seed) {
@@ -64,3 +66,5 @@ TEST_CASE("LinearSelfAttention::apply: Z + s P (Z M Z^T) Q Z, masked and unmaske
     check_equal(big.bottomRows(D), expected);
   }
 }
+
+}  // namespace test_layers_apply

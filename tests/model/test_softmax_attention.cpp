@@ -7,6 +7,8 @@
 
 #include <cmath>
 
+namespace test_softmax_attention {  // named: a unity build compiles several test files as one unit
+
 using namespace icl;
 
 TEST_CASE("unstructured embedding E_2") {
@@ -133,3 +135,5 @@ TEST_CASE("xlssc two-layer output equals the direct formula of App. A (layer 1 a
   for (int t = 0; t < N; ++t) yhat += F(d, t) * F.col(t).head(d).dot(F.col(N - 1).head(d)) / std::log(double(D));
   CHECK(unstructured_prediction(Z) == doctest::Approx(yhat).epsilon(1e-12));
 }
+
+}  // namespace test_softmax_attention

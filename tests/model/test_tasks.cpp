@@ -6,6 +6,8 @@
 
 #include <doctest/doctest.h>
 
+namespace test_tasks {  // named: a unity build compiles several test files as one unit
+
 namespace {
 
 void evaluate_by_definition(const icl::PolynomialTask& task, const Eigen::MatrixXd& X, const Eigen::VectorXd& w,
@@ -63,3 +65,5 @@ TEST_CASE("PolynomialTask::evaluate: a known value") {
   t.evaluate(X, w, y);
   CHECK(y[0] == doctest::Approx(-5.5).epsilon(1e-15));
 }
+
+}  // namespace test_tasks

@@ -14,6 +14,8 @@
 
 #include <doctest/doctest.h>
 
+namespace test_conditional_loss {  // named: a unity build compiles several test files as one unit
+
 using namespace icl;
 
 TEST_CASE("conditional Monte Carlo (query integrated exactly) agrees with the plain estimator and the exact loss") {
@@ -70,3 +72,5 @@ TEST_CASE("conditional Monte Carlo: b from the per-layer query maps matches the 
     CHECK(out[1] >= 0);
   }
 }
+
+}  // namespace test_conditional_loss

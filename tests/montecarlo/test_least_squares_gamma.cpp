@@ -15,6 +15,8 @@
 
 #include <doctest/doctest.h>
 
+namespace test_least_squares_gamma {  // named: a unity build compiles several test files as one unit
+
 using namespace icl;
 
 TEST_CASE("exact optimal Gamma matches a brute-force Monte Carlo least-squares fit (acds, d = 2, rotated Sigma, n = 3)") {
@@ -91,3 +93,5 @@ TEST_CASE("conditional least squares through the sja bilinear layer (d = 1, n = 
   CHECK_THROWS_AS(mc_least_squares_gamma(features, model, sja_shape(d, dbar, n), 3, 19, 1, 1000, 2, +1.0, &wrong_size),
                   std::invalid_argument);
 }
+
+}  // namespace test_least_squares_gamma

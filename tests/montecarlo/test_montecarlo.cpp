@@ -14,6 +14,8 @@
 #include <iterator>
 #include <vector>
 
+namespace test_montecarlo {  // named: a unity build compiles several test files as one unit
+
 namespace {
 
 struct Thm2Setup {
@@ -250,3 +252,5 @@ TEST_CASE("worst_over_prompts: a worker returning false sets a prompt aside, cou
   CHECK(dd.verdict == icl::Verdict::confirmed);
   CHECK(dd.why.find("1 set aside") != std::string::npos);
 }
+
+}  // namespace test_montecarlo

@@ -8,6 +8,8 @@
 
 #include <cmath>
 
+namespace test_statistics {  // named: a unity build compiles several test files as one unit
+
 namespace {
 
 using icl::test::NormalWorker;
@@ -46,3 +48,5 @@ TEST_CASE("make_estimate: the interval covers the true mean at its stated confid
   CHECK(covered >= 330);
   CHECK(covered <= 390);
 }
+
+}  // namespace test_statistics

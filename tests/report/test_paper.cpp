@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+namespace test_paper {  // named: a unity build compiles several test files as one unit
+
 using namespace icl;
 
 TEST_CASE("paper: a value with an uncertainty is rounded to two significant digits of the uncertainty") {
@@ -172,3 +174,5 @@ TEST_CASE("paper: parameters and a verdict equal in every case go to the notes, 
   CHECK(tex.find("\\num{16.5} & \\num{16.25}") != std::string::npos);
   CHECK(tex.find("\\num{344.8} & \\num{15.5}") != std::string::npos);
 }
+
+}  // namespace test_paper

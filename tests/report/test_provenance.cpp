@@ -10,6 +10,8 @@
 #include <unistd.h>
 #include <vector>
 
+namespace test_provenance {  // named: a unity build compiles several test files as one unit
+
 namespace {
 
 // What bash makes of a quoted command line: the arguments, one per NUL-terminated record.
@@ -98,3 +100,5 @@ TEST_CASE("cli: --seed takes whole numbers in [0, 2^64) and nothing else") {
     CHECK_THROWS_AS(icl::parse_seed(bad), icl::UsageError);
   }
 }
+
+}  // namespace test_provenance

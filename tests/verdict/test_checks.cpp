@@ -12,6 +12,8 @@
 #include <optional>
 #include <string>
 
+namespace test_checks {  // named: a unity build compiles several test files as one unit
+
 namespace {
 
 using icl::Verdict;
@@ -178,3 +180,5 @@ TEST_CASE("sequential_equality: max_samples moves budget only to a case whose ex
   CHECK(o.looks_planned == 3);
   CHECK(o.mc_vs_exact->verdict == Verdict::inconclusive);
 }
+
+}  // namespace test_checks

@@ -12,6 +12,8 @@
 #include <optional>
 #include <string>
 
+namespace test_decision {  // named: a unity build compiles several test files as one unit
+
 namespace {
 
 using icl::Verdict;
@@ -181,3 +183,5 @@ TEST_CASE("verdict strings, aggregation and report fragments") {
   CHECK(rates.at("alpha_per_test").get<double>() == doctest::Approx(0.01 / 20));
   CHECK(rates.at("false_pass_rate_per_case").get<double>() == doctest::Approx(0.01 / 40));
 }
+
+}  // namespace test_decision
