@@ -169,7 +169,7 @@ ClaimResult run(const ClaimContext& ctx) {
     // a: linear worse than every bilinear model.
     for (std::size_t i = 0; i < g.Ls.size(); ++i) {
       const TestLosses& bl = t.bl_loss[i].at(g.n);
-      const Decision dec = sja_train::judge_less(bl.means(), lin.means(), alpha, false, paper_g,
+      const Decision dec = judge_less_over_trials(bl.means(), lin.means(), alpha, false, paper_g,
                                                  fmt::format("bilinear L={} below linear {} layers", g.Ls[i], g.linear_layers));
       auto p = base_params(g);
       p["L"] = g.Ls[i];
@@ -180,7 +180,7 @@ ClaimResult run(const ClaimContext& ctx) {
     for (std::size_t i = 1; i < g.Ls.size(); ++i) {
       const TestLosses& lo = t.bl_loss[i].at(g.n);
       const TestLosses& hi = t.bl_loss[i - 1].at(g.n);
-      const Decision dec = sja_train::judge_less(lo.means(), hi.means(), alpha, false, paper_g,
+      const Decision dec = judge_less_over_trials(lo.means(), hi.means(), alpha, false, paper_g,
                                                  fmt::format("bilinear L={} below L={}", g.Ls[i], g.Ls[i - 1]));
       auto p = base_params(g);
       p["L"] = g.Ls[i];
@@ -191,7 +191,7 @@ ClaimResult run(const ClaimContext& ctx) {
     if (g.d == 4 && !g.Ls.empty()) {
       const TestLosses& bl = t.bl_loss.back().at(g.n);
       const std::vector<double> limit(bl.per_trial.size(), t.single_block_inf);
-      const Decision dec = sja_train::judge_less(
+      const Decision dec = judge_less_over_trials(
           bl.means(), limit, alpha, false, paper_g,
           fmt::format("bilinear L={} below the single-block infimum {:.4g} (Remark 1 states {:g}; E[y^2] = {:.4g})",
                       g.Ls.back(), t.single_block_inf, t.stated_limit, t.Ey2));
@@ -219,7 +219,7 @@ ClaimResult run(const ClaimContext& ctx) {
       for (int frac : {4, 2}) {
         const int nt = std::max(1, g.n / frac);
         const TestLosses& sh = t.bl_loss[i].at(nt);
-        const Decision dec = sja_train::judge_less(full.means(), sh.means(), alpha, true, paper_g,
+        const Decision dec = judge_less_over_trials(full.means(), sh.means(), alpha, true, paper_g,
                                                    fmt::format("bilinear L={}: loss at n_test = {} above n_test = {}", g.Ls[i], nt, g.n));
         auto p = base_params(g);
         p["L"] = g.Ls[i];
@@ -240,7 +240,7 @@ ClaimResult run(const ClaimContext& ctx) {
       for (int l = 1; l < L; ++l) {
         const TestLosses& more = l + 1 == L ? t.bl_loss[i].at(g.n) : t.head_loss[i][static_cast<std::size_t>(l)];
         const TestLosses& fewer = t.head_loss[i][static_cast<std::size_t>(l - 1)];
-        const Decision dec = sja_train::judge_less(
+        const Decision dec = judge_less_over_trials(
             more.means(), fewer.means(), alpha, true, g.s.is_paper(),
             fmt::format("bilinear L={}: first {} layers below first {} layers", L, 2 * (l + 1), 2 * l));
         auto p = base_params(g);

@@ -91,7 +91,7 @@ ClaimResult run(const ClaimContext& ctx) {
     {
       const TestLosses& de = r.dense_loss.at(r.n);
       const TestLosses& sp = r.sparse_loss.at(r.n);
-      const Decision dec = sja_train::judge_less(de.means(), sp.means(), alpha, false, paper_r, "dense (11) below sparse (12)");
+      const Decision dec = judge_less_over_trials(de.means(), sp.means(), alpha, false, paper_r, "dense (11) below sparse (12)");
       auto p = params();
       p["comparison"] = "dense < sparse";
       CaseJson j = sja_train::comparison_case(p, "a", "dense_below_sparse", dec, alpha, "dense", de, "sparse", sp);
@@ -103,7 +103,7 @@ ClaimResult run(const ClaimContext& ctx) {
       const int nt = std::max(1, r.n / frac);
       const TestLosses& full = r.sparse_loss.at(r.n);
       const TestLosses& sh = r.sparse_loss.at(nt);
-      const Decision dec = sja_train::judge_less(full.means(), sh.means(), alpha, true, paper_r,
+      const Decision dec = judge_less_over_trials(full.means(), sh.means(), alpha, true, paper_r,
                                                  fmt::format("sparse: loss at n_test = {} below n_test = {}", r.n, nt));
       auto p = params();
       p["n_test"] = nt;

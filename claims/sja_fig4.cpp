@@ -97,7 +97,7 @@ ClaimResult run(const ClaimContext& ctx) {
     for (std::size_t i = 1; i < g.ns.size(); ++i) {
       const TestLosses& lo = g.loss[i].at(n_long);
       const TestLosses& hi = g.loss[i - 1].at(n_long);
-      const Decision dec = sja_train::judge_less(lo.means(), hi.means(), alpha, false, paper_g,
+      const Decision dec = judge_less_over_trials(lo.means(), hi.means(), alpha, false, paper_g,
                                                  fmt::format("n_train = {} below n_train = {} at n_test = {}", g.ns[i], g.ns[i - 1], n_long));
       auto p = params(g.ns[i]);
       p["n_test"] = n_long;
@@ -109,7 +109,7 @@ ClaimResult run(const ClaimContext& ctx) {
       const int n = g.ns[i], nt = std::max(1, n / 2);
       const TestLosses& full = g.loss[i].at(n);
       const TestLosses& sh = g.loss[i].at(nt);
-      const Decision dec = sja_train::judge_less(full.means(), sh.means(), alpha, true, paper_g,
+      const Decision dec = judge_less_over_trials(full.means(), sh.means(), alpha, true, paper_g,
                                                  fmt::format("n_train = {}: loss at n_test = {} above n_test = {}", n, nt, n));
       auto p = params(n);
       p["n_test"] = nt;

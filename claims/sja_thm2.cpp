@@ -31,6 +31,7 @@
 // O(1/n) in n still holds (the corrected value is C(d)/n).
 #include "constructions/sja_appC.hpp"
 #include "icl/claim/case_json.hpp"
+#include "icl/claim/claim_run.hpp"
 #include "icl/exact/sparse_attention.hpp"
 #include "icl/model/prompt.hpp"
 #include "icl/model/tasks.hpp"
@@ -61,14 +62,13 @@ double corrected_constant(int d) {
 }
 
 ClaimResult run(const ClaimContext& ctx) {
-  ClaimResult res;
+  ClaimRun r(ctx);
   const Tolerance tol{0.02, 0.0};
   const Tolerance exact_tol{1e-9, 1e-12};
-  const double alpha_case = ctx.alpha / static_cast<double>(ctx.cases.size());
+  const double alpha_case = r.split_alpha(ctx.cases.size());
   std::map<int, FeatureMoments> moments;
   std::map<int, Eigen::MatrixXd> psi;  // exact moments of the query's features (conditional Monte Carlo)
   double vr_min = 1e300, vr_max = 0;
-  std::size_t looks = 0, done = 0;
   bool corrected_ok = true;
   std::string worst;
   double worst_ratio = 0;
@@ -99,7 +99,7 @@ ClaimResult run(const ClaimContext& ctx) {
     const double vr = o.total.variance(1) > 0 ? o.total.variance(0) / o.total.variance(1) : 0.0;
     vr_min = std::min(vr_min, vr);
     vr_max = std::max(vr_max, vr);
-    looks = std::max(looks, o.looks_planned);
+    r.note_looks(o.looks_planned);
     const Decision corr_exact = judge_exact_equal(exact, corrected, exact_tol);
     const Decision corr_mc = judge_mc_equal(o.mc, corrected, tol, o.alpha_look);
     if (corr_exact.verdict != Verdict::confirmed || corr_mc.verdict == Verdict::refuted) corrected_ok = false;
@@ -122,38 +122,33 @@ ClaimResult run(const ClaimContext& ctx) {
     j.decisions(o);
     j.decision("corrected_vs_exact", corr_exact);
     j.decision("corrected_vs_mc", corr_mc);
-    res.cases.push_back(j.take());
-    if (ctx.progress) ctx.progress(++done, ctx.cases.size());
+    r.add_case(j);
   }
-  res.extra["error_rates"] = error_rates_json(ctx.alpha, ctx.cases.size(), looks, tol);
-  res.extra["variance_reduction"] = {
+  r.error_rates(tol);
+  r.extra("variance_reduction") = {
       {"method", "query integrated exactly given the context (conditional Monte Carlo)"},
       {"factor_min", vr_min},
       {"factor_max", vr_max}};
-  res.extra["corrected_formula"] = "L = d (d^3 + 18 d^2 + 95 d + 142) / (4 n)";
-  res.extra["corrected_formula_holds"] = corrected_ok;
-  res.part("a").on_refuted(Refutation{
+  r.extra("corrected_formula") = "L = d (d^3 + 18 d^2 + 95 d + 142) / (4 n)";
+  r.extra("corrected_formula_holds") = corrected_ok;
+  r.part("a").on_refuted(Refutation{
       RefutationClass::substantive,
       "The stated loss is wrong by a factor growing with d: the construction's loss is d(d^3+18d^2+95d+142)/(4n), "
       "Theta(d^4/n), not ((d+2)(d+1)+d)/(2n) in O(d^2/n). App. C sets E_w[Phi] = Lam E[wbar wbar^T] Lam, which is "
       "E_w[xi xi^T]; Phi = Cov[xbar y] also contains E[xbar xbar^T y^2].",
       {},
       corrected_ok ? "L(BTFB) = d(d^3 + 18d^2 + 95d + 142)/(4n), in Theta(d^4/n)" : ""});
-  const Verdict v = claim_verdict(ctx, res);
-  res.summary = fmt::format("{}: worst case {} ({:.0f}x).", to_string(v), worst, worst_ratio);
-  nlohmann::ordered_json findings = nlohmann::ordered_json::array();
-  findings.push_back(fmt::format(
+  r.finding(fmt::format(
       "Corrected formula L = d(d^3 + 18d^2 + 95d + 142)/(4n): against the exact value (to 1e-9) {}; Monte Carlo "
       "against it (2% band) {}.",
-      tally_decisions(res.cases, "corrected_vs_exact"), tally_decisions(res.cases, "corrected_vs_mc")));
-  findings.push_back(fmt::format("Monte Carlo integrates the query exactly given the context: its variance is {:.3g}x to "
+      tally_decisions(r.cases(), "corrected_vs_exact"), tally_decisions(r.cases(), "corrected_vs_mc")));
+  r.finding(fmt::format("Monte Carlo integrates the query exactly given the context: its variance is {:.3g}x to "
                                  "{:.3g}x smaller than that of the plain squared error on the same prompts.",
                                  vr_min, vr_max));
-  findings.push_back("Monte Carlo against our exact value (2% band): " + tally_decisions(res.cases, "mc_vs_exact") +
-                     "; the verdict of each case rests on the exact value and on the Monte Carlo interval excluding "
-                     "the stated value.");
-  res.extra["findings"] = findings;
-  return res;
+  r.finding("Monte Carlo against our exact value (2% band): " + tally_decisions(r.cases(), "mc_vs_exact") +
+            "; the verdict of each case rests on the exact value and on the Monte Carlo interval excluding the "
+            "stated value.");
+  return r.finish([&](Verdict v) { return fmt::format("{}: worst case {} ({:.0f}x).", to_string(v), worst, worst_ratio); });
 }
 
 // The layout of the claim's LaTeX table (report/table.hpp).

@@ -196,8 +196,8 @@ Decision level_decision(const Settings& s, const Model& m, bool above, double al
   const std::vector<double> level(q.per_trial.size(), kFailLevel);
   const std::string what = fmt::format("{}: loss at the query (k = D = {}) {} {:g} (each trial's loss against {:g})",
                                        m.spec.name(), s.D, above ? "above" : "below", kFailLevel, kFailLevel);
-  return above ? sja_train::judge_less(level, q.means(), alpha, true, paper, what)
-               : sja_train::judge_less(q.means(), level, alpha, true, paper, what);
+  return above ? judge_less_over_trials(level, q.means(), alpha, true, paper, what)
+               : judge_less_over_trials(q.means(), level, alpha, true, paper, what);
 }
 
 // The case of a level decision. `control` (a "fails" case at a reduced budget): the positive control's decision (two
@@ -246,7 +246,7 @@ CaseJson less_case(const std::string& part, const std::string& decision_name, co
                    const std::string& what, const std::string& lower_name, const TestLosses& lower,
                    const std::string& higher_name, const TestLosses& higher, bool paired, double alpha, bool paper,
                    nlohmann::ordered_json p) {
-  const Decision dec = sja_train::judge_less(lower.means(), higher.means(), alpha, paired, paper, what);
+  const Decision dec = judge_less_over_trials(lower.means(), higher.means(), alpha, paired, paper, what);
   p["comparison"] = comparison;
   return sja_train::comparison_case(std::move(p), part, decision_name, dec, alpha, lower_name, lower, higher_name, higher);
 }

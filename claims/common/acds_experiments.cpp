@@ -63,16 +63,6 @@ double dist_identity(const Eigen::MatrixXd& M) {
   return std::sqrt(std::max(0.0, 1.0 - tr * tr / (static_cast<double>(M.rows()) * f2)));
 }
 
-double sign_test_p(int successes, int trials) {
-  if (trials < 0 || successes < 0 || successes > trials) throw std::invalid_argument("sign_test_p: 0 <= successes <= trials");
-  // P(X >= k) = sum_{j >= k} C(n, j) / 2^n, with C computed in doubles (n is a number of runs).
-  double p = 0, c = 1;  // c = C(n, j)
-  for (int j = 0; j <= trials; ++j) {
-    if (j >= successes) p += c;
-    c = c * (trials - j) / (j + 1);
-  }
-  return p / std::ldexp(1.0, trials);
-}
 
 namespace {
 
@@ -184,18 +174,6 @@ namespace {
 constexpr double kAlmostZero = 0.1;  // final training loss <= 10% of the zero predictor's loss E[y_q^2] = d
 constexpr double kDistSmall = 0.1;   // "Dist -> 0": final Dist <= 0.1
 
-// One decision over the runs: the interval of the per-run values against a bound.
-Decision over_runs_decision(const std::vector<double>& v, double bound, bool upper, double alpha, const std::string& what) {
-  const Estimate e = over_runs(v, 1 - alpha);
-  Decision d = upper ? judge_mc_upper_bound(e, bound, Tolerance{}, alpha) : judge_mc_lower_bound(e, bound, Tolerance{}, alpha);
-  int hits = 0;
-  for (double x : v) hits += upper ? (x <= bound) : (x >= bound);
-  d.why = fmt::format("{} over {} runs: mean {:.4g} (sd {:.3g}), {:.4g}% t interval [{:.4g}, {:.4g}] {} {:.4g} -> {}; runs "
-                      "with the comparison holding: {}/{} (sign test p = {:.3g})",
-                      what, v.size(), e.mean, e.sd, 100 * (1 - alpha), e.ci_low, e.ci_high, upper ? "vs upper bound" : "vs lower bound",
-                      bound, to_string(d.verdict), hits, v.size(), sign_test_p(hits, static_cast<int>(v.size())));
-  return d;
-}
 
 // The family optimum of Thm. 3 (A_i = a_i Sigma^-1, form (8)) from the exact population loss: the best loss this
 // architecture reaches on its stationary family (a reference for "almost 0").
@@ -349,7 +327,7 @@ ClaimResult run_training_experiment(const ClaimContext& ctx, bool form11) {
     };
 
     {
-      Decision a = over_runs_decision(rel_loss, kAlmostZero, true, alpha, "final training (minibatch) loss / E[y_q^2]");
+      Decision a = judge_bound_over_runs(rel_loss, kAlmostZero, true, alpha, "final training (minibatch) loss / E[y_q^2]");
       double mmax = 0, medmax = 0, tmax = 0;
       for (std::size_t k = 0; k < rel_loss.size(); ++k)
         mmax = std::max(mmax, rel_test_mean[k]), medmax = std::max(medmax, rel_test_median[k]), tmax = std::max(tmax, tail_share[k]);
@@ -360,8 +338,8 @@ ClaimResult run_training_experiment(const ClaimContext& ctx, bool form11) {
       emit("a", a, "loss_almost_zero", rel_loss, kAlmostZero);
     }
     {
-      Decision small = over_runs_decision(dist_pre_max, kDistSmall, true, alpha, "max_i Dist(S^1/2 A_i S^1/2, I) at the end");
-      const Decision drop = over_runs_decision(dist_pre_drop, 0.0, false, alpha,
+      Decision small = judge_bound_over_runs(dist_pre_max, kDistSmall, true, alpha, "max_i Dist(S^1/2 A_i S^1/2, I) at the end");
+      const Decision drop = judge_bound_over_runs(dist_pre_drop, 0.0, false, alpha,
                                                "min_i [Dist(S^1/2 A_i S^1/2, I) at init - at the end]");
       Decision both = small;
       both.why = small.why + ". Decrease from init: " + drop.why;
@@ -377,7 +355,7 @@ ClaimResult run_training_experiment(const ClaimContext& ctx, bool form11) {
       // Part c as the paper states it: the red line Dist(A_i, I) stays away from 0, i.e. above the band the claim
       // calls "-> 0" in parts b and d (kDistSmall): the trained network is not plain gradient descent. Whether
       // A_i is nearer Sigma^-1 than I is part b's statement; the paired gap is reported beside, not decided on.
-      Decision c = over_runs_decision(dist_raw_min, kDistSmall, false, alpha, "min_i Dist(A_i, I) at the end");
+      Decision c = judge_bound_over_runs(dist_raw_min, kDistSmall, false, alpha, "min_i Dist(A_i, I) at the end");
       const Estimate g = over_runs(dist_gap, 1 - alpha);
       c.why += fmt::format(". Beside it (not decided on; part b's question): min_i [Dist(A_i, I) - Dist(S^1/2 A_i "
                            "S^1/2, I)] per run, mean {:.4g} (sd {:.3g}); at A_i proportional to Sigma^-1, Dist(A_i, I) "
@@ -386,10 +364,10 @@ ClaimResult run_training_experiment(const ClaimContext& ctx, bool form11) {
       emit("c", c, "dist_plain_away_from_zero", dist_raw_min, kDistSmall);
     }
     if (form11) {
-      emit("d", over_runs_decision(dist_B_max, kDistSmall, true, alpha, "max_i Dist(B_i, I), i = 0, 1, at the end"),
+      emit("d", judge_bound_over_runs(dist_B_max, kDistSmall, true, alpha, "max_i Dist(B_i, I), i = 0, 1, at the end"),
            "dist_B_small", dist_B_max, kDistSmall);
-      const Decision d01 = over_runs_decision(ratio01, 0.0, false, alpha / 2, "log(||A_1|| / ||A_0||)");
-      const Decision d12 = over_runs_decision(ratio12, 0.0, false, alpha / 2, "log(||A_2|| / ||A_1||)");
+      const Decision d01 = judge_bound_over_runs(ratio01, 0.0, false, alpha / 2, "log(||A_1|| / ||A_0||)");
+      const Decision d12 = judge_bound_over_runs(ratio12, 0.0, false, alpha / 2, "log(||A_2|| / ||A_1||)");
       Decision both = d01;
       both.why = d01.why + ". " + d12.why;
       both.verdict = (d01.verdict == Verdict::confirmed && d12.verdict == Verdict::confirmed) ? Verdict::confirmed

@@ -19,6 +19,7 @@
 #include "icl/learn/trainer.hpp"
 #include "icl/model/gaussian_model.hpp"
 #include "icl/montecarlo/statistics.hpp"
+#include "icl/verdict/over_trials.hpp"
 
 #include <Eigen/Dense>
 #include <nlohmann/json.hpp>
@@ -40,8 +41,6 @@ Eigen::MatrixXd sqrt_psd(const Eigen::MatrixXd& S);
 // Dist(M, I) as above.
 double dist_identity(const Eigen::MatrixXd& M);
 
-// One-sided sign test: P(X >= successes) for X ~ Binomial(trials, 1/2).
-double sign_test_p(int successes, int trials);
 
 // One training run of an acds form on the paper's distribution (Sec. 4.3 / 5.1 schedule: Adam, minibatch
 // resampled every `resample` steps, each matrix's gradient clipped to `clip`).

@@ -26,6 +26,7 @@
 #include "icl/learn/learn.hpp"
 #include "icl/model/gaussian_model.hpp"
 #include "icl/verdict/decision.hpp"
+#include "icl/verdict/over_trials.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -82,10 +83,7 @@ struct TestLosses {
 TestLosses test_losses(const ClaimContext& ctx, const Model& model, const GaussianIclModel& task, int dbar, int n_test,
                        int layers = 0);
 
-// One-sided comparison "mean(lower) < mean(higher)" (see above). `paired`: the i-th entries of both come from
-// the same trained model. NaN entries (diverged trials) are dropped (pairwise when paired).
-Decision judge_less(const std::vector<double>& lower, const std::vector<double>& higher, double alpha, bool paired,
-                    bool paper_settings, const std::string& what);
+// Comparisons over trials: verdict/over_trials.hpp judge_less_over_trials.
 
 // The quantity `mc`: the first finished trial's Monte Carlo test loss (none when no trial finished).
 void first_trial_mc(CaseJson& j, const TestLosses& t);

@@ -5,6 +5,7 @@ literal NumPy einsums, so that the module's conversion of `allparam` weights, it
 are each checked against something that does not share their code.
 """
 import collections
+import importlib.util
 import json
 import math
 import os
@@ -254,6 +255,38 @@ class WeightsAsSaved(unittest.TestCase):
         got, rr = self.exact(collections.OrderedDict(P1=FakeTensor(P), Q1=FakeTensor(Q)))
         self.assertAlmostEqual(got, ref, places=12)
         self.assertEqual(rr["weights"]["layout"], "named")
+
+    @unittest.skipUnless(importlib.util.find_spec("torch"), "PyTorch is not installed (Debian: python3-torch)")
+    def test_real_pytorch_module(self):
+        """A real torch.nn.Module as the acds authors' code builds it: its state_dict(), its Parameter (requires_grad)
+        and its float32 and float64 tensors give the same exact loss as the NumPy array."""
+        import torch
+
+        W = self.weights()
+        ref, _ = self.exact(W)
+
+        class TransformerF(torch.nn.Module):  # linear_transformer.Transformer_F's parameter, as that code names it
+            def __init__(self, n_layer, n_head, d):
+                super().__init__()
+                self.allparam = torch.nn.Parameter(torch.zeros(n_layer, n_head, 2, d, d))
+
+        for dtype in (torch.float32, torch.float64):
+            model = TransformerF(1, 1, self.d).to(dtype)
+            with torch.no_grad():
+                model.allparam.copy_(torch.from_numpy(W))
+            self.assertTrue(model.allparam.requires_grad)
+            for weights in (model.state_dict(), {"allparam": model.allparam}, model.allparam,
+                            collections.OrderedDict(("module." + k, v) for k, v in model.state_dict().items())):
+                got, r = self.exact(weights)
+                self.assertEqual(got, ref, (dtype, type(weights)))
+                self.assertEqual(r["weights"]["layout"], "allparam")
+        # A state dict with something beside the weights is refused with the one-line message.
+        model = TransformerF(1, 1, self.d)
+        sd = model.state_dict()
+        sd["step"] = torch.zeros(1)
+        with self.assertRaises(ValueError) as cm:
+            iv.eval_weights(sd, samples=256)
+        self.assertIn("unexpected array 'step' beside 'allparam'", str(cm.exception))
 
     def test_safetensors_files(self):
         W = self.weights()

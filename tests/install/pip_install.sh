@@ -40,14 +40,14 @@ mapfile -t lines < <(awk '/^## A claim of your own/{on=1; next} /^## /{on=0} on 
 unset PYTHONPATH PYTHONHOME VIRTUAL_ENV
 export PIP_NO_INDEX=1 PIP_DISABLE_PIP_VERSION_CHECK=1 ICL_VERIFY_BUILD_DIR=build
 export CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}
-# Without ccache the copy's CMake build would compile the whole library again (about 12 CPU-minutes, most of a
-# cold ./test): there pip installs the module ./test's build made for this interpreter (setup.py's
-# ICL_VERIFY_PREBUILT_MODULE), and everything else (pyproject.toml, setuptools, the venv, the README's lines) is
-# tested the same way. With ccache the module is built by setup.py from the copy, as a user's pip does.
+# Without ccache (or with CCACHE_DISABLE set) the copy's CMake build would compile the whole library again (about
+# 12 CPU-minutes, most of a cold ./test): there pip installs the module ./test's build made for this interpreter
+# (setup.py's ICL_VERIFY_PREBUILT_MODULE), and everything else (pyproject.toml, setuptools, the venv, the README's
+# lines) is tested the same way. With ccache the module is built by setup.py from the copy, as a user's pip does.
 suffix=$("$python" -c "import sysconfig; print(sysconfig.get_config_var('EXT_SUFFIX') or '.so')")
-if ! command -v ccache >/dev/null && [ -f "$build/python/icl_verify$suffix" ]; then
+if { ! command -v ccache >/dev/null || [ -n "${CCACHE_DISABLE:-}" ]; } && [ -f "$build/python/icl_verify$suffix" ]; then
   export ICL_VERIFY_PREBUILT_MODULE="$build/python/icl_verify$suffix"
-  echo "no ccache: pip installs the module of $build (ICL_VERIFY_PREBUILT_MODULE) instead of rebuilding the library"
+  echo "no ccache (or CCACHE_DISABLE): pip installs the module of $build (ICL_VERIFY_PREBUILT_MODULE) instead of rebuilding the library"
 fi
 cd "$tmp/src"
 t0=$(date +%s)

@@ -1,0 +1,49 @@
+#include "icl/claim/claim_run.hpp"
+
+#include "icl/report/quantities.hpp"
+
+#include <algorithm>
+#include <utility>
+
+namespace icl {
+
+ClaimRun::ClaimRun(const ClaimContext& ctx, std::size_t total)
+    : ctx_(ctx), total_(total ? total : ctx.cases.size()) {}
+
+double ClaimRun::split_alpha(std::size_t families) {
+  families_ = std::max<std::size_t>(families, 1);
+  return ctx_.alpha / static_cast<double>(families_);
+}
+
+void ClaimRun::note_looks(std::size_t looks) { looks_ = std::max(looks_, looks); }
+
+void ClaimRun::error_rates(const Tolerance& tol) {
+  res_.extra["error_rates"] = error_rates_json(ctx_.alpha, families_, looks_, tol);
+}
+
+void ClaimRun::error_rates(nlohmann::ordered_json block) { res_.extra["error_rates"] = std::move(block); }
+
+void ClaimRun::add_case(CaseJson& j) { add_case(j.take()); }
+
+void ClaimRun::add_case(nlohmann::ordered_json j) {
+  res_.cases.push_back(std::move(j));
+  step();
+}
+
+void ClaimRun::step() {
+  ++done_;
+  if (ctx_.progress) ctx_.progress(done_, std::max(total_, done_));
+}
+
+void ClaimRun::finding(std::string sentence) { findings_.push_back(std::move(sentence)); }
+
+Verdict ClaimRun::verdict() const { return claim_verdict(ctx_, res_); }
+
+ClaimResult ClaimRun::finish(const std::function<std::string(Verdict)>& summary) {
+  res_.summary = summary(verdict());
+  if (!findings_.empty()) res_.extra["findings"] = std::move(findings_);
+  findings_ = nlohmann::ordered_json::array();
+  return std::move(res_);
+}
+
+}  // namespace icl

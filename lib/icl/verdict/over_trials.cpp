@@ -1,0 +1,121 @@
+#include "icl/verdict/over_trials.hpp"
+
+#include "icl/montecarlo/statistics.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+namespace icl {
+
+namespace {
+
+struct Sample {
+  double mean = 0, var = 0;
+  int n = 0;
+};
+
+Sample describe(const std::vector<double>& x) {
+  Sample s;
+  for (double v : x) s.mean += v;
+  s.n = static_cast<int>(x.size());
+  if (s.n == 0) return s;
+  s.mean /= s.n;
+  for (double v : x) s.var += (v - s.mean) * (v - s.mean);
+  s.var = s.n > 1 ? s.var / (s.n - 1) : NAN;
+  return s;
+}
+
+}  // namespace
+
+Decision judge_less_over_trials(const std::vector<double>& lower, const std::vector<double>& higher, double alpha, bool paired,
+                    bool paper_settings, const std::string& what) {
+  Decision d;
+  d.verdict = Verdict::inconclusive;
+  double diff = NAN, se = NAN, dof = NAN;
+  std::string test;
+  if (paired) {
+    std::vector<double> delta;
+    for (std::size_t i = 0; i < std::min(lower.size(), higher.size()); ++i)
+      if (std::isfinite(lower[i]) && std::isfinite(higher[i])) delta.push_back(higher[i] - lower[i]);
+    const Sample s = describe(delta);
+    if (s.n < 2) {
+      d.why = fmt::format("{}: fewer than 2 finished trials ({}), not decided", what, s.n);
+      return d;
+    }
+    diff = s.mean;
+    se = std::sqrt(s.var / s.n);
+    dof = s.n - 1;
+    test = fmt::format("paired t over {} trials", s.n);
+  } else {
+    std::vector<double> a, b;
+    for (double v : lower)
+      if (std::isfinite(v)) a.push_back(v);
+    for (double v : higher)
+      if (std::isfinite(v)) b.push_back(v);
+    const Sample sa = describe(a), sb = describe(b);
+    if (sa.n < 2 || sb.n < 2) {
+      d.why = fmt::format("{}: fewer than 2 finished trials ({} and {}), not decided", what, sa.n, sb.n);
+      return d;
+    }
+    diff = sb.mean - sa.mean;
+    const double va = sa.var / sa.n, vb = sb.var / sb.n;
+    se = std::sqrt(va + vb);
+    dof = (va + vb) * (va + vb) / (va * va / (sa.n - 1) + vb * vb / (sb.n - 1));
+    if (!std::isfinite(dof)) dof = sa.n + sb.n - 2;  // both spreads zero
+    test = fmt::format("one-sided Welch t over {} and {} trials", sa.n, sb.n);
+  }
+  if (!std::isfinite(diff) || !std::isfinite(se)) {
+    d.detectable = std::numeric_limits<double>::max();
+    d.why = fmt::format("{}: not decided: the losses overflow double precision ({})", what, test);
+    return d;
+  }
+  const double tq = student_t_quantile(1 - alpha, dof);
+  const double tpow = student_t_quantile(0.8, dof);
+  d.band = 0;
+  d.detectable = (tq + tpow) * se;
+  const double t = se > 0 ? diff / se : (diff > 0 ? INFINITY : diff < 0 ? -INFINITY : 0.0);
+  const std::string stats = fmt::format("difference {:.4g} (se {:.2g}, t = {:.3g}, dof {:.3g}; critical t_(1-{:.2g}) = {:.3g}; "
+                                        "detectable difference at power 0.8: {:.3g})",
+                                        diff, se, t, dof, alpha, tq, d.detectable);
+  if (t > tq) {
+    d.verdict = Verdict::confirmed;
+    d.why = fmt::format("{}: shown ({}, {})", what, test, stats);
+  } else if (t < -tq) {
+    d.verdict = paper_settings ? Verdict::refuted : Verdict::inconclusive;
+    d.why = fmt::format("{}: the opposite is significant ({}, {}){}", what, test, stats,
+                        paper_settings ? "" : "; at a reduced budget this does not re-run the paper's experiment, so it is "
+                                              "not a refutation");
+  } else {
+    d.why = fmt::format("{}: too noisy to decide ({}, {})", what, test, stats);
+  }
+  return d;
+}
+
+Decision judge_bound_over_runs(const std::vector<double>& v, double bound, bool upper, double alpha, const std::string& what) {
+  const Estimate e = over_runs(v, 1 - alpha);
+  Decision d = upper ? judge_mc_upper_bound(e, bound, Tolerance{}, alpha) : judge_mc_lower_bound(e, bound, Tolerance{}, alpha);
+  int hits = 0;
+  for (double x : v) hits += upper ? (x <= bound) : (x >= bound);
+  d.why = fmt::format("{} over {} runs: mean {:.4g} (sd {:.3g}), {:.4g}% t interval [{:.4g}, {:.4g}] {} {:.4g} -> {}; runs "
+                      "with the comparison holding: {}/{} (sign test p = {:.3g})",
+                      what, v.size(), e.mean, e.sd, 100 * (1 - alpha), e.ci_low, e.ci_high, upper ? "vs upper bound" : "vs lower bound",
+                      bound, to_string(d.verdict), hits, v.size(), sign_test_p(hits, static_cast<int>(v.size())));
+  return d;
+}
+
+double sign_test_p(int successes, int trials) {
+  if (trials < 0 || successes < 0 || successes > trials) throw std::invalid_argument("sign_test_p: 0 <= successes <= trials");
+  // P(X >= k) = sum_{j >= k} C(n, j) / 2^n, with C computed in doubles (n is a number of runs).
+  double p = 0, c = 1;  // c = C(n, j)
+  for (int j = 0; j <= trials; ++j) {
+    if (j >= successes) p += c;
+    c = c * (trials - j) / (j + 1);
+  }
+  return p / std::ldexp(1.0, trials);
+}
+
+}  // namespace icl

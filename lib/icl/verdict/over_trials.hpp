@@ -1,0 +1,30 @@
+// Decisions on one number per trained trial (run): what the empirical claims judge a trained model by. A claim
+// trains several independent trials of each model; a comparison or a bound is then judged over the trials, never
+// over the Monte Carlo of one trial, at the alpha the claim's ledger gives it (claim/claim_run.hpp).
+//
+//   judge_less_over_trials   "mean(lower) < mean(higher)": a one-sided Welch t over two sets of trials, or a paired t
+//                            when the i-th entries of both come from the same trained model. NaN entries (diverged
+//                            trials) are dropped (pairwise when paired); fewer than 2 left: not decided. Confirmed
+//                            when t > t_(1-alpha); the opposite significant is a refutation only at the paper's
+//                            settings (paper_settings), else inconclusive ("a reduced budget does not re-run the
+//                            paper's experiment"). detectable: the difference the test finds with power 0.8.
+//   judge_bound_over_runs    the per-run values against a bound: a one-sample Student t interval over the runs at
+//                            confidence 1 - alpha (montecarlo/statistics.hpp over_runs) judged as a Monte Carlo
+//                            estimate against an upper or lower bound (decision.hpp), with the count of runs where
+//                            the comparison holds and the sign test's p-value beside it in the evidence.
+//   sign_test_p              one-sided sign test: P(X >= successes), X ~ Binomial(trials, 1/2).
+#pragma once
+#include "icl/verdict/decision.hpp"
+
+#include <string>
+#include <vector>
+
+namespace icl {
+
+Decision judge_less_over_trials(const std::vector<double>& lower, const std::vector<double>& higher, double alpha,
+                                bool paired, bool paper_settings, const std::string& what);
+Decision judge_bound_over_runs(const std::vector<double>& values, double bound, bool upper, double alpha,
+                               const std::string& what);
+double sign_test_p(int successes, int trials);
+
+}  // namespace icl

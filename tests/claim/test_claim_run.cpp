@@ -1,0 +1,97 @@
+// The mechanics lib owns for every claim's run (lib/icl/claim/claim_run.hpp): the alpha ledger and the error_rates
+// block written from it, cases with progress, findings last, and the verdict handed to the summary.
+#include "icl/claim/case_json.hpp"
+#include "icl/claim/claim_run.hpp"
+#include "icl/report/quantities.hpp"
+
+#include <doctest/doctest.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace test_claim_run {  // named: a unity build compiles several test files as one unit
+
+using namespace icl;
+
+namespace {
+
+// A context for the registered one-part claim sja.thm2 (its parts decide the verdict), with `cases` cases.
+ClaimContext context(std::size_t cases, std::vector<std::pair<std::size_t, std::size_t>>& calls) {
+  ClaimContext ctx;
+  ctx.claim_id = "sja.thm2";
+  ctx.alpha = 0.01;
+  for (std::size_t i = 0; i < cases; ++i) ctx.cases.push_back(Case{{{"n", static_cast<double>(10 * (i + 1))}}});
+  ctx.progress = [&calls](std::size_t done, std::size_t total) { calls.emplace_back(done, total); };
+  return ctx;
+}
+
+CaseJson finished_case(const Case& c, Verdict v) {
+  CaseJson j(c);
+  j.decision("check", Decision{v, 0, 0, "a decision"});
+  j.verdict(v, "evidence", {"check"});
+  return j;
+}
+
+}  // namespace
+
+TEST_CASE("claim run: the ledger splits alpha over the families, and error_rates is written from it") {
+  std::vector<std::pair<std::size_t, std::size_t>> calls;
+  const ClaimContext ctx = context(4, calls);
+  ClaimRun r(ctx);
+  CHECK(r.split_alpha(ctx.cases.size()) == ctx.alpha / 4.0);
+  CHECK(r.split_alpha(0) == ctx.alpha);  // no family counts as one
+  CHECK(r.split_alpha(12) == ctx.alpha / 12.0);
+  r.note_looks(3);
+  r.note_looks(7);
+  r.note_looks(5);
+  CHECK(r.looks() == 7);
+  const Tolerance tol{0.02, 0.0};
+  r.error_rates(tol);
+  CHECK(r.result().extra["error_rates"] == error_rates_json(ctx.alpha, 12, 7, tol));
+  CHECK(r.result().extra["error_rates"]["split"] == "Bonferroni over 12 cases and up to 7 sequential looks per case");
+  r.error_rates(nlohmann::ordered_json{{"family_alpha", 0.01}});  // a block of the claim's own replaces it
+  CHECK(r.result().extra["error_rates"].size() == 1);
+}
+
+TEST_CASE("claim run: cases in order with progress; findings last; the verdict reaches the summary") {
+  std::vector<std::pair<std::size_t, std::size_t>> calls;
+  const ClaimContext ctx = context(3, calls);
+  ClaimRun r(ctx);
+  r.finding("first");
+  for (const Case& c : ctx.cases) {
+    CaseJson j = finished_case(c, Verdict::confirmed);
+    r.add_case(j);
+  }
+  r.extra("other") = 1;
+  r.finding("second");
+  CHECK(calls == std::vector<std::pair<std::size_t, std::size_t>>{{1, 3}, {2, 3}, {3, 3}});
+  CHECK(r.cases().size() == 3);
+  CHECK(r.cases()[1]["params"]["n"] == 20);
+  CHECK(r.verdict() == Verdict::confirmed);
+  Verdict seen = Verdict::refuted;
+  const ClaimResult res = r.finish([&](Verdict v) {
+    seen = v;
+    return std::string(to_string(v)) + ": three cases";
+  });
+  CHECK(seen == Verdict::confirmed);
+  CHECK(res.summary == "confirmed: three cases");
+  CHECK(res.extra.back() == nlohmann::ordered_json{"first", "second"});
+  CHECK(res.extra.begin().key() == "other");
+
+  // One refuted case refutes the claim; progress past the announced total grows the total, never done > total.
+  calls.clear();
+  ClaimRun r2(ctx, 2);
+  for (const Case& c : ctx.cases) {
+    CaseJson j = finished_case(c, c.geti("n") == 20 ? Verdict::refuted : Verdict::confirmed);
+    r2.add_case(j);
+  }
+  r2.part("a").on_refuted(Refutation{RefutationClass::slip, "a test refutation", {}, ""});
+  CHECK(calls == std::vector<std::pair<std::size_t, std::size_t>>{{1, 2}, {2, 2}, {3, 3}});
+  CHECK(r2.verdict() == Verdict::refuted);
+  const ClaimResult res2 = r2.finish([](Verdict v) { return std::string(to_string(v)); });
+  CHECK(res2.summary == "refuted");
+  CHECK_FALSE(res2.extra.contains("findings"));
+}
+
+}  // namespace test_claim_run

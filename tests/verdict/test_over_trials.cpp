@@ -1,0 +1,66 @@
+// Decisions over trained trials (lib/icl/verdict/over_trials.hpp): the comparisons and bounds the empirical claims
+// judge trained models by.
+#include "icl/montecarlo/statistics.hpp"
+#include "icl/verdict/over_trials.hpp"
+
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+namespace test_over_trials {  // named: a unity build compiles several test files as one unit
+
+using namespace icl;
+
+TEST_CASE("over trials: the Welch / paired comparison decides, reverses and abstains as stated") {
+  const std::vector<double> low = {1.0, 1.1, 0.9, 1.05}, high = {2.0, 2.1, 1.9, 2.05};
+  CHECK(judge_less_over_trials(low, high, 0.01, false, false, "x").verdict == Verdict::confirmed);
+  CHECK(judge_less_over_trials(low, high, 0.01, true, false, "x").verdict == Verdict::confirmed);
+  // A significant reversal refutes only at the paper's settings.
+  CHECK(judge_less_over_trials(high, low, 0.01, false, false, "x").verdict == Verdict::inconclusive);
+  CHECK(judge_less_over_trials(high, low, 0.01, false, true, "x").verdict == Verdict::refuted);
+  // Overlapping samples: too noisy to decide; the detectable difference is reported.
+  const std::vector<double> a = {1.0, 2.0, 1.5}, b = {1.2, 2.1, 1.4};
+  const auto d = judge_less_over_trials(a, b, 0.01, false, true, "x");
+  CHECK(d.verdict == Verdict::inconclusive);
+  CHECK(d.detectable > 0.5);
+  // Diverged trials (NaN) are dropped; fewer than two left is not decided.
+  CHECK(judge_less_over_trials({1.0, NAN, NAN}, {2.0, 2.1, 2.2}, 0.01, false, true, "x").verdict == Verdict::inconclusive);
+  // Losses that overflow the variance (a blown-up trial) are not decided, and the decision stays finite.
+  const auto o = judge_less_over_trials({1.0, 2.0, 3.0}, {1e200, 2e200, 3e200}, 0.01, false, true, "x");
+  CHECK(o.verdict == Verdict::inconclusive);
+  CHECK(std::isfinite(o.detectable));
+  // Welch against a constant (a bound): the one-sample t-test.
+  CHECK(judge_less_over_trials({1.0, 1.01, 0.99}, {3.0, 3.0, 3.0}, 0.01, false, true, "x").verdict == Verdict::confirmed);
+  // Welch t for (low, high) is 1 / sqrt(2 * 0.0072917 / 4) = 16.56 on 6 degrees of freedom: decided at alpha
+  // where the critical t is below that, not where it is above.
+  REQUIRE(icl::student_t_quantile(1 - 1e-3, 6) < 16.5);
+  REQUIRE(icl::student_t_quantile(1 - 1e-9, 6) > 16.6);
+  CHECK(judge_less_over_trials(low, high, 1e-3, false, true, "x").verdict == Verdict::confirmed);
+  CHECK(judge_less_over_trials(low, high, 1e-9, false, true, "x").verdict == Verdict::inconclusive);
+}
+
+TEST_CASE("over trials: a bound over runs is the t interval against it, with the sign test beside") {
+  CHECK(sign_test_p(5, 5) == doctest::Approx(1.0 / 32));
+  CHECK(sign_test_p(0, 5) == doctest::Approx(1.0));
+  CHECK(sign_test_p(4, 5) == doctest::Approx(6.0 / 32));
+  CHECK_THROWS(sign_test_p(6, 5));
+
+  const std::vector<double> small = {0.01, 0.02, 0.015, 0.012, 0.018};
+  const Decision below = judge_bound_over_runs(small, 0.1, /*upper=*/true, 0.01, "final loss");
+  CHECK(below.verdict == Verdict::confirmed);
+  CHECK(below.why.find("runs with the comparison holding: 5/5 (sign test p = 0.0312)") != std::string::npos);
+  // Every run above the bound: the interval lies above it.
+  CHECK(judge_bound_over_runs({0.5, 0.6, 0.55, 0.52, 0.58}, 0.1, true, 0.01, "final loss").verdict == Verdict::refuted);
+  // Straddling the bound with few runs: not decided.
+  CHECK(judge_bound_over_runs({0.05, 0.15, 0.1}, 0.1, true, 0.01, "final loss").verdict == Verdict::inconclusive);
+  // A lower bound: the same decision with the inequality turned.
+  CHECK(judge_bound_over_runs({2.0, 2.1, 1.9, 2.05}, 1.0, /*upper=*/false, 0.01, "log ratio").verdict == Verdict::confirmed);
+  // The interval is over_runs' at 1 - alpha.
+  const Estimate e = over_runs(small, 0.99);
+  CHECK(below.why.find(fmt::format("[{:.4g}, {:.4g}]", e.ci_low, e.ci_high)) != std::string::npos);
+}
+
+}  // namespace test_over_trials
