@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""One training step of the acds three-layer form (8) in PyTorch (CPU): the baseline of
-bench/compare_torch.sh for bench/train_step.cpp.
+"""One training step of the acds three-layer form (8) in PyTorch: the baseline of bench/compare_torch.sh for
+bench/train_step.cpp (CPU), and of bench/gpu/check.sh on a GPU machine (--device cuda, float64 and float32).
 
 Model (acds eq. (8), the project's column convention): Z is (B, d+1, n+1), columns (x_i, y_i) and the
 query (x_q, 0); each layer Z <- Z + (1/n) P Z M (Z^T Q Z) with P = [0, 0; 0, 1] fixed and
@@ -29,31 +29,36 @@ def main():
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--formula", choices=["reassociated", "authors"], default="reassociated")
     ap.add_argument("--dtype", choices=["float64", "float32"], default="float64")
+    ap.add_argument("--device", default="cpu", help="cpu, or cuda on a GPU machine (bench/gpu/check.sh)")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     torch.manual_seed(1)
     dt = torch.float64 if a.dtype == "float64" else torch.float32
+    dev = torch.device(a.device)
+    # On a GPU the work is asynchronous: the clock is read after the device has finished.
+    sync = torch.cuda.synchronize if dev.type == "cuda" else (lambda: None)
     d, n, L, B = a.d, a.n, a.layers, a.batch
     D, N = d + 1, n + 1
-    A = (0.1 * torch.randn(L, d, d, dtype=dt)).requires_grad_()
+    A = (0.1 * torch.randn(L, d, d, dtype=dt, device=dev)).requires_grad_()
     opt = torch.optim.Adam([A], lr=1e-3)
-    P = torch.zeros(D, D, dtype=dt)
+    P = torch.zeros(D, D, dtype=dt, device=dev)
     P[d, d] = 1.0
-    mask = torch.ones(N, dtype=dt)
+    mask = torch.ones(N, dtype=dt, device=dev)
     mask[n] = 0.0
     amask = torch.diag(mask)
 
     def draw():
-        X = torch.randn(B, d, N, dtype=dt)
-        w = torch.randn(B, d, dtype=dt)
+        X = torch.randn(B, d, N, dtype=dt, device=dev)
+        w = torch.randn(B, d, dtype=dt, device=dev)
         y = torch.einsum("bd,bdn->bn", w, X)
         yq = y[:, n].clone()
         y[:, n] = 0.0
         return torch.cat([X, y.unsqueeze(1)], dim=1), yq  # (B, D, N)
 
     def q_full(Ai):
-        Q = torch.zeros(D, D, dtype=dt)
-        return Q.index_put((torch.arange(d).repeat_interleave(d), torch.arange(d).repeat(d)), -Ai.reshape(-1))
+        Q = torch.zeros(D, D, dtype=dt, device=dev)
+        idx = torch.arange(d, device=dev)
+        return Q.index_put((idx.repeat_interleave(d), idx.repeat(d)), -Ai.reshape(-1))
 
     def forward(Z):
         if a.formula == "reassociated":
@@ -87,10 +92,12 @@ def main():
 
     for _ in range(a.warmup):
         step()
+    sync()
     t0, c0 = time.perf_counter(), time.process_time()
     loss = 0.0
     for _ in range(a.steps):
         loss = step()
+    sync()
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     print(f"per_step_ms: {1e3 * wall / a.steps:.3f}")
     print(f"per_step_cpu_ms: {1e3 * cpu / a.steps:.3f}")
@@ -99,6 +106,7 @@ def main():
     print(f"threads: {torch.get_num_threads()}")
     print(f"formula: {a.formula}")
     print(f"dtype: {a.dtype}")
+    print(f"device: {a.device}")
     print(f"torch: {torch.__version__}")
     print(f"final_loss: {loss:.6g}")
 

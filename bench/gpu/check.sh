@@ -3,7 +3,8 @@
 # Debian packages and no network, build the cuda backend from Debian packages carried along, run the CPU-vs-GPU
 # equality test (tests/gpu/cuda_equality.cpp: the kernel's per-prompt losses against the portable path's, the same
 # seeds) and time losses() of sja.thm2-sized LSA stacks on the GPU against one CPU core of the same machine.
-# Not yet here (issue 27 item 4): the training step (minibatch() is not on the GPU yet) and the PyTorch baselines.
+# Then, where PyTorch finds CUDA, the PyTorch GPU baselines of the same computations (float64 and float32).
+# Not yet here (issue 27 item 4): the training step of our backend (minibatch() is not on the GPU yet).
 # Status: the download, unpacking and configuring against the unpacked packages were run on the 2-core development
 # machine (every package found in the prefix); the build and the run on a GPU machine have not been run yet.
 #
@@ -41,3 +42,16 @@ cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$pref
 cmake --build "$BUILD_DIR" -j"$(nproc)" --target icl-cuda-equality
 echo "date: $(date -u +%Y-%m-%dT%H:%MZ); CPU: $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1)"
 "$BUILD_DIR"/icl-cuda-equality --time
+
+# The PyTorch baselines of the same computations on the same GPU, float64 and float32 (bench/torch_sja_thm2.py,
+# bench/torch_train_step.py with --device cuda; checked here on the CPU only): the sja.thm2 estimator at d = 4,
+# n = 200 and at d = 8, n = 1600, and one Adam step of acds form (8) (3 layers, d = 5, n = 20, batch 4000).
+if python3 -c "import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)" 2>/dev/null; then
+  for dt in float64 float32; do
+    python3 bench/torch_sja_thm2.py --device cuda --dtype "$dt" --threads 0 --prompts 1048576 --batch 65536
+    python3 bench/torch_sja_thm2.py --device cuda --dtype "$dt" --threads 0 --d 8 --n 1600 --prompts 65536 --batch 4096
+    python3 bench/torch_train_step.py --device cuda --dtype "$dt" --batch 4000 --d 5 --n 20 --layers 3 --steps 50
+  done
+else
+  echo "no PyTorch with CUDA here: the PyTorch GPU baselines are skipped"
+fi

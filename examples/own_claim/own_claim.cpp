@@ -26,6 +26,7 @@
 //
 // Run with no arguments: writes oswald.prop1.json, oswald.prop1.tex and summary.md into the current folder.
 #include "icl/claim/case_json.hpp"
+#include "icl/claim/claim_run.hpp"
 #include "icl/claim/claim.hpp"
 #include "icl/cli/engine.hpp"
 #include "icl/exact/feature_moments.hpp"
@@ -87,12 +88,11 @@ double best_step(const Eigen::MatrixXd& S, int n) {
 }
 
 ClaimResult run(const ClaimContext& ctx) {
-  ClaimResult res;
+  ClaimRun r(ctx);  // the case loop's mechanics: alpha ledger, progress, error_rates, findings, verdict and summary
   const Tolerance tol{0.05, 0.0};          // Monte Carlo against the stated and the exact loss
   const Tolerance exact_tol{1e-9, 1e-12};  // exact against stated (floating point only)
   const IdentityTolerance id_tol;
-  const double alpha_case = ctx.alpha / static_cast<double>(ctx.cases.size());
-  std::size_t looks = 0, done = 0;
+  const double alpha_case = r.split_alpha(ctx.cases.size());  // Bonferroni over the cases
   double worst_identity = 0, gap_isotropic = 0, gap_other = 0;
   std::string gap_case;
   for (const auto& c : ctx.cases) {
@@ -128,7 +128,7 @@ ClaimResult run(const ClaimContext& ctx) {
     const double exact = single_layer_loss(m, single_layer_coefficients({layer}, d, n), n);
     auto make_worker = [&] { return ModelPromptWorker(t, model, shape, ctx.seed, ctx.purpose(c.label())); };
     const EqualityOutcome o = sequential_equality(ctx, alpha_case, stated, exact, tol, exact_tol, 1, 0, 4096, make_worker);
-    looks = std::max(looks, o.looks_planned);
+    r.note_looks(o.looks_planned);
 
     // Beside it: the best plain step and the best single layer (a preconditioned step, acds Theorem 1).
     const double eta_star = best_step(sigma, n);
@@ -165,19 +165,18 @@ ClaimResult run(const ClaimContext& ctx) {
     j.verdict(v);
     j.decisions(o);
     j.decision("identity", identity);
-    res.cases.push_back(j.take());
-    if (ctx.progress) ctx.progress(++done, ctx.cases.size());
+    r.add_case(j);
   }
-  res.extra["error_rates"] = error_rates_json(ctx.alpha, ctx.cases.size(), looks, tol);
-  res.extra["findings"] = nlohmann::ordered_json::array(
-      {fmt::format("The best plain step eta* is as good as the best single layer (acds Theorem 1's preconditioned "
+  r.error_rates(tol);
+  r.finding(fmt::format("The best plain step eta* is as good as the best single layer (acds Theorem 1's preconditioned "
                    "step) for isotropic inputs (relative gap {:.1e}); for the other covariances run, the single layer "
                    "is better by up to {:.3g}% of its loss ({}).",
-                   gap_isotropic, 100 * gap_other, gap_case.empty() ? "none run" : gap_case)});
-  res.summary = fmt::format("{}: the layer's prediction is one GD step to a relative {:.1e} at worst; the loss formula "
-                            "matches the exact loss and Monte Carlo in every case decided.",
-                            to_string(aggregate_verdict(res.cases)), worst_identity);
-  return res;
+                   gap_isotropic, 100 * gap_other, gap_case.empty() ? "none run" : gap_case));
+  return r.finish([&](Verdict v) {
+    return fmt::format("{}: the layer's prediction is one GD step to a relative {:.1e} at worst; the loss formula "
+                       "matches the exact loss and Monte Carlo in every case decided.",
+                       to_string(v), worst_identity);
+  });
 }
 
 // The paper of every claim whose ID starts with "oswald." (its summary.md line and the caption of its table).
