@@ -4,7 +4,7 @@
 # equality test (tests/gpu/cuda_equality.cpp: the kernel's per-prompt losses against the portable path's, the same
 # seeds) and time losses() of sja.thm2-sized LSA stacks on the GPU against one CPU core of the same machine.
 # Then, where PyTorch finds CUDA, the PyTorch GPU baselines of the same computations (float64 and float32).
-# Not yet here (issue 27 item 4): the training step of our backend (minibatch() is not on the GPU yet).
+# It also times minibatch() of acds form (8) on the GPU (the training step) against one CPU core.
 # Status: the download, unpacking and configuring against the unpacked packages were run on the 2-core development
 # machine (every package found in the prefix); the build and the run on a GPU machine have not been run yet.
 #

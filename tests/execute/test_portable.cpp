@@ -13,6 +13,7 @@
 // (This file is compiled with -ffp-contract=off, as the library's portable path: CMakeLists.txt.)
 #include "icl/execute/executor.hpp"
 #include "icl/execute/portable_path.hpp"
+#include "icl/learn/forms.hpp"
 #include "icl/model/gaussian_model.hpp"
 #include "icl/model/rng.hpp"
 #include "icl/model/tasks.hpp"
@@ -187,6 +188,94 @@ TEST_CASE("portable: per-prompt losses of 1-, 2- and 3-layer LSA stacks are the 
   MESSAGE(total << " per-prompt losses: max relative difference portable vs CPU executor " << worst << ", "
                 << bitwise << " equal bit for bit");
   CHECK(total == 4 * 3 * 2 * 2 * 300);
+}
+
+TEST_CASE("portable: the gradient of one prompt's loss is its central finite difference (every P and Q entry)") {
+  for (const auto& tc : task_cases()) {
+    const learn::PromptSource source = learn::gaussian_prompts(tc.task, tc.shape);
+    const int D = source.rows;
+    for (int layers : {1, 2, 3})
+      for (bool masked : {true, false}) {
+        CAPTURE(tc.name);
+        CAPTURE(layers);
+        CAPTURE(masked);
+        const Network net = random_lsa_stack(D, layers, masked, masked ? 0.0 : 0.05, 31 + layers, 0.5 / std::sqrt(D));
+        const auto plan = plan_portable(net, source, learn::LossSpec::sja(), "test");
+        const portable::StreamKey key = portable_stream_key(9, 4);
+        std::vector<double> scratch(static_cast<std::size_t>(plan->grad_scratch_per_prompt()));
+        std::vector<double> plain(static_cast<std::size_t>(plan->scratch_per_prompt()));
+        const auto loss_at = [&](std::uint64_t i) {
+          return portable::prompt_loss(plan->prompt, plan->net, plan->ziggurat(), key, i, plain.data(), 1);
+        };
+        for (std::uint64_t i : {std::uint64_t{0}, std::uint64_t{7}}) {
+          std::vector<double> dW(static_cast<std::size_t>(plan->grad_size()), 0.0);
+          const double l0 = portable::prompt_loss_grad(plan->prompt, plan->net, plan->ziggurat(), key, i,
+                                                       scratch.data(), 1, {dW.data(), 1});
+          CHECK(l0 == loss_at(i));  // the same steps: the same bits as the loss alone
+          double scale = 0, worst = 0;
+          for (std::size_t k = 0; k < dW.size(); ++k) {
+            double& wk = plan->weights[k];  // what plan->net.weights points to
+            const double saved = wk, h = 1e-5 * std::max(1.0, std::fabs(saved));
+            wk = saved + h;
+            const double up = loss_at(i);
+            wk = saved - h;
+            const double down = loss_at(i);
+            wk = saved;
+            const double fd = (up - down) / (2 * h);
+            scale = std::max(scale, std::fabs(fd));
+            worst = std::max(worst, std::fabs(fd - dW[k]));
+          }
+          CAPTURE(i);
+          CAPTURE(scale);
+          CHECK(scale > 0);
+          CHECK(worst <= 1e-6 * std::max(1.0, scale));
+        }
+      }
+  }
+}
+
+TEST_CASE("portable: the minibatch's loss and gradient are the CPU executor's to 1e-11 (full LSA, acds form (8))") {
+  const auto cpu = make_executor(Backend::cpu, 2);
+  double worst_loss = 0, worst_grad = 0;
+  int compared = 0;
+  for (const auto& tc : task_cases()) {
+    const learn::PromptSource source = learn::gaussian_prompts(tc.task, tc.shape);
+    const int D = source.rows;
+    const learn::LossSpec loss = tc.shape.embedding == Embedding::zfb ? learn::LossSpec::zfb() : learn::LossSpec::sja();
+    std::vector<learn::Parameterisation> forms;
+    for (int layers : {1, 3}) forms.push_back(learn::full_lsa(D, layers, layers == 1));
+    if (tc.shape.embedding == Embedding::acds) forms.push_back(learn::acds_form8(tc.task.d, 3));
+    for (const auto& params : forms) {
+      CAPTURE(tc.name);
+      CAPTURE(params.base().size());
+      Eigen::VectorXd theta(params.size());
+      PromptRng rng(77, 5, static_cast<std::uint64_t>(params.size()));
+      for (Eigen::Index k = 0; k < theta.size(); ++k) theta[k] = 0.4 / std::sqrt(D) * rng.normal();
+      const Network net = params.network(theta);
+      const auto plan = plan_portable(net, source, loss, "test");
+      const std::uint64_t count = 150;  // three chunks, the last one short
+      Eigen::VectorXd ref, mine;
+      const double lref = cpu->minibatch(params, theta, source, loss, 12, 13, count, &ref);
+      const double lmine = portable_minibatch(*plan, params, 12, 13, count, &mine);
+      REQUIRE(mine.size() == ref.size());
+      const double rel_loss = std::fabs(lmine - lref) / std::fabs(lref);
+      const double rel_grad = (mine - ref).lpNorm<Eigen::Infinity>() / ref.lpNorm<Eigen::Infinity>();
+      worst_loss = std::max(worst_loss, rel_loss);
+      worst_grad = std::max(worst_grad, rel_grad);
+      ++compared;
+      CHECK(rel_loss <= 1e-12);
+      CHECK(rel_grad <= 1e-11);
+      CHECK(ref.lpNorm<Eigen::Infinity>() > 0);
+      CHECK(portable_minibatch(*plan, params, 12, 13, count, nullptr) == lmine);  // the loss without the gradient
+      // Can fail: another purpose draws other prompts, with another gradient.
+      Eigen::VectorXd other;
+      portable_minibatch(*plan, params, 12, 14, count, &other);
+      CHECK((other - ref).lpNorm<Eigen::Infinity>() > 1e-6 * ref.lpNorm<Eigen::Infinity>());
+    }
+  }
+  MESSAGE(compared << " minibatches: max relative difference portable vs CPU executor: loss " << worst_loss
+                   << ", gradient (max norm) " << worst_grad);
+  CHECK(compared == 4 * 2 + 1);
 }
 
 TEST_CASE("portable: what it does not run is refused in one line naming it") {

@@ -1,6 +1,7 @@
 // ctest `cuda_equality` (built where the cuda backend is; skipped, exit 77, where no GPU is present): the cuda
 // backend's per-prompt losses against the portable path on the CPU (the same source, execute/portable/), the same
-// seeds and streams, for 1-, 2- and 3-layer dense LSA stacks on sja- and acds-shaped prompts.
+// seeds and streams, for 1-, 2- and 3-layer dense LSA stacks on sja- and acds-shaped prompts; and the training
+// minibatch's chunk sums (loss and gradient) and minibatch() of full LSA stacks and acds form (8).
 //
 // Expected: equal bit for bit. The one source of a difference the design admits: a prompt whose ziggurat draws take
 // the wedge or tail path calls exp or log, glibc's on the CPU and CUDA's on the GPU, which can differ in the last
@@ -8,11 +9,13 @@
 // than 1% of the prompts differing at all; print the counts either way.
 //
 // `icl-cuda-equality --time` also times losses() of sja.thm2-sized LSA stacks (d = 4, n = 200 and d = 8, n = 1600,
-// 1 and 3 layers) on the cuda backend against the cpu backend on one thread (bench/gpu/check.sh runs it).
+// 1 and 3 layers) and minibatch() of acds form (8) (d = 5, n = 20, batch 4000) on the cuda backend against the cpu
+// backend on one thread (bench/gpu/check.sh runs it).
 #include "icl/cuda/cuda_executor.hpp"
 #include "icl/cuda/kernels.hpp"
 #include "icl/execute/executor.hpp"
 #include "icl/execute/portable_path.hpp"
+#include "icl/learn/forms.hpp"
 #include "icl/model/gaussian_model.hpp"
 #include "icl/model/tasks.hpp"
 
@@ -86,6 +89,52 @@ int main(int argc, char** argv) {
         std::printf("%-20s layers %d seed %3llu: %zu of %zu losses differ (max relative %.3g) %s\n", c.name, layers,
                     static_cast<unsigned long long>(seed), differ, ref.size(), worst, pass ? "ok" : "FAIL");
       }
+  // The training minibatch: the chunk sums of the loss and of the layers' P and Q gradients (kernels.hpp
+  // minibatch_chunks) against the portable path's, for full LSA stacks and acds form (8) (P frozen), then the
+  // executors' minibatch() (the pullback to theta on the host): expected bit for bit, with the same allowance as
+  // above for prompts whose ziggurat draws called exp or log.
+  for (const auto& c : cases)
+    for (int layers : {1, 3}) {
+      std::vector<learn::Parameterisation> forms = {learn::full_lsa(c.source.rows, layers)};
+      if (c.source.gaussian_task && c.source.rows == c.source.gaussian_task->d + 1)
+        forms.push_back(learn::acds_form8(c.source.gaussian_task->d, layers));
+      for (const auto& params : forms) {
+        Eigen::VectorXd theta(params.size());
+        PromptRng rng(31, 7, static_cast<std::uint64_t>(layers));
+        for (Eigen::Index k = 0; k < theta.size(); ++k) theta[k] = 0.5 / std::sqrt(c.source.rows) * rng.normal();
+        const auto plan = execute::plan_portable(params.network(theta), c.source, learn::LossSpec::sja(), "test");
+        const std::uint64_t count = 4000;
+        std::vector<double> ref_loss, ref_dW, got_loss;
+        execute::portable_minibatch_chunks(*plan, 5, 99, count, ref_loss, &ref_dW);
+        got_loss.assign(ref_loss.size(), 0.0);
+        std::vector<double> got_dW(ref_dW.size(), 0.0);
+        cuda::minibatch_chunks(*plan, execute::portable_stream_key(5, 99), count, execute::Executor::kBatchChunk,
+                               got_loss.data(), got_dW.data());
+        std::size_t differ = 0;
+        double worst = 0;
+        for (std::size_t i = 0; i < ref_dW.size(); ++i)
+          if (got_dW[i] != ref_dW[i]) {
+            ++differ;
+            worst = std::max(worst, std::fabs(got_dW[i] - ref_dW[i]) / std::max(std::fabs(ref_dW[i]), 1e-300));
+          }
+        for (std::size_t i = 0; i < ref_loss.size(); ++i)
+          if (got_loss[i] != ref_loss[i]) {
+            ++differ;
+            worst = std::max(worst, std::fabs(got_loss[i] - ref_loss[i]) / std::fabs(ref_loss[i]));
+          }
+        Eigen::VectorXd g_ref, g_gpu;
+        const double l_ref = execute::portable_minibatch(*plan, params, 5, 99, count, &g_ref);
+        const double l_gpu = gpu->minibatch(params, theta, c.source, learn::LossSpec::sja(), 5, 99, count, &g_gpu);
+        const double rel = std::max(std::fabs(l_gpu - l_ref) / std::fabs(l_ref),
+                                    (g_gpu - g_ref).lpNorm<Eigen::Infinity>() / g_ref.lpNorm<Eigen::Infinity>());
+        const bool pass = worst <= 1e-12 && rel <= 1e-12 && differ * 100 <= ref_dW.size() + ref_loss.size();
+        ok = ok && pass;
+        std::printf("%-20s minibatch, %d layers, %zu parameters: %zu of %zu chunk sums differ (max relative %.3g); "
+                    "minibatch() max relative %.3g %s\n",
+                    c.name, layers, static_cast<std::size_t>(params.size()), differ, ref_dW.size() + ref_loss.size(),
+                    worst, rel, pass ? "ok" : "FAIL");
+      }
+    }
   // The check can fail: a different seed on the GPU is different numbers.
   {
     const Network net = stack(cases[0].source.rows, 2, 6);
@@ -118,6 +167,25 @@ int main(int argc, char** argv) {
         std::printf("  d=%d n=%d layers=%d: cpu 1 thread %.3g us, cuda %.3g us, ratio %.0fx\n", d, n, layers,
                     cpu_s * 1e6, gpu_s * 1e6, cpu_s / gpu_s);
       }
+  }
+  if (timing) {
+    using clock = std::chrono::steady_clock;
+    const auto cpu = execute::make_executor(execute::Backend::cpu, 1);
+    std::printf("\nminibatch() (loss and gradient) of acds form (8), 3 layers, d = 5, n = 20, batch 4000, cuda vs cpu "
+                "on one thread:\n");
+    const auto source = learn::gaussian_prompts(
+        GaussianIclModel::from_task(PolynomialTask::linear(5), Eigen::MatrixXd::Identity(5, 5)), acds_shape(5, 20));
+    const learn::Parameterisation params = learn::acds_form8(5, 3);
+    const Eigen::VectorXd theta = Eigen::VectorXd::Constant(params.size(), 0.05);
+    Eigen::VectorXd g;
+    auto t0 = clock::now();
+    for (int r = 0; r < 3; ++r) cpu->minibatch(params, theta, source, learn::LossSpec::acds(), 1, 2, 4000, &g);
+    const double cpu_s = std::chrono::duration<double>(clock::now() - t0).count() / 3;
+    gpu->minibatch(params, theta, source, learn::LossSpec::acds(), 1, 2, 4000, &g);  // warm-up
+    t0 = clock::now();
+    for (int r = 0; r < 20; ++r) gpu->minibatch(params, theta, source, learn::LossSpec::acds(), 1, 2, 4000, &g);
+    const double gpu_s = std::chrono::duration<double>(clock::now() - t0).count() / 20;
+    std::printf("  cpu 1 thread %.3g ms, cuda %.3g ms, ratio %.0fx\n", cpu_s * 1e3, gpu_s * 1e3, cpu_s / gpu_s);
   }
   return ok ? 0 : 1;
 }

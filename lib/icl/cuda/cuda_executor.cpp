@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <vector>
 
 namespace icl::cuda {
 
@@ -26,9 +27,18 @@ public:
     prompt_losses(*plan, execute::portable_stream_key(seed, purpose), 0, count, out.data());
   }
 
-  double minibatch(const learn::Parameterisation&, const Eigen::Ref<const Eigen::VectorXd>&, const learn::PromptSource&,
-                   learn::LossSpec, std::uint64_t, std::uint64_t, std::uint64_t, Eigen::VectorXd*) override {
-    throw std::invalid_argument("training (minibatch) is not yet supported on the cuda backend; use --backend cpu");
+  // The chunk sums on the GPU (kernels.hpp minibatch_chunks: the portable path's, bit for bit), then the pullback
+  // to theta and the sum over chunks on the host, as the portable path does. Stacks of dense lsa layers only.
+  double minibatch(const learn::Parameterisation& params, const Eigen::Ref<const Eigen::VectorXd>& theta,
+                   const learn::PromptSource& source, learn::LossSpec loss, std::uint64_t seed, std::uint64_t purpose,
+                   std::uint64_t count, Eigen::VectorXd* grad) override {
+    const auto plan = execute::plan_portable(params.network(theta), source, loss, "cuda backend");
+    const std::uint64_t chunk = kBatchChunk, chunks = (count + chunk - 1) / chunk;
+    std::vector<double> chunk_loss(static_cast<std::size_t>(chunks)), dW;
+    if (grad) dW.assign(static_cast<std::size_t>(chunks * static_cast<std::uint64_t>(plan->grad_size())), 0.0);
+    minibatch_chunks(*plan, execute::portable_stream_key(seed, purpose), count, chunk, chunk_loss.data(),
+                     grad ? dW.data() : nullptr);
+    return execute::minibatch_from_chunks(*plan, params, chunk_loss, grad ? &dW : nullptr, grad);
   }
 
   int last_ranks() const override { return 1; }

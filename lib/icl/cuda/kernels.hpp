@@ -22,4 +22,13 @@ std::string device_name();
 void prompt_losses(const portable::Plan& plan, portable::StreamKey key, std::uint64_t first, std::uint64_t count,
                    double* out);
 
+// A minibatch's chunk sums on device 0, as execute::portable_minibatch_chunks computes them on the CPU: chunks of
+// `chunk` prompts of the stream `key` (prompts 0..count-1), chunk c's loss in loss[c] and, when dW is not null, its
+// gradient with respect to the layers' P and Q at dW[c * plan.grad_size()], each summed over the chunk's prompts in
+// prompt order from 0. One thread per prompt writes its own gradient (portable::prompt_loss_grad into zeroed
+// memory: 0 + g = g exactly), then one thread per (chunk, entry) adds them in prompt order: the CPU's sums, bit for
+// bit. Throws std::runtime_error with the CUDA error's text when a call fails.
+void minibatch_chunks(const portable::Plan& plan, portable::StreamKey key, std::uint64_t count, std::uint64_t chunk,
+                      double* loss, double* dW);
+
 }  // namespace icl::cuda

@@ -1,8 +1,10 @@
 #include "icl/execute/portable_path.hpp"
 
 #include "icl/algebra/flat_polynomial.hpp"
+#include "icl/execute/executor.hpp"
 #include "icl/model/rng.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -102,6 +104,62 @@ void portable_losses(const portable::Plan& plan, std::uint64_t seed, std::uint64
   for (std::uint64_t i = 0; i < count; ++i)
     out[static_cast<std::size_t>(i)] =
         portable::prompt_loss(plan.prompt, plan.net, plan.ziggurat(), key, i, scratch.data(), 1);
+}
+
+void portable_minibatch_chunks(const portable::Plan& plan, std::uint64_t seed, std::uint64_t purpose,
+                               std::uint64_t count, std::vector<double>& loss, std::vector<double>* dW) {
+  const portable::StreamKey key = portable_stream_key(seed, purpose);
+  const std::uint64_t chunk = Executor::kBatchChunk, chunks = (count + chunk - 1) / chunk;
+  const auto G = static_cast<std::size_t>(plan.grad_size());
+  std::vector<double> scratch(static_cast<std::size_t>(dW ? plan.grad_scratch_per_prompt() : plan.scratch_per_prompt()));
+  loss.assign(static_cast<std::size_t>(chunks), 0.0);
+  if (dW) dW->assign(static_cast<std::size_t>(chunks) * G, 0.0);
+  for (std::uint64_t c = 0; c < chunks; ++c) {
+    double sum = 0;
+    for (std::uint64_t i = c * chunk; i < std::min(count, (c + 1) * chunk); ++i)
+      sum += dW ? portable::prompt_loss_grad(plan.prompt, plan.net, plan.ziggurat(), key, i, scratch.data(), 1,
+                                             {dW->data() + c * G, 1})
+                : portable::prompt_loss(plan.prompt, plan.net, plan.ziggurat(), key, i, scratch.data(), 1);
+    loss[static_cast<std::size_t>(c)] = sum;
+  }
+}
+
+double minibatch_from_chunks(const portable::Plan& plan, const learn::Parameterisation& params,
+                             const std::vector<double>& loss, const std::vector<double>* dW, Eigen::VectorXd* grad) {
+  double total = 0;
+  for (double l : loss) total += l;
+  if (!grad) return total;
+  grad->setZero(params.size());
+  if (!dW) throw std::logic_error("minibatch_from_chunks: a gradient asked without the chunks' gradients");
+  const int D = plan.net.rows;
+  const long long DD = static_cast<long long>(D) * D;
+  const auto G = static_cast<std::size_t>(plan.grad_size());
+  learn::WeightGrads wg = params.make_grads();
+  Eigen::VectorXd chunk_grad(params.size());
+  for (std::size_t c = 0; c < loss.size(); ++c) {
+    for (int l = 0; l < plan.net.layers; ++l) {
+      const auto& layer = params.base().layer(l);
+      layers::Grads& g = wg.g[static_cast<std::size_t>(l)];
+      for (int k = 0; k < static_cast<int>(layer.params().size()); ++k) {
+        if (!g.want(k)) continue;
+        const std::string& name = layer.params()[static_cast<std::size_t>(k)].name;
+        if (name != "P" && name != "Q") throw std::logic_error("minibatch_from_chunks: an lsa layer's " + name);
+        const long long off = 2 * DD * l + (name == "Q" ? DD : 0);
+        g[k] = Eigen::Map<const Eigen::MatrixXd>(dW->data() + c * G + off, D, D);
+      }
+    }
+    chunk_grad.setZero();
+    params.pullback(wg, chunk_grad);
+    *grad += chunk_grad;
+  }
+  return total;
+}
+
+double portable_minibatch(const portable::Plan& plan, const learn::Parameterisation& params, std::uint64_t seed,
+                          std::uint64_t purpose, std::uint64_t count, Eigen::VectorXd* grad) {
+  std::vector<double> loss, dW;
+  portable_minibatch_chunks(plan, seed, purpose, count, loss, grad ? &dW : nullptr);
+  return minibatch_from_chunks(plan, params, loss, grad ? &dW : nullptr, grad);
 }
 
 }  // namespace icl::execute

@@ -1,5 +1,5 @@
 // The portable path: the per-prompt arithmetic of execute/portable/ (what the cuda backend's kernels run) on the
-// CPU, one prompt after another. It is how ./test checks the GPU's arithmetic without a GPU: the same source,
+// CPU, one prompt after another: per-prompt losses (Monte Carlo) and the training minibatch's loss and gradient. It is how ./test checks the GPU's arithmetic without a GPU: the same source,
 // compiled by g++ with contraction off, against the CPU prompt source and the CPU executor
 // (tests/execute/test_portable.cpp).
 //
@@ -9,6 +9,7 @@
 #pragma once
 #include "icl/execute/portable/plan.hpp"
 #include "icl/learn/network.hpp"
+#include "icl/learn/parameters.hpp"
 #include "icl/learn/prompts.hpp"
 
 #include <cstdint>
@@ -29,5 +30,19 @@ double portable_prompt(const portable::Plan& plan, std::uint64_t seed, std::uint
 // out[i] = the portable code's loss of prompt i, i < count, in prompt order (one thread).
 void portable_losses(const portable::Plan& plan, std::uint64_t seed, std::uint64_t purpose, std::uint64_t count,
                      std::vector<double>& out);
+// The trainer's minibatch (Executor::minibatch) in two halves, so that the cuda backend runs the first on the GPU
+// and shares the second. The chunk sums: chunks of Executor::kBatchChunk prompts, chunk c's loss loss[c] and, when
+// dW is given, its gradient with respect to the layers' P and Q at (*dW)[c * plan.grad_size()], each summed over
+// the chunk's prompts in prompt order (one thread here).
+void portable_minibatch_chunks(const portable::Plan& plan, std::uint64_t seed, std::uint64_t purpose,
+                               std::uint64_t count, std::vector<double>& loss, std::vector<double>* dW);
+// From the chunk sums: each chunk's gradient pulled back to theta (params.pullback), then the chunks' losses and
+// gradients added in chunk order, as the CPU executor does. Returns the summed loss; *grad when given.
+double minibatch_from_chunks(const portable::Plan& plan, const learn::Parameterisation& params,
+                             const std::vector<double>& loss, const std::vector<double>* dW, Eigen::VectorXd* grad);
+// Both: the summed loss of prompts 0..count-1 and the summed gradient with respect to theta into *grad when given,
+// where plan was made from params.network(theta).
+double portable_minibatch(const portable::Plan& plan, const learn::Parameterisation& params, std::uint64_t seed,
+                          std::uint64_t purpose, std::uint64_t count, Eigen::VectorXd* grad);
 
 }  // namespace icl::execute

@@ -35,6 +35,13 @@ struct Plan {
     return static_cast<long long>(prompt.M) + static_cast<long long>(prompt.rows) * prompt.cols +
            lsa_scratch_size(prompt.rows);
   }
+  // Doubles of scratch per prompt for the gradient: w (M), Z (D N), lsa_stack_loss_grad's tape and adjoint.
+  long long grad_scratch_per_prompt() const {
+    return static_cast<long long>(prompt.M) + static_cast<long long>(prompt.rows) * prompt.cols +
+           lsa_grad_scratch_size(net.layers, prompt.rows, prompt.cols);
+  }
+  // Doubles of one prompt's (or one sum's) gradient: every layer's P and Q.
+  long long grad_size() const { return 2LL * net.layers * prompt.rows * prompt.rows; }
 };
 
 // Prompt i's loss: its stream, the prompt, the stack. `scratch` holds scratch_per_prompt() doubles at stride s
@@ -47,6 +54,18 @@ ICL_HD inline double prompt_loss(const GaussianPromptDesc& pd, const LsaStackDes
   const Strided work{scratch + (static_cast<long long>(pd.M) + static_cast<long long>(pd.rows) * pd.cols) * s, s};
   const double yq = draw_gaussian_prompt(pd, rng, w, Z);
   return lsa_stack_loss(nd, Z, yq, work);
+}
+
+// Prompt i's loss, as prompt_loss, with its gradient with respect to the layers' P and Q added into dW
+// (grad_size() doubles at stride dW.s); `scratch` holds grad_scratch_per_prompt() doubles at stride s.
+ICL_HD inline double prompt_loss_grad(const GaussianPromptDesc& pd, const LsaStackDesc& nd, ZigguratView zig,
+                                      StreamKey key, std::uint64_t i, double* scratch, long long s, Strided dW) {
+  PromptStream rng(key, i, zig);
+  const Strided w{scratch, s};
+  const Strided Z{scratch + static_cast<long long>(pd.M) * s, s};
+  const Strided work{scratch + (static_cast<long long>(pd.M) + static_cast<long long>(pd.rows) * pd.cols) * s, s};
+  const double yq = draw_gaussian_prompt(pd, rng, w, Z);
+  return lsa_stack_loss_grad(nd, Z, yq, work, dW);
 }
 
 }  // namespace icl::portable
