@@ -1,7 +1,8 @@
 // ctest `cuda_equality` (built where the cuda backend is; skipped, exit 77, where no GPU is present): the cuda
 // backend's per-prompt losses against the portable path on the CPU (the same source, execute/portable/), the same
 // seeds and streams, for 1-, 2- and 3-layer dense LSA stacks on sja- and acds-shaped prompts; and the training
-// minibatch's chunk sums (loss and gradient) and minibatch() of full LSA stacks and acds form (8).
+// minibatch's chunk sums (loss and gradient) and minibatch() of full LSA stacks, acds form (8) and sja's bilinear
+// stacks.
 //
 // Expected: equal bit for bit. The one source of a difference the design admits: a prompt whose ziggurat draws take
 // the wedge or tail path calls exp or log, glibc's on the CPU and CUDA's on the GPU, which can differ in the last
@@ -90,14 +91,18 @@ int main(int argc, char** argv) {
                     static_cast<unsigned long long>(seed), differ, ref.size(), worst, pass ? "ok" : "FAIL");
       }
   // The training minibatch: the chunk sums of the loss and of the layers' P and Q gradients (kernels.hpp
-  // minibatch_chunks) against the portable path's, for full LSA stacks and acds form (8) (P frozen), then the
+  // minibatch_chunks) against the portable path's, for full LSA stacks, acds form (8) (P frozen) and sja's bilinear
+  // stacks, then the
   // executors' minibatch() (the pullback to theta on the host): expected bit for bit, with the same allowance as
   // above for prompts whose ziggurat draws called exp or log.
   for (const auto& c : cases)
     for (int layers : {1, 3}) {
       std::vector<learn::Parameterisation> forms = {learn::full_lsa(c.source.rows, layers)};
-      if (c.source.gaussian_task && c.source.rows == c.source.gaussian_task->d + 1)
-        forms.push_back(learn::acds_form8(c.source.gaussian_task->d, layers));
+      const int d = c.source.gaussian_task->d;
+      if (c.source.rows == d + 1)
+        forms.push_back(learn::acds_form8(d, layers));
+      else  // sja's bilinear stack (dense form), `layers` blocks of bilinear + LSA
+        forms.push_back(learn::sja_bilinear(d, c.source.rows - 1, layers, learn::BilinearForm::dense));
       for (const auto& params : forms) {
         Eigen::VectorXd theta(params.size());
         PromptRng rng(31, 7, static_cast<std::uint64_t>(layers));

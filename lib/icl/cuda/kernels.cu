@@ -36,7 +36,7 @@ struct DeviceArray {
 
 // Thread t of the launch computes prompt first + t; its scratch is interleaved with the other threads' (element e
 // at scratch[e * stride + t], stride = the launch's thread count), so a warp's loads are contiguous.
-__global__ void prompt_loss_kernel(portable::GaussianPromptDesc pd, portable::LsaStackDesc nd, const double* zig,
+__global__ void prompt_loss_kernel(portable::GaussianPromptDesc pd, portable::StackDesc nd, const double* zig,
                                    portable::StreamKey key, std::uint64_t first, std::uint64_t count, double* scratch,
                                    long long stride, double* out) {
   const std::uint64_t t = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -46,7 +46,7 @@ __global__ void prompt_loss_kernel(portable::GaussianPromptDesc pd, portable::Ls
 
 // Thread t computes prompt first + t's loss and gradient: its gradient (grad entries) at g[e * stride + t],
 // zeroed first, its scratch interleaved as above.
-__global__ void prompt_grad_kernel(portable::GaussianPromptDesc pd, portable::LsaStackDesc nd, const double* zig,
+__global__ void prompt_grad_kernel(portable::GaussianPromptDesc pd, portable::StackDesc nd, const double* zig,
                                    portable::StreamKey key, std::uint64_t first, std::uint64_t count, double* scratch,
                                    long long stride, long long grad, double* g, double* out) {
   const std::uint64_t t = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -98,13 +98,15 @@ namespace {
 // A plan's arrays on the device, and its descriptors pointing to them.
 struct DevicePlan {
   DeviceArray<double> chol, fixed_w, coef, weights, scale, zig;
-  DeviceArray<int> term_begin, masked;
+  DeviceArray<long long> offset;
+  DeviceArray<int> term_begin, kind, masked;
   DeviceArray<unsigned char> exps;
   portable::GaussianPromptDesc pd;
-  portable::LsaStackDesc nd;
+  portable::StackDesc nd;
   explicit DevicePlan(const portable::Plan& plan)
       : chol(plan.chol), fixed_w(plan.fixed_w), coef(plan.coef), weights(plan.weights), scale(plan.scale),
-        zig(plan.zig), term_begin(plan.term_begin), masked(plan.masked), exps(plan.exps), pd(plan.prompt),
+        zig(plan.zig), offset(plan.offset), term_begin(plan.term_begin), kind(plan.kind), masked(plan.masked),
+        exps(plan.exps), pd(plan.prompt),
         nd(plan.net) {
     pd.chol = plan.prompt.chol ? chol.p : nullptr;
     pd.fixed_w = plan.prompt.fixed_w ? fixed_w.p : nullptr;
@@ -112,6 +114,8 @@ struct DevicePlan {
     pd.term_begin = term_begin.p;
     pd.exps = exps.p;
     nd.weights = weights.p;
+    nd.offset = offset.p;
+    nd.kind = kind.p;
     nd.masked = masked.p;
     nd.scale = scale.p;
   }
@@ -124,7 +128,7 @@ void prompt_losses(const portable::Plan& plan, portable::StreamKey key, std::uin
   if (count == 0) return;
   const DevicePlan dp(plan);
   const portable::GaussianPromptDesc& pd = dp.pd;
-  const portable::LsaStackDesc& nd = dp.nd;
+  const portable::StackDesc& nd = dp.nd;
   const DeviceArray<double>& zig = dp.zig;
   // Launches of at most 2 GiB of scratch (a multiple of the block size of prompts).
   constexpr int kBlock = 128;

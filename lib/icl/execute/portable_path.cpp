@@ -48,29 +48,45 @@ std::unique_ptr<portable::Plan> plan_portable(const learn::Network& net, const l
   p.prompt.term_begin = p.term_begin.data();
   p.prompt.coef = p.coef.data();
   p.prompt.exps = p.exps.data();
-  // The network: dense LSA layers only; the prediction comes from the last one (an LSA layer always writes it).
+  // The network: dense LSA and bilinear layers, up to the last LSA layer (the one that writes the prediction; the
+  // layers after it cannot change it: portable/stack.hpp).
+  int last = -1;
   for (int l = 0; l < net.size(); ++l) {
-    const auto* lsa = dynamic_cast<const layers::Lsa*>(&net.layer(l));
-    if (!lsa)
-      throw std::invalid_argument("the " + who + " does not support layer " + std::to_string(l) + " (a " +
-                                  net.layer(l).kind() + " layer); it runs stacks of dense lsa layers only");
-    const Eigen::MatrixXd& P = lsa->param("P");
-    const Eigen::MatrixXd& Q = lsa->param("Q");
-    if (P.rows() != D || Q.rows() != D)
-      throw std::invalid_argument("the " + who + ": layer " + std::to_string(l) + "'s weights are not " +
-                                  std::to_string(D) + " x " + std::to_string(D));
-    p.weights.insert(p.weights.end(), P.data(), P.data() + P.size());
-    p.weights.insert(p.weights.end(), Q.data(), Q.data() + Q.size());
-    p.masked.push_back(lsa->masked ? 1 : 0);
-    p.scale.push_back(lsa->scale);
+    const auto& layer = net.layer(l);
+    if (!dynamic_cast<const layers::Lsa*>(&layer) && !dynamic_cast<const layers::Bilinear*>(&layer))
+      throw std::invalid_argument("the " + who + " does not support layer " + std::to_string(l) + " (a " + layer.kind() +
+                                  " layer); it runs stacks of dense lsa and bilinear layers only");
+    if (dynamic_cast<const layers::Lsa*>(&layer)) last = l;
   }
+  for (int l = 0; l <= last; ++l) {
+    const auto& layer = net.layer(l);
+    const auto* lsa = dynamic_cast<const layers::Lsa*>(&layer);
+    const char* names[2] = {lsa ? "P" : "W0", lsa ? "Q" : "W1"};
+    const int n = lsa ? D : D - 1;
+    p.offset.push_back(static_cast<long long>(p.weights.size()));
+    p.kind.push_back(lsa ? portable::kLsa : portable::kBilinear);
+    for (const char* name : names) {
+      const Eigen::MatrixXd& W = layer.param(name);
+      if (W.rows() != n || W.cols() != n)
+        throw std::invalid_argument("the " + who + ": layer " + std::to_string(l) + "'s " + name + " is not " +
+                                    std::to_string(n) + " x " + std::to_string(n));
+      p.weights.insert(p.weights.end(), W.data(), W.data() + W.size());
+    }
+    p.masked.push_back(lsa && lsa->masked ? 1 : 0);
+    p.scale.push_back(lsa ? lsa->scale : 0.0);
+  }
+  p.weight_count = static_cast<long long>(p.weights.size());
   p.weights.push_back(0.0);  // (valid pointers for an empty stack)
+  p.offset.push_back(0);
+  p.kind.push_back(0);
   p.masked.push_back(0);
   p.scale.push_back(0.0);
-  p.net.layers = net.size();
+  p.net.layers = last + 1;
   p.net.rows = D;
   p.net.cols = N;
   p.net.weights = p.weights.data();
+  p.net.offset = p.offset.data();
+  p.net.kind = p.kind.data();
   p.net.masked = p.masked.data();
   p.net.scale = p.scale.data();
   p.net.loss_sign = loss.sign;
@@ -131,21 +147,21 @@ double minibatch_from_chunks(const portable::Plan& plan, const learn::Parameteri
   if (!grad) return total;
   grad->setZero(params.size());
   if (!dW) throw std::logic_error("minibatch_from_chunks: a gradient asked without the chunks' gradients");
-  const int D = plan.net.rows;
-  const long long DD = static_cast<long long>(D) * D;
   const auto G = static_cast<std::size_t>(plan.grad_size());
   learn::WeightGrads wg = params.make_grads();
   Eigen::VectorXd chunk_grad(params.size());
   for (std::size_t c = 0; c < loss.size(); ++c) {
-    for (int l = 0; l < plan.net.layers; ++l) {
+    for (int l = 0; l < plan.net.layers; ++l) {  // (the layers after the stack's last have no gradient: zero)
       const auto& layer = params.base().layer(l);
+      const int n = plan.kind[static_cast<std::size_t>(l)] == portable::kLsa ? plan.net.rows : plan.net.rows - 1;
       layers::Grads& g = wg.g[static_cast<std::size_t>(l)];
       for (int k = 0; k < static_cast<int>(layer.params().size()); ++k) {
         if (!g.want(k)) continue;
         const std::string& name = layer.params()[static_cast<std::size_t>(k)].name;
-        if (name != "P" && name != "Q") throw std::logic_error("minibatch_from_chunks: an lsa layer's " + name);
-        const long long off = 2 * DD * l + (name == "Q" ? DD : 0);
-        g[k] = Eigen::Map<const Eigen::MatrixXd>(dW->data() + c * G + off, D, D);
+        const int second = name == "Q" || name == "W1";
+        if (!second && name != "P" && name != "W0") throw std::logic_error("minibatch_from_chunks: a parameter " + name);
+        const long long off = plan.offset[static_cast<std::size_t>(l)] + second * static_cast<long long>(n) * n;
+        g[k] = Eigen::Map<const Eigen::MatrixXd>(dW->data() + c * G + off, n, n);
       }
     }
     chunk_grad.setZero();

@@ -4,8 +4,9 @@
 // (tests/execute/test_portable.cpp).
 //
 // Supported: prompts of learn::gaussian_prompts (any GaussianIclModel: covariance, polynomial basis, fixed w, noise;
-// any embedding) and networks made of dense LSA layers (layers::Lsa, masked or not, any scale). Anything else
-// throws std::invalid_argument with one line naming what is not supported.
+// any embedding) and networks made of dense LSA layers (layers::Lsa, masked or not, any scale) and bilinear layers
+// (layers::Bilinear: sja's bilinear stacks), run up to the last LSA layer. Anything else throws
+// std::invalid_argument with one line naming what is not supported.
 #pragma once
 #include "icl/execute/portable/plan.hpp"
 #include "icl/learn/network.hpp"

@@ -1,0 +1,122 @@
+// A network of dense LSA and bilinear layers (execute/portable/lsa_stack.hpp, bilinear.hpp) in portable code: the
+// per-prompt loss, and the same loss with its gradient with respect to every layer's weights, for the training step.
+// The stack runs up to its last LSA layer, which takes the query path and writes the prediction (a bilinear layer
+// never writes the label row, so layers after the last LSA layer cannot change it and are not part of the stack);
+// with no LSA layer the prediction is Z(D-1, N-1) as drawn. Loss = factor (yhat + sign y_q)^2 (learn::LossSpec).
+//
+// stack_loss_grad runs the same steps as stack_loss (so the same loss bits), keeping Z before each layer, then the
+// adjoints last to first; each weight entry's gradient gets one addition per prompt, so that a sum over prompts in
+// prompt order is the same whether one thread adds the prompts as it goes (the CPU's portable path) or every prompt
+// writes its own gradient and another pass adds them in order (the cuda kernels).
+#pragma once
+#include "icl/execute/portable/bilinear.hpp"
+#include "icl/execute/portable/hd.hpp"
+#include "icl/execute/portable/lsa_stack.hpp"
+
+namespace icl::portable {
+
+enum LayerKind : int { kLsa = 0, kBilinear = 1 };
+
+struct StackDesc {
+  int layers = 0;                  // up to and including the last LSA layer
+  int rows = 0, cols = 0;          // D, N of the prompt
+  const double* weights = nullptr; // layer l's at offset[l]: lsa P then Q (D x D), bilinear W0 then W1 ((D-1)^2),
+                                   // column-major; a gradient has the same layout
+  const long long* offset = nullptr;
+  const int* kind = nullptr;       // per layer: kLsa or kBilinear
+  const int* masked = nullptr;     // per layer (lsa)
+  const double* scale = nullptr;   // per layer (lsa; 0: 1/n)
+  double loss_sign = 1.0, loss_factor = 1.0;
+};
+
+ICL_HD inline double lsa_layer_scale(const StackDesc& net, int l) {
+  return net.scale[l] != 0.0 ? net.scale[l] : 1.0 / static_cast<double>(net.cols - 1);
+}
+
+// Scratch a prompt's loss needs beyond Z: G and T (D x D each) and two columns.
+ICL_HD inline long long stack_scratch_size(int D) { return 2LL * D * D + 2LL * D; }
+
+// The loss of prompt Z (D x N, modified: every layer but the last is applied in place) with label yq.
+ICL_HD inline double stack_loss(const StackDesc& net, Strided Z, double yq, Strided work) {
+  const int D = net.rows, N = net.cols;
+  const long long DD = static_cast<long long>(D) * D;
+  const Strided G{work.p, work.s}, T{work.p + DD * work.s, work.s}, u{work.p + 2 * DD * work.s, work.s},
+      u2{work.p + (2 * DD + D) * work.s, work.s};
+  double yhat = Z[static_cast<long long>(N - 1) * D + D - 1];
+  for (int l = 0; l < net.layers; ++l) {
+    const double* W = net.weights + net.offset[l];
+    if (net.kind[l] == kBilinear) {
+      bilinear_apply(W, W + static_cast<long long>(D - 1) * (D - 1), Z, D, N, u, u2);
+      continue;
+    }
+    const double s = lsa_layer_scale(net, l);
+    lsa_gram(Z, D, net.masked[l] ? N - 1 : N, G);
+    if (l + 1 == net.layers) {
+      yhat = lsa_query(W, W + DD, s, Z, D, N, G, u);
+      break;
+    }
+    lsa_layer_matrix(W, W + DD, D, G, T, G);
+    lsa_apply(G, s, Z, D, N, u);
+  }
+  const double e = yhat + net.loss_sign * yq;
+  return net.loss_factor * e * e;
+}
+
+// Scratch of stack_loss_grad beyond Z: the tape (Z before each layer: L blocks of D N), the adjoint R (D N), five
+// D x D matrices and four columns.
+ICL_HD inline long long stack_grad_scratch_size(int L, int D, int N) {
+  return (static_cast<long long>(L) + 1) * D * N + 5LL * D * D + 4LL * D;
+}
+
+// The loss of prompt Z with label yq, as stack_loss, and its gradient with respect to every layer's weights added into
+// dW (the layout of the weights).
+ICL_HD inline double stack_loss_grad(const StackDesc& net, Strided Z, double yq, Strided work, Strided dW) {
+  const int L = net.layers, D = net.rows, N = net.cols;
+  const long long DD = static_cast<long long>(D) * D, DN = static_cast<long long>(D) * N;
+  if (L == 0) {
+    const double e = Z[static_cast<long long>(N - 1) * D + D - 1] + net.loss_sign * yq;
+    return net.loss_factor * e * e;
+  }
+  const auto at = [&](long long off) { return Strided{work.p + off * work.s, work.s}; };
+  const auto grad = [&](int l) { return Strided{dW.p + net.offset[l] * dW.s, dW.s}; };
+  const long long m0 = (L + 1) * DN;
+  const Strided R = at(L * DN), G = at(m0), T = at(m0 + DD), M = at(m0 + 2 * DD), dM = at(m0 + 3 * DD),
+                H = at(m0 + 4 * DD), u = at(m0 + 5 * DD), v = at(m0 + 5 * DD + D), w = at(m0 + 5 * DD + 2 * D),
+                x = at(m0 + 5 * DD + 3 * D);
+  const long long mm = static_cast<long long>(D - 1) * (D - 1);
+  // Forward, keeping Z before each layer (tape block l); the last layer's input stays in Z.
+  for (int l = 0; l + 1 < L; ++l) {
+    const Strided tape = at(l * DN);
+    for (long long e = 0; e < DN; ++e) tape[e] = Z[e];
+    const double* W = net.weights + net.offset[l];
+    if (net.kind[l] == kBilinear) {
+      bilinear_apply(W, W + mm, Z, D, N, u, v);
+      continue;
+    }
+    lsa_gram(Z, D, net.masked[l] ? N - 1 : N, G);
+    lsa_layer_matrix(W, W + DD, D, G, T, G);
+    lsa_apply(G, lsa_layer_scale(net, l), Z, D, N, u);
+  }
+  const double* WL = net.weights + net.offset[L - 1];
+  const double sL = lsa_layer_scale(net, L - 1);
+  const int KL = net.masked[L - 1] ? N - 1 : N;
+  lsa_gram(Z, D, KL, G);
+  const double yhat = lsa_query(WL, WL + DD, sL, Z, D, N, G, u);  // u = Q z_q
+  const double err = yhat + net.loss_sign * yq;
+  for (long long e = 0; e < DN; ++e) R[e] = 0.0;
+  const Strided gL = grad(L - 1);
+  lsa_query_backward(WL, WL + DD, sL, KL, Z, D, N, G, u, 2.0 * net.loss_factor * err, R, gL,
+                     Strided{gL.p + DD * gL.s, gL.s}, v, w, x);
+  for (int l = L - 2; l >= 0; --l) {  // Z before layer l is tape block l; R the adjoint of its output
+    const double* W = net.weights + net.offset[l];
+    const Strided gl = grad(l);
+    if (net.kind[l] == kBilinear)
+      bilinear_backward(W, W + mm, at(l * DN), D, N, R, gl, Strided{gl.p + mm * gl.s, gl.s}, G, T, u, v, w, x);
+    else
+      lsa_backward(W, W + DD, lsa_layer_scale(net, l), net.masked[l] ? N - 1 : N, at(l * DN), D, N, R, gl,
+                   Strided{gl.p + DD * gl.s, gl.s}, G, T, M, dM, H, v);
+  }
+  return net.loss_factor * err * err;
+}
+
+}  // namespace icl::portable
