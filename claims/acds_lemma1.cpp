@@ -42,6 +42,7 @@
 // smallest clean counterexample is d = 2, n = 1, L = 1 with a non-symmetric A_0 and x ~ N(0, I).
 #include "constructions/acds_lemma1.hpp"
 #include "icl/claim/case_json.hpp"
+#include "icl/claim/claim_run.hpp"
 #include "icl/claim/param_names.hpp"
 #include "icl/exact/block_coordinate_descent.hpp"
 #include "icl/model/prompt.hpp"
@@ -146,107 +147,117 @@ PromptOutcome check_prompt(int d, int n, int L, bool symmetric, std::uint64_t se
   return o;
 }
 
-ClaimResult run(const ClaimContext& ctx) {
-  ClaimResult res;
-  const IdentityTolerance tol;
-  std::size_t done = 0;
+// What the run keeps across cases for the findings and the summary.
+struct Tally {
   double worst_stated = 0, worst_corrected = 0, worst_sym = 0, worst_query = 0, worst_clean = 0;
   std::string counterexample;
-  for (const auto& c : ctx.cases) {
-    const int d = c.geti("d"), n = c.geti("n"), L = c.geti("L");
-    const bool sym = c.geti("sym") != 0;
-    const std::uint64_t purpose = ctx.purpose(c.label());
-    const std::uint64_t prompts = std::max<std::uint64_t>(ctx.samples, 3);
-    auto make_worker = [&] {
-      return [&](std::uint64_t i, double* out) {
-        const auto o = check_prompt(d, n, L, sym, ctx.seed, purpose, i);
-        for (int k = 0; k < kDims; ++k) out[k] = o.err[static_cast<std::size_t>(k)];
-      };
-    };
-    const WorstCase w = worst_over_prompts(prompts, kDims, ctx.threads, make_worker);
-    // The case's numbers are shown at the clean prompt (x ~ N(0, I)) where the stated form is worst; the worst
-    // over all prompt families (large inputs, growing iterates) is max_rel_error.
-    const auto at = check_prompt(d, n, L, sym, ctx.seed, purpose, w.where[kStatedClean]);
-    const Decision stated = judge_identity(w.worst[kStated], tol, "stated form (A_l)");
-    const Decision corrected = judge_identity(w.worst[kCorrected], tol, "corrected form (A_l^T)");
-    const Decision xrows = judge_identity(w.worst[kXRows], tol, "x rows unchanged");
-    Decision verdict = stated;
-    if (xrows.verdict == Verdict::refuted) verdict = xrows;
-    worst_stated = std::max(worst_stated, w.worst[kStated]);
-    worst_corrected = std::max(worst_corrected, w.worst[kCorrected]);
-    worst_query = std::max(worst_query, w.worst[kQueryPlain]);
-    if (sym) worst_sym = std::max(worst_sym, w.worst[kStated]);
-    worst_clean = std::max(worst_clean, w.worst[kStatedClean]);
-    // The cases run from the smallest (d, n, L) up: the first refuted one is the smallest clean counterexample.
-    if (stated.verdict == Verdict::refuted && counterexample.empty())
-      counterexample = fmt::format(
-          "d={}, n={}, L={}, non-symmetric A_l, prompt {} (x ~ N(0, I)): the forward pass gives {:.6g}, the stated "
-          "recursion -<x_q, w^L> gives {:.6g} (relative error {:.2g}), the recursion with A_l^T gives {:.6g}",
-          d, n, L, w.where[kStatedClean], at.forward, at.stated, w.worst[kStatedClean], at.corrected);
+};
 
-    CaseJson j(c);
-    j.quantity("stated", at.stated);
-    j.quantity("exact", at.forward);
-    j.quantity("corrected", at.corrected);
-    j.quantity("max_rel_error", w.worst[kStated]);
-    j.quantity("max_rel_error_clean", w.worst[kStatedClean]);
-    j.quantity("max_rel_error_corrected", w.worst[kCorrected]);
-    j.quantity("max_rel_error_query", w.worst[kQueryPlain]);
-    j.quantity("reference_self_error", w.worst[kRefSelf]);
-    j.quantity("max_x_row_change", w.worst[kXRows]);
-    j.quantity("prompts", static_cast<double>(w.prompts));
-    j.decision("stated", stated);
-    j.decision("corrected", corrected);
-    j.decision("x_rows", xrows);
-    j.verdict(verdict.verdict,
-              fmt::format("{}; worst over all prompts at prompt {} ({}); worst on clean prompts (x ~ N(0, I)) {:.3g}. {}. "
-                          "Reference's own double error {:.2g}.",
-                          verdict.why, w.where[kStated], kFamilies[w.where[kStated] % 3], w.worst[kStatedClean],
-                          corrected.why, w.worst[kRefSelf]),
-              j.decisions_with(verdict.verdict, {"stated", "x_rows"}));
-    res.cases.push_back(j.take());
-    if (ctx.progress) ctx.progress(++done, ctx.cases.size());
-  }
-  res.part("a").on_refuted(Refutation{
+// One case: the worst errors over its prompts, the decisions, and the numbers at the clean prompt where the stated
+// form is worst.
+void judge_case(ClaimRun& r, const Case& c, const IdentityTolerance& tol, Tally& t) {
+  const ClaimContext& ctx = r.ctx();
+  const int d = c.geti("d"), n = c.geti("n"), L = c.geti("L");
+  const bool sym = c.geti("sym") != 0;
+  const std::uint64_t purpose = ctx.purpose(c.label());
+  const std::uint64_t prompts = std::max<std::uint64_t>(ctx.samples, 3);
+  auto make_worker = [&] {
+    return [&](std::uint64_t i, double* out) {
+      const auto o = check_prompt(d, n, L, sym, ctx.seed, purpose, i);
+      for (int k = 0; k < kDims; ++k) out[k] = o.err[static_cast<std::size_t>(k)];
+    };
+  };
+  const WorstCase w = worst_over_prompts(prompts, kDims, ctx.threads, make_worker);
+  // The case's numbers are shown at the clean prompt (x ~ N(0, I)) where the stated form is worst; the worst
+  // over all prompt families (large inputs, growing iterates) is max_rel_error.
+  const auto at = check_prompt(d, n, L, sym, ctx.seed, purpose, w.where[kStatedClean]);
+  const Decision stated = judge_identity(w.worst[kStated], tol, "stated form (A_l)");
+  const Decision corrected = judge_identity(w.worst[kCorrected], tol, "corrected form (A_l^T)");
+  const Decision xrows = judge_identity(w.worst[kXRows], tol, "x rows unchanged");
+  Decision verdict = stated;
+  if (xrows.verdict == Verdict::refuted) verdict = xrows;
+  t.worst_stated = std::max(t.worst_stated, w.worst[kStated]);
+  t.worst_corrected = std::max(t.worst_corrected, w.worst[kCorrected]);
+  t.worst_query = std::max(t.worst_query, w.worst[kQueryPlain]);
+  if (sym) t.worst_sym = std::max(t.worst_sym, w.worst[kStated]);
+  t.worst_clean = std::max(t.worst_clean, w.worst[kStatedClean]);
+  // The cases run from the smallest (d, n, L) up: the first refuted one is the smallest clean counterexample.
+  if (stated.verdict == Verdict::refuted && t.counterexample.empty())
+    t.counterexample = fmt::format(
+        "d={}, n={}, L={}, non-symmetric A_l, prompt {} (x ~ N(0, I)): the forward pass gives {:.6g}, the stated "
+        "recursion -<x_q, w^L> gives {:.6g} (relative error {:.2g}), the recursion with A_l^T gives {:.6g}",
+        d, n, L, w.where[kStatedClean], at.forward, at.stated, w.worst[kStatedClean], at.corrected);
+
+  CaseJson j(c);
+  j.quantity("stated", at.stated);
+  j.quantity("exact", at.forward);
+  j.quantity("corrected", at.corrected);
+  j.quantity("max_rel_error", w.worst[kStated]);
+  j.quantity("max_rel_error_clean", w.worst[kStatedClean]);
+  j.quantity("max_rel_error_corrected", w.worst[kCorrected]);
+  j.quantity("max_rel_error_query", w.worst[kQueryPlain]);
+  j.quantity("reference_self_error", w.worst[kRefSelf]);
+  j.quantity("max_x_row_change", w.worst[kXRows]);
+  j.quantity("prompts", static_cast<double>(w.prompts));
+  j.decision("stated", stated);
+  j.decision("corrected", corrected);
+  j.decision("x_rows", xrows);
+  j.verdict(verdict.verdict,
+            fmt::format("{}; worst over all prompts at prompt {} ({}); worst on clean prompts (x ~ N(0, I)) {:.3g}. {}. "
+                        "Reference's own double error {:.2g}.",
+                        verdict.why, w.where[kStated], kFamilies[w.where[kStated] % 3], w.worst[kStatedClean],
+                        corrected.why, w.worst[kRefSelf]),
+            j.decisions_with(verdict.verdict, {"stated", "x_rows"}));
+  r.add_case(j);
+}
+
+void write_findings(ClaimRun& r, const Tally& t) {
+  r.finding(fmt::format(
+      "With symmetric A_l the forward pass equals preconditioned GD as stated: worst relative error {:.2g} over all "
+      "symmetric cases.",
+      t.worst_sym));
+  r.finding(fmt::format(
+      "With A_l^T in place of A_l (w^(l+1) = w^l - A_l^T grad R(w^l)) the identity holds for every A_l: worst "
+      "relative error {:.2g} over all cases (plain relative error of the final query prediction {:.2g}).",
+      t.worst_corrected, t.worst_query));
+  if (!t.counterexample.empty())
+    r.finding("For general (non-symmetric) A_l the stated recursion is not what the stack computes: " +
+              t.counterexample + ". The layer adds -(1/n) sum_j y_j x_j^T A_l x_q to the query entry; the "
+              "transcribed proof (App. C.1) writes this term as x_q^T A_k x_j, which is where the transpose "
+              "is lost.");
+  r.finding(fmt::format(
+      "Size of the discrepancy: on clean prompts (x ~ N(0, I), |A_l| ~ 1/sqrt(d)) the stated form is off by a relative "
+      "{:.2g} at worst; over all prompt families, including x ~ N(0, 900 I) with unscaled A_l where the iterates grow "
+      "geometrically, by {:.2g}. The corrected form stays at rounding in both.",
+      t.worst_clean, t.worst_stated));
+  r.finding(
+      "The transcription defines w^(l+1) 'for l = 1, ..., L-1', which leaves w^1 undefined; the check uses l = 0, ..., "
+      "L-1 (layers A_0, ..., A_{L-1}).");
+}
+
+ClaimResult run(const ClaimContext& ctx) {
+  ClaimRun r(ctx);
+  const IdentityTolerance tol;
+  Tally t;
+  for (const auto& c : ctx.cases) judge_case(r, c, tol, t);
+  r.part("a").on_refuted(Refutation{
       RefutationClass::slip,
       "A transpose: for a non-symmetric A_l the stack computes w^(l+1) = w^l - A_l^T grad R(w^l), not A_l grad R(w^l). "
       "App. C.1 writes the query update as x_q^T A_k x_j where the forward pass gives x_j^T A_k x_q. The lemma holds for "
       "symmetric A_l, the only case Theorems 2-4 use, so no conclusion of the paper changes.",
       {},
-      worst_corrected <= tol.confirm ? "w_gd^(l+1) = w_gd^l - A_l^T grad R(w_gd^l), for every A_l in R^{d x d}" : ""});
-  const Verdict v = claim_verdict(ctx, res);
-  res.extra["tolerance"] = identity_tolerance_text(tol);
-  nlohmann::ordered_json findings = nlohmann::ordered_json::array();
-  findings.push_back(fmt::format(
-      "With symmetric A_l the forward pass equals preconditioned GD as stated: worst relative error {:.2g} over all "
-      "symmetric cases.",
-      worst_sym));
-  findings.push_back(fmt::format(
-      "With A_l^T in place of A_l (w^(l+1) = w^l - A_l^T grad R(w^l)) the identity holds for every A_l: worst "
-      "relative error {:.2g} over all cases (plain relative error of the final query prediction {:.2g}).",
-      worst_corrected, worst_query));
-  if (!counterexample.empty())
-    findings.push_back("For general (non-symmetric) A_l the stated recursion is not what the stack computes: " +
-                       counterexample + ". The layer adds -(1/n) sum_j y_j x_j^T A_l x_q to the query entry; the "
-                       "transcribed proof (App. C.1) writes this term as x_q^T A_k x_j, which is where the transpose "
-                       "is lost.");
-  findings.push_back(fmt::format(
-      "Size of the discrepancy: on clean prompts (x ~ N(0, I), |A_l| ~ 1/sqrt(d)) the stated form is off by a relative "
-      "{:.2g} at worst; over all prompt families, including x ~ N(0, 900 I) with unscaled A_l where the iterates grow "
-      "geometrically, by {:.2g}. The corrected form stays at rounding in both.",
-      worst_clean, worst_stated));
-  findings.push_back(
-      "The transcription defines w^(l+1) 'for l = 1, ..., L-1', which leaves w^1 undefined; the check uses l = 0, ..., "
-      "L-1 (layers A_0, ..., A_{L-1}).");
-  res.extra["findings"] = findings;
-  res.summary = v == Verdict::refuted
-                    ? fmt::format("refuted (a transpose slip): for non-symmetric A_l the stack computes w <- w - A_l^T "
-                                  "grad R(w). Smallest counterexample {}. The stated form holds for symmetric A_l "
-                                  "(worst error {:.2g}); with A_l^T it holds for every A_l (worst {:.2g}).",
-                                  counterexample, worst_sym, worst_corrected)
-                    : fmt::format("{}: worst relative error {:.2g} (stated), {:.2g} (with A_l^T).", to_string(v),
-                                  worst_stated, worst_corrected);
-  return res;
+      t.worst_corrected <= tol.confirm ? "w_gd^(l+1) = w_gd^l - A_l^T grad R(w_gd^l), for every A_l in R^{d x d}" : ""});
+  r.extra("tolerance") = identity_tolerance_text(tol);
+  write_findings(r, t);
+  return r.finish([&](Verdict v) {
+    return v == Verdict::refuted
+               ? fmt::format("refuted (a transpose slip): for non-symmetric A_l the stack computes w <- w - A_l^T "
+                             "grad R(w). Smallest counterexample {}. The stated form holds for symmetric A_l "
+                             "(worst error {:.2g}); with A_l^T it holds for every A_l (worst {:.2g}).",
+                             t.counterexample, t.worst_sym, t.worst_corrected)
+               : fmt::format("{}: worst relative error {:.2g} (stated), {:.2g} (with A_l^T).", to_string(v),
+                             t.worst_stated, t.worst_corrected);
+  });
 }
 
 // The layout of the claim's LaTeX table (report/table.hpp).

@@ -25,6 +25,7 @@
 // `scalar_residual`, `best_A1`, `best_A2`, `diagonal_A1`, `diagonal_A2`.
 #include "claims/common/acds_landscape.hpp"
 #include "icl/claim/case_json.hpp"
+#include "icl/claim/claim_run.hpp"
 #include "icl/exact/acds_population.hpp"
 #include "icl/learn/forms.hpp"
 #include "icl/learn/optimizers.hpp"
@@ -115,130 +116,151 @@ Search multistart(const learn::Parameterisation& p, const AcdsPopulation& pop, i
   return s;
 }
 
-ClaimResult run(const ClaimContext& ctx) {
-  ClaimResult res;
-  const double alpha_case = ctx.alpha / static_cast<double>(ctx.cases.size());
-  const int starts = std::max(2, static_cast<int>(std::lround((ctx.quick ? 8 : 32) * ctx.setting("search"))));
-  const Tolerance mc_tol{0.10, 0.0};
-  std::size_t looks = 0, done = 0;
+const Tolerance kMcTol{0.10, 0.0};  // Monte Carlo loss of the best diagonal pair against its exact value
+
+// What the run keeps across cases for the summary and the findings.
+struct Tally {
+  int starts = 0;
   double worst_gap = -INFINITY, worst_scalar = 0;
   std::size_t zero_start_worse = 0;
   std::string worst;
-  for (const auto& c : ctx.cases) {
-    const int d = c.geti("d"), n = c.geti("n");
-    const Eigen::MatrixXd I = Eigen::MatrixXd::Identity(d, d);
-    const AcdsPopulation pop(I, I, n, 2, false);
-    const learn::Parameterisation sym = learn::acds_form8(d, 2, true);
-    const learn::Parameterisation diag = diagonal_form(d);
-    const Search g = multistart(sym, pop, starts, ctx, c.label() + "/symmetric");
-    const Search dg = multistart(diag, pop, starts, ctx, c.label() + "/diagonal");
-    const bool searched = g.converged > 0 && dg.converged > 0;
-    const double general_best = g.best.loss, diagonal_best = dg.best.loss;
-    const double gap = (diagonal_best - general_best) / general_best;
+};
 
-    const Eigen::MatrixXd A1 = searched ? sym.group_matrix("A_0", g.best.theta) : Eigen::MatrixXd(I * NAN);
-    const Eigen::MatrixXd A2 = searched ? sym.group_matrix("A_1", g.best.theta) : Eigen::MatrixXd(I * NAN);
-    const Eigen::MatrixXd D1 = searched ? diag.group_matrix("A_0", dg.best.theta) : Eigen::MatrixXd(I * NAN);
-    const Eigen::MatrixXd D2 = searched ? diag.group_matrix("A_1", dg.best.theta) : Eigen::MatrixXd(I * NAN);
-    const double commutator = (A1 * A2 - A2 * A1).norm() / (A1.norm() * A2.norm());
-    Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(A1);
-    const Eigen::MatrixXd R2 = es.eigenvectors().transpose() * A2 * es.eigenvectors();
-    const double offdiag = (R2 - Eigen::MatrixXd(R2.diagonal().asDiagonal())).norm() / R2.norm();
-    auto scalar_res = [&](const Eigen::MatrixXd& A) { return (A - A.trace() / d * I).norm() / A.norm(); };
-    const double scalar_residual = std::max(scalar_res(A1), scalar_res(A2));
-
-    Decision dec;
-    dec.band = 1e-10;
-    if (!searched) {
-      dec.verdict = Verdict::inconclusive;
-      dec.why = fmt::format("no start converged (symmetric {}/{}, diagonal {}/{})", g.converged, starts, dg.converged, starts);
-    } else if (diagonal_best <= general_best * (1 + 1e-10) + 1e-14) {
-      // A global statement resting on a search: confirmed only if the search over symmetric pairs had stopped
-      // improving (its later starts found nothing better).
-      dec.verdict = g.search.still_improving ? Verdict::inconclusive : Verdict::confirmed;
-      dec.why = fmt::format("best diagonal pair {:.15g} vs best symmetric pair {:.15g} (relative gap {:.1e} <= 1e-10; "
-                            "{} and {} of {} starts converged); symmetric {}",
-                            diagonal_best, general_best, gap, dg.converged, g.converged, starts, g.search.describe());
-    } else {
-      dec.verdict = gap > 1e-8 ? Verdict::refuted : Verdict::inconclusive;
-      dec.why = fmt::format("a symmetric pair ({:.15g}) beats every diagonal pair found ({:.15g}): relative gap {:.2e}",
-                            general_best, diagonal_best, gap);
-    }
-
-    // Monte Carlo: the loss of the best diagonal pair through the real forward pass.
-    EqualityOutcome o;
-    if (searched) {
-      const auto model = GaussianIclModel::from_task(PolynomialTask::linear(d), I);
-      const Transformer net = diag.network(dg.best.theta);
-      const PromptShape shape = acds_shape(d, n);
-      const std::uint64_t purpose = ctx.purpose(c.label() + "/mc");
-      auto make_worker = [&] { return ModelPromptWorker(net, model, shape, ctx.seed, purpose); };
-      o = sequential_equality(ctx, alpha_case, diagonal_best, std::nullopt, mc_tol, Tolerance{}, 1, 0,
-                              std::min<std::uint64_t>(ctx.samples, 32768), make_worker,
-                              std::min<std::uint64_t>(ctx.samples, 32768));
-      looks = std::max(looks, o.looks_planned);
-    }
-    const Verdict v = o.mc_vs_stated.verdict == Verdict::refuted && dec.verdict != Verdict::refuted ? Verdict::inconclusive
-                                                                                                      : dec.verdict;
-    const std::string why = fmt::format(
-        "{}. {}. Best symmetric pair: commutator {:.1e}, off-diagonal mass in A_1's eigenbasis {:.1e}, distance from "
-        "multiples of I {:.1e}. Loss of the best diagonal pair: {}",
-        to_string(v), dec.why, commutator, offdiag, scalar_residual, searched ? o.mc_vs_stated.why : "not run");
-    if (gap > worst_gap) {
-      worst_gap = gap;
-      worst = c.label();
-    }
-    worst_scalar = std::max(worst_scalar, scalar_residual);
-    if (searched && g.losses[0] > general_best * (1 + 1e-8)) ++zero_start_worse;
-
-    CaseJson j(c);
-    j.quantity("stated", diagonal_best);
-    j.quantity("exact", general_best);
-    if (searched) j.mc(o.mc);
-    j.quantity("general_best", general_best);
-    j.quantity("diagonal_best", diagonal_best);
-    j.quantity("relative_gap", gap);
-    j.quantity("commutator", commutator);
-    j.quantity("offdiagonal_in_eigenbasis", offdiag);
-    j.quantity("scalar_residual", scalar_residual);
-    j.quantity("best_A1", A1);
-    j.quantity("best_A2", A2);
-    j.quantity("diagonal_A1", D1);
-    j.quantity("diagonal_A2", D2);
-    j.verdict(v, why, v == Verdict::inconclusive ? std::vector<std::string>{} : std::vector<std::string>{"diagonal_is_global"});
-    j.decision("diagonal_is_global", dec);
-    if (searched) {
-      j.decision("loss_mc_vs_exact", o.mc_vs_stated);
-      j.decision("loss_mc_looks", o.looks_used);
-    }
-    j.decision("symmetric_start_losses", nlohmann::ordered_json(g.losses));
-    j.decision("diagonal_start_losses", nlohmann::ordered_json(dg.losses));
-    j.field("search_symmetric", g.search.to_json(12));
-    j.field("search_diagonal", dg.search.to_json(12));
-    res.cases.push_back(j.take());
-    if (ctx.progress) ctx.progress(++done, ctx.cases.size());
+// The decision: the best diagonal pair's loss against the best symmetric pair's.
+Decision decide_diagonal(const Search& g, const Search& dg, int starts, bool searched, double gap) {
+  const double general_best = g.best.loss, diagonal_best = dg.best.loss;
+  Decision dec;
+  dec.band = 1e-10;
+  if (!searched) {
+    dec.verdict = Verdict::inconclusive;
+    dec.why = fmt::format("no start converged (symmetric {}/{}, diagonal {}/{})", g.converged, starts, dg.converged, starts);
+  } else if (diagonal_best <= general_best * (1 + 1e-10) + 1e-14) {
+    // A global statement resting on a search: confirmed only if the search over symmetric pairs had stopped
+    // improving (its later starts found nothing better).
+    dec.verdict = g.search.still_improving ? Verdict::inconclusive : Verdict::confirmed;
+    dec.why = fmt::format("best diagonal pair {:.15g} vs best symmetric pair {:.15g} (relative gap {:.1e} <= 1e-10; "
+                          "{} and {} of {} starts converged); symmetric {}",
+                          diagonal_best, general_best, gap, dg.converged, g.converged, starts, g.search.describe());
+  } else {
+    dec.verdict = gap > 1e-8 ? Verdict::refuted : Verdict::inconclusive;
+    dec.why = fmt::format("a symmetric pair ({:.15g}) beats every diagonal pair found ({:.15g}): relative gap {:.2e}",
+                          general_best, diagonal_best, gap);
   }
-  res.extra["error_rates"] = error_rates_json(ctx.alpha, ctx.cases.size(), looks, mc_tol);
-  res.part("a").on_refuted(Refutation{RefutationClass::substantive,
-                                      "a symmetric non-diagonal pair has a lower loss than every diagonal pair",
-                                      {},
-                                      ""});
-  nlohmann::ordered_json findings = nlohmann::ordered_json::array();
-  findings.push_back(fmt::format(
+  return dec;
+}
+
+// Monte Carlo: the loss of the best diagonal pair through the real forward pass.
+EqualityOutcome diagonal_loss_mc(ClaimRun& r, const Case& c, const learn::Parameterisation& diag, const Search& dg,
+                                 double alpha_case) {
+  const ClaimContext& ctx = r.ctx();
+  const int d = c.geti("d"), n = c.geti("n");
+  const Eigen::MatrixXd I = Eigen::MatrixXd::Identity(d, d);
+  const auto model = GaussianIclModel::from_task(PolynomialTask::linear(d), I);
+  const Transformer net = diag.network(dg.best.theta);
+  const PromptShape shape = acds_shape(d, n);
+  const std::uint64_t purpose = ctx.purpose(c.label() + "/mc");
+  auto make_worker = [&] { return ModelPromptWorker(net, model, shape, ctx.seed, purpose); };
+  EqualityOutcome o = sequential_equality(ctx, alpha_case, dg.best.loss, std::nullopt, kMcTol, Tolerance{}, 1, 0,
+                                          std::min<std::uint64_t>(ctx.samples, 32768), make_worker,
+                                          std::min<std::uint64_t>(ctx.samples, 32768));
+  r.note_looks(o.looks_planned);
+  return o;
+}
+
+// One case: the searches over symmetric and diagonal pairs, the decision, the shape of the best symmetric pair, and
+// the Monte Carlo loss of the best diagonal pair.
+void judge_case(ClaimRun& r, const Case& c, double alpha_case, Tally& t) {
+  const ClaimContext& ctx = r.ctx();
+  const int d = c.geti("d"), n = c.geti("n"), starts = t.starts;
+  const Eigen::MatrixXd I = Eigen::MatrixXd::Identity(d, d);
+  const AcdsPopulation pop(I, I, n, 2, false);
+  const learn::Parameterisation sym = learn::acds_form8(d, 2, true);
+  const learn::Parameterisation diag = diagonal_form(d);
+  const Search g = multistart(sym, pop, starts, ctx, c.label() + "/symmetric");
+  const Search dg = multistart(diag, pop, starts, ctx, c.label() + "/diagonal");
+  const bool searched = g.converged > 0 && dg.converged > 0;
+  const double general_best = g.best.loss, diagonal_best = dg.best.loss;
+  const double gap = (diagonal_best - general_best) / general_best;
+
+  const Eigen::MatrixXd A1 = searched ? sym.group_matrix("A_0", g.best.theta) : Eigen::MatrixXd(I * NAN);
+  const Eigen::MatrixXd A2 = searched ? sym.group_matrix("A_1", g.best.theta) : Eigen::MatrixXd(I * NAN);
+  const Eigen::MatrixXd D1 = searched ? diag.group_matrix("A_0", dg.best.theta) : Eigen::MatrixXd(I * NAN);
+  const Eigen::MatrixXd D2 = searched ? diag.group_matrix("A_1", dg.best.theta) : Eigen::MatrixXd(I * NAN);
+  const double commutator = (A1 * A2 - A2 * A1).norm() / (A1.norm() * A2.norm());
+  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(A1);
+  const Eigen::MatrixXd R2 = es.eigenvectors().transpose() * A2 * es.eigenvectors();
+  const double offdiag = (R2 - Eigen::MatrixXd(R2.diagonal().asDiagonal())).norm() / R2.norm();
+  auto scalar_res = [&](const Eigen::MatrixXd& A) { return (A - A.trace() / d * I).norm() / A.norm(); };
+  const double scalar_residual = std::max(scalar_res(A1), scalar_res(A2));
+
+  const Decision dec = decide_diagonal(g, dg, starts, searched, gap);
+  EqualityOutcome o;
+  if (searched) o = diagonal_loss_mc(r, c, diag, dg, alpha_case);
+  const Verdict v = o.mc_vs_stated.verdict == Verdict::refuted && dec.verdict != Verdict::refuted ? Verdict::inconclusive
+                                                                                                    : dec.verdict;
+  const std::string why = fmt::format(
+      "{}. {}. Best symmetric pair: commutator {:.1e}, off-diagonal mass in A_1's eigenbasis {:.1e}, distance from "
+      "multiples of I {:.1e}. Loss of the best diagonal pair: {}",
+      to_string(v), dec.why, commutator, offdiag, scalar_residual, searched ? o.mc_vs_stated.why : "not run");
+  if (gap > t.worst_gap) {
+    t.worst_gap = gap;
+    t.worst = c.label();
+  }
+  t.worst_scalar = std::max(t.worst_scalar, scalar_residual);
+  if (searched && g.losses[0] > general_best * (1 + 1e-8)) ++t.zero_start_worse;
+
+  CaseJson j(c);
+  j.quantity("stated", diagonal_best);
+  j.quantity("exact", general_best);
+  if (searched) j.mc(o.mc);
+  j.quantity("general_best", general_best);
+  j.quantity("diagonal_best", diagonal_best);
+  j.quantity("relative_gap", gap);
+  j.quantity("commutator", commutator);
+  j.quantity("offdiagonal_in_eigenbasis", offdiag);
+  j.quantity("scalar_residual", scalar_residual);
+  j.quantity("best_A1", A1);
+  j.quantity("best_A2", A2);
+  j.quantity("diagonal_A1", D1);
+  j.quantity("diagonal_A2", D2);
+  j.verdict(v, why, v == Verdict::inconclusive ? std::vector<std::string>{} : std::vector<std::string>{"diagonal_is_global"});
+  j.decision("diagonal_is_global", dec);
+  if (searched) {
+    j.decision("loss_mc_vs_exact", o.mc_vs_stated);
+    j.decision("loss_mc_looks", o.looks_used);
+  }
+  j.decision("symmetric_start_losses", nlohmann::ordered_json(g.losses));
+  j.decision("diagonal_start_losses", nlohmann::ordered_json(dg.losses));
+  j.field("search_symmetric", g.search.to_json(12));
+  j.field("search_diagonal", dg.search.to_json(12));
+  r.add_case(j);
+}
+
+ClaimResult run(const ClaimContext& ctx) {
+  ClaimRun r(ctx);
+  const double alpha_case = r.split_alpha(ctx.cases.size());
+  Tally t;
+  t.starts = std::max(2, static_cast<int>(std::lround((ctx.quick ? 8 : 32) * ctx.setting("search"))));
+  for (const auto& c : ctx.cases) judge_case(r, c, alpha_case, t);
+  r.error_rates(kMcTol);
+  r.part("a").on_refuted(Refutation{RefutationClass::substantive,
+                                    "a symmetric non-diagonal pair has a lower loss than every diagonal pair",
+                                    {},
+                                    ""});
+  r.finding(fmt::format(
       "Every best pair found, from random symmetric starts, is a multiple of the identity, A_i = a_i I (largest relative "
       "distance {:.1e}): the global minimiser found is not only diagonal but scalar, i.e. two steps of plain gradient "
       "descent with step sizes a_1, a_2 (Lemma 1), diagonal in every basis.",
-      worst_scalar));
-  findings.push_back(fmt::format("The start A_1 = A_2 = 0 ends at a worse stationary point in {} of {} cases (the search "
-                                 "from random starts leaves it).",
-                                 zero_start_worse, ctx.cases.size()));
-  res.extra["findings"] = findings;
-  const Verdict v = claim_verdict(ctx, res);
-  res.summary = fmt::format(
-      "{}: over symmetric A_1, A_2 (x, w ~ N(0, I)) the best diagonal pair matches the best pair found from {} starts "
-      "(largest relative gap {:.1e}, {}); the best pairs found are multiples of the identity to {:.1e}.",
-      to_string(v), starts, worst_gap, worst, worst_scalar);
-  return res;
+      t.worst_scalar));
+  r.finding(fmt::format("The start A_1 = A_2 = 0 ends at a worse stationary point in {} of {} cases (the search "
+                        "from random starts leaves it).",
+                        t.zero_start_worse, ctx.cases.size()));
+  return r.finish([&](Verdict v) {
+    return fmt::format(
+        "{}: over symmetric A_1, A_2 (x, w ~ N(0, I)) the best diagonal pair matches the best pair found from {} starts "
+        "(largest relative gap {:.1e}, {}); the best pairs found are multiples of the identity to {:.1e}.",
+        to_string(v), t.starts, t.worst_gap, t.worst, t.worst_scalar);
+  });
 }
 
 // The layout of the claim's LaTeX table (report/table.hpp).

@@ -36,6 +36,7 @@
 #include "constructions/sja_appC.hpp"
 #include "constructions/sja_lower_bound.hpp"
 #include "icl/claim/case_json.hpp"
+#include "icl/claim/claim_run.hpp"
 #include "icl/exact/lower_bounds.hpp"
 #include "icl/model/prompt.hpp"
 #include "icl/report/quantities.hpp"
@@ -77,11 +78,15 @@ struct Trained {
   double single_block_inf = NAN, stated_limit = NAN, Ey2 = NAN;
 };
 
-ClaimResult run(const ClaimContext& ctx) {
-  ClaimResult res;
-  // Groups: every parameter but L.
-  std::map<std::string, Group> groups;
+// Groups: every parameter but L, in the order of their first case; each group's L sorted and unique.
+struct Groups {
+  std::map<std::string, Group> by_key;
   std::vector<std::string> order;
+};
+
+Groups group_cases(const ClaimContext& ctx) {
+  Groups gs;
+  auto& groups = gs.by_key;
   for (const auto& c : ctx.cases) {
     const std::string k = group_key(c);
     if (!groups.count(k)) {
@@ -89,7 +94,7 @@ ClaimResult run(const ClaimContext& ctx) {
       g.d = c.geti("d"), g.n = c.geti("n"), g.dbar = c.geti("dbar"), g.linear_layers = c.geti("linear_layers");
       g.s = Settings::from_case(c);
       groups[k] = g;
-      order.push_back(k);
+      gs.order.push_back(k);
     }
     groups[k].Ls.push_back(c.geti("L"));
   }
@@ -98,167 +103,196 @@ ClaimResult run(const ClaimContext& ctx) {
     g.Ls.erase(std::unique(g.Ls.begin(), g.Ls.end()), g.Ls.end());
     if (g.dbar < g.d + 1) throw std::invalid_argument(fmt::format("sja.fig1: dbar = {} < d + 1 = {}", g.dbar, g.d + 1));
   }
+  return gs;
+}
 
-  // Count the comparisons first (Bonferroni).
+// The comparisons of the run (Bonferroni).
+std::size_t count_comparisons(const Groups& gs) {
   std::size_t comparisons = 0;
-  for (const auto& [k, g] : groups) {
+  for (const auto& [k, g] : gs.by_key) {
     comparisons += g.Ls.size();                           // a
     comparisons += g.Ls.size() > 1 ? g.Ls.size() - 1 : 0; // b
     comparisons += g.d == 4 ? 1 : 0;                      // c
     comparisons += 2 * g.Ls.size();                       // d
     for (int L : g.Ls) comparisons += static_cast<std::size_t>(L - 1);  // e
   }
-  const double alpha = ctx.alpha / static_cast<double>(std::max<std::size_t>(comparisons, 1));
+  return comparisons;
+}
 
-  std::vector<Trained> all;
-  std::size_t done = 0;
-  const std::size_t total = [&] {
-    std::size_t t = 0;
-    for (const auto& [k, g] : groups) t += g.Ls.size() + 1;
-    return t;
-  }();
-  for (const auto& key : order) {
-    const Group& g = groups[key];
-    Trained t;
-    t.g = g;
-    const auto task = GaussianIclModel::from_task(PolynomialTask::quadratic(g.d), Eigen::MatrixXd::Identity(g.d, g.d));
-    const PromptShape shape = sja_shape(g.d, g.dbar, g.n);
-    const std::string data = fmt::format("d={},n={},dbar={}", g.d, g.n, g.dbar);
-    const std::vector<int> n_tests = {std::max(1, g.n / 4), std::max(1, g.n / 2), g.n};
-    t.linear = Model{fmt::format("linear {} layers d={}", g.linear_layers, g.d), learn::full_lsa(g.dbar + 1, g.linear_layers), {}, {}};
-    t.config = sja_train::train_trials(ctx, t.linear, task, shape, g.s, data);
-    for (int nt : n_tests) t.linear_loss[nt] = sja_train::test_losses(ctx, t.linear, task, g.dbar, nt);
-    if (ctx.progress) ctx.progress(++done, total);
-    for (int L : g.Ls) {
-      Model m{fmt::format("bilinear L={} d={}", L, g.d), learn::sja_bilinear(g.d, g.dbar, L, learn::BilinearForm::dense), {}, {}};
-      sja_train::train_trials(ctx, m, task, shape, g.s, data);
-      std::map<int, TestLosses> ls;
-      for (int nt : n_tests) ls[nt] = sja_train::test_losses(ctx, m, task, g.dbar, nt);
-      std::vector<TestLosses> heads;
-      for (int l = 1; l < L; ++l) heads.push_back(sja_train::test_losses(ctx, m, task, g.dbar, g.n, 2 * l));
-      t.head_loss.push_back(std::move(heads));
-      t.bilinear.push_back(std::move(m));
-      t.bl_loss.push_back(std::move(ls));
-      if (ctx.progress) ctx.progress(++done, total);
-    }
-    const auto v = sja::orthonormal_v(g.d);
-    const Eigen::MatrixXd C = coefficient_covariance(task, v);
-    t.single_block_inf = projection_infimum(C, g.dbar);
-    t.stated_limit = std::max(0, sja::kernel_width(g.d) - g.dbar);
-    t.Ey2 = C.trace();
-    all.push_back(std::move(t));
+// The units of progress: the trained models (one linear and one bilinear per L, per group).
+std::size_t count_models(const Groups& gs) {
+  std::size_t t = 0;
+  for (const auto& [k, g] : gs.by_key) t += g.Ls.size() + 1;
+  return t;
+}
+
+// Trains a group's linear model and its bilinear models (one step of progress each) and measures their test losses.
+Trained train_group(ClaimRun& r, const Group& g) {
+  const ClaimContext& ctx = r.ctx();
+  Trained t;
+  t.g = g;
+  const auto task = GaussianIclModel::from_task(PolynomialTask::quadratic(g.d), Eigen::MatrixXd::Identity(g.d, g.d));
+  const PromptShape shape = sja_shape(g.d, g.dbar, g.n);
+  const std::string data = fmt::format("d={},n={},dbar={}", g.d, g.n, g.dbar);
+  const std::vector<int> n_tests = {std::max(1, g.n / 4), std::max(1, g.n / 2), g.n};
+  t.linear = Model{fmt::format("linear {} layers d={}", g.linear_layers, g.d), learn::full_lsa(g.dbar + 1, g.linear_layers), {}, {}};
+  t.config = sja_train::train_trials(ctx, t.linear, task, shape, g.s, data);
+  for (int nt : n_tests) t.linear_loss[nt] = sja_train::test_losses(ctx, t.linear, task, g.dbar, nt);
+  r.step();
+  for (int L : g.Ls) {
+    Model m{fmt::format("bilinear L={} d={}", L, g.d), learn::sja_bilinear(g.d, g.dbar, L, learn::BilinearForm::dense), {}, {}};
+    sja_train::train_trials(ctx, m, task, shape, g.s, data);
+    std::map<int, TestLosses> ls;
+    for (int nt : n_tests) ls[nt] = sja_train::test_losses(ctx, m, task, g.dbar, nt);
+    std::vector<TestLosses> heads;
+    for (int l = 1; l < L; ++l) heads.push_back(sja_train::test_losses(ctx, m, task, g.dbar, g.n, 2 * l));
+    t.head_loss.push_back(std::move(heads));
+    t.bilinear.push_back(std::move(m));
+    t.bl_loss.push_back(std::move(ls));
+    r.step();
   }
+  const auto v = sja::orthonormal_v(g.d);
+  const Eigen::MatrixXd C = coefficient_covariance(task, v);
+  t.single_block_inf = projection_infimum(C, g.dbar);
+  t.stated_limit = std::max(0, sja::kernel_width(g.d) - g.dbar);
+  t.Ey2 = C.trace();
+  return t;
+}
 
-  const bool paper = [&] {
-    for (const auto& t : all)
-      if (!t.g.s.is_paper()) return false;
-    return true;
-  }();
+nlohmann::ordered_json base_params(const Group& g) {
+  nlohmann::ordered_json p;
+  p["d"] = g.d, p["n"] = g.n, p["dbar"] = g.dbar;
+  p["steps"] = g.s.steps, p["batch"] = g.s.batch, p["trials"] = g.s.trials;
+  return p;
+}
 
-  auto base_params = [](const Group& g) {
-    nlohmann::ordered_json p;
-    p["d"] = g.d, p["n"] = g.n, p["dbar"] = g.dbar;
-    p["steps"] = g.s.steps, p["batch"] = g.s.batch, p["trials"] = g.s.trials;
-    return p;
-  };
+// A comparison case (progress counts the trained models, not the cases).
+void put(ClaimRun& r, CaseJson j) { r.result().cases.push_back(j.take()); }
 
-  for (const auto& t : all) {
-    const Group& g = t.g;
-    const bool paper_g = g.s.is_paper();
-    const TestLosses& lin = t.linear_loss.at(g.n);
-    // a: linear worse than every bilinear model.
-    for (std::size_t i = 0; i < g.Ls.size(); ++i) {
-      const TestLosses& bl = t.bl_loss[i].at(g.n);
-      const Decision dec = judge_less_over_trials(bl.means(), lin.means(), alpha, false, paper_g,
-                                                 fmt::format("bilinear L={} below linear {} layers", g.Ls[i], g.linear_layers));
+// Part c: the deepest bilinear model below the single-block infimum (d = 4).
+void judge_single_block(ClaimRun& r, const Trained& t, double alpha) {
+  const Group& g = t.g;
+  const TestLosses& bl = t.bl_loss.back().at(g.n);
+  const std::vector<double> limit(bl.per_trial.size(), t.single_block_inf);
+  const Decision dec = judge_less_over_trials(
+      bl.means(), limit, alpha, false, g.s.is_paper(),
+      fmt::format("bilinear L={} below the single-block infimum {:.4g} (Remark 1 states {:g}; E[y^2] = {:.4g})",
+                  g.Ls.back(), t.single_block_inf, t.stated_limit, t.Ey2));
+  auto p = base_params(g);
+  p["L"] = g.Ls.back();
+  p["comparison"] = "bilinear < single-block limit";
+  TestLosses bound;
+  bound.n_test = g.n;
+  for (std::size_t k = 0; k < bl.per_trial.size(); ++k) {
+    Estimate e;
+    e.mean = e.ci_low = e.ci_high = t.single_block_inf;
+    bound.per_trial.push_back(e);
+  }
+  CaseJson j = sja_train::comparison_case(p, "c", "below_single_block_infimum", dec, alpha, "bilinear", bl, "single_block_infimum", bound);
+  j.quantity("stated", t.stated_limit);
+  j.quantity("exact", t.single_block_inf);
+  j.quantity("E_y2", t.Ey2);
+  j.quantity("stated_limit_relative", t.stated_limit / t.Ey2);
+  j.quantity("single_block_infimum_relative", t.single_block_inf / t.Ey2);
+  put(r, std::move(j));
+}
+
+// Parts a (linear worse than every bilinear model), b (improves with L), c (d = 4) and d (shorter test prompts give
+// higher loss) of one group.
+void judge_group(ClaimRun& r, const Trained& t, double alpha) {
+  const Group& g = t.g;
+  const bool paper_g = g.s.is_paper();
+  const TestLosses& lin = t.linear_loss.at(g.n);
+  for (std::size_t i = 0; i < g.Ls.size(); ++i) {
+    const TestLosses& bl = t.bl_loss[i].at(g.n);
+    const Decision dec = judge_less_over_trials(bl.means(), lin.means(), alpha, false, paper_g,
+                                               fmt::format("bilinear L={} below linear {} layers", g.Ls[i], g.linear_layers));
+    auto p = base_params(g);
+    p["L"] = g.Ls[i];
+    p["comparison"] = "bilinear < linear";
+    put(r, sja_train::comparison_case(p, "a", "bilinear_below_linear", dec, alpha, "bilinear", bl, "linear", lin));
+  }
+  for (std::size_t i = 1; i < g.Ls.size(); ++i) {
+    const TestLosses& lo = t.bl_loss[i].at(g.n);
+    const TestLosses& hi = t.bl_loss[i - 1].at(g.n);
+    const Decision dec = judge_less_over_trials(lo.means(), hi.means(), alpha, false, paper_g,
+                                               fmt::format("bilinear L={} below L={}", g.Ls[i], g.Ls[i - 1]));
+    auto p = base_params(g);
+    p["L"] = g.Ls[i];
+    p["comparison"] = fmt::format("L={} < L={}", g.Ls[i], g.Ls[i - 1]);
+    put(r, sja_train::comparison_case(p, "b", "deeper_below_shallower", dec, alpha, "deeper", lo, "shallower", hi));
+  }
+  if (g.d == 4 && !g.Ls.empty()) judge_single_block(r, t, alpha);
+  for (std::size_t i = 0; i < g.Ls.size(); ++i) {
+    const TestLosses& full = t.bl_loss[i].at(g.n);
+    for (int frac : {4, 2}) {
+      const int nt = std::max(1, g.n / frac);
+      const TestLosses& sh = t.bl_loss[i].at(nt);
+      const Decision dec = judge_less_over_trials(full.means(), sh.means(), alpha, true, paper_g,
+                                                 fmt::format("bilinear L={}: loss at n_test = {} above n_test = {}", g.Ls[i], nt, g.n));
       auto p = base_params(g);
       p["L"] = g.Ls[i];
-      p["comparison"] = "bilinear < linear";
-      res.cases.push_back(sja_train::comparison_case(p, "a", "bilinear_below_linear", dec, alpha, "bilinear", bl, "linear", lin).take());
+      p["n_test"] = nt;
+      p["comparison"] = "loss(n) < loss(n_test)";
+      put(r, sja_train::comparison_case(p, "d", "shorter_prompts_higher_loss", dec, alpha, "train_length", full, "short", sh));
     }
-    // b: improves with L.
-    for (std::size_t i = 1; i < g.Ls.size(); ++i) {
-      const TestLosses& lo = t.bl_loss[i].at(g.n);
-      const TestLosses& hi = t.bl_loss[i - 1].at(g.n);
-      const Decision dec = judge_less_over_trials(lo.means(), hi.means(), alpha, false, paper_g,
-                                                 fmt::format("bilinear L={} below L={}", g.Ls[i], g.Ls[i - 1]));
-      auto p = base_params(g);
-      p["L"] = g.Ls[i];
-      p["comparison"] = fmt::format("L={} < L={}", g.Ls[i], g.Ls[i - 1]);
-      res.cases.push_back(sja_train::comparison_case(p, "b", "deeper_below_shallower", dec, alpha, "deeper", lo, "shallower", hi).take());
-    }
-    // c: below the single-block limit at d = 4.
-    if (g.d == 4 && !g.Ls.empty()) {
-      const TestLosses& bl = t.bl_loss.back().at(g.n);
-      const std::vector<double> limit(bl.per_trial.size(), t.single_block_inf);
+  }
+}
+
+// Part e, read as App. I plots it: the prediction of the first 2l layers (the sub-network) has lower loss as l grows,
+// as l block-coordinate-descent steps' does (sja.thm7 reports BCD's losses by depth). Paired over trials: the
+// sub-networks of one trained model on the same test prompts.
+void judge_heads(ClaimRun& r, const Trained& t, double alpha) {
+  const Group& g = t.g;
+  for (std::size_t i = 0; i < g.Ls.size(); ++i) {
+    const int L = g.Ls[i];
+    for (int l = 1; l < L; ++l) {
+      const TestLosses& more = l + 1 == L ? t.bl_loss[i].at(g.n) : t.head_loss[i][static_cast<std::size_t>(l)];
+      const TestLosses& fewer = t.head_loss[i][static_cast<std::size_t>(l - 1)];
       const Decision dec = judge_less_over_trials(
-          bl.means(), limit, alpha, false, paper_g,
-          fmt::format("bilinear L={} below the single-block infimum {:.4g} (Remark 1 states {:g}; E[y^2] = {:.4g})",
-                      g.Ls.back(), t.single_block_inf, t.stated_limit, t.Ey2));
+          more.means(), fewer.means(), alpha, true, g.s.is_paper(),
+          fmt::format("bilinear L={}: first {} layers below first {} layers", L, 2 * (l + 1), 2 * l));
       auto p = base_params(g);
-      p["L"] = g.Ls.back();
-      p["comparison"] = "bilinear < single-block limit";
-      TestLosses bound;
-      bound.n_test = g.n;
-      for (std::size_t k = 0; k < bl.per_trial.size(); ++k) {
-        Estimate e;
-        e.mean = e.ci_low = e.ci_high = t.single_block_inf;
-        bound.per_trial.push_back(e);
-      }
-      CaseJson j = sja_train::comparison_case(p, "c", "below_single_block_infimum", dec, alpha, "bilinear", bl, "single_block_infimum", bound);
-      j.quantity("stated", t.stated_limit);
-      j.quantity("exact", t.single_block_inf);
-      j.quantity("E_y2", t.Ey2);
-      j.quantity("stated_limit_relative", t.stated_limit / t.Ey2);
-      j.quantity("single_block_infimum_relative", t.single_block_inf / t.Ey2);
-      res.cases.push_back(j.take());
-    }
-    // d: shorter test prompts give higher loss.
-    for (std::size_t i = 0; i < g.Ls.size(); ++i) {
-      const TestLosses& full = t.bl_loss[i].at(g.n);
-      for (int frac : {4, 2}) {
-        const int nt = std::max(1, g.n / frac);
-        const TestLosses& sh = t.bl_loss[i].at(nt);
-        const Decision dec = judge_less_over_trials(full.means(), sh.means(), alpha, true, paper_g,
-                                                   fmt::format("bilinear L={}: loss at n_test = {} above n_test = {}", g.Ls[i], nt, g.n));
-        auto p = base_params(g);
-        p["L"] = g.Ls[i];
-        p["n_test"] = nt;
-        p["comparison"] = "loss(n) < loss(n_test)";
-        res.cases.push_back(
-            sja_train::comparison_case(p, "d", "shorter_prompts_higher_loss", dec, alpha, "train_length", full, "short", sh).take());
-      }
+      p["L"] = L;
+      p["comparison"] = fmt::format("{} layers < {} layers", 2 * (l + 1), 2 * l);
+      put(r, sja_train::comparison_case(p, "e", "more_blocks_lower_loss", dec, alpha, "more_blocks", more, "fewer_blocks", fewer));
     }
   }
-  // e: read as App. I plots it: the prediction of the first 2l layers (the sub-network) has lower loss as l grows,
-  // as l block-coordinate-descent steps' does (sja.thm7 reports BCD's losses by depth). Paired over trials: the
-  // sub-networks of one trained model on the same test prompts.
-  for (const auto& t : all) {
-    const Group& g = t.g;
-    for (std::size_t i = 0; i < g.Ls.size(); ++i) {
-      const int L = g.Ls[i];
-      for (int l = 1; l < L; ++l) {
-        const TestLosses& more = l + 1 == L ? t.bl_loss[i].at(g.n) : t.head_loss[i][static_cast<std::size_t>(l)];
-        const TestLosses& fewer = t.head_loss[i][static_cast<std::size_t>(l - 1)];
-        const Decision dec = judge_less_over_trials(
-            more.means(), fewer.means(), alpha, true, g.s.is_paper(),
-            fmt::format("bilinear L={}: first {} layers below first {} layers", L, 2 * (l + 1), 2 * l));
-        auto p = base_params(g);
-        p["L"] = L;
-        p["comparison"] = fmt::format("{} layers < {} layers", 2 * (l + 1), 2 * l);
-        res.cases.push_back(
-            sja_train::comparison_case(p, "e", "more_blocks_lower_loss", dec, alpha, "more_blocks", more, "fewer_blocks", fewer).take());
-      }
-    }
-  }
-  const std::string reversal = "a significant reversal at the paper's settings (the 20000-step, batch-4000, 5-trial run)";
-  res.part("a").on_refuted(Refutation{RefutationClass::substantive, "the trained linear Transformer is not worse than a trained bilinear one: " + reversal, nlohmann::ordered_json::object(), ""});
-  res.part("b").on_refuted(Refutation{RefutationClass::substantive, "a deeper bilinear model has higher loss: " + reversal, nlohmann::ordered_json::object(), ""});
-  res.part("c").on_refuted(Refutation{RefutationClass::substantive, "the deepest bilinear model does not beat the single-block infimum: " + reversal, nlohmann::ordered_json::object(), ""});
-  res.part("d").on_refuted(Refutation{RefutationClass::substantive, "shorter test prompts give lower loss: " + reversal, nlohmann::ordered_json::object(), ""});
-  res.part("e").on_refuted(Refutation{RefutationClass::reading, "a further block of a trained model raises the loss of its prediction (read as App. I plots it): " + reversal, nlohmann::ordered_json::object(), ""});
+}
 
-  // Report blocks.
+void mark_refutations(ClaimRun& r) {
+  const std::string reversal = "a significant reversal at the paper's settings (the 20000-step, batch-4000, 5-trial run)";
+  r.part("a").on_refuted(Refutation{RefutationClass::substantive, "the trained linear Transformer is not worse than a trained bilinear one: " + reversal, nlohmann::ordered_json::object(), ""});
+  r.part("b").on_refuted(Refutation{RefutationClass::substantive, "a deeper bilinear model has higher loss: " + reversal, nlohmann::ordered_json::object(), ""});
+  r.part("c").on_refuted(Refutation{RefutationClass::substantive, "the deepest bilinear model does not beat the single-block infimum: " + reversal, nlohmann::ordered_json::object(), ""});
+  r.part("d").on_refuted(Refutation{RefutationClass::substantive, "shorter test prompts give lower loss: " + reversal, nlohmann::ordered_json::object(), ""});
+  r.part("e").on_refuted(Refutation{RefutationClass::reading, "a further block of a trained model raises the loss of its prediction (read as App. I plots it): " + reversal, nlohmann::ordered_json::object(), ""});
+}
+
+// What the first group's settings beyond the trainer's differ from the paper's (L, d, n, dbar, linear layers).
+std::string extra_differences(const std::vector<Trained>& all) {
+  std::string extra;
+  std::vector<int> Ls = all.front().g.Ls;
+  if (Ls != std::vector<int>{2, 4, 6}) {
+    extra = "L in {";
+    for (std::size_t i = 0; i < Ls.size(); ++i) extra += (i ? ", " : "") + std::to_string(Ls[i]);
+    extra += "} (paper {2, 4, 6})";
+  }
+  std::set<int> ds;
+  for (const auto& t : all) ds.insert(t.g.d);
+  if (ds != std::set<int>{3, 4}) {
+    std::string dl;
+    for (int d : ds) dl += (dl.empty() ? "" : ", ") + std::to_string(d);
+    extra += fmt::format("{}d in {{{}}} (paper {{3, 4}})", extra.empty() ? "" : "; ", dl);
+  }
+  if (all.front().g.n != 200) extra += fmt::format("{}n = {} (paper 200)", extra.empty() ? "" : "; ", all.front().g.n);
+  if (all.front().g.dbar != 12) extra += fmt::format("{}dbar = {} (paper 12)", extra.empty() ? "" : "; ", all.front().g.dbar);
+  if (all.front().g.linear_layers != 6) extra += fmt::format("{}linear Transformer {} layers (paper 6)", extra.empty() ? "" : "; ", all.front().g.linear_layers);
+  return extra;
+}
+
+// The report's models block, and (with any model) its training block and curves.
+void write_models(ClaimRun& r, const std::vector<Trained>& all) {
   nlohmann::ordered_json models = nlohmann::ordered_json::array();
   std::vector<std::uint64_t> seeds;
   std::vector<const Model*> curves;
@@ -271,35 +305,16 @@ ClaimResult run(const ClaimContext& ctx) {
     for (std::size_t i = 0; i < t.bilinear.size(); ++i) add(t.bilinear[i], t.bl_loss[i]);
     if (seeds.empty()) seeds = t.linear.seeds;
   }
-  res.extra["models"] = models;
+  r.extra("models") = models;
   if (!all.empty()) {
-    std::string extra;
-    std::vector<int> Ls = all.front().g.Ls;
-    if (Ls != std::vector<int>{2, 4, 6}) {
-      extra = "L in {";
-      for (std::size_t i = 0; i < Ls.size(); ++i) extra += (i ? ", " : "") + std::to_string(Ls[i]);
-      extra += "} (paper {2, 4, 6})";
-    }
-    std::set<int> ds;
-    for (const auto& t : all) ds.insert(t.g.d);
-    if (ds != std::set<int>{3, 4}) {
-      std::string dl;
-      for (int d : ds) dl += (dl.empty() ? "" : ", ") + std::to_string(d);
-      extra += fmt::format("{}d in {{{}}} (paper {{3, 4}})", extra.empty() ? "" : "; ", dl);
-    }
-    if (all.front().g.n != 200) extra += fmt::format("{}n = {} (paper 200)", extra.empty() ? "" : "; ", all.front().g.n);
-    if (all.front().g.dbar != 12) extra += fmt::format("{}dbar = {} (paper 12)", extra.empty() ? "" : "; ", all.front().g.dbar);
-    if (all.front().g.linear_layers != 6) extra += fmt::format("{}linear Transformer {} layers (paper 6)", extra.empty() ? "" : "; ", all.front().g.linear_layers);
-    res.extra["training"] = sja_train::training_block(all.front().config, all.front().g.s, seeds, ctx.claim_id, extra);
-    res.files["training.svg"] = sja_train::curves_svg("sja.fig1: quadratic ICL, training loss (trial 1 of each model)", curves);
+    r.extra("training") = sja_train::training_block(all.front().config, all.front().g.s, seeds, r.ctx().claim_id, extra_differences(all));
+    r.result().files["training.svg"] = sja_train::curves_svg("sja.fig1: quadratic ICL, training loss (trial 1 of each model)", curves);
   }
-  res.extra["error_rates"] = {{"family_alpha", ctx.alpha},
-                              {"comparisons", comparisons},
-                              {"alpha_per_comparison", alpha},
-                              {"interval", sja_train::interval_over_trials(alpha)},
-                              {"tests", "one-sided Welch t (between models) or paired t (test lengths or sub-networks of one model) over trials"},
-                              {"false_confirm_rate_per_comparison", alpha}};
-  nlohmann::ordered_json findings = nlohmann::ordered_json::array();
+}
+
+// The findings: per group the test losses and the losses of the first 2l layers; then how part e is read.
+std::vector<std::string> findings_text(const std::vector<Trained>& all) {
+  std::vector<std::string> findings;
   for (const auto& t : all) {
     std::string line = fmt::format("d = {}: test loss at n = {} (mean [sd] over {} trials): linear {:.4g} [{:.2g}]", t.g.d, t.g.n,
                                    t.g.s.trials, t.linear_loss.at(t.g.n).mean(), t.linear_loss.at(t.g.n).sd());
@@ -318,12 +333,41 @@ ClaimResult run(const ClaimContext& ctx) {
   findings.push_back("Part e is read as App. I plots it: the loss of the first 2l layers' prediction falls as l grows, as "
                      "that of l block-coordinate-descent steps does. Whether those predictions equal the BCD iterates is "
                      "sja.thm7's learned-vs-constructed finding (a trained sparse stack there does not compute BCD).");
-  res.extra["findings"] = findings;
-  const Verdict v = claim_verdict(ctx, res);
-  res.summary = fmt::format("{} ({}): {}", to_string(v), paper ? "paper settings" : "reduced settings: " + all.front().g.s.differences(),
-                            findings.empty() ? std::string() : findings.front().get<std::string>());
-  for (std::size_t i = 1; i < findings.size(); ++i) res.summary += " " + findings[i].get<std::string>();
-  return res;
+  return findings;
+}
+
+ClaimResult run(const ClaimContext& ctx) {
+  Groups gs = group_cases(ctx);
+  ClaimRun r(ctx, count_models(gs));
+  const std::size_t comparisons = count_comparisons(gs);
+  const double alpha = r.split_alpha(comparisons);
+
+  std::vector<Trained> all;
+  for (const auto& key : gs.order) all.push_back(train_group(r, gs.by_key[key]));
+  const bool paper = [&] {
+    for (const auto& t : all)
+      if (!t.g.s.is_paper()) return false;
+    return true;
+  }();
+  for (const auto& t : all) judge_group(r, t, alpha);
+  for (const auto& t : all) judge_heads(r, t, alpha);
+  mark_refutations(r);
+
+  write_models(r, all);
+  r.error_rates(nlohmann::ordered_json{{"family_alpha", ctx.alpha},
+                 {"comparisons", comparisons},
+                 {"alpha_per_comparison", alpha},
+                 {"interval", sja_train::interval_over_trials(alpha)},
+                 {"tests", "one-sided Welch t (between models) or paired t (test lengths or sub-networks of one model) over trials"},
+                 {"false_confirm_rate_per_comparison", alpha}});
+  const std::vector<std::string> findings = findings_text(all);
+  for (const auto& f : findings) r.finding(f);
+  return r.finish([&](Verdict v) {
+    std::string summary = fmt::format("{} ({}): {}", to_string(v), paper ? "paper settings" : "reduced settings: " + all.front().g.s.differences(),
+                                      findings.empty() ? std::string() : findings.front());
+    for (std::size_t i = 1; i < findings.size(); ++i) summary += " " + findings[i];
+    return summary;
+  });
 }
 
 // The layout of the claim's LaTeX table (report/table.hpp).

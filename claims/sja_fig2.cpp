@@ -27,6 +27,7 @@
 #include "claims/common/sja_training.hpp"
 #include "constructions/sja_sec42.hpp"
 #include "icl/claim/case_json.hpp"
+#include "icl/claim/claim_run.hpp"
 #include "icl/exact/sparse_attention.hpp"
 #include "icl/model/prompt.hpp"
 
@@ -50,76 +51,74 @@ struct Run {
   learn::TrainConfig config;
 };
 
-ClaimResult run(const ClaimContext& ctx) {
-  ClaimResult res;
-  const PolynomialTask poly = sja::sec42_task();
-  const int d = sja::kSec42D;
-  const auto task = GaussianIclModel::from_task(poly, Eigen::MatrixXd::Identity(d, d));
-  // The degree <= 2 floor (sja.sec42).
+// The loss of the best predictor on monomials of degree <= 2 (sja.sec42's floor), and E[y^2].
+struct Floor {
+  double floor = NAN, Ey2 = NAN;
+};
+
+Floor quadratic_floor(const PolynomialTask& poly, int d) {
   std::vector<Polynomial<Rational>> quad;
   for (const auto& e : monomials_up_to(d, 2, 0)) quad.push_back(Polynomial<Rational>::monomial(e, Rational(1)));
   const FeatureMoments m2 = feature_moments(quad, poly);
-  const double floor = m2.Ey2 - (m2.Lambda.inverse() * m2.S).trace();
-  const double Ey2 = m2.Ey2;
+  return {m2.Ey2 - (m2.Lambda.inverse() * m2.S).trace(), m2.Ey2};
+}
 
-  const std::size_t per_run = 3;  // a, b (two lengths)
-  const double alpha = ctx.alpha / static_cast<double>(per_run * ctx.cases.size());
-  std::vector<Run> runs;
-  std::size_t done = 0;
-  for (const auto& c : ctx.cases) {
-    Run r;
-    r.n = c.geti("n"), r.dbar = c.geti("dbar"), r.L = c.geti("L");
-    r.s = Settings::from_case(c);
-    if (r.dbar < d + 2) throw std::invalid_argument(fmt::format("sja.fig2: dbar = {} < d + 2 = 6 (the sparse form needs a scratch row)", r.dbar));
-    const PromptShape shape = sja_shape(d, r.dbar, r.n);
-    const std::string data = fmt::format("n={},dbar={}", r.n, r.dbar);
-    const std::vector<int> n_tests = {std::max(1, r.n / 4), std::max(1, r.n / 2), r.n};
-    r.dense = Model{fmt::format("dense (11) L={} n={}", r.L, r.n), learn::sja_bilinear(d, r.dbar, r.L, learn::BilinearForm::dense), {}, {}};
-    r.sparse = Model{fmt::format("sparse (12) L={} n={}", r.L, r.n), learn::sja_bilinear(d, r.dbar, r.L, learn::BilinearForm::sparse), {}, {}};
-    r.config = sja_train::train_trials(ctx, r.dense, task, shape, r.s, data);
-    sja_train::train_trials(ctx, r.sparse, task, shape, r.s, data);
-    for (int nt : n_tests) {
-      r.dense_loss[nt] = sja_train::test_losses(ctx, r.dense, task, r.dbar, nt);
-      r.sparse_loss[nt] = sja_train::test_losses(ctx, r.sparse, task, r.dbar, nt);
-    }
-    const bool paper_r = r.s.is_paper() && r.L == 5 && r.dbar == 15 && (r.n == 100 || r.n == 150);
-    auto params = [&] {
-      nlohmann::ordered_json p;
-      p["n"] = r.n, p["dbar"] = r.dbar, p["L"] = r.L, p["steps"] = r.s.steps, p["batch"] = r.s.batch, p["trials"] = r.s.trials;
-      return p;
-    };
-    {
-      const TestLosses& de = r.dense_loss.at(r.n);
-      const TestLosses& sp = r.sparse_loss.at(r.n);
-      const Decision dec = judge_less_over_trials(de.means(), sp.means(), alpha, false, paper_r, "dense (11) below sparse (12)");
-      auto p = params();
-      p["comparison"] = "dense < sparse";
-      CaseJson j = sja_train::comparison_case(p, "a", "dense_below_sparse", dec, alpha, "dense", de, "sparse", sp);
-      j.quantity("E_y2", Ey2);
-      j.quantity("quadratic_floor", floor);
-      res.cases.push_back(j.take());
-    }
-    for (int frac : {4, 2}) {
-      const int nt = std::max(1, r.n / frac);
-      const TestLosses& full = r.sparse_loss.at(r.n);
-      const TestLosses& sh = r.sparse_loss.at(nt);
-      const Decision dec = judge_less_over_trials(full.means(), sh.means(), alpha, true, paper_r,
-                                                 fmt::format("sparse: loss at n_test = {} below n_test = {}", r.n, nt));
-      auto p = params();
-      p["n_test"] = nt;
-      p["comparison"] = "sparse: loss(n) < loss(n_test)";
-      res.cases.push_back(
-          sja_train::comparison_case(p, "b", "sparse_loss_decreases_with_n", dec, alpha, "long", full, "short", sh).take());
-    }
-    runs.push_back(std::move(r));
-    if (ctx.progress) ctx.progress(++done, ctx.cases.size());
+// Trains the case's dense and sparse models and measures their test losses at n/4, n/2, n.
+Run train_case(const ClaimContext& ctx, const Case& c, const GaussianIclModel& task, int d) {
+  Run r;
+  r.n = c.geti("n"), r.dbar = c.geti("dbar"), r.L = c.geti("L");
+  r.s = Settings::from_case(c);
+  if (r.dbar < d + 2) throw std::invalid_argument(fmt::format("sja.fig2: dbar = {} < d + 2 = 6 (the sparse form needs a scratch row)", r.dbar));
+  const PromptShape shape = sja_shape(d, r.dbar, r.n);
+  const std::string data = fmt::format("n={},dbar={}", r.n, r.dbar);
+  const std::vector<int> n_tests = {std::max(1, r.n / 4), std::max(1, r.n / 2), r.n};
+  r.dense = Model{fmt::format("dense (11) L={} n={}", r.L, r.n), learn::sja_bilinear(d, r.dbar, r.L, learn::BilinearForm::dense), {}, {}};
+  r.sparse = Model{fmt::format("sparse (12) L={} n={}", r.L, r.n), learn::sja_bilinear(d, r.dbar, r.L, learn::BilinearForm::sparse), {}, {}};
+  r.config = sja_train::train_trials(ctx, r.dense, task, shape, r.s, data);
+  sja_train::train_trials(ctx, r.sparse, task, shape, r.s, data);
+  for (int nt : n_tests) {
+    r.dense_loss[nt] = sja_train::test_losses(ctx, r.dense, task, r.dbar, nt);
+    r.sparse_loss[nt] = sja_train::test_losses(ctx, r.sparse, task, r.dbar, nt);
   }
-  const std::string reversal = "a significant reversal at the paper's settings (batch 4000, 20000 steps, 5 trials, 10 layers, dbar = 15)";
-  res.part("a").on_refuted(Refutation{RefutationClass::substantive, "the trained dense model is not better than the sparse one: " + reversal,
-                                      nlohmann::ordered_json::object(), ""});
-  res.part("b").on_refuted(Refutation{RefutationClass::substantive, "the sparse model's loss rises with more examples: " + reversal,
-                                      nlohmann::ordered_json::object(), ""});
+  return r;
+}
 
+// Parts a (dense below sparse) and b (the sparse model's loss at n below n/4 and n/2) of one case.
+void judge_case(ClaimRun& res, const Run& r, double alpha, const Floor& fl) {
+  const bool paper_r = r.s.is_paper() && r.L == 5 && r.dbar == 15 && (r.n == 100 || r.n == 150);
+  auto params = [&] {
+    nlohmann::ordered_json p;
+    p["n"] = r.n, p["dbar"] = r.dbar, p["L"] = r.L, p["steps"] = r.s.steps, p["batch"] = r.s.batch, p["trials"] = r.s.trials;
+    return p;
+  };
+  {
+    const TestLosses& de = r.dense_loss.at(r.n);
+    const TestLosses& sp = r.sparse_loss.at(r.n);
+    const Decision dec = judge_less_over_trials(de.means(), sp.means(), alpha, false, paper_r, "dense (11) below sparse (12)");
+    auto p = params();
+    p["comparison"] = "dense < sparse";
+    CaseJson j = sja_train::comparison_case(p, "a", "dense_below_sparse", dec, alpha, "dense", de, "sparse", sp);
+    j.quantity("E_y2", fl.Ey2);
+    j.quantity("quadratic_floor", fl.floor);
+    res.result().cases.push_back(j.take());
+  }
+  for (int frac : {4, 2}) {
+    const int nt = std::max(1, r.n / frac);
+    const TestLosses& full = r.sparse_loss.at(r.n);
+    const TestLosses& sh = r.sparse_loss.at(nt);
+    const Decision dec = judge_less_over_trials(full.means(), sh.means(), alpha, true, paper_r,
+                                               fmt::format("sparse: loss at n_test = {} below n_test = {}", r.n, nt));
+    auto p = params();
+    p["n_test"] = nt;
+    p["comparison"] = "sparse: loss(n) < loss(n_test)";
+    res.result().cases.push_back(
+        sja_train::comparison_case(p, "b", "sparse_loss_decreases_with_n", dec, alpha, "long", full, "short", sh).take());
+  }
+}
+
+// The report's models and findings blocks (findings before training, as they always stood), the training block and
+// the curves; returns the findings.
+nlohmann::ordered_json write_models(ClaimRun& res, const std::vector<Run>& runs, const Floor& fl) {
   nlohmann::ordered_json models = nlohmann::ordered_json::array();
   nlohmann::ordered_json findings = nlohmann::ordered_json::array();
   std::vector<const Model*> curves;
@@ -133,30 +132,55 @@ ClaimResult run(const ClaimContext& ctx) {
         "the best predictor on monomials of degree <= 2 (sja.sec42's floor for sparse stacks whose attention writes only the "
         "label row) has loss {:.4g}.",
         r.n, r.L, r.s.trials, r.dense_loss.at(r.n).mean(), r.dense_loss.at(r.n).sd(), r.sparse_loss.at(r.n).mean(),
-        r.sparse_loss.at(r.n).sd(), Ey2, floor));
+        r.sparse_loss.at(r.n).sd(), fl.Ey2, fl.floor));
   }
   findings.push_back("The paper gives two prompt lengths for this experiment: n = 150 (Sec. 4.2) and n = 100 (App. J); the default "
                      "here is App. J's.");
-  res.extra["models"] = models;
-  res.extra["findings"] = findings;
+  res.extra("models") = models;
+  res.extra("findings") = findings;
   if (!runs.empty()) {
     const Run& r0 = runs.front();
     std::string extra;
     if (r0.L != 5) extra = fmt::format("L = {} blocks, {} layers (paper 5 blocks, 10 layers)", r0.L, 2 * r0.L);
     if (r0.n != 100 && r0.n != 150) extra += fmt::format("{}n = {} (paper 100 in App. J, 150 in Sec. 4.2)", extra.empty() ? "" : "; ", r0.n);
-    res.extra["training"] = sja_train::training_block(r0.config, r0.s, r0.dense.seeds, ctx.claim_id, extra);
-    res.files["training.svg"] = sja_train::curves_svg("sja.fig2: cubic ICL, dense (11) vs sparse (12), training loss (trial 1)", curves);
+    res.extra("training") = sja_train::training_block(r0.config, r0.s, r0.dense.seeds, res.ctx().claim_id, extra);
+    res.result().files["training.svg"] = sja_train::curves_svg("sja.fig2: cubic ICL, dense (11) vs sparse (12), training loss (trial 1)", curves);
   }
-  res.extra["error_rates"] = {{"family_alpha", ctx.alpha},
-                              {"comparisons", per_run * ctx.cases.size()},
-                              {"alpha_per_comparison", alpha},
-                              {"interval", sja_train::interval_over_trials(alpha)},
-                              {"tests", "one-sided Welch t (dense vs sparse) or paired t (test lengths of one model) over trials"}};
-  const Verdict v = claim_verdict(ctx, res);
-  res.summary = fmt::format("{} ({}): {}", to_string(v),
-                            runs.empty() || runs.front().s.is_paper() ? "paper settings" : "reduced settings: " + runs.front().s.differences(),
-                            findings.front().get<std::string>());
-  return res;
+  return findings;
+}
+
+ClaimResult run(const ClaimContext& ctx) {
+  ClaimRun res(ctx);
+  const PolynomialTask poly = sja::sec42_task();
+  const int d = sja::kSec42D;
+  const auto task = GaussianIclModel::from_task(poly, Eigen::MatrixXd::Identity(d, d));
+  const Floor fl = quadratic_floor(poly, d);  // the degree <= 2 floor (sja.sec42)
+
+  const std::size_t per_run = 3;  // a, b (two lengths)
+  const double alpha = res.split_alpha(per_run * ctx.cases.size());
+  std::vector<Run> runs;
+  for (const auto& c : ctx.cases) {
+    runs.push_back(train_case(ctx, c, task, d));
+    judge_case(res, runs.back(), alpha, fl);
+    res.step();
+  }
+  const std::string reversal = "a significant reversal at the paper's settings (batch 4000, 20000 steps, 5 trials, 10 layers, dbar = 15)";
+  res.part("a").on_refuted(Refutation{RefutationClass::substantive, "the trained dense model is not better than the sparse one: " + reversal,
+                                      nlohmann::ordered_json::object(), ""});
+  res.part("b").on_refuted(Refutation{RefutationClass::substantive, "the sparse model's loss rises with more examples: " + reversal,
+                                      nlohmann::ordered_json::object(), ""});
+
+  const nlohmann::ordered_json findings = write_models(res, runs, fl);
+  res.error_rates(nlohmann::ordered_json{{"family_alpha", ctx.alpha},
+                   {"comparisons", per_run * ctx.cases.size()},
+                   {"alpha_per_comparison", alpha},
+                   {"interval", sja_train::interval_over_trials(alpha)},
+                   {"tests", "one-sided Welch t (dense vs sparse) or paired t (test lengths of one model) over trials"}});
+  return res.finish([&](Verdict v) {
+    return fmt::format("{} ({}): {}", to_string(v),
+                       runs.empty() || runs.front().s.is_paper() ? "paper settings" : "reduced settings: " + runs.front().s.differences(),
+                       findings.front().get<std::string>());
+  });
 }
 
 // The layout of the claim's LaTeX table (report/table.hpp).

@@ -21,6 +21,7 @@
 // At a reduced budget a significant reversal is inconclusive; at the paper's settings it refutes.
 #include "claims/common/sja_training.hpp"
 #include "icl/claim/case_json.hpp"
+#include "icl/claim/claim_run.hpp"
 #include "icl/model/prompt.hpp"
 
 #include <fmt/format.h>
@@ -45,10 +46,16 @@ struct Group {
   learn::TrainConfig config;
 };
 
-ClaimResult run(const ClaimContext& ctx) {
-  ClaimResult res;
-  std::map<std::string, Group> groups;
+// Groups: every parameter but n_train, in the order of their first case; each group's n_train sorted and unique.
+struct Groups {
+  std::map<std::string, Group> by_key;
   std::vector<std::string> order;
+  std::size_t comparisons = 0, models = 0;
+};
+
+Groups group_cases(const ClaimContext& ctx) {
+  Groups gs;
+  auto& groups = gs.by_key;
   for (const auto& c : ctx.cases) {
     std::string k;
     for (const auto& [name, v] : c.params)
@@ -59,77 +66,80 @@ ClaimResult run(const ClaimContext& ctx) {
       g.s = Settings::from_case(c);
       if (g.dbar < g.d + 1) throw std::invalid_argument(fmt::format("sja.fig4: dbar = {} < d + 1 = {}", g.dbar, g.d + 1));
       groups[k] = g;
-      order.push_back(k);
+      gs.order.push_back(k);
     }
     groups[k].ns.push_back(c.geti("n_train"));
   }
-  std::size_t comparisons = 0, total = 0;
   for (auto& [k, g] : groups) {
     std::sort(g.ns.begin(), g.ns.end());
     g.ns.erase(std::unique(g.ns.begin(), g.ns.end()), g.ns.end());
-    comparisons += (g.ns.size() - 1) + g.ns.size();
-    total += g.ns.size();
+    gs.comparisons += (g.ns.size() - 1) + g.ns.size();
+    gs.models += g.ns.size();
   }
-  const double alpha = ctx.alpha / static_cast<double>(std::max<std::size_t>(comparisons, 1));
-  std::size_t done = 0;
-  for (const auto& key : order) {
-    Group& g = groups[key];
-    const auto task = GaussianIclModel::from_task(PolynomialTask::quadratic(g.d), Eigen::MatrixXd::Identity(g.d, g.d));
-    std::set<int> tests;
-    for (int n : g.ns) tests.insert(n), tests.insert(std::max(1, n / 2));
-    for (int n : g.ns) {
-      Model m{fmt::format("bilinear L={} n_train={}", g.L, n), learn::sja_bilinear(g.d, g.dbar, g.L, learn::BilinearForm::dense), {}, {}};
-      g.config = sja_train::train_trials(ctx, m, task, sja_shape(g.d, g.dbar, n), g.s, fmt::format("d={},dbar={},n={}", g.d, g.dbar, n));
-      std::map<int, TestLosses> ls;
-      for (int nt : tests) ls[nt] = sja_train::test_losses(ctx, m, task, g.dbar, nt);
-      g.models.push_back(std::move(m));
-      g.loss.push_back(std::move(ls));
-      if (ctx.progress) ctx.progress(++done, total);
-    }
-    const bool paper_g = g.s.is_paper() && g.L == 4 && g.d == 3 && (g.dbar == 12 || g.dbar == 4);
-    const int n_long = g.ns.back();
-    auto params = [&](int n) {
-      nlohmann::ordered_json p;
-      p["d"] = g.d, p["dbar"] = g.dbar, p["L"] = g.L, p["n_train"] = n;
-      p["steps"] = g.s.steps, p["batch"] = g.s.batch, p["trials"] = g.s.trials;
-      return p;
-    };
-    for (std::size_t i = 1; i < g.ns.size(); ++i) {
-      const TestLosses& lo = g.loss[i].at(n_long);
-      const TestLosses& hi = g.loss[i - 1].at(n_long);
-      const Decision dec = judge_less_over_trials(lo.means(), hi.means(), alpha, false, paper_g,
-                                                 fmt::format("n_train = {} below n_train = {} at n_test = {}", g.ns[i], g.ns[i - 1], n_long));
-      auto p = params(g.ns[i]);
-      p["n_test"] = n_long;
-      p["comparison"] = fmt::format("n_train={} < n_train={}", g.ns[i], g.ns[i - 1]);
-      res.cases.push_back(
-          sja_train::comparison_case(p, "a", "larger_n_train_lower_loss", dec, alpha, "larger_n_train", lo, "smaller_n_train", hi).take());
-    }
-    for (std::size_t i = 0; i < g.ns.size(); ++i) {
-      const int n = g.ns[i], nt = std::max(1, n / 2);
-      const TestLosses& full = g.loss[i].at(n);
-      const TestLosses& sh = g.loss[i].at(nt);
-      const Decision dec = judge_less_over_trials(full.means(), sh.means(), alpha, true, paper_g,
-                                                 fmt::format("n_train = {}: loss at n_test = {} above n_test = {}", n, nt, n));
-      auto p = params(n);
-      p["n_test"] = nt;
-      p["comparison"] = "loss(n) < loss(n_test)";
-      res.cases.push_back(
-          sja_train::comparison_case(p, "b", "shorter_prompts_higher_loss", dec, alpha, "train_length", full, "short", sh).take());
-    }
-  }
-  const std::string reversal = "a significant reversal at the paper's settings (batch 4000, 20000 steps, 5 trials, 8 layers)";
-  res.part("a").on_refuted(Refutation{RefutationClass::substantive, "a larger n_train gives higher loss on long prompts: " + reversal,
-                                      nlohmann::ordered_json::object(), ""});
-  res.part("b").on_refuted(Refutation{RefutationClass::substantive, "shorter test prompts give lower loss: " + reversal,
-                                      nlohmann::ordered_json::object(), ""});
+  return gs;
+}
 
+// Trains the group's model at each n_train (one step of progress each) and measures its test losses at every n_train
+// of the group and half of it.
+void train_group(ClaimRun& r, Group& g) {
+  const ClaimContext& ctx = r.ctx();
+  const auto task = GaussianIclModel::from_task(PolynomialTask::quadratic(g.d), Eigen::MatrixXd::Identity(g.d, g.d));
+  std::set<int> tests;
+  for (int n : g.ns) tests.insert(n), tests.insert(std::max(1, n / 2));
+  for (int n : g.ns) {
+    Model m{fmt::format("bilinear L={} n_train={}", g.L, n), learn::sja_bilinear(g.d, g.dbar, g.L, learn::BilinearForm::dense), {}, {}};
+    g.config = sja_train::train_trials(ctx, m, task, sja_shape(g.d, g.dbar, n), g.s, fmt::format("d={},dbar={},n={}", g.d, g.dbar, n));
+    std::map<int, TestLosses> ls;
+    for (int nt : tests) ls[nt] = sja_train::test_losses(ctx, m, task, g.dbar, nt);
+    g.models.push_back(std::move(m));
+    g.loss.push_back(std::move(ls));
+    r.step();
+  }
+}
+
+// Parts a (larger n_train, lower loss at the longest n_test) and b (loss at n_train below n_train / 2) of one group.
+void judge_group(ClaimRun& r, const Group& g, double alpha) {
+  const bool paper_g = g.s.is_paper() && g.L == 4 && g.d == 3 && (g.dbar == 12 || g.dbar == 4);
+  const int n_long = g.ns.back();
+  auto params = [&](int n) {
+    nlohmann::ordered_json p;
+    p["d"] = g.d, p["dbar"] = g.dbar, p["L"] = g.L, p["n_train"] = n;
+    p["steps"] = g.s.steps, p["batch"] = g.s.batch, p["trials"] = g.s.trials;
+    return p;
+  };
+  for (std::size_t i = 1; i < g.ns.size(); ++i) {
+    const TestLosses& lo = g.loss[i].at(n_long);
+    const TestLosses& hi = g.loss[i - 1].at(n_long);
+    const Decision dec = judge_less_over_trials(lo.means(), hi.means(), alpha, false, paper_g,
+                                               fmt::format("n_train = {} below n_train = {} at n_test = {}", g.ns[i], g.ns[i - 1], n_long));
+    auto p = params(g.ns[i]);
+    p["n_test"] = n_long;
+    p["comparison"] = fmt::format("n_train={} < n_train={}", g.ns[i], g.ns[i - 1]);
+    r.result().cases.push_back(
+        sja_train::comparison_case(p, "a", "larger_n_train_lower_loss", dec, alpha, "larger_n_train", lo, "smaller_n_train", hi).take());
+  }
+  for (std::size_t i = 0; i < g.ns.size(); ++i) {
+    const int n = g.ns[i], nt = std::max(1, n / 2);
+    const TestLosses& full = g.loss[i].at(n);
+    const TestLosses& sh = g.loss[i].at(nt);
+    const Decision dec = judge_less_over_trials(full.means(), sh.means(), alpha, true, paper_g,
+                                               fmt::format("n_train = {}: loss at n_test = {} above n_test = {}", n, nt, n));
+    auto p = params(n);
+    p["n_test"] = nt;
+    p["comparison"] = "loss(n) < loss(n_test)";
+    r.result().cases.push_back(
+        sja_train::comparison_case(p, "b", "shorter_prompts_higher_loss", dec, alpha, "train_length", full, "short", sh).take());
+  }
+}
+
+// The report's models and findings blocks (findings before training, as they always stood), the first group's
+// training block and the curves; returns the findings.
+nlohmann::ordered_json write_models(ClaimRun& r, const Groups& gs, const Group*& first) {
   nlohmann::ordered_json models = nlohmann::ordered_json::array();
   nlohmann::ordered_json findings = nlohmann::ordered_json::array();
   std::vector<const Model*> curves;
-  const Group* first = nullptr;
-  for (const auto& key : order) {
-    const Group& g = groups[key];
+  for (const auto& key : gs.order) {
+    const Group& g = gs.by_key.at(key);
     if (!first) first = &g;
     std::string line = fmt::format("d = {}, dbar = {}, L = {}: test loss (mean [sd] over {} trials) at n_test = {}:", g.d, g.dbar,
                                    g.L, g.s.trials, g.ns.back());
@@ -145,8 +155,8 @@ ClaimResult run(const ClaimContext& ctx) {
   findings.push_back("The paper states this experiment twice with different settings: App. I dbar = 4 and n_train up to 250, App. J "
                      "dbar = 12 and n_train up to 280; dbar = 4 = d + 1 leaves no row for a quadratic feature, so App. J's dbar = 12 "
                      "is the default.");
-  res.extra["models"] = models;
-  res.extra["findings"] = findings;
+  r.extra("models") = models;
+  r.extra("findings") = findings;
   if (first) {
     std::string extra;
     if (first->ns != std::vector<int>{100, 150, 200, 250} && first->ns != std::vector<int>{100, 150, 200, 280}) {
@@ -155,19 +165,39 @@ ClaimResult run(const ClaimContext& ctx) {
       extra += "} (paper {100, 150, 200, 250} in App. I, {100, 150, 200, 280} in App. J)";
     }
     if (first->L != 4) extra += fmt::format("{}L = {} blocks (paper 4, 8 layers)", extra.empty() ? "" : "; ", first->L);
-    res.extra["training"] = sja_train::training_block(first->config, first->s, first->models.front().seeds, ctx.claim_id, extra);
-    res.files["training.svg"] = sja_train::curves_svg("sja.fig4: quadratic ICL by training prompt length, training loss (trial 1)", curves);
+    r.extra("training") = sja_train::training_block(first->config, first->s, first->models.front().seeds, r.ctx().claim_id, extra);
+    r.result().files["training.svg"] = sja_train::curves_svg("sja.fig4: quadratic ICL by training prompt length, training loss (trial 1)", curves);
   }
-  res.extra["error_rates"] = {{"family_alpha", ctx.alpha},
-                              {"comparisons", comparisons},
-                              {"alpha_per_comparison", alpha},
-                              {"interval", sja_train::interval_over_trials(alpha)},
-                              {"tests", "one-sided Welch t (between models) or paired t (test lengths of one model) over trials"}};
-  const Verdict v = claim_verdict(ctx, res);
-  res.summary = fmt::format("{} ({}): {}", to_string(v),
-                            first && first->s.is_paper() ? "paper settings" : "reduced settings: " + (first ? first->s.differences() : ""),
-                            findings.front().get<std::string>());
-  return res;
+  return findings;
+}
+
+ClaimResult run(const ClaimContext& ctx) {
+  Groups gs = group_cases(ctx);
+  ClaimRun r(ctx, gs.models);
+  const double alpha = r.split_alpha(gs.comparisons);
+  for (const auto& key : gs.order) {
+    Group& g = gs.by_key[key];
+    train_group(r, g);
+    judge_group(r, g, alpha);
+  }
+  const std::string reversal = "a significant reversal at the paper's settings (batch 4000, 20000 steps, 5 trials, 8 layers)";
+  r.part("a").on_refuted(Refutation{RefutationClass::substantive, "a larger n_train gives higher loss on long prompts: " + reversal,
+                                    nlohmann::ordered_json::object(), ""});
+  r.part("b").on_refuted(Refutation{RefutationClass::substantive, "shorter test prompts give lower loss: " + reversal,
+                                    nlohmann::ordered_json::object(), ""});
+
+  const Group* first = nullptr;
+  const nlohmann::ordered_json findings = write_models(r, gs, first);
+  r.error_rates(nlohmann::ordered_json{{"family_alpha", ctx.alpha},
+                                       {"comparisons", gs.comparisons},
+                                       {"alpha_per_comparison", alpha},
+                                       {"interval", sja_train::interval_over_trials(alpha)},
+                                       {"tests", "one-sided Welch t (between models) or paired t (test lengths of one model) over trials"}});
+  return r.finish([&](Verdict v) {
+    return fmt::format("{} ({}): {}", to_string(v),
+                       first && first->s.is_paper() ? "paper settings" : "reduced settings: " + (first ? first->s.differences() : ""),
+                       findings.front().get<std::string>());
+  });
 }
 
 // The layout of the claim's LaTeX table (report/table.hpp).
