@@ -27,6 +27,7 @@
 #include "claims/common/sja_bcd_reference.hpp"
 #include "constructions/sja_cor10.hpp"
 #include "icl/claim/case_json.hpp"
+#include "icl/claim/claim_run.hpp"
 #include "icl/exact/block_coordinate_descent.hpp"
 #include "icl/exact/symbolic_forward.hpp"
 #include "icl/model/prompt.hpp"
@@ -185,9 +186,8 @@ Outcome check_prompt(const Setup& s, std::uint64_t seed, std::uint64_t purpose, 
 }
 
 ClaimResult run(const ClaimContext& ctx) {
-  ClaimResult res;
+  ClaimRun r(ctx);
   const IdentityTolerance tol;
-  std::size_t done = 0;
   double worst = 0, worst_hidden = 0, worst_query = 0;
   int max_degree = 0;
   for (const auto& c : ctx.cases) {
@@ -230,21 +230,19 @@ ClaimResult run(const ClaimContext& ctx) {
     j.decision("rows", rows);
     j.verdict(v.verdict, fmt::format("{}; {}. Worst label error at prompt {}.", labels.why, rows.why, wc.where[kLabels]),
               j.decisions_with(v.verdict, {"labels", "rows"}));
-    res.cases.push_back(j.take());
-    if (ctx.progress) ctx.progress(++done, ctx.cases.size());
+    r.add_case(j);
   }
-  const Verdict v = claim_verdict(ctx, res);
-  res.extra["tolerance"] = fmt::format("confirmed <= {:.0e}, refuted >= {:.0e} relative (truth: long double reference "
-                                       "on the exact polynomial features)",
-                                       tol.confirm, tol.refute);
-  res.extra["findings"] = nlohmann::ordered_json::array(
-      {fmt::format("Hidden rows equal the feature network's activations (degrees up to {}) to {:.2g}; label rows equal "
-                   "block-coordinate descent over the activations to {:.2g} (final prediction {:.2g}).",
-                   max_degree, worst_hidden, worst, worst_query)});
-  res.summary = fmt::format("{}: the stack is block-coordinate descent over its own feature network's activations; worst "
-                            "relative error {:.2g} (features up to degree {}).",
-                            to_string(v), worst, max_degree);
-  return res;
+  r.extra("tolerance") = fmt::format("confirmed <= {:.0e}, refuted >= {:.0e} relative (truth: long double reference "
+                                     "on the exact polynomial features)",
+                                     tol.confirm, tol.refute);
+  r.finding(fmt::format("Hidden rows equal the feature network's activations (degrees up to {}) to {:.2g}; label rows equal "
+                        "block-coordinate descent over the activations to {:.2g} (final prediction {:.2g}).",
+                        max_degree, worst_hidden, worst, worst_query));
+  return r.finish([&](Verdict v) {
+    return fmt::format("{}: the stack is block-coordinate descent over its own feature network's activations; worst "
+                       "relative error {:.2g} (features up to degree {}).",
+                       to_string(v), worst, max_degree);
+  });
 }
 
 // The layout of the claim's LaTeX table (report/table.hpp).

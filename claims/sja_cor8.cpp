@@ -26,6 +26,7 @@
 #include "constructions/sja_appG.hpp"
 #include "constructions/sja_appH.hpp"
 #include "icl/claim/case_json.hpp"
+#include "icl/claim/claim_run.hpp"
 #include "icl/exact/block_coordinate_descent.hpp"
 #include "icl/exact/symbolic_forward.hpp"
 #include "icl/model/prompt.hpp"
@@ -265,107 +266,125 @@ nlohmann::ordered_json depth_table(const ClaimContext& ctx, int d, int p, int n,
   return j;
 }
 
-ClaimResult run(const ClaimContext& ctx) {
-  ClaimResult res;
-  const IdentityTolerance tol;
-  std::size_t done = 0;
+const IdentityTolerance kTol{};
+
+// What the run gathers over the cases.
+struct RunState {
   double worst_ratio = 0, worst_identity = 0;
   std::string worst_ratio_at, tight;
   int identity_cases = 0;
-  for (const auto& c : ctx.cases) {
-    const int d = c.geti("d"), p = c.geti("p"), n = c.geti("n");
-    const auto schedule = sja::appH_schedule(d, p);
-    const Symbolic sym = simulate(d, p, schedule);
-    const auto all = monomials_up_to(d, p, 0);
-    std::size_t covered = 0;
-    std::vector<std::string> missing;
-    for (const auto& e : all) {
-      if (sym.covered.count(e) || [&] {
-            int deg = 0;
-            for (auto k : e) deg += k;
-            return deg <= 1;  // 1 and x sit in rows 1..d+1 of every block
-          }())
-        ++covered;
-      else if (missing.size() < 8)
-        missing.push_back(monomial_name(e));
-    }
-    const cpp_int stated = binomial(d + p - 2, p - 1) * p, bound = power(std::max(d, p), std::min(d, p));
-    const cpp_int count = static_cast<unsigned>(sym.cycle);
-    const double ratio = count.convert_to<double>() / bound.convert_to<double>();
-    if (ratio > worst_ratio) {
-      worst_ratio = ratio;
-      worst_ratio_at = fmt::format("d={}, p={}", d, p);
-    }
-    if (count == bound) tight += fmt::format("{}(d={}, p={})", tight.empty() ? "" : ", ", d, p);
+};
 
-    std::vector<std::string> problems;
-    if (covered != all.size())
-      problems.push_back(fmt::format("{} of {} monomials never appear (e.g. {})", all.size() - covered, all.size(),
-                                     fmt::join(missing, ", ")));
-    if (sym.non_monomial_rows) problems.push_back(fmt::format("{} scratch rows were not single monomials", sym.non_monomial_rows));
-    if (!sym.second_cycle_repeats) problems.push_back("the second cycle does not repeat the first");
-    if (count != stated) problems.push_back(fmt::format("block count {} != stated {}", count.str(), stated.str()));
-    if (count > bound) problems.push_back(fmt::format("block count {} exceeds max(d,p)^min(d,p) = {}", count.str(), bound.str()));
-
-    CaseJson j(c);
-    j.quantity("stated", stated.convert_to<double>());
-    j.quantity("exact", count.convert_to<double>());
-    j.quantity("bound", bound.convert_to<double>());
-    j.quantity("count_over_bound", ratio);
-    j.quantity("monomials", static_cast<double>(all.size()));
-    j.quantity("covered", static_cast<double>(covered));
-    j.quantity("non_monomial_rows", sym.non_monomial_rows);
-
-    Decision identity;
-    identity.verdict = Verdict::confirmed;
-    identity.why = "identity not run (stack too large for the full-gradient reference)";
-    const bool run_identity = static_cast<double>(sym.cycle) * static_cast<double>(all.size()) <= 20000;
-    if (run_identity) {
-      ++identity_cases;
-      const Numeric nm = make_numeric(d, p, n, sym);
-      const std::uint64_t purpose = ctx.purpose(c.label());
-      auto make_worker = [&] {
-        return [&](std::uint64_t i, double* out) {
-          const auto e = check_prompt(nm, schedule, ctx.seed, purpose, i);
-          for (int k = 0; k < kDims; ++k) out[k] = e[static_cast<std::size_t>(k)];
-          return e[kOutOfRange] == 0;  // false: set aside (counted by WorstCase)
-        };
-      };
-      const WorstCase w = worst_over_prompts(std::max<std::uint64_t>(ctx.samples, 2), kDims, ctx.threads, make_worker);
-      const std::uint64_t set_aside = w.set_aside;
-      identity = judge_identity_over(w, std::max(w.worst[kLabels], w.worst[kScratch]), tol,
-                                     "forward pass vs block-coordinate descent (label and scratch rows)",
-                                     kDoubleRangeWhy);
-      j.quantity("prompts_out_of_double_range", static_cast<double>(set_aside));
-      worst_identity = std::max(worst_identity, std::max(w.worst[kLabels], w.worst[kScratch]));
-      j.quantity("max_rel_error", w.worst[kLabels]);
-      j.quantity("max_rel_error_query", w.worst[kQueryPlain]);
-      j.quantity("max_scratch_error", w.worst[kScratch]);
-      j.quantity("reference_self_error", w.worst[kRefSelf]);
-      j.quantity("blocks_run", nm.L);
-      j.quantity("prompts", static_cast<double>(w.prompts));
-    }
-    Verdict v = problems.empty() ? Verdict::confirmed : Verdict::refuted;
-    if (identity.verdict == Verdict::refuted) v = Verdict::refuted;
-    else if (identity.verdict == Verdict::inconclusive && v == Verdict::confirmed) v = Verdict::inconclusive;
-    j.decision("schedule", Decision{problems.empty() ? Verdict::confirmed : Verdict::refuted, 0, 0,
-                                    problems.empty() ? fmt::format("exact: {} blocks cover all {} monomials; {} <= {}",
-                                                                   count.str(), all.size(), count.str(), bound.str())
-                                                     : fmt::format("{}", fmt::join(problems, "; "))});
-    if (run_identity)
-      j.decision("identity", identity);
-    else
-      j.decision("identity", identity.why);  // not a decision: nothing was run
-    j.verdict(v, problems.empty()
-                        ? fmt::format("{} blocks (= C(d+p-2,p-1) p) cover all {} monomials, every scratch row a single "
-                                      "monomial; {} <= max(d,p)^min(d,p) = {}. {}",
-                                      count.str(), all.size(), count.str(), bound.str(), identity.why)
-                        : fmt::format("{}. {}", fmt::join(problems, "; "), identity.why),
-              j.decisions_with(v, {"schedule", "identity"}));
-    res.cases.push_back(j.take());
-    if (ctx.progress) ctx.progress(++done, ctx.cases.size());
+// How many of the monomials `all` the schedule's first cycle covers (1 and x sit in rows 1..d+1 of every block), and
+// the names of up to 8 it misses.
+std::size_t count_covered(const Symbolic& sym, const std::vector<Exponent>& all, std::vector<std::string>& missing) {
+  std::size_t covered = 0;
+  for (const auto& e : all) {
+    if (sym.covered.count(e) || [&] {
+          int deg = 0;
+          for (auto k : e) deg += k;
+          return deg <= 1;  // 1 and x sit in rows 1..d+1 of every block
+        }())
+      ++covered;
+    else if (missing.size() < 8)
+      missing.push_back(monomial_name(e));
   }
-  // The bound beyond the run's grid: counts only, exact integers, d, p <= 40.
+  return covered;
+}
+
+// The forward pass against block-coordinate descent over all monomials on ctx.samples prompts, its quantities
+// written into the case.
+Decision identity_check(const ClaimContext& ctx, const Case& c, const std::vector<sja::AppHStep>& schedule,
+                        const Symbolic& sym, CaseJson& j, RunState& st) {
+  const int d = c.geti("d"), p = c.geti("p"), n = c.geti("n");
+  ++st.identity_cases;
+  const Numeric nm = make_numeric(d, p, n, sym);
+  const std::uint64_t purpose = ctx.purpose(c.label());
+  auto make_worker = [&] {
+    return [&](std::uint64_t i, double* out) {
+      const auto e = check_prompt(nm, schedule, ctx.seed, purpose, i);
+      for (int k = 0; k < kDims; ++k) out[k] = e[static_cast<std::size_t>(k)];
+      return e[kOutOfRange] == 0;  // false: set aside (counted by WorstCase)
+    };
+  };
+  const WorstCase w = worst_over_prompts(std::max<std::uint64_t>(ctx.samples, 2), kDims, ctx.threads, make_worker);
+  const std::uint64_t set_aside = w.set_aside;
+  const Decision identity = judge_identity_over(w, std::max(w.worst[kLabels], w.worst[kScratch]), kTol,
+                                                "forward pass vs block-coordinate descent (label and scratch rows)",
+                                                kDoubleRangeWhy);
+  j.quantity("prompts_out_of_double_range", static_cast<double>(set_aside));
+  st.worst_identity = std::max(st.worst_identity, std::max(w.worst[kLabels], w.worst[kScratch]));
+  j.quantity("max_rel_error", w.worst[kLabels]);
+  j.quantity("max_rel_error_query", w.worst[kQueryPlain]);
+  j.quantity("max_scratch_error", w.worst[kScratch]);
+  j.quantity("reference_self_error", w.worst[kRefSelf]);
+  j.quantity("blocks_run", nm.L);
+  j.quantity("prompts", static_cast<double>(w.prompts));
+  return identity;
+}
+
+// One case: the schedule's coverage and block count (exact), and the identity where the stack is small enough.
+CaseJson judge_case(const ClaimContext& ctx, const Case& c, RunState& st) {
+  const int d = c.geti("d"), p = c.geti("p");
+  const auto schedule = sja::appH_schedule(d, p);
+  const Symbolic sym = simulate(d, p, schedule);
+  const auto all = monomials_up_to(d, p, 0);
+  std::vector<std::string> missing;
+  const std::size_t covered = count_covered(sym, all, missing);
+  const cpp_int stated = binomial(d + p - 2, p - 1) * p, bound = power(std::max(d, p), std::min(d, p));
+  const cpp_int count = static_cast<unsigned>(sym.cycle);
+  const double ratio = count.convert_to<double>() / bound.convert_to<double>();
+  if (ratio > st.worst_ratio) {
+    st.worst_ratio = ratio;
+    st.worst_ratio_at = fmt::format("d={}, p={}", d, p);
+  }
+  if (count == bound) st.tight += fmt::format("{}(d={}, p={})", st.tight.empty() ? "" : ", ", d, p);
+
+  std::vector<std::string> problems;
+  if (covered != all.size())
+    problems.push_back(fmt::format("{} of {} monomials never appear (e.g. {})", all.size() - covered, all.size(),
+                                   fmt::join(missing, ", ")));
+  if (sym.non_monomial_rows) problems.push_back(fmt::format("{} scratch rows were not single monomials", sym.non_monomial_rows));
+  if (!sym.second_cycle_repeats) problems.push_back("the second cycle does not repeat the first");
+  if (count != stated) problems.push_back(fmt::format("block count {} != stated {}", count.str(), stated.str()));
+  if (count > bound) problems.push_back(fmt::format("block count {} exceeds max(d,p)^min(d,p) = {}", count.str(), bound.str()));
+
+  CaseJson j(c);
+  j.quantity("stated", stated.convert_to<double>());
+  j.quantity("exact", count.convert_to<double>());
+  j.quantity("bound", bound.convert_to<double>());
+  j.quantity("count_over_bound", ratio);
+  j.quantity("monomials", static_cast<double>(all.size()));
+  j.quantity("covered", static_cast<double>(covered));
+  j.quantity("non_monomial_rows", sym.non_monomial_rows);
+
+  Decision identity;
+  identity.verdict = Verdict::confirmed;
+  identity.why = "identity not run (stack too large for the full-gradient reference)";
+  const bool run_identity = static_cast<double>(sym.cycle) * static_cast<double>(all.size()) <= 20000;
+  if (run_identity) identity = identity_check(ctx, c, schedule, sym, j, st);
+  Verdict v = problems.empty() ? Verdict::confirmed : Verdict::refuted;
+  if (identity.verdict == Verdict::refuted) v = Verdict::refuted;
+  else if (identity.verdict == Verdict::inconclusive && v == Verdict::confirmed) v = Verdict::inconclusive;
+  j.decision("schedule", Decision{problems.empty() ? Verdict::confirmed : Verdict::refuted, 0, 0,
+                                  problems.empty() ? fmt::format("exact: {} blocks cover all {} monomials; {} <= {}",
+                                                                 count.str(), all.size(), count.str(), bound.str())
+                                                   : fmt::format("{}", fmt::join(problems, "; "))});
+  if (run_identity)
+    j.decision("identity", identity);
+  else
+    j.decision("identity", identity.why);  // not a decision: nothing was run
+  j.verdict(v, problems.empty()
+                   ? fmt::format("{} blocks (= C(d+p-2,p-1) p) cover all {} monomials, every scratch row a single "
+                                 "monomial; {} <= max(d,p)^min(d,p) = {}. {}",
+                                 count.str(), all.size(), count.str(), bound.str(), identity.why)
+                   : fmt::format("{}. {}", fmt::join(problems, "; "), identity.why),
+            j.decisions_with(v, {"schedule", "identity"}));
+  return j;
+}
+
+// The bound beyond the run's grid: counts only, exact integers, d, p <= 40. Returns the worst ratio and where.
+std::pair<double, std::string> worst_ratio_beyond_grid() {
   double far_worst = 0;
   std::string far_at;
   for (int d = 1; d <= 40; ++d)
@@ -377,43 +396,59 @@ ClaimResult run(const ClaimContext& ctx) {
         far_at = fmt::format("d={}, p={}", d, p);
       }
     }
-  const Verdict v = claim_verdict(ctx, res);
+  return {far_worst, far_at};
+}
+
+// What depth buys for the full cubic (standard budget only): the depth tables, and a finding for each.
+nlohmann::ordered_json depth_tables(const ClaimContext& ctx, nlohmann::ordered_json& findings) {
+  nlohmann::ordered_json depth = nlohmann::ordered_json::array();
+  for (double damp : {1.0, 0.5}) {
+    const auto t = depth_table(ctx, 4, 3, 200, 2, 4096, damp);
+    std::string line;
+    for (const auto& r : t["table"])
+      if (r["blocks"].is_number()) {
+        const int b = r["blocks"].get<int>();
+        if (b == 1 || b % 10 == 0) line += fmt::format("L={} {:.3g}, ", b, r["loss"].get<double>());
+      }
+    line += fmt::format("OLS {:.2g}", t["table"].back()["loss"].get<double>());
+    findings.push_back(fmt::format("What depth buys for the full cubic, d = 4 (E[y^2] = {:g}; cycle of {} blocks, "
+                                   "n = 200, Gamma_b = -{:g} Lambda_b^+; not part of the verdict): {}.",
+                                   t["Ey2"].get<double>(), t["cycle"].get<std::size_t>(), damp, line));
+    depth.push_back(t);
+  }
+  return depth;
+}
+
+ClaimResult run(const ClaimContext& ctx) {
+  ClaimRun r(ctx);
+  RunState st;
+  for (const auto& c : ctx.cases) {
+    CaseJson j = judge_case(ctx, c, st);
+    r.add_case(j);
+  }
+  const auto [far_worst, far_at] = worst_ratio_beyond_grid();
+  // extra["findings"] goes before extra["tolerance"], as the report has always had it (not r.finding(), which
+  // writes last).
   nlohmann::ordered_json findings = nlohmann::ordered_json::array();
   findings.push_back(fmt::format("Worst ratio block count / max(d,p)^min(d,p) over the run's grid: {:.4g} at {}; the "
                                  "bound is attained with equality at {}.",
-                                 worst_ratio, worst_ratio_at, tight.empty() ? "no grid point" : tight));
+                                 st.worst_ratio, st.worst_ratio_at, st.tight.empty() ? "no grid point" : st.tight));
   findings.push_back(fmt::format("Counts alone (exact integers) over d, p <= 40: worst ratio {:.4g} at {}.", far_worst,
                                  far_at));
   findings.push_back(fmt::format("Forward pass against block-coordinate descent over all monomials, in {} cases: worst "
                                  "relative error {:.2g}.",
-                                 identity_cases, worst_identity));
+                                 st.identity_cases, st.worst_identity));
   findings.push_back("App. H prints the generate layer's x block as 'I_0'; only I_d produces x[1..d] x[j] as the text "
                      "says, and I_d is what is checked.");
-  if (!ctx.quick) {
-    nlohmann::ordered_json depth = nlohmann::ordered_json::array();
-    for (double damp : {1.0, 0.5}) {
-      const auto t = depth_table(ctx, 4, 3, 200, 2, 4096, damp);
-      std::string line;
-      for (const auto& r : t["table"])
-        if (r["blocks"].is_number()) {
-          const int b = r["blocks"].get<int>();
-          if (b == 1 || b % 10 == 0) line += fmt::format("L={} {:.3g}, ", b, r["loss"].get<double>());
-        }
-      line += fmt::format("OLS {:.2g}", t["table"].back()["loss"].get<double>());
-      findings.push_back(fmt::format("What depth buys for the full cubic, d = 4 (E[y^2] = {:g}; cycle of {} blocks, "
-                                     "n = 200, Gamma_b = -{:g} Lambda_b^+; not part of the verdict): {}.",
-                                     t["Ey2"].get<double>(), t["cycle"].get<std::size_t>(), damp, line));
-      depth.push_back(t);
-    }
-    res.extra["depth"] = depth;
-  }
-  res.extra["findings"] = findings;
-  res.extra["tolerance"] = fmt::format("identity: confirmed <= {:.0e}, refuted >= {:.0e} relative; coverage and counts exact",
-                                       tol.confirm, tol.refute);
-  res.summary = fmt::format("{}: every schedule covers all monomials of degree <= p in C(d+p-2,p-1) p blocks; worst "
-                            "count/bound {:.3g} at {} (tight at d <= 2); forward pass = BCD to {:.2g}.",
-                            to_string(v), worst_ratio, worst_ratio_at, worst_identity);
-  return res;
+  if (!ctx.quick) r.extra("depth") = depth_tables(ctx, findings);
+  r.extra("findings") = findings;
+  r.extra("tolerance") = fmt::format("identity: confirmed <= {:.0e}, refuted >= {:.0e} relative; coverage and counts exact",
+                                     kTol.confirm, kTol.refute);
+  return r.finish([&](Verdict v) {
+    return fmt::format("{}: every schedule covers all monomials of degree <= p in C(d+p-2,p-1) p blocks; worst "
+                       "count/bound {:.3g} at {} (tight at d <= 2); forward pass = BCD to {:.2g}.",
+                       to_string(v), st.worst_ratio, st.worst_ratio_at, st.worst_identity);
+  });
 }
 
 // The layout of the claim's LaTeX table (report/table.hpp).

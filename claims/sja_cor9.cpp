@@ -20,6 +20,7 @@
 #include "constructions/sja_appC.hpp"
 #include "constructions/sja_lower_bound.hpp"
 #include "icl/claim/case_json.hpp"
+#include "icl/claim/claim_run.hpp"
 #include "icl/claim/param_names.hpp"
 #include "icl/exact/lower_bounds.hpp"
 #include "icl/exact/optimal_attention.hpp"
@@ -78,114 +79,138 @@ BilinearLayer monomial_prefix_layer(int d, int dt) {
   return L;
 }
 
+// A case's family: the orthonormal features g_1..g_m, and the bilinear layer whose kernel projects onto dt of them.
+struct Construction {
+  std::vector<Poly> g;
+  BilinearLayer layer;
+  std::string desc;
+};
+
+Construction case_construction(int d, int m, int dt, int basis, const Eigen::MatrixXd& sigma) {
+  const int M = sja::kernel_width(d);
+  Construction k;
+  if (basis == 0) {
+    const auto v = sja::orthonormal_v(d);
+    k.g.assign(v.begin(), v.begin() + m);
+    std::vector<int> keep;
+    for (int a = 0; a < dt; ++a) keep.push_back(a);
+    if (m < M) keep.push_back(m);  // a feature orthogonal to span{g}
+    const auto b = sja::orthonormal_subset_layer(d, keep);
+    k.layer = b.layer;
+    k.desc = b.description + (m < M ? " (the last is orthogonal to span{g})" : "");
+  } else {
+    k.g = gram_schmidt_monomials(d, m, sigma);
+    k.layer = monomial_prefix_layer(d, dt);
+    k.desc = fmt::format("the first {} monomials", dt);
+  }
+  return k;
+}
+
+// The case's verdict: the exact infimum over the family and the explicit kernel's exact loss against the bound,
+// with Monte Carlo of the kernel deciding beside them (and not contradicting its exact loss).
+Decision judge_family(const BlockEvaluation& e, const Eigen::MatrixXd& C, double stated, double inf, int m, int dt,
+                      int n) {
+  const bool mc_consistent = e.mc_vs_exact.verdict != Verdict::refuted;
+  Decision v_;
+  if (e.projected_dim != dt) {
+    v_.verdict = Verdict::inconclusive;
+    v_.why = fmt::format("INTERNAL: the construction's projected dimension is {}, not {}", e.projected_dim, dt);
+  } else if (e.exact_loss < stated * (1 - 1e-9) && e.mc_vs_stated.verdict == Verdict::refuted && mc_consistent) {
+    v_.verdict = Verdict::refuted;
+    v_.why = fmt::format("counterexample at n = {}: loss {:.6g} (exact; Monte Carlo {}) < {}", n, e.exact_loss,
+                         e.mc_vs_stated.why, stated);
+  } else if (inf >= stated * (1 - 1e-9) - 1e-12 && e.exact_loss >= stated * (1 - 1e-9) &&
+             e.mc_vs_stated.verdict == Verdict::confirmed && mc_consistent) {
+    v_.verdict = Verdict::confirmed;
+    v_.why = fmt::format("infimum over the family {:.10g} = m - dt = {} (C = I to {:.1e}); the explicit kernel at "
+                         "n = {}: exact {:.6g} (limit {:.6g}); Monte Carlo {}",
+                         inf, stated, (C - Eigen::MatrixXd::Identity(m, m)).norm(), n, e.exact_loss, e.limit,
+                         e.mc_vs_stated.why);
+  } else {
+    v_.verdict = Verdict::inconclusive;
+    v_.why = fmt::format("infimum {:.6g} vs bound {}; exact construction {:.6g}; Monte Carlo {}; vs exact {}", inf,
+                         stated, e.exact_loss, e.mc_vs_stated.why, e.mc_vs_exact.why);
+  }
+  return v_;
+}
+
+// One valid case: the family's exact infimum, and the explicit kernel's exact loss and Monte Carlo at n.
+CaseJson judge_case(const ClaimContext& ctx, ClaimRun& r, const Case& c, double alpha_case, double& closest,
+                    std::string& closest_case) {
+  const int d = c.geti("d"), m = c.geti("m"), dt = c.geti("dt"), n = c.geti("n"), basis = c.geti("basis");
+  const Eigen::MatrixXd sigma = basis == 0 ? Eigen::MatrixXd::Identity(d, d) : test_covariance(d, 2);
+  const Construction k = case_construction(d, m, dt, basis, sigma);
+  const auto model = GaussianIclModel::from_basis(d, k.g, sigma, fmt::format("orthonormal basis {}", basis));
+  const Eigen::MatrixXd C = coefficient_covariance(model, k.g);  // the identity, computed
+  const double stated = kStated(m - dt);
+  const double inf = projection_infimum(C, dt);
+  const BlockEvaluation e = evaluate_block(ctx, alpha_case, model, k.g, C, k.layer, d, n, stated, c.label());
+  r.note_looks(e.looks_planned);
+
+  Decision exact_vs_stated;
+  if (e.exact_loss < stated * (1 - 1e-9)) {
+    exact_vs_stated.verdict = Verdict::refuted;
+    exact_vs_stated.why = fmt::format("the explicit kernel's exact loss {:.8g} at n = {} < {}", e.exact_loss, n, stated);
+  } else if (inf >= stated * (1 - 1e-9) - 1e-12) {
+    exact_vs_stated.verdict = Verdict::confirmed;
+    exact_vs_stated.why = fmt::format("the exact infimum over the family {:.10g} >= {}; the explicit kernel's exact "
+                                      "loss at n = {} is {:.8g}",
+                                      inf, stated, n, e.exact_loss);
+  } else {
+    exact_vs_stated.why = fmt::format("infimum {:.8g} < {}", inf, stated);
+  }
+  const Decision v_ = judge_family(e, C, stated, inf, m, dt, n);
+  // The headline is the closest informative case: with dt = 0 the kernel reaches nothing and the loss is E[y^2] =
+  // m at every n, so the bound is attained trivially there.
+  if (dt > 0 && e.exact_loss / stated - 1 < closest) {
+    closest = e.exact_loss / stated - 1;
+    closest_case = fmt::format("{}: loss {:.5g} vs bound {}", c.label(), e.exact_loss, stated);
+  }
+
+  CaseJson j(c);
+  block_quantities(j, stated, inf, e);
+  j.quantity("mc_plain", e.mc_plain);
+  j.quantity("linearity_check_rms", e.linearity_rms);
+  j.quantity("C_minus_identity_norm", (C - Eigen::MatrixXd::Identity(m, m)).norm());
+  j.field("construction", k.desc);
+  j.field("weights", layer_json(k.layer));
+  j.field("projected_dimension", e.projected_dim);
+  j.verdict(v_.verdict, v_.why, {"exact_vs_stated", "mc_vs_stated"});
+  j.decision("exact_vs_stated", exact_vs_stated);
+  j.decision("mc_vs_stated", e.mc_vs_stated);
+  j.decision("mc_vs_exact_construction", e.mc_vs_exact);
+  j.decision("looks", fmt::format("{} of {}", e.looks_used, e.looks_planned));
+  return j;
+}
+
 ClaimResult run(const ClaimContext& ctx) {
-  ClaimResult res;
+  ClaimRun r(ctx);
   auto valid_case = [](const Case& c) { return c.geti("m") <= sja::kernel_width(c.geti("d")) && c.geti("dt") < c.geti("m"); };
   std::size_t valid = 0;
   for (const auto& c : ctx.cases) valid += valid_case(c);
-  const double alpha_case = ctx.alpha / static_cast<double>(std::max<std::size_t>(valid, 1));
-  std::size_t looks = 0, done = 0;
+  const double alpha_case = r.split_alpha(valid);
   double closest = INFINITY;
   std::string closest_case;
   nlohmann::ordered_json skipped = nlohmann::ordered_json::array();
   for (const auto& c : ctx.cases) {
-    const int d = c.geti("d"), m = c.geti("m"), dt = c.geti("dt"), n = c.geti("n"), basis = c.geti("basis");
     if (!valid_case(c)) {
-      skipped.push_back(c.label() + fmt::format(": needs m <= C(d+2,2) = {} and dt < m", sja::kernel_width(d)));
-      if (ctx.progress) ctx.progress(++done, ctx.cases.size());
+      skipped.push_back(c.label() + fmt::format(": needs m <= C(d+2,2) = {} and dt < m", sja::kernel_width(c.geti("d"))));
+      r.step();
       continue;
     }
-    const int M = sja::kernel_width(d);
-    const Eigen::MatrixXd sigma = basis == 0 ? Eigen::MatrixXd::Identity(d, d) : test_covariance(d, 2);
-    std::vector<Poly> g;
-    BilinearLayer layer;
-    std::string desc;
-    if (basis == 0) {
-      const auto v = sja::orthonormal_v(d);
-      g.assign(v.begin(), v.begin() + m);
-      std::vector<int> keep;
-      for (int a = 0; a < dt; ++a) keep.push_back(a);
-      if (m < M) keep.push_back(m);  // a feature orthogonal to span{g}
-      const auto b = sja::orthonormal_subset_layer(d, keep);
-      layer = b.layer;
-      desc = b.description + (m < M ? " (the last is orthogonal to span{g})" : "");
-    } else {
-      g = gram_schmidt_monomials(d, m, sigma);
-      layer = monomial_prefix_layer(d, dt);
-      desc = fmt::format("the first {} monomials", dt);
-    }
-    const auto model = GaussianIclModel::from_basis(d, g, sigma, fmt::format("orthonormal basis {}", basis));
-    const Eigen::MatrixXd C = coefficient_covariance(model, g);  // the identity, computed
-    const double stated = kStated(m - dt);
-    const double inf = projection_infimum(C, dt);
-    const BlockEvaluation e = evaluate_block(ctx, alpha_case, model, g, C, layer, d, n, stated, c.label());
-    looks = std::max(looks, e.looks_planned);
-
-    const bool mc_consistent = e.mc_vs_exact.verdict != Verdict::refuted;
-    Decision exact_vs_stated;
-    if (e.exact_loss < stated * (1 - 1e-9)) {
-      exact_vs_stated.verdict = Verdict::refuted;
-      exact_vs_stated.why = fmt::format("the explicit kernel's exact loss {:.8g} at n = {} < {}", e.exact_loss, n, stated);
-    } else if (inf >= stated * (1 - 1e-9) - 1e-12) {
-      exact_vs_stated.verdict = Verdict::confirmed;
-      exact_vs_stated.why = fmt::format("the exact infimum over the family {:.10g} >= {}; the explicit kernel's exact "
-                                        "loss at n = {} is {:.8g}",
-                                        inf, stated, n, e.exact_loss);
-    } else {
-      exact_vs_stated.why = fmt::format("infimum {:.8g} < {}", inf, stated);
-    }
-    Decision v_;
-    if (e.projected_dim != dt) {
-      v_.verdict = Verdict::inconclusive;
-      v_.why = fmt::format("INTERNAL: the construction's projected dimension is {}, not {}", e.projected_dim, dt);
-    } else if (e.exact_loss < stated * (1 - 1e-9) && e.mc_vs_stated.verdict == Verdict::refuted && mc_consistent) {
-      v_.verdict = Verdict::refuted;
-      v_.why = fmt::format("counterexample at n = {}: loss {:.6g} (exact; Monte Carlo {}) < {}", n, e.exact_loss,
-                           e.mc_vs_stated.why, stated);
-    } else if (inf >= stated * (1 - 1e-9) - 1e-12 && e.exact_loss >= stated * (1 - 1e-9) &&
-               e.mc_vs_stated.verdict == Verdict::confirmed && mc_consistent) {
-      v_.verdict = Verdict::confirmed;
-      v_.why = fmt::format("infimum over the family {:.10g} = m - dt = {} (C = I to {:.1e}); the explicit kernel at "
-                           "n = {}: exact {:.6g} (limit {:.6g}); Monte Carlo {}",
-                           inf, stated, (C - Eigen::MatrixXd::Identity(m, m)).norm(), n, e.exact_loss, e.limit,
-                           e.mc_vs_stated.why);
-    } else {
-      v_.verdict = Verdict::inconclusive;
-      v_.why = fmt::format("infimum {:.6g} vs bound {}; exact construction {:.6g}; Monte Carlo {}; vs exact {}", inf,
-                           stated, e.exact_loss, e.mc_vs_stated.why, e.mc_vs_exact.why);
-    }
-    // The headline is the closest informative case: with dt = 0 the kernel reaches nothing and the loss is E[y^2] =
-    // m at every n, so the bound is attained trivially there.
-    if (dt > 0 && e.exact_loss / stated - 1 < closest) {
-      closest = e.exact_loss / stated - 1;
-      closest_case = fmt::format("{}: loss {:.5g} vs bound {}", c.label(), e.exact_loss, stated);
-    }
-
-    CaseJson j(c);
-    block_quantities(j, stated, inf, e);
-    j.quantity("mc_plain", e.mc_plain);
-    j.quantity("linearity_check_rms", e.linearity_rms);
-    j.quantity("C_minus_identity_norm", (C - Eigen::MatrixXd::Identity(m, m)).norm());
-    j.field("construction", desc);
-    j.field("weights", layer_json(layer));
-    j.field("projected_dimension", e.projected_dim);
-    j.verdict(v_.verdict, v_.why, {"exact_vs_stated", "mc_vs_stated"});
-    j.decision("exact_vs_stated", exact_vs_stated);
-    j.decision("mc_vs_stated", e.mc_vs_stated);
-    j.decision("mc_vs_exact_construction", e.mc_vs_exact);
-    j.decision("looks", fmt::format("{} of {}", e.looks_used, e.looks_planned));
-    res.cases.push_back(j.take());
-    if (ctx.progress) ctx.progress(++done, ctx.cases.size());
+    CaseJson j = judge_case(ctx, r, c, alpha_case, closest, closest_case);
+    r.add_case(j);
   }
-  res.extra["error_rates"] = error_rates_json(ctx.alpha, valid, looks, Tolerance{0.02, 0.0});
-  if (!skipped.empty()) res.extra["skipped"] = skipped;
-  const Verdict v = claim_verdict(ctx, res);
-  res.summary = fmt::format("{}: with orthonormal features and i.i.d. coefficients the infimum over the family equals "
-                            "m - dt exactly (the bound is tight as n grows); closest finite-n case with dt >= 1 {}.",
-                            to_string(v),
-                            closest_case.empty() ? std::string("(none in this grid)")
-                                                 : fmt::format("{} ({:+.1f}%)", closest_case, 100 * closest));
-  return res;
+  // Over the valid cases as counted (a grid with none says 0 cases), not the ledger's families (at least 1).
+  r.error_rates(error_rates_json(ctx.alpha, valid, r.looks(), Tolerance{0.02, 0.0}));
+  if (!skipped.empty()) r.extra("skipped") = skipped;
+  return r.finish([&](Verdict v) {
+    return fmt::format("{}: with orthonormal features and i.i.d. coefficients the infimum over the family equals "
+                       "m - dt exactly (the bound is tight as n grows); closest finite-n case with dt >= 1 {}.",
+                       to_string(v),
+                       closest_case.empty() ? std::string("(none in this grid)")
+                                            : fmt::format("{} ({:+.1f}%)", closest_case, 100 * closest));
+  });
 }
 
 // The layout of the claim's LaTeX table (report/table.hpp).

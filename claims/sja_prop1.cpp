@@ -28,6 +28,7 @@
 // search against model 0's exact optimum.
 #include "constructions/sja_appC.hpp"
 #include "icl/claim/case_json.hpp"
+#include "icl/claim/claim_run.hpp"
 #include "icl/claim/param_names.hpp"
 #include "icl/exact/feature_moments.hpp"
 #include "icl/exact/optimal_attention.hpp"
@@ -134,145 +135,178 @@ StackSearch optimise_stack(const ClaimContext& ctx, const std::string& label, co
   return s;
 }
 
-ClaimResult run(const ClaimContext& ctx) {
-  ClaimResult res;
-  const Tolerance tol{0.01, 0.0};
-  const double alpha_case = ctx.alpha / static_cast<double>(ctx.cases.size());
-  std::size_t looks = 0, done = 0;
+const Tolerance kTol{0.01, 0.0};
+
+// The stack a case judges: model 0 the exactly optimal single layer (with the best full single layer found beside
+// it), 1-4 the GD-style sparse stack of that depth, 5-8 the stack the worst-case search finds.
+struct CaseModel {
+  Transformer stack;
+  std::optional<double> exact;
+  std::optional<double> general_best;
+  std::optional<StackSearch> search;
+};
+
+CaseModel case_model(const ClaimContext& ctx, const Case& c, const GaussianIclModel& gm, const FeatureMoments& fm,
+                     const std::vector<Poly>& u, int d, int dbar, int n, int model) {
+  CaseModel cm;
+  if (model == 0) {
+    const Eigen::MatrixXd G = optimal_sparse_gamma(fm, n);
+    cm.exact = sparse_lsa_loss(fm, G, n);
+    cm.stack.layers.emplace_back(sja::sparse_attention(G));
+    const SingleLayerMoments sm = single_layer_moments(gm, u);
+    cm.general_best = INFINITY;
+    for (int s = 0; s < 3; ++s) {
+      PromptRng rng(ctx.seed, ctx.purpose(c.label() + "/start"), static_cast<std::uint64_t>(s));
+      Eigen::VectorXd b(dbar + 1);
+      Eigen::MatrixXd A(dbar + 1, dbar);
+      rng.fill_normal(b);
+      rng.fill_normal(A);
+      cm.general_best = std::min(*cm.general_best, alternating_single_layer(sm, n, b, A).loss);
+    }
+  } else if (model <= 4) {
+    const Eigen::MatrixXd G = -psd_pinv(fm.Lambda);
+    for (int l = 0; l < model; ++l) cm.stack.layers.emplace_back(sja::sparse_attention(G));
+    if (model == 1) cm.exact = sparse_lsa_loss(fm, G, n);
+  } else {
+    cm.search = optimise_stack(ctx, c.label(), gm, d, dbar, n, model - 4, optimal_sparse_gamma(fm, n), -psd_pinv(fm.Lambda), fm.Ey2);
+    cm.stack = cm.search->stack;
+  }
+  return cm;
+}
+
+// What the run gathers over the cases.
+struct RunState {
   std::optional<learn::TrainConfig> training;
   std::map<int, double> best_by_depth;  // depth -> smallest (mc / bound - 1) over cases
   std::map<int, std::pair<std::string, learn::TrainResult>> shown;  // depth -> the first case's kept search run
   double closest = INFINITY;
   std::string closest_case;
-  for (const auto& c : ctx.cases) {
-    const int d = c.geti("d"), cov = c.geti("cov"), n = c.geti("n"), model = c.geti("model");
-    const int dbar = d + 2;  // rows 1, x, one zero row (room for deeper stacks to write into)
-    const Eigen::MatrixXd sigma = test_covariance(d, cov);
-    const auto gm = GaussianIclModel::from_task(PolynomialTask::quadratic(d), sigma);
-    const auto u = sja_embedding_features(d, dbar);
-    const FeatureMoments fm = model_feature_moments(gm, u);
-    // The bound: best linear predictor over (1, x), averaged over w.
-    const double stated = kStated(fm.Ey2 - (psd_pinv(fm.Lambda) * fm.S).trace());
-    const Eigen::MatrixXd Psi = query_moment_matrix(gm, u);
+};
 
-    Transformer stack;
-    std::optional<double> exact;
-    std::optional<double> general_best;
-    std::optional<StackSearch> search;
-    if (model == 0) {
-      const Eigen::MatrixXd G = optimal_sparse_gamma(fm, n);
-      exact = sparse_lsa_loss(fm, G, n);
-      stack.layers.emplace_back(sja::sparse_attention(G));
-      const SingleLayerMoments sm = single_layer_moments(gm, u);
-      general_best = INFINITY;
-      for (int s = 0; s < 3; ++s) {
-        PromptRng rng(ctx.seed, ctx.purpose(c.label() + "/start"), static_cast<std::uint64_t>(s));
-        Eigen::VectorXd b(dbar + 1);
-        Eigen::MatrixXd A(dbar + 1, dbar);
-        rng.fill_normal(b);
-        rng.fill_normal(A);
-        general_best = std::min(*general_best, alternating_single_layer(sm, n, b, A).loss);
-      }
-    } else if (model <= 4) {
-      const Eigen::MatrixXd G = -psd_pinv(fm.Lambda);
-      for (int l = 0; l < model; ++l) stack.layers.emplace_back(sja::sparse_attention(G));
-      if (model == 1) exact = sparse_lsa_loss(fm, G, n);
-    } else {
-      search = optimise_stack(ctx, c.label(), gm, d, dbar, n, model - 4, optimal_sparse_gamma(fm, n), -psd_pinv(fm.Lambda), fm.Ey2);
-      stack = search->stack;
-    }
-    const PromptShape shape = sja_shape(d, dbar, n);
-    const Transformer no_features;
-    auto make_worker = [&] {
-      return QueryConditionalWorker(no_features, stack, gm, Psi, shape, ctx.seed, ctx.purpose(c.label()));
-    };
-    auto o = sequential_bound(ctx, alpha_case, BoundKind::lower, stated, tol, 2048, ctx.samples, make_worker, 8192,
-                              QueryConditionalWorker::dims, 1);
-    looks = std::max(looks, o.looks_planned);
-    const Estimate plain = make_estimate(o.total, 0, o.mc.confidence);
-    const double linearity_rms = std::sqrt(o.total.mean[2]);
-
-    Decision v = o.decision;
-    std::vector<std::string> basis{"mc_vs_stated"};
-    std::optional<Decision> exact_dec;
-    if (exact) {
-      const bool holds = *exact >= stated * (1 - 1e-12);
-      exact_dec = Decision{holds ? Verdict::confirmed : Verdict::refuted, 0, 0,
-                           fmt::format("exact loss {:.8g} {} the bound {:.8g} (gap {:.4g})", *exact, holds ? ">=" : "<",
-                                       stated, *exact - stated)};
-      if (!holds && o.decision.verdict == Verdict::refuted)
-        v.verdict = Verdict::refuted;
-      else if (holds && o.decision.verdict == Verdict::confirmed)
-        v.verdict = Verdict::confirmed;
-      else
-        v.verdict = Verdict::inconclusive;
-      v.why = exact_dec->why + "; Monte Carlo: " + o.decision.why;
-      basis.push_back("exact_vs_stated");
-    }
-    if (search && v.verdict == Verdict::confirmed && search->search.still_improving) {
+// The case's verdict: Monte Carlo against the bound, with the exact loss where there is one; a search still improving
+// at the end of its budget cannot confirm.
+Decision judge_model(const CaseModel& cm, const BoundOutcome& o, double stated, std::optional<Decision>& exact_dec,
+                     std::vector<std::string>& basis) {
+  Decision v = o.decision;
+  if (cm.exact) {
+    const bool holds = *cm.exact >= stated * (1 - 1e-12);
+    exact_dec = Decision{holds ? Verdict::confirmed : Verdict::refuted, 0, 0,
+                         fmt::format("exact loss {:.8g} {} the bound {:.8g} (gap {:.4g})", *cm.exact, holds ? ">=" : "<",
+                                     stated, *cm.exact - stated)};
+    if (!holds && o.decision.verdict == Verdict::refuted)
+      v.verdict = Verdict::refuted;
+    else if (holds && o.decision.verdict == Verdict::confirmed)
+      v.verdict = Verdict::confirmed;
+    else
       v.verdict = Verdict::inconclusive;
-      v.why += "; the search for a lower stack was still improving at the end of its budget (" + search->search.describe() +
-               "), so the bound is not confirmed for this depth";
-      basis.clear();
-    }
-    if (general_best && *general_best < *exact * (1 - 1e-9)) {
-      v.why += fmt::format("; NOTE: a full single layer does better than the sparse optimum ({:.10g})", *general_best);
-    }
-    const double gap = (exact ? *exact : o.mc.mean) / stated - 1;
-    if (gap < closest) {
-      closest = gap;
-      closest_case = fmt::format("{} ({}, {}): loss {:.6g} vs bound {:.6g}", c.label(), model_name(model),
-                                 covariance_name(cov, d), exact ? *exact : o.mc.mean, stated);
-    }
+    v.why = exact_dec->why + "; Monte Carlo: " + o.decision.why;
+    basis.push_back("exact_vs_stated");
+  }
+  if (cm.search && v.verdict == Verdict::confirmed && cm.search->search.still_improving) {
+    v.verdict = Verdict::inconclusive;
+    v.why += "; the search for a lower stack was still improving at the end of its budget (" + cm.search->search.describe() +
+             "), so the bound is not confirmed for this depth";
+    basis.clear();
+  }
+  if (cm.general_best && *cm.general_best < *cm.exact * (1 - 1e-9)) {
+    v.why += fmt::format("; NOTE: a full single layer does better than the sparse optimum ({:.10g})", *cm.general_best);
+  }
+  return v;
+}
 
-    CaseJson j(c);
-    j.field("model", model_name(model));
-    j.field("covariance", covariance_name(cov, d));
-    j.quantity("stated", stated);
-    if (exact) j.quantity("exact", *exact);
-    j.quantity("mc", o.mc);
-    j.quantity("mc_plain", plain);
-    j.quantity("linearity_check_rms", linearity_rms);
-    if (general_best) j.quantity("general_best", *general_best);
-    if (cov == 0) j.quantity("stated_closed_form_identity", d * (d + 3) / 2.0);
-    if (search) {
-      j.field("search", search->search.to_json(12));
-      j.quantity("search_test_loss", search->best_test);
-      j.field("training_run", learn::curve_json(search->shown));
-      if (!training) training = search->config;
-      if (!shown.count(model - 4)) shown.emplace(model - 4, std::make_pair(c.label(), search->shown));
-      best_by_depth[model - 4] = std::min(best_by_depth.count(model - 4) ? best_by_depth[model - 4] : INFINITY,
-                                          o.mc.mean / stated - 1);
-    }
-    j.verdict(v.verdict, v.why, basis);
-    j.decision("mc_vs_stated", o.decision);
-    if (exact_dec) j.decision("exact_vs_stated", *exact_dec);
-    j.decision("looks", fmt::format("{} of {}", o.looks_used, o.looks_planned));
-    res.cases.push_back(j.take());
-    if (ctx.progress) ctx.progress(++done, ctx.cases.size());
+// One case: the stack's loss by Monte Carlo (query integrated exactly given the context) against the best-linear bound.
+CaseJson judge_case(const ClaimContext& ctx, ClaimRun& r, const Case& c, double alpha_case, RunState& st) {
+  const int d = c.geti("d"), cov = c.geti("cov"), n = c.geti("n"), model = c.geti("model");
+  const int dbar = d + 2;  // rows 1, x, one zero row (room for deeper stacks to write into)
+  const Eigen::MatrixXd sigma = test_covariance(d, cov);
+  const auto gm = GaussianIclModel::from_task(PolynomialTask::quadratic(d), sigma);
+  const auto u = sja_embedding_features(d, dbar);
+  const FeatureMoments fm = model_feature_moments(gm, u);
+  // The bound: best linear predictor over (1, x), averaged over w.
+  const double stated = kStated(fm.Ey2 - (psd_pinv(fm.Lambda) * fm.S).trace());
+  const Eigen::MatrixXd Psi = query_moment_matrix(gm, u);
+
+  const CaseModel cm = case_model(ctx, c, gm, fm, u, d, dbar, n, model);
+  const PromptShape shape = sja_shape(d, dbar, n);
+  const Transformer no_features;
+  auto make_worker = [&] {
+    return QueryConditionalWorker(no_features, cm.stack, gm, Psi, shape, ctx.seed, ctx.purpose(c.label()));
+  };
+  auto o = sequential_bound(ctx, alpha_case, BoundKind::lower, stated, kTol, 2048, ctx.samples, make_worker, 8192,
+                            QueryConditionalWorker::dims, 1);
+  r.note_looks(o.looks_planned);
+  const Estimate plain = make_estimate(o.total, 0, o.mc.confidence);
+  const double linearity_rms = std::sqrt(o.total.mean[2]);
+
+  std::vector<std::string> basis{"mc_vs_stated"};
+  std::optional<Decision> exact_dec;
+  const Decision v = judge_model(cm, o, stated, exact_dec, basis);
+  const double gap = (cm.exact ? *cm.exact : o.mc.mean) / stated - 1;
+  if (gap < st.closest) {
+    st.closest = gap;
+    st.closest_case = fmt::format("{} ({}, {}): loss {:.6g} vs bound {:.6g}", c.label(), model_name(model),
+                                  covariance_name(cov, d), cm.exact ? *cm.exact : o.mc.mean, stated);
   }
-  res.extra["error_rates"] = error_rates_json(ctx.alpha, ctx.cases.size(), looks, tol);
-  if (training) {
-    res.extra["training"] = learn::training_json(*training, {ctx.seed}, false, ctx.claim_id + ".training.svg");
-    std::vector<std::pair<std::string, const learn::TrainResult*>> curves;
-    for (const auto& [L, run] : shown) curves.push_back({fmt::format("depth {} ({})", L, run.first), &run.second});
-    res.files["training.svg"] = learn::training_svg("sja.prop1: search for the worst-case LSA stack (kept start)", curves);
-    std::string line;
-    for (const auto& [L, gap] : best_by_depth) line += fmt::format("{}depth {}: {:+.2f}%", line.empty() ? "" : ", ", L, 100 * gap);
-    res.extra["findings"] = nlohmann::ordered_json::array(
-        {"Worst case over LSA stacks found by optimisation (clipped SGD on the loss the claim bounds, every entry of "
-         "every P, Q, from the optimal single layer and the GD-style stack; the kept stack judged on fresh prompts): "
-         "smallest Monte Carlo loss relative to the bound per depth over the cases: " + line +
-         ". A search finds candidates; it cannot show no stack does better."});
+
+  CaseJson j(c);
+  j.field("model", model_name(model));
+  j.field("covariance", covariance_name(cov, d));
+  j.quantity("stated", stated);
+  if (cm.exact) j.quantity("exact", *cm.exact);
+  j.quantity("mc", o.mc);
+  j.quantity("mc_plain", plain);
+  j.quantity("linearity_check_rms", linearity_rms);
+  if (cm.general_best) j.quantity("general_best", *cm.general_best);
+  if (cov == 0) j.quantity("stated_closed_form_identity", d * (d + 3) / 2.0);
+  if (cm.search) {
+    j.field("search", cm.search->search.to_json(12));
+    j.quantity("search_test_loss", cm.search->best_test);
+    j.field("training_run", learn::curve_json(cm.search->shown));
+    if (!st.training) st.training = cm.search->config;
+    if (!st.shown.count(model - 4)) st.shown.emplace(model - 4, std::make_pair(c.label(), cm.search->shown));
+    st.best_by_depth[model - 4] = std::min(st.best_by_depth.count(model - 4) ? st.best_by_depth[model - 4] : INFINITY,
+                                           o.mc.mean / stated - 1);
   }
-  const Verdict v = claim_verdict(ctx, res);
-  res.summary = v == Verdict::confirmed
-                    ? fmt::format("confirmed: no LSA stack goes below the best-linear error; closest: {} ({:+.2f}%).",
-                                  closest_case, 100 * closest)
-                    : fmt::format("{}: LSA stacks against the best-linear error (Monte Carlo lower-bound decisions: {}); "
-                                  "closest: {} ({:+.2f}%).",
-                                  to_string(v), tally_decisions(res.cases, "mc_vs_stated"), closest_case, 100 * closest);
-  return res;
+  j.verdict(v.verdict, v.why, basis);
+  j.decision("mc_vs_stated", o.decision);
+  if (exact_dec) j.decision("exact_vs_stated", *exact_dec);
+  j.decision("looks", fmt::format("{} of {}", o.looks_used, o.looks_planned));
+  return j;
+}
+
+// The searched stacks' training settings, their curves (training.svg), and the finding on how close they came.
+void write_search_runs(const ClaimContext& ctx, ClaimRun& r, const RunState& st) {
+  r.extra("training") = learn::training_json(*st.training, {ctx.seed}, false, ctx.claim_id + ".training.svg");
+  std::vector<std::pair<std::string, const learn::TrainResult*>> curves;
+  for (const auto& [L, run] : st.shown) curves.push_back({fmt::format("depth {} ({})", L, run.first), &run.second});
+  r.result().files["training.svg"] =
+      learn::training_svg("sja.prop1: search for the worst-case LSA stack (kept start)", curves);
+  std::string line;
+  for (const auto& [L, gap] : st.best_by_depth) line += fmt::format("{}depth {}: {:+.2f}%", line.empty() ? "" : ", ", L, 100 * gap);
+  r.finding("Worst case over LSA stacks found by optimisation (clipped SGD on the loss the claim bounds, every entry of "
+            "every P, Q, from the optimal single layer and the GD-style stack; the kept stack judged on fresh prompts): "
+            "smallest Monte Carlo loss relative to the bound per depth over the cases: " + line +
+            ". A search finds candidates; it cannot show no stack does better.");
+}
+
+ClaimResult run(const ClaimContext& ctx) {
+  ClaimRun r(ctx);
+  const double alpha_case = r.split_alpha(ctx.cases.size());
+  RunState st;
+  for (const auto& c : ctx.cases) {
+    CaseJson j = judge_case(ctx, r, c, alpha_case, st);
+    r.add_case(j);
+  }
+  r.error_rates(kTol);
+  if (st.training) write_search_runs(ctx, r, st);
+  return r.finish([&](Verdict v) {
+    return v == Verdict::confirmed
+               ? fmt::format("confirmed: no LSA stack goes below the best-linear error; closest: {} ({:+.2f}%).",
+                             st.closest_case, 100 * st.closest)
+               : fmt::format("{}: LSA stacks against the best-linear error (Monte Carlo lower-bound decisions: {}); "
+                             "closest: {} ({:+.2f}%).",
+                             to_string(v), tally_decisions(r.cases(), "mc_vs_stated"), st.closest_case, 100 * st.closest);
+  });
 }
 
 // The layout of the claim's LaTeX table (report/table.hpp).

@@ -61,6 +61,7 @@
 #include "constructions/sja_sec42.hpp"
 #include "icl/claim/case_json.hpp"
 #include "icl/claim/claim.hpp"
+#include "icl/claim/claim_run.hpp"
 #include "icl/claim/param_names.hpp"
 #include "icl/exact/sparse_attention.hpp"
 #include "icl/exact/symbolic_forward.hpp"
@@ -129,161 +130,197 @@ int random_stack_degree(bool sparse, int layers, std::uint64_t seed) {
   return m;
 }
 
-ClaimResult run(const ClaimContext& ctx) {
-  ClaimResult res;
-  const PolynomialTask task = sja::sec42_task();
-  const int d = sja::kSec42D, dbar = sja::kSec42Width;
-  // The floor: projection of the target onto polynomials of degree <= 2.
+const Tolerance kTol{0.02, 0.0}, kNone{0.0, 0.0};
+
+// The floor: projection of the target onto polynomials of degree <= 2.
+double degree2_floor(const PolynomialTask& task, int d) {
   std::vector<Polynomial<Rational>> quad;
   for (const auto& e : monomials_up_to(d, 2, 0)) quad.push_back(Polynomial<Rational>::monomial(e, Rational(1)));
   const FeatureMoments m2 = feature_moments(quad, task);
-  const double floor = m2.Ey2 - (m2.Lambda.inverse() * m2.S).trace();
-  const int deg_sparse = random_stack_degree(true, 4, ctx.seed), deg_dense = random_stack_degree(false, 3, ctx.seed);
+  return m2.Ey2 - (m2.Lambda.inverse() * m2.S).trace();
+}
 
-  const Tolerance tol{0.02, 0.0}, none{0.0, 0.0};
-  const double alpha_case = ctx.alpha / static_cast<double>(ctx.cases.size());
-  std::size_t done = 0, looks_planned = 0;
+// What the run gathers over the cases.
+struct RunState {
+  double floor = 0, alpha_case = 0;
   std::string escape_note;
   double vr_min = 1e300, vr_max = 0;
-  for (const auto& c : ctx.cases) {
-    const auto s = static_cast<Sec42Stack>(c.geti("stack"));
-    const int n = c.geti("n");
-    const auto u = sja::sec42_features(s);
-    const FeatureMoments fm = feature_moments(u, task);
-    const Eigen::MatrixXd Gamma = neg_pinv_on_support(fm.Lambda);
-    const double exact = sparse_lsa_loss(fm, Gamma, n);
-    const double limit = fm.Ey2 - (-Gamma * fm.S).trace();  // n -> infinity: E y^2 - tr(Lambda^+ S)
-    // The stack split into its column-wise feature layers and its last (masked) attention layer.
-    Transformer features, attention;
-    features.layers = sja::sec42_feature_layers(s);
-    attention.layers.push_back(sja::sec42_stack(s, Gamma).layers.back());
-    const PromptShape shape = sja_shape(d, dbar, n);
-    const GaussianIclModel gm = GaussianIclModel::from_task(task, Eigen::MatrixXd::Identity(d, d));
-    const Eigen::MatrixXd Psi = query_moment_matrix(gm, to_double_polys(u));
-    const std::uint64_t purpose = ctx.purpose(c.label());
-    auto make_worker = [&] { return QueryConditionalWorker(features, attention, gm, Psi, shape, ctx.seed, purpose); };
+};
 
-    // Looks double up to the budget and, only while the decision against `exact` is still open, on to 4x the
-    // budget (budget moved to the cases that need it); every planned look shares alpha_case.
-    const std::uint64_t budget = std::max<std::uint64_t>(ctx.samples, 4096);
-    auto looks = sequential_looks(4096, budget);
-    for (std::uint64_t k = 2 * budget; k < 4 * budget; k *= 2) looks.push_back(k);
-    looks.push_back(4 * budget);
-    looks_planned = std::max(looks_planned, looks.size());
-    const double alpha_look = alpha_case / static_cast<double>(looks.size());
-    MonteCarlo mc(QueryConditionalWorker::dims, ctx.threads);
-    Estimate e;
-    Decision vs_exact, vs_floor;
-    for (std::uint64_t k : looks) {
-      mc.extend_to(k, make_worker);
-      e = make_estimate(mc.total(), 1, 1 - alpha_look);
-      vs_exact = judge_mc_equal(e, exact, tol, alpha_look);
-      vs_floor = s == Sec42Stack::dense ? judge_mc_upper_bound(e, floor, none, alpha_look)
-                                        : judge_mc_lower_bound(e, floor, none, alpha_look);
-      if (vs_floor.verdict != Verdict::inconclusive && vs_exact.verdict != Verdict::inconclusive && mc.samples() >= 8192)
-        break;
-      if (mc.samples() >= budget && vs_exact.verdict != Verdict::inconclusive) break;
-    }
-    const Accumulator all = mc.total();
-    const double vr = all.variance(1) > 0 ? all.variance(0) / all.variance(1) : 0.0;
-    vr_min = std::min(vr_min, vr);
-    vr_max = std::max(vr_max, vr);
-    // What the case judges: stack 0 (part c) and stack 2 (part a) say features of degree <= 2 and loss >= floor;
-    // stack 1 (part b) says dense layers compose features of degree > 2 and go below the floor.
-    const bool exact_above = exact >= floor;
-    const int degree = max_degree(u);
-    const bool dense = s == Sec42Stack::dense;
-    Decision exact_vs_floor, degree_dec;
-    if (dense) {
-      exact_vs_floor = Decision{exact_above ? Verdict::inconclusive : Verdict::confirmed, 0, 0,
-                                fmt::format("exact loss {:.8g} {} the floor {:.8g}", exact, exact_above ? ">=" : "<", floor)};
-      degree_dec = Decision{degree > 2 ? Verdict::confirmed : Verdict::inconclusive, 0, 0,
-                            fmt::format("largest feature degree {} (exact, symbolic)", degree)};
-    } else {
-      exact_vs_floor = Decision{exact_above ? Verdict::confirmed : Verdict::refuted, 0, 0,
-                                fmt::format("exact loss {:.8g} {} the floor {:.8g}", exact, exact_above ? ">=" : "<", floor)};
-      degree_dec = Decision{degree <= 2 ? Verdict::confirmed : Verdict::refuted, 0, 0,
-                            fmt::format("largest feature degree {} (exact, symbolic)", degree)};
-    }
-    Verdict v = Verdict::inconclusive;
-    std::string why;
-    if (vs_exact.verdict == Verdict::refuted) {
-      why = "INTERNAL INCONSISTENCY: Monte Carlo excludes the exact loss (" + vs_exact.why + ")";
-    } else if (dense) {
-      // "Dense layers compose higher-degree features" is existential: a dense stack above the floor at this n is
-      // simply not a witness.
-      if (exact_vs_floor.verdict == Verdict::confirmed && vs_floor.verdict == Verdict::confirmed &&
-          degree_dec.verdict == Verdict::confirmed)
-        v = Verdict::confirmed;
-      why = fmt::format("dense stack: {}; {}; Monte Carlo against the floor: {}; Monte Carlo against the exact loss: {}",
-                        degree_dec.why, exact_vs_floor.why, vs_floor.why, vs_exact.why);
-    } else {
-      // stacks 0 and 2: degree <= 2 and loss >= floor
-      if (exact_vs_floor.verdict == Verdict::confirmed && vs_floor.verdict == Verdict::confirmed &&
-          degree_dec.verdict == Verdict::confirmed)
-        v = Verdict::confirmed;
-      else if (exact_vs_floor.verdict == Verdict::refuted && vs_floor.verdict == Verdict::refuted)
-        v = Verdict::refuted;
-      why = fmt::format("all bilinear layers sparse (12), attention {}: {}; {}; Monte Carlo against the floor: {}; Monte "
-                        "Carlo against the exact loss: {}",
-                        s == Sec42Stack::sparse_escape ? "writing into the x rows" : "writing only the label row",
-                        degree_dec.why, exact_vs_floor.why, vs_floor.why, vs_exact.why);
-      if (s == Sec42Stack::sparse_escape && v == Verdict::refuted)
-        escape_note = fmt::format(
-            "n={}: a stack whose bilinear layers are all sparse (12) reaches loss {:.4g} (exact; Monte Carlo {:.4g} +/- "
-            "{:.2g}) < floor {:.4g}, because its attention layers add x1x2 to the x4 row and x3x4 to the x1 row, which "
-            "the next sparse layer multiplies (features include x1x2 + x2x3x4 and x3x4 + x1x2x3).",
-            n, exact, e.mean, (e.ci_high - e.ci_low) / 2, floor);
-    }
-    const char* part = s == Sec42Stack::sparse_escape ? "a" : dense ? "b" : "c";
-    CaseJson j(c);
-    j.part(part);
-    j.field("stack", sja::to_string(s));
-    j.quantity("stated", floor);  // the floor the claim puts under every sparse stack
-    j.quantity("exact", exact);
-    j.quantity("mc", e);
-    j.quantity("variance_reduction", vr);
-    j.quantity("linearity_rms", std::sqrt(all.mean[2]));
-    j.quantity("floor", floor);
-    j.quantity("limit_n_infinite", limit);
-    j.quantity("feature_degree", degree);
-    j.quantity("bilinear_all_sparse", sja::sec42_all_bilinear_sparse(s) ? 1 : 0);
-    j.decision("feature_degree", degree_dec);
-    j.decision("exact_vs_floor", exact_vs_floor);
-    j.decision("mc_vs_floor", vs_floor);
-    j.decision("mc_vs_exact", vs_exact);
-    j.verdict(v, why, j.decisions_with(v, {"feature_degree", "exact_vs_floor", "mc_vs_floor"}));
-    res.cases.push_back(j.take());
-    if (ctx.progress) ctx.progress(++done, ctx.cases.size());
+// The Monte Carlo of one stack: its estimate, its decisions against the exact loss and the floor, and all its samples.
+struct StackMc {
+  Estimate e;
+  Decision vs_exact, vs_floor;
+  Accumulator all;
+};
+
+StackMc stack_mc(const ClaimContext& ctx, ClaimRun& r, const Case& c, Sec42Stack s,
+                 const std::vector<Polynomial<Rational>>& u, const Eigen::MatrixXd& Gamma, double exact,
+                 const RunState& st) {
+  const int d = sja::kSec42D, dbar = sja::kSec42Width, n = c.geti("n");
+  const PolynomialTask task = sja::sec42_task();
+  // The stack split into its column-wise feature layers and its last (masked) attention layer.
+  Transformer features, attention;
+  features.layers = sja::sec42_feature_layers(s);
+  attention.layers.push_back(sja::sec42_stack(s, Gamma).layers.back());
+  const PromptShape shape = sja_shape(d, dbar, n);
+  const GaussianIclModel gm = GaussianIclModel::from_task(task, Eigen::MatrixXd::Identity(d, d));
+  const Eigen::MatrixXd Psi = query_moment_matrix(gm, to_double_polys(u));
+  const std::uint64_t purpose = ctx.purpose(c.label());
+  auto make_worker = [&] { return QueryConditionalWorker(features, attention, gm, Psi, shape, ctx.seed, purpose); };
+
+  // Looks double up to the budget and, only while the decision against `exact` is still open, on to 4x the
+  // budget (budget moved to the cases that need it); every planned look shares alpha_case.
+  const std::uint64_t budget = std::max<std::uint64_t>(ctx.samples, 4096);
+  auto looks = sequential_looks(4096, budget);
+  for (std::uint64_t k = 2 * budget; k < 4 * budget; k *= 2) looks.push_back(k);
+  looks.push_back(4 * budget);
+  r.note_looks(looks.size());
+  const double alpha_look = st.alpha_case / static_cast<double>(looks.size());
+  MonteCarlo mc(QueryConditionalWorker::dims, ctx.threads);
+  StackMc m;
+  for (std::uint64_t k : looks) {
+    mc.extend_to(k, make_worker);
+    m.e = make_estimate(mc.total(), 1, 1 - alpha_look);
+    m.vs_exact = judge_mc_equal(m.e, exact, kTol, alpha_look);
+    m.vs_floor = s == Sec42Stack::dense ? judge_mc_upper_bound(m.e, st.floor, kNone, alpha_look)
+                                        : judge_mc_lower_bound(m.e, st.floor, kNone, alpha_look);
+    if (m.vs_floor.verdict != Verdict::inconclusive && m.vs_exact.verdict != Verdict::inconclusive && mc.samples() >= 8192)
+      break;
+    if (mc.samples() >= budget && m.vs_exact.verdict != Verdict::inconclusive) break;
   }
-  res.extra["error_rates"] = error_rates_json(ctx.alpha, ctx.cases.size(), looks_planned, tol);
-  res.extra["variance_reduction"] = {
+  m.all = mc.total();
+  return m;
+}
+
+// What a case judges: stack 0 (part c) and stack 2 (part a) say features of degree <= 2 and loss >= floor;
+// stack 1 (part b) says dense layers compose features of degree > 2 and go below the floor.
+struct StackVerdict {
+  Decision exact_vs_floor, degree_dec;
+  Verdict v = Verdict::inconclusive;
+  std::string why;
+};
+
+StackVerdict judge_stack(Sec42Stack s, int degree, double exact, double floor, const StackMc& m) {
+  const bool exact_above = exact >= floor;
+  const bool dense = s == Sec42Stack::dense;
+  StackVerdict sv;
+  if (dense) {
+    sv.exact_vs_floor = Decision{exact_above ? Verdict::inconclusive : Verdict::confirmed, 0, 0,
+                                 fmt::format("exact loss {:.8g} {} the floor {:.8g}", exact, exact_above ? ">=" : "<", floor)};
+    sv.degree_dec = Decision{degree > 2 ? Verdict::confirmed : Verdict::inconclusive, 0, 0,
+                             fmt::format("largest feature degree {} (exact, symbolic)", degree)};
+  } else {
+    sv.exact_vs_floor = Decision{exact_above ? Verdict::confirmed : Verdict::refuted, 0, 0,
+                                 fmt::format("exact loss {:.8g} {} the floor {:.8g}", exact, exact_above ? ">=" : "<", floor)};
+    sv.degree_dec = Decision{degree <= 2 ? Verdict::confirmed : Verdict::refuted, 0, 0,
+                             fmt::format("largest feature degree {} (exact, symbolic)", degree)};
+  }
+  if (m.vs_exact.verdict == Verdict::refuted) {
+    sv.why = "INTERNAL INCONSISTENCY: Monte Carlo excludes the exact loss (" + m.vs_exact.why + ")";
+  } else if (dense) {
+    // "Dense layers compose higher-degree features" is existential: a dense stack above the floor at this n is
+    // simply not a witness.
+    if (sv.exact_vs_floor.verdict == Verdict::confirmed && m.vs_floor.verdict == Verdict::confirmed &&
+        sv.degree_dec.verdict == Verdict::confirmed)
+      sv.v = Verdict::confirmed;
+    sv.why = fmt::format("dense stack: {}; {}; Monte Carlo against the floor: {}; Monte Carlo against the exact loss: {}",
+                         sv.degree_dec.why, sv.exact_vs_floor.why, m.vs_floor.why, m.vs_exact.why);
+  } else {
+    // stacks 0 and 2: degree <= 2 and loss >= floor
+    if (sv.exact_vs_floor.verdict == Verdict::confirmed && m.vs_floor.verdict == Verdict::confirmed &&
+        sv.degree_dec.verdict == Verdict::confirmed)
+      sv.v = Verdict::confirmed;
+    else if (sv.exact_vs_floor.verdict == Verdict::refuted && m.vs_floor.verdict == Verdict::refuted)
+      sv.v = Verdict::refuted;
+    sv.why = fmt::format("all bilinear layers sparse (12), attention {}: {}; {}; Monte Carlo against the floor: {}; Monte "
+                         "Carlo against the exact loss: {}",
+                         s == Sec42Stack::sparse_escape ? "writing into the x rows" : "writing only the label row",
+                         sv.degree_dec.why, sv.exact_vs_floor.why, m.vs_floor.why, m.vs_exact.why);
+  }
+  return sv;
+}
+
+// One case: the stack's exact loss with Gamma = -Lambda^+ on its features, its Monte Carlo, and its verdict.
+CaseJson judge_case(const ClaimContext& ctx, ClaimRun& r, const Case& c, RunState& st) {
+  const PolynomialTask task = sja::sec42_task();
+  const auto s = static_cast<Sec42Stack>(c.geti("stack"));
+  const int n = c.geti("n");
+  const double floor = st.floor;
+  const auto u = sja::sec42_features(s);
+  const FeatureMoments fm = feature_moments(u, task);
+  const Eigen::MatrixXd Gamma = neg_pinv_on_support(fm.Lambda);
+  const double exact = sparse_lsa_loss(fm, Gamma, n);
+  const double limit = fm.Ey2 - (-Gamma * fm.S).trace();  // n -> infinity: E y^2 - tr(Lambda^+ S)
+  const StackMc m = stack_mc(ctx, r, c, s, u, Gamma, exact, st);
+  const double vr = m.all.variance(1) > 0 ? m.all.variance(0) / m.all.variance(1) : 0.0;
+  st.vr_min = std::min(st.vr_min, vr);
+  st.vr_max = std::max(st.vr_max, vr);
+  const int degree = max_degree(u);
+  const StackVerdict sv = judge_stack(s, degree, exact, floor, m);
+  if (s == Sec42Stack::sparse_escape && sv.v == Verdict::refuted)
+    st.escape_note = fmt::format(
+        "n={}: a stack whose bilinear layers are all sparse (12) reaches loss {:.4g} (exact; Monte Carlo {:.4g} +/- "
+        "{:.2g}) < floor {:.4g}, because its attention layers add x1x2 to the x4 row and x3x4 to the x1 row, which "
+        "the next sparse layer multiplies (features include x1x2 + x2x3x4 and x3x4 + x1x2x3).",
+        n, exact, m.e.mean, (m.e.ci_high - m.e.ci_low) / 2, floor);
+  const char* part = s == Sec42Stack::sparse_escape ? "a" : s == Sec42Stack::dense ? "b" : "c";
+  CaseJson j(c);
+  j.part(part);
+  j.field("stack", sja::to_string(s));
+  j.quantity("stated", floor);  // the floor the claim puts under every sparse stack
+  j.quantity("exact", exact);
+  j.quantity("mc", m.e);
+  j.quantity("variance_reduction", vr);
+  j.quantity("linearity_rms", std::sqrt(m.all.mean[2]));
+  j.quantity("floor", floor);
+  j.quantity("limit_n_infinite", limit);
+  j.quantity("feature_degree", degree);
+  j.quantity("bilinear_all_sparse", sja::sec42_all_bilinear_sparse(s) ? 1 : 0);
+  j.decision("feature_degree", sv.degree_dec);
+  j.decision("exact_vs_floor", sv.exact_vs_floor);
+  j.decision("mc_vs_floor", m.vs_floor);
+  j.decision("mc_vs_exact", m.vs_exact);
+  j.verdict(sv.v, sv.why, j.decisions_with(sv.v, {"feature_degree", "exact_vs_floor", "mc_vs_floor"}));
+  return j;
+}
+
+ClaimResult run(const ClaimContext& ctx) {
+  ClaimRun r(ctx);
+  RunState st;
+  st.floor = degree2_floor(sja::sec42_task(), sja::kSec42D);
+  const double floor = st.floor;
+  const int deg_sparse = random_stack_degree(true, 4, ctx.seed), deg_dense = random_stack_degree(false, 3, ctx.seed);
+  st.alpha_case = r.split_alpha(ctx.cases.size());
+  for (const auto& c : ctx.cases) {
+    CaseJson j = judge_case(ctx, r, c, st);
+    r.add_case(j);
+  }
+  r.error_rates(kTol);
+  r.extra("variance_reduction") = {
       {"method", "query integrated exactly given the context (conditional Monte Carlo)"},
-      {"factor_min", vr_min},
-      {"factor_max", vr_max}};
-  res.extra["floor"] = floor;
-  res.extra["floor_derivation"] =
+      {"factor_min", st.vr_min},
+      {"factor_max", st.vr_max}};
+  r.extra("floor") = floor;
+  r.extra("floor_derivation") =
       "E[y^2] - tr(Lambda2^{-1} S2) over the 15 monomials of degree <= 2 (exact Gaussian moments): the part of the "
       "target no polynomial of degree <= 2 in x_q reaches (x1x2x3 and x2x3x4 are orthogonal to all of them).";
-  res.extra["random_stack_degrees"] = {{"sparse_4_layers", deg_sparse}, {"dense_3_layers", deg_dense}};
-  nlohmann::ordered_json findings = nlohmann::ordered_json::array();
-  findings.push_back(fmt::format(
+  r.extra("random_stack_degrees") = {{"sparse_4_layers", deg_sparse}, {"dense_3_layers", deg_dense}};
+  r.finding(fmt::format(
       "Floor for sparse stacks whose attention writes only the label row: {:.6g} (exact). Random sparse layers stay at "
       "degree {} after 4 layers; random dense layers reach degree {} after 3.",
       floor, deg_sparse, deg_dense));
-  if (!escape_note.empty())
-    findings.push_back("The floor is not a property of sparse bilinear layers alone: " + escape_note +
-                       " Sec. 4.2's argument ('successive bilinear layers can only use the original inputs') needs "
-                       "attention layers that leave the rows (1, x) unchanged.");
-  findings.push_back(fmt::format("Monte Carlo integrates the query exactly given the context: its variance is {:.3g}x to "
-                                 "{:.3g}x smaller than that of the plain squared error on the same prompts.",
-                                 vr_min, vr_max));
-  findings.push_back("Monte Carlo against the exact loss of each stack (2% band): " +
-                     tally_decisions(res.cases, "mc_vs_exact") +
-                     "; each decided case rests on the exact loss and on the Monte Carlo interval's side of the floor, "
-                     "with Monte Carlo not excluding the exact loss.");
-  res.extra["findings"] = findings;
-  res.part("a").on_refuted(Refutation{
+  if (!st.escape_note.empty())
+    r.finding("The floor is not a property of sparse bilinear layers alone: " + st.escape_note +
+              " Sec. 4.2's argument ('successive bilinear layers can only use the original inputs') needs "
+              "attention layers that leave the rows (1, x) unchanged.");
+  r.finding(fmt::format("Monte Carlo integrates the query exactly given the context: its variance is {:.3g}x to "
+                        "{:.3g}x smaller than that of the plain squared error on the same prompts.",
+                        st.vr_min, st.vr_max));
+  r.finding("Monte Carlo against the exact loss of each stack (2% band): " + tally_decisions(r.cases(), "mc_vs_exact") +
+            "; each decided case rests on the exact loss and on the Monte Carlo interval's side of the floor, "
+            "with Monte Carlo not excluding the exact loss.");
+  r.part("a").on_refuted(Refutation{
       RefutationClass::missing_assumption,
       "With sparse (12) bilinear layers the new features come from the original inputs only if the attention layers "
       "between them leave the rows (1, x) unchanged, which the paper does not state: an LSA layer with a general P "
@@ -295,18 +332,18 @@ ClaimResult run(const ClaimContext& ctx) {
                   "bilinear layers compute features of degree <= 2 only, and every such stack has loss >= {:.6g} on the "
                   "Sec. 4.2 cubic (the part of the target outside degree <= 2).",
                   floor)});
-  const Verdict v = claim_verdict(ctx, res);
-  res.summary = v == Verdict::refuted
-                    ? fmt::format("refuted (missing assumption): sparse (12) bilinear layers compose only degree <= 2 "
-                                  "features, and a sparse stack's loss stays above the floor {:.4g} (exact), only if "
-                                  "attention leaves the rows (1, x) alone, as the paper's construction does; with "
-                                  "attention that writes into the x rows a sparse stack reaches degree 3 and goes below "
-                                  "the floor. Dense (11) stacks go below it.",
-                                  floor)
-                    : fmt::format("{}: floor {:.4g} (exact) for sparse stacks whose attention leaves (1, x) alone; dense "
-                                  "stacks go below it.",
-                                  to_string(v), floor);
-  return res;
+  return r.finish([&](Verdict v) {
+    return v == Verdict::refuted
+               ? fmt::format("refuted (missing assumption): sparse (12) bilinear layers compose only degree <= 2 "
+                             "features, and a sparse stack's loss stays above the floor {:.4g} (exact), only if "
+                             "attention leaves the rows (1, x) alone, as the paper's construction does; with "
+                             "attention that writes into the x rows a sparse stack reaches degree 3 and goes below "
+                             "the floor. Dense (11) stacks go below it.",
+                             floor)
+               : fmt::format("{}: floor {:.4g} (exact) for sparse stacks whose attention leaves (1, x) alone; dense "
+                             "stacks go below it.",
+                             to_string(v), floor);
+  });
 }
 
 // The layout of the claim's LaTeX table (report/table.hpp).

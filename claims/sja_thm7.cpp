@@ -32,6 +32,7 @@
 #include "claims/common/sja_bcd_reference.hpp"
 #include "constructions/sja_appG.hpp"
 #include "icl/claim/case_json.hpp"
+#include "icl/claim/claim_run.hpp"
 #include "icl/exact/block_coordinate_descent.hpp"
 #include "icl/exact/sparse_attention.hpp"
 #include "icl/learn/learn.hpp"
@@ -90,18 +91,16 @@ struct PromptOutcome {
   Eigen::MatrixXd W_final;
 };
 
-PromptOutcome check_prompt(const Setup& s, std::uint64_t seed, std::uint64_t purpose, std::uint64_t i) {
-  const int d = s.d, n = s.n, L = s.L, dbar = sja::appG_width(d), m = static_cast<int>(s.monomials.size());
-  PromptOutcome o;
-  o.family = static_cast<int>(i % 4);
-  const double xs = o.family == 2 ? 1e3 : o.family == 3 ? 30.0 : 1.0;
-  PromptRng rng(seed, purpose, i);
+// Gamma^(l), l = 1..L, for a prompt of the given family (x = xs z): drawn in every family, so the streams line up;
+// scaled random in families 0 and 3, -E[xbar xbar^T]^{-1} for x = xs z in families 1 and 2.
+std::vector<Eigen::MatrixXd> draw_gammas(const Setup& s, PromptRng& rng, int family, double xs) {
+  const int d = s.d, L = s.L, dbar = sja::appG_width(d);
   std::vector<Eigen::MatrixXd> Gam(static_cast<std::size_t>(L));
   for (int l = 1; l <= L; ++l) {
     auto& G = Gam[static_cast<std::size_t>(l - 1)];
     G.resize(dbar, dbar);
     rng.fill_normal(G);  // drawn in every family, so the streams line up
-    if (o.family == 0 || o.family == 3) {
+    if (family == 0 || family == 3) {
       G *= 0.5 / dbar;
     } else {
       // -E[xbar xbar^T]^{-1} for x = xs z: xbar(x) = D xbar(z), D = diag(xs^degree).
@@ -112,6 +111,16 @@ PromptOutcome check_prompt(const Setup& s, std::uint64_t seed, std::uint64_t pur
       G = -(Dinv.asDiagonal() * s.lambda_inv[static_cast<std::size_t>(sja::appG_mod(l, d) - 1)] * Dinv.asDiagonal());
     }
   }
+  return Gam;
+}
+
+PromptOutcome check_prompt(const Setup& s, std::uint64_t seed, std::uint64_t purpose, std::uint64_t i) {
+  const int d = s.d, n = s.n, L = s.L, dbar = sja::appG_width(d), m = static_cast<int>(s.monomials.size());
+  PromptOutcome o;
+  o.family = static_cast<int>(i % 4);
+  const double xs = o.family == 2 ? 1e3 : o.family == 3 ? 30.0 : 1.0;
+  PromptRng rng(seed, purpose, i);
+  const std::vector<Eigen::MatrixXd> Gam = draw_gammas(s, rng, o.family, xs);
   Eigen::VectorXd wt(s.task.num_coefficients());
   rng.fill_normal(wt);
   Eigen::MatrixXd X(d, n + 1);
@@ -321,124 +330,140 @@ TrainedStack trained_stack(const ClaimContext& ctx, int d, int n, int L) {
   return t;
 }
 
-ClaimResult run(const ClaimContext& ctx) {
-  ClaimResult res;
-  const IdentityTolerance tol;
-  std::size_t done = 0;
+const IdentityTolerance kTol{};
+
+// What the run gathers over the cases.
+struct RunState {
   double worst = 0, worst_query = 0, worst_scratch = 0, min_negative = INFINITY;
   std::string worst_where;
-  for (const auto& c : ctx.cases) {
-    const int d = c.geti("d"), n = c.geti("n"), L = c.geti("L");
-    const Setup s = make_setup(d, n, L);
-    const std::uint64_t purpose = ctx.purpose(c.label());
-    const std::uint64_t prompts = std::max<std::uint64_t>(ctx.samples, 4);
-    auto make_worker = [&] {
-      return [&](std::uint64_t i, double* out) {
-        const auto o = check_prompt(s, ctx.seed, purpose, i);
-        for (int k = 0; k < kDims; ++k) out[k] = o.err[static_cast<std::size_t>(k)];
-        return !o.out_of_range;  // false: set aside (counted by WorstCase)
-      };
-    };
-    const WorstCase w = worst_over_prompts(prompts, kDims, ctx.threads, make_worker);
-    const auto at = check_prompt(s, ctx.seed, purpose, w.where[kStated]);
-    const Decision labels =
-        judge_identity_over(w, w.worst[kStated], tol, "label rows vs block-coordinate descent", kDoubleRangeWhy);
-    const Decision rows = judge_identity_over(w, std::max({w.worst[kTopRows], w.worst[kScratch], w.worst[kLabelCarry]}),
-                                              tol, "rows 1, x, x[l%d] x and the carried label row", kDoubleRangeWhy);
-    const Decision form = judge_identity_over(w, w.worst[kMatrixForm], tol, "[1 x_q] W^(l) [1 x_q]^T", kDoubleRangeWhy);
-    Decision verdict = labels;
-    for (const Decision* dd : {&rows, &form})
-      if (dd->verdict == Verdict::refuted || (dd->verdict == Verdict::inconclusive && verdict.verdict == Verdict::confirmed))
-        verdict = *dd;
-    if (w.worst[kStated] >= worst) {
-      worst = w.worst[kStated];
-      worst_where = fmt::format("{} (prompt {}, {})", c.label(), w.where[kStated], kFamilies[at.family]);
-    }
-    worst_query = std::max(worst_query, w.worst[kQueryPlain]);
-    worst_scratch = std::max({worst_scratch, w.worst[kScratch], w.worst[kTopRows], w.worst[kLabelCarry]});
-    min_negative = std::min(min_negative, w.worst[kNegative]);
+};
 
-    CaseJson j(c);
-    j.quantity("stated", at.reference);
-    j.quantity("exact", at.forward);
-    j.quantity("max_rel_error", w.worst[kStated]);
-    j.quantity("max_rel_error_query", w.worst[kQueryPlain]);
-    j.quantity("max_scratch_error", std::max(w.worst[kScratch], w.worst[kTopRows]));
-    j.quantity("max_label_carry_change", w.worst[kLabelCarry]);
-    j.quantity("max_matrix_form_error", w.worst[kMatrixForm]);
-    j.quantity("prompts_out_of_double_range", static_cast<double>(w.set_aside));
-    j.quantity("reference_self_error", w.worst[kRefSelf]);
-    j.quantity("negative_control_error", w.worst[kNegative]);
-    j.quantity("prompts", static_cast<double>(w.prompts));
-    j.quantity("W_final", at.W_final);
-    j.decision("labels", labels);
-    j.decision("rows", rows);
-    j.decision("matrix_form", form);
-    j.verdict(verdict.verdict, fmt::format("{}; {}; {}. Worst label error at prompt {} ({}). Negative control (eta = -Gamma, no "
-                                "transpose): worst error {:.3g}.",
-                                labels.why, rows.why, form.why, w.where[kStated], kFamilies[at.family],
-                                w.worst[kNegative]),
-              j.decisions_with(verdict.verdict, {"labels", "rows", "matrix_form"}));
-    res.cases.push_back(j.take());
-    if (ctx.progress) ctx.progress(++done, ctx.cases.size());
+// One case: the worst errors over ctx.samples prompts (at least 4), judged as identities; the prompt with the worst
+// label error is re-run for the case's stated and exact values.
+CaseJson judge_case(const ClaimContext& ctx, const Case& c, RunState& st) {
+  const int d = c.geti("d"), n = c.geti("n"), L = c.geti("L");
+  const Setup s = make_setup(d, n, L);
+  const std::uint64_t purpose = ctx.purpose(c.label());
+  const std::uint64_t prompts = std::max<std::uint64_t>(ctx.samples, 4);
+  auto make_worker = [&] {
+    return [&](std::uint64_t i, double* out) {
+      const auto o = check_prompt(s, ctx.seed, purpose, i);
+      for (int k = 0; k < kDims; ++k) out[k] = o.err[static_cast<std::size_t>(k)];
+      return !o.out_of_range;  // false: set aside (counted by WorstCase)
+    };
+  };
+  const WorstCase w = worst_over_prompts(prompts, kDims, ctx.threads, make_worker);
+  const auto at = check_prompt(s, ctx.seed, purpose, w.where[kStated]);
+  const Decision labels =
+      judge_identity_over(w, w.worst[kStated], kTol, "label rows vs block-coordinate descent", kDoubleRangeWhy);
+  const Decision rows = judge_identity_over(w, std::max({w.worst[kTopRows], w.worst[kScratch], w.worst[kLabelCarry]}),
+                                            kTol, "rows 1, x, x[l%d] x and the carried label row", kDoubleRangeWhy);
+  const Decision form = judge_identity_over(w, w.worst[kMatrixForm], kTol, "[1 x_q] W^(l) [1 x_q]^T", kDoubleRangeWhy);
+  Decision verdict = labels;
+  for (const Decision* dd : {&rows, &form})
+    if (dd->verdict == Verdict::refuted || (dd->verdict == Verdict::inconclusive && verdict.verdict == Verdict::confirmed))
+      verdict = *dd;
+  if (w.worst[kStated] >= st.worst) {
+    st.worst = w.worst[kStated];
+    st.worst_where = fmt::format("{} (prompt {}, {})", c.label(), w.where[kStated], kFamilies[at.family]);
   }
-  const Verdict v = claim_verdict(ctx, res);
-  res.extra["tolerance"] = identity_tolerance_text(tol);
-  nlohmann::ordered_json findings = nlohmann::ordered_json::array();
-  findings.push_back(fmt::format(
+  st.worst_query = std::max(st.worst_query, w.worst[kQueryPlain]);
+  st.worst_scratch = std::max({st.worst_scratch, w.worst[kScratch], w.worst[kTopRows], w.worst[kLabelCarry]});
+  st.min_negative = std::min(st.min_negative, w.worst[kNegative]);
+
+  CaseJson j(c);
+  j.quantity("stated", at.reference);
+  j.quantity("exact", at.forward);
+  j.quantity("max_rel_error", w.worst[kStated]);
+  j.quantity("max_rel_error_query", w.worst[kQueryPlain]);
+  j.quantity("max_scratch_error", std::max(w.worst[kScratch], w.worst[kTopRows]));
+  j.quantity("max_label_carry_change", w.worst[kLabelCarry]);
+  j.quantity("max_matrix_form_error", w.worst[kMatrixForm]);
+  j.quantity("prompts_out_of_double_range", static_cast<double>(w.set_aside));
+  j.quantity("reference_self_error", w.worst[kRefSelf]);
+  j.quantity("negative_control_error", w.worst[kNegative]);
+  j.quantity("prompts", static_cast<double>(w.prompts));
+  j.quantity("W_final", at.W_final);
+  j.decision("labels", labels);
+  j.decision("rows", rows);
+  j.decision("matrix_form", form);
+  j.verdict(verdict.verdict, fmt::format("{}; {}; {}. Worst label error at prompt {} ({}). Negative control (eta = -Gamma, no "
+                              "transpose): worst error {:.3g}.",
+                              labels.why, rows.why, form.why, w.where[kStated], kFamilies[at.family],
+                              w.worst[kNegative]),
+            j.decisions_with(verdict.verdict, {"labels", "rows", "matrix_form"}));
+  return j;
+}
+
+// What depth buys (standard budget only): the depth tables for d = 3, 4, and their finding.
+void write_depth_tables(const ClaimContext& ctx, ClaimRun& r) {
+  nlohmann::ordered_json depth = nlohmann::ordered_json::array();
+  for (int d : {3, 4}) depth.push_back(depth_table(ctx, d, 200, 3 * d, 4096));
+  r.extra("depth") = depth;
+  std::string line;
+  for (const auto& t : depth) {
+    line += fmt::format("{}d={}: ", line.empty() ? "" : "; ", t["d"].get<int>());
+    for (const auto& row : t["table"])
+      if (row["blocks"].is_number())
+        line += fmt::format("L={} {:.3g}, ", row["blocks"].get<int>(), row["loss"].get<double>());
+    line += fmt::format("OLS {:.2g}", t["table"].back()["loss"].get<double>());
+  }
+  r.finding("What depth buys (Monte Carlo loss after L blocks, n = 200, Gamma = -E[xbar_b xbar_b^T]^-1; not "
+            "part of the verdict): " + line + ".");
+}
+
+// Learned vs constructed (a finding): the trained stack, its training settings and curve (training.svg).
+void write_trained_stack(const ClaimContext& ctx, ClaimRun& r) {
+  const int td = 2, tn = 20, tL = ctx.quick ? 2 : 4;
+  const TrainedStack t = trained_stack(ctx, td, tn, tL);
+  r.extra("trained_stack") = t.json;
+  r.extra("training") = learn::training_json(t.config, {ctx.seed}, false, ctx.claim_id + ".training.svg");
+  r.result().files["training.svg"] =
+      learn::training_svg("sja.thm7: trained 2L-layer bilinear stack (sparse (12))", {{"run", &t.result}});
+  r.finding(fmt::format(
+      "Learned vs constructed (not part of the verdict): a {}-layer bilinear stack (sparse form (12), d = {}, dbar = {}, "
+      "n = {}) trained with Adam ({} steps of {} prompts{}), its first 2l layers against l steps of block-coordinate "
+      "descent on {} fresh prompts: {}.",
+      2 * tL, td, sja::appG_width(td), tn, t.config.steps, t.config.batch,
+      t.result.ok() ? "" : ", training " + std::string(learn::to_string(t.result.status)) + ": " + t.result.reason,
+      t.json["prompts"].get<std::uint64_t>(), t.line));
+}
+
+ClaimResult run(const ClaimContext& ctx) {
+  ClaimRun r(ctx);
+  RunState st;
+  for (const auto& c : ctx.cases) {
+    CaseJson j = judge_case(ctx, c, st);
+    r.add_case(j);
+  }
+  r.extra("tolerance") = identity_tolerance_text(kTol);
+  r.finding(fmt::format(
       "Every intermediate output has the App. G form (rows 1, x, x[l%d] x; label row carried through the bilinear "
       "layers): worst error {:.2g}.",
-      worst_scratch));
-  findings.push_back(fmt::format(
+      st.worst_scratch));
+  r.finding(fmt::format(
       "Label rows against block-coordinate descent (9) with eta = -Gamma^T: worst relative error {:.2g} at {}; plain "
       "relative error of the final prediction at most {:.2g}.",
-      worst, worst_where, worst_query));
-  findings.push_back(fmt::format(
+      st.worst, st.worst_where, st.worst_query));
+  r.finding(fmt::format(
       "Negative control: against eta = -Gamma (no transpose) the smallest per-case worst error is {:.2g}, so a "
       "transposition slip would have been seen.",
-      min_negative));
-  findings.push_back(
+      st.min_negative));
+  r.finding(
       "Theorem 13 writes yhat_i^(l) = y_i + [1 x_query] W^(l) [1 x_query]^T, mixing the column index i with the query; "
       "what the stack computes (and what is checked) is y_i + f(x_i; W^(l)) in context column i and f(x_q; W^(l)) in "
       "the query column.");
-  findings.push_back(
+  r.finding(
       "Convention: w holds one coefficient per monomial (as the proof's gradient x~_i[j] requires); W^(l) is the "
       "symmetric matrix with the cross coefficients split in halves. With smat conventions that put w_ab in both "
       "off-diagonal entries, eta = -Gamma^T would need a diagonal rescaling.");
-  if (!ctx.quick) {
-    nlohmann::ordered_json depth = nlohmann::ordered_json::array();
-    for (int d : {3, 4}) depth.push_back(depth_table(ctx, d, 200, 3 * d, 4096));
-    res.extra["depth"] = depth;
-    std::string line;
-    for (const auto& t : depth) {
-      line += fmt::format("{}d={}: ", line.empty() ? "" : "; ", t["d"].get<int>());
-      for (const auto& r : t["table"])
-        if (r["blocks"].is_number())
-          line += fmt::format("L={} {:.3g}, ", r["blocks"].get<int>(), r["loss"].get<double>());
-      line += fmt::format("OLS {:.2g}", t["table"].back()["loss"].get<double>());
-    }
-    findings.push_back("What depth buys (Monte Carlo loss after L blocks, n = 200, Gamma = -E[xbar_b xbar_b^T]^-1; not "
-                       "part of the verdict): " + line + ".");
-  }
-  {
-    const int td = 2, tn = 20, tL = ctx.quick ? 2 : 4;
-    const TrainedStack t = trained_stack(ctx, td, tn, tL);
-    res.extra["trained_stack"] = t.json;
-    res.extra["training"] = learn::training_json(t.config, {ctx.seed}, false, ctx.claim_id + ".training.svg");
-    res.files["training.svg"] = learn::training_svg("sja.thm7: trained 2L-layer bilinear stack (sparse (12))", {{"run", &t.result}});
-    findings.push_back(fmt::format(
-        "Learned vs constructed (not part of the verdict): a {}-layer bilinear stack (sparse form (12), d = {}, dbar = {}, "
-        "n = {}) trained with Adam ({} steps of {} prompts{}), its first 2l layers against l steps of block-coordinate "
-        "descent on {} fresh prompts: {}.",
-        2 * tL, td, sja::appG_width(td), tn, t.config.steps, t.config.batch,
-        t.result.ok() ? "" : ", training " + std::string(learn::to_string(t.result.status)) + ": " + t.result.reason,
-        t.json["prompts"].get<std::uint64_t>(), t.line));
-  }
-  res.extra["findings"] = findings;
-  res.summary = fmt::format("{}: over all cases the forward pass equals block-coordinate descent (9) to a worst "
-                            "relative error of {:.2g} (final prediction {:.2g}); intermediate rows as stated.",
-                            to_string(v), worst, worst_query);
-  return res;
+  if (!ctx.quick) write_depth_tables(ctx, r);
+  write_trained_stack(ctx, r);
+  return r.finish([&](Verdict v) {
+    return fmt::format("{}: over all cases the forward pass equals block-coordinate descent (9) to a worst "
+                       "relative error of {:.2g} (final prediction {:.2g}); intermediate rows as stated.",
+                       to_string(v), st.worst, st.worst_query);
+  });
 }
 
 // The layout of the claim's LaTeX table (report/table.hpp).

@@ -1,6 +1,7 @@
 #include "claims/common/sja_lower_bound_case.hpp"
 
 #include "icl/claim/case_json.hpp"
+#include "icl/claim/claim_run.hpp"
 #include "icl/exact/feature_moments.hpp"
 
 #include "constructions/sja_appC.hpp"
@@ -161,12 +162,11 @@ double random_bilinear_best_limit(const ClaimContext& ctx, const std::string& ta
 }
 
 ClaimResult run_lower_bound_claim(const ClaimContext& ctx, const LowerBoundClaimSpec& spec) {
-  ClaimResult res;
+  ClaimRun r(ctx);
   std::size_t valid = 0;
   for (const auto& c : ctx.cases)
     if (spec.out_of_range(c.geti("d"), c.geti(spec.family_param)).empty()) ++valid;
-  const double alpha_case = ctx.alpha / static_cast<double>(std::max<std::size_t>(valid, 1));
-  std::size_t looks = 0, done = 0;
+  const double alpha_case = r.split_alpha(valid);
   bool corrected_ok = true;
   double worst_margin = 0;
   std::string worst;
@@ -176,7 +176,7 @@ ClaimResult run_lower_bound_claim(const ClaimContext& ctx, const LowerBoundClaim
     const int m = sja::kernel_width(d);
     if (const std::string why = spec.out_of_range(d, dt); !why.empty()) {
       skipped.push_back(c.label() + why);
-      if (ctx.progress) ctx.progress(++done, ctx.cases.size());
+      r.step();
       continue;
     }
     const int k = m - dt;
@@ -186,7 +186,7 @@ ClaimResult run_lower_bound_claim(const ClaimContext& ctx, const LowerBoundClaim
     const double stated = k;
     const auto cons = sja::quadratic_exclusion_layer(d, k);
     const BlockEvaluation e = evaluate_block(ctx, alpha_case, model, v, C, cons.layer, d, n, stated, c.label());
-    looks = std::max(looks, e.looks_planned);
+    r.note_looks(e.looks_planned);
 
     LowerBoundCase lb;
     lb.n = n, lb.k = k, lb.inf = projection_infimum(C, dt), lb.corrected = spec.corrected(d, dt);
@@ -202,22 +202,22 @@ ClaimResult run_lower_bound_claim(const ClaimContext& ctx, const LowerBoundClaim
       worst_margin = stated - e.exact_loss;
       worst = fmt::format("d={}, {}={}, n={}: loss {:.4g} < {}", d, spec.family_param, dt, n, e.exact_loss, k);
     }
-    res.cases.push_back(std::move(j));
-    if (ctx.progress) ctx.progress(++done, ctx.cases.size());
+    r.add_case(std::move(j));
   }
-  res.extra["error_rates"] = error_rates_json(ctx.alpha, valid, looks, Tolerance{0.02, 0.0});
-  if (!skipped.empty()) res.extra["skipped"] = skipped;
-  res.extra["corrected_formula"] = spec.corrected_formula;
-  res.extra["corrected_formula_holds"] = corrected_ok;
-  res.extra["findings"] = nlohmann::ordered_json::array({spec.finding});
-  Refutation r = spec.refutation;
-  r.corrected = corrected_ok ? spec.corrected_formula : "";
-  res.part("a").on_refuted(r);
-  const Verdict v = claim_verdict(ctx, res);
-  res.summary = worst.empty() ? fmt::format("{}: no counterexample in this grid.", to_string(v))
-                              : fmt::format("{}: largest violation {} (margin {:.3g}); corrected bound {}.", to_string(v),
-                                            worst, worst_margin, corrected_ok ? "holds" : "FAILS");
-  return res;
+  // Over the valid cases as counted (a grid with none says 0 cases), not the ledger's families (at least 1).
+  r.error_rates(error_rates_json(ctx.alpha, valid, r.looks(), Tolerance{0.02, 0.0}));
+  if (!skipped.empty()) r.extra("skipped") = skipped;
+  r.extra("corrected_formula") = spec.corrected_formula;
+  r.extra("corrected_formula_holds") = corrected_ok;
+  r.finding(spec.finding);
+  Refutation refutation = spec.refutation;
+  refutation.corrected = corrected_ok ? spec.corrected_formula : "";
+  r.part("a").on_refuted(refutation);
+  return r.finish([&](Verdict v) {
+    return worst.empty() ? fmt::format("{}: no counterexample in this grid.", to_string(v))
+                         : fmt::format("{}: largest violation {} (margin {:.3g}); corrected bound {}.", to_string(v),
+                                       worst, worst_margin, corrected_ok ? "holds" : "FAILS");
+  });
 }
 
 }  // namespace icl
