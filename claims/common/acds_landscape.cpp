@@ -514,7 +514,7 @@ void write_findings(ClaimRun& r, const Settings& s, const Tally& t, const std::s
     r.finding(fmt::format(
       "The stationary point does not depend on Sigma: the loss on the family is E tr(pi(W)^2) with W a standard Wishart "
       "sample matrix (our reduction, equal to the engine's loss to 1e-8 or better), and the coefficients found for the same "
-      "(d, L, n) agree across covariances to {:.1e}{}.",
+      "(d, L, n) coincide across covariances to {:.1e}{}.",
       t.point_spread, s.form11 ? " (b_{L-1} excluded: the loss does not depend on B_{L-1}, footnote 4, and its value is "
                                  "whatever the start left)"
                                : " (as a set: the family loss is symmetric in the a_i, Lemma 4)"));
