@@ -72,6 +72,7 @@
 #include "claims/common/xlssc_gpt2.hpp"
 #include "icl/claim/case_json.hpp"
 #include "icl/claim/claim.hpp"
+#include "icl/claim/claim_run.hpp"
 #include "icl/execute/chunks.hpp"
 #include "icl/execute/thread_pool.hpp"
 #include "icl/learn/trainer.hpp"
@@ -164,7 +165,8 @@ void train_trial(const ClaimContext& ctx, const Settings& s, Model& m, int k, in
 // its seed only, so they are the same whichever thread runs it and however many there are. Under --estimate the
 // runs go one after another, so that each one's step price is measured alone, and so they do under MPI (a run
 // inside the pool would not share its minibatches with the other ranks).
-void train_models(const ClaimContext& ctx, const Settings& s, std::vector<Model>& models) {
+void train_models(ClaimRun& r, const Settings& s, std::vector<Model>& models) {
+  const ClaimContext& ctx = r.ctx();
   const auto T = static_cast<std::size_t>(s.trials);
   for (auto& m : models) {
     Network net = xlssc_gpt2::build(m.spec);
@@ -175,14 +177,12 @@ void train_models(const ClaimContext& ctx, const Settings& s, std::vector<Model>
   }
   const std::size_t tasks = models.size() * T;
   std::mutex mu;
-  std::size_t done = 0;
   const int outer = learn::training_estimate_active() || execute::sharing_ranks() > 1 ? 1 : ctx.threads;
   execute::parallel_tasks(tasks, outer, [&] {
     return [&](std::uint64_t task) {
       train_trial(ctx, s, models[task / T], static_cast<int>(task % T), ctx.threads);
       std::lock_guard<std::mutex> lock(mu);
-      ++done;
-      if (ctx.progress) ctx.progress(done, tasks);
+      r.step();  // one unit of progress per run (r counts models x trials)
     };
   });
 }
@@ -292,13 +292,8 @@ nlohmann::ordered_json model_json(const Model& m, int D) {
   return j;
 }
 
-ClaimResult run(const ClaimContext& ctx) {
-  ClaimResult res;
-  if (ctx.cases.size() != 1)
-    throw std::invalid_argument("xlssc.fig2: one setting per run (give single values with --set)");
-  const Settings s = Settings::from_case(ctx.cases.front());
-  const bool paper = s.is_paper();
-  const double alpha = ctx.alpha / kComparisons;
+// The seven models of Fig. 2, untrained.
+std::vector<Model> fig2_models(const Settings& s) {
   auto spec = [&](int layers, bool mask, Pe pe) {
     ModelSpec m;
     m.d = 5, m.D = s.D, m.p = s.p, m.heads = s.heads, m.layers = layers, m.mask = mask, m.pe = pe, m.lambda = s.lambda;
@@ -309,28 +304,34 @@ ClaimResult run(const ClaimContext& ctx) {
                              spec(2, false, Pe::none), spec(2, false, Pe::trainable), spec(2, true, Pe::trainable),
                              spec(2, true, Pe::sincos)})
     models.push_back(Model{m, 0, {}, {}, {}});
-  train_models(ctx, s, models);
+  return models;
+}
+
+// The cases are decisions over the trained runs, whose progress train_models counted: each is added without a unit
+// of progress of its own, as before ClaimRun.
+void add_uncounted_case(ClaimRun& r, CaseJson j) { r.result().cases.push_back(j.take()); }
+
+// The cases of parts a-e, in the report's order.
+void add_cases(ClaimRun& r, const Settings& s, const std::vector<Model>& models, double alpha, bool paper) {
   const Model &one_mask = models[0], &one_nomask = models[1], &two_mask = models[2], &two_nomask = models[3],
               &two_nomask_pe = models[4], &two_mask_pe = models[5], &two_mask_sc = models[6];
   const int mean_k = s.D + 1;  // index of the curve's mean over k
-
   const Decision control = level_decision(s, two_mask, false, alpha, paper);
-  res.cases.push_back(level_case(s, "a", "one_layer_mask_fails", one_mask, true, alpha, paper, &control).take());
-  res.cases.push_back(level_case(s, "a", "one_layer_no_mask_fails", one_nomask, true, alpha, paper, &control).take());
-  res.cases.push_back(level_case(s, "b", "two_layer_mask_below_fail_level", two_mask, false, alpha, paper).take());
+  add_uncounted_case(r, level_case(s, "a", "one_layer_mask_fails", one_mask, true, alpha, paper, &control));
+  add_uncounted_case(r, level_case(s, "a", "one_layer_no_mask_fails", one_nomask, true, alpha, paper, &control));
+  add_uncounted_case(r, level_case(s, "b", "two_layer_mask_below_fail_level", two_mask, false, alpha, paper));
   {
     nlohmann::ordered_json p;
     p["model"] = two_mask.spec.name();
     p["k"] = nlohmann::ordered_json::array({0, s.D});
-    res.cases.push_back(less_case("b", "two_layer_mask_loss_falls_with_examples",
-                                  fmt::format("loss(k={}) < loss(k=0)", s.D),
-                                  fmt::format("{}: loss at k = {} below the loss at k = 0 (paired over trials)",
-                                              two_mask.spec.name(), s.D),
-                                  "query", two_mask.at(s.D), "no_example", two_mask.at(0), true, alpha, paper, p)
-                            .take());
+    add_uncounted_case(r, less_case("b", "two_layer_mask_loss_falls_with_examples",
+                                    fmt::format("loss(k={}) < loss(k=0)", s.D),
+                                    fmt::format("{}: loss at k = {} below the loss at k = 0 (paired over trials)",
+                                                two_mask.spec.name(), s.D),
+                                    "query", two_mask.at(s.D), "no_example", two_mask.at(0), true, alpha, paper, p));
   }
-  res.cases.push_back(level_case(s, "c", "two_layer_no_mask_fails", two_nomask, true, alpha, paper, &control).take());
-  res.cases.push_back(level_case(s, "d", "trainable_pe_no_mask_fails", two_nomask_pe, true, alpha, paper, &control).take());
+  add_uncounted_case(r, level_case(s, "c", "two_layer_no_mask_fails", two_nomask, true, alpha, paper, &control));
+  add_uncounted_case(r, level_case(s, "d", "trainable_pe_no_mask_fails", two_nomask_pe, true, alpha, paper, &control));
   struct Cmp {
     const char* name;
     const Model *lower, *higher;
@@ -344,35 +345,42 @@ ClaimResult run(const ClaimContext& ctx) {
     nlohmann::ordered_json p;
     p["model"] = "2 layers, mask";  // the three models differ in their positional encoding only
     p["k"] = fmt::format("0..{} (mean)", s.D);
-    res.cases.push_back(less_case("e", c.name, c.label,
-                                  fmt::format("{} below {} (loss averaged over k = 0..{}, Welch over trials)",
-                                              c.lower->spec.name(), c.higher->spec.name(), s.D),
-                                  c.lower_name, c.lower->at(mean_k), c.higher_name, c.higher->at(mean_k), false, alpha,
-                                  paper, p)
-                            .take());
+    add_uncounted_case(r, less_case("e", c.name, c.label,
+                                    fmt::format("{} below {} (loss averaged over k = 0..{}, Welch over trials)",
+                                                c.lower->spec.name(), c.higher->spec.name(), s.D),
+                                    c.lower_name, c.lower->at(mean_k), c.higher_name, c.higher->at(mean_k), false,
+                                    alpha, paper, p));
   }
+}
 
+void declare_refutations(ClaimRun& r) {
   const std::string at_paper =
       "a significant result the other way at the paper budget (p = 64, h = 8, D = 30, 500k Adam steps at batch 64 and "
       "learning rate 1e-4, 5 trials)";
-  res.part("a").on_refuted(Refutation{RefutationClass::substantive,
-                                      "a one-layer transformer's loss at the query is below 1/2 (it learns in context): " + at_paper,
-                                      nlohmann::ordered_json::object(), ""});
-  res.part("b").on_refuted(Refutation{RefutationClass::substantive,
-                                      "two layers with the mask do not learn in context (loss at the query above 1/2, or not below "
-                                      "its loss with no example): " + at_paper,
-                                      nlohmann::ordered_json::object(), ""});
-  res.part("c").on_refuted(Refutation{RefutationClass::substantive,
-                                      "two layers without the mask learn in context (loss at the query below 1/2): " + at_paper,
-                                      nlohmann::ordered_json::object(), ""});
-  res.part("d").on_refuted(Refutation{RefutationClass::substantive,
-                                      "two layers with trainable PE and no mask learn in context (loss at the query below 1/2): " + at_paper,
-                                      nlohmann::ordered_json::object(), ""});
-  res.part("e").on_refuted(Refutation{RefutationClass::substantive,
-                                      "with the mask, the ordering trainable PE < sin-cos PE < no PE of the loss is reversed: " + at_paper,
-                                      nlohmann::ordered_json::object(), ""});
+  r.part("a").on_refuted(Refutation{RefutationClass::substantive,
+                                    "a one-layer transformer's loss at the query is below 1/2 (it learns in context): " + at_paper,
+                                    nlohmann::ordered_json::object(), ""});
+  r.part("b").on_refuted(Refutation{RefutationClass::substantive,
+                                    "two layers with the mask do not learn in context (loss at the query above 1/2, or not below "
+                                    "its loss with no example): " + at_paper,
+                                    nlohmann::ordered_json::object(), ""});
+  r.part("c").on_refuted(Refutation{RefutationClass::substantive,
+                                    "two layers without the mask learn in context (loss at the query below 1/2): " + at_paper,
+                                    nlohmann::ordered_json::object(), ""});
+  r.part("d").on_refuted(Refutation{RefutationClass::substantive,
+                                    "two layers with trainable PE and no mask learn in context (loss at the query below 1/2): " + at_paper,
+                                    nlohmann::ordered_json::object(), ""});
+  r.part("e").on_refuted(Refutation{RefutationClass::substantive,
+                                    "with the mask, the ordering trainable PE < sin-cos PE < no PE of the loss is reversed: " + at_paper,
+                                    nlohmann::ordered_json::object(), ""});
+}
 
-  // Report blocks: the models with their curves and runs, the figure, the findings.
+// Report blocks: the models with their curves and runs, the findings, the figure (extra "models", "findings",
+// "plots", "figures" in this order, and the SVG files). The findings are written here, not through r.finding(),
+// since the report has always had them before "plots", "figures", "training" and "error_rates".
+void report_blocks(ClaimRun& r, const Settings& s, const std::vector<Model>& models) {
+  const ClaimContext& ctx = r.ctx();
+  const int mean_k = s.D + 1;
   nlohmann::ordered_json mj = nlohmann::ordered_json::array();
   std::vector<std::string> findings;
   PlotSpec fig{"xlssc.fig2: loss against the number of in-context examples (mean over trials)",
@@ -405,7 +413,7 @@ ClaimResult run(const ClaimContext& ctx) {
       s.D / 2, s.D, s.D, s.trials, kFailLevel, table));
   {
     std::string below;
-    for (const Model* m : {&one_mask, &one_nomask, &two_nomask, &two_nomask_pe}) {
+    for (const Model* m : {&models[0], &models[1], &models[3], &models[4]}) {  // 1 layer (mask, no mask); 2 layers, no mask
       const TestLosses q = m->at(s.D);
       below += fmt::format("{}{} {:.3f}", below.empty() ? "" : ", ", m->spec.name(), q.mean());
     }
@@ -414,13 +422,17 @@ ClaimResult run(const ClaimContext& ctx) {
   }
   findings.push_back("The paper gives two head counts for Fig. 2: h = 8 in Sec. 4.1, h = 1 in App. C Table 1 (Fig. 4: h = 8). "
                      "Every model here has the same h.");
-  res.extra["models"] = mj;
-  res.extra["findings"] = findings;
-  res.extra["plots"] = {fmt::format("{}.loss_by_examples.svg", ctx.claim_id), fmt::format("{}.training.svg", ctx.claim_id)};
-  res.extra["figures"] = {{"loss_by_examples", plot_json(fig)}};
-  res.files["loss_by_examples.svg"] = svg_plot(fig);
-  res.files["training.svg"] = svg_plot(curves);
+  r.extra("models") = mj;
+  r.extra("findings") = findings;
+  r.extra("plots") = {fmt::format("{}.loss_by_examples.svg", ctx.claim_id), fmt::format("{}.training.svg", ctx.claim_id)};
+  r.extra("figures") = {{"loss_by_examples", plot_json(fig)}};
+  r.result().files["loss_by_examples.svg"] = svg_plot(fig);
+  r.result().files["training.svg"] = svg_plot(curves);
+}
 
+// extra "training": the training protocol.
+nlohmann::ordered_json training_block(const ClaimContext& ctx, const Settings& s, const std::vector<Model>& models,
+                                      bool paper) {
   learn::TrainConfig tc;
   tc.optimizer = "adam";
   tc.learning_rate = s.lr;
@@ -442,23 +454,40 @@ ClaimResult run(const ClaimContext& ctx) {
                                "LayerNorm (1, 0); read-in and read-out: torch.nn.Linear's U(-1/sqrt(fan_in), 1/sqrt(fan_in))";
   training["trial_seeds"] = "trial k: seed + k (initialisation per model, minibatches shared by the models, test prompts)";
   training["test_prompts"] = std::max<std::uint64_t>(ctx.samples, 256);
-  res.extra["training"] = training;
-  res.extra["error_rates"] = {{"family_alpha", ctx.alpha},
-                              {"comparisons", kComparisons},
-                              {"alpha_per_comparison", alpha},
-                              {"interval", sja_train::interval_over_trials(alpha)},
-                              {"fail_level", kFailLevel},
-                              {"tests", "one-sided one-sample t (loss at the query against 1/2), paired t (k = D against k = 0, "
-                                        "one trained model) or Welch t (two models) over trials"}};
-  const Verdict v = claim_verdict(ctx, res);
-  res.summary = fmt::format("{} ({}): loss at the query, mean over {} trials: 1 layer {:.3f} (mask) / {:.3f} (no mask); "
-                            "2 layers, mask: {:.3f} (no PE), {:.3f} (trainable PE), {:.3f} (sin-cos PE); 2 layers, no mask: "
-                            "{:.3f} (no PE), {:.3f} (trainable PE)",
-                            to_string(v), paper ? "paper settings" : "reduced settings: " + s.differences(), s.trials,
-                            one_mask.at(s.D).mean(), one_nomask.at(s.D).mean(), two_mask.at(s.D).mean(),
-                            two_mask_pe.at(s.D).mean(), two_mask_sc.at(s.D).mean(), two_nomask.at(s.D).mean(),
-                            two_nomask_pe.at(s.D).mean());
-  return res;
+  return training;
+}
+
+ClaimResult run(const ClaimContext& ctx) {
+  if (ctx.cases.size() != 1)
+    throw std::invalid_argument("xlssc.fig2: one setting per run (give single values with --set)");
+  const Settings s = Settings::from_case(ctx.cases.front());
+  const bool paper = s.is_paper();
+  std::vector<Model> models = fig2_models(s);
+  ClaimRun r(ctx, models.size() * static_cast<std::size_t>(s.trials));  // progress: one unit per (model, trial) run
+  const double alpha = r.split_alpha(kComparisons);
+  train_models(r, s, models);
+  add_cases(r, s, models, alpha, paper);
+  declare_refutations(r);
+  report_blocks(r, s, models);
+  r.extra("training") = training_block(ctx, s, models, paper);
+  r.error_rates({{"family_alpha", ctx.alpha},
+                 {"comparisons", kComparisons},
+                 {"alpha_per_comparison", alpha},
+                 {"interval", sja_train::interval_over_trials(alpha)},
+                 {"fail_level", kFailLevel},
+                 {"tests", "one-sided one-sample t (loss at the query against 1/2), paired t (k = D against k = 0, "
+                           "one trained model) or Welch t (two models) over trials"}});
+  const Model &one_mask = models[0], &one_nomask = models[1], &two_mask = models[2], &two_nomask = models[3],
+              &two_nomask_pe = models[4], &two_mask_pe = models[5], &two_mask_sc = models[6];
+  return r.finish([&](Verdict v) {
+    return fmt::format("{} ({}): loss at the query, mean over {} trials: 1 layer {:.3f} (mask) / {:.3f} (no mask); "
+                       "2 layers, mask: {:.3f} (no PE), {:.3f} (trainable PE), {:.3f} (sin-cos PE); 2 layers, no mask: "
+                       "{:.3f} (no PE), {:.3f} (trainable PE)",
+                       to_string(v), paper ? "paper settings" : "reduced settings: " + s.differences(), s.trials,
+                       one_mask.at(s.D).mean(), one_nomask.at(s.D).mean(), two_mask.at(s.D).mean(),
+                       two_mask_pe.at(s.D).mean(), two_mask_sc.at(s.D).mean(), two_nomask.at(s.D).mean(),
+                       two_nomask_pe.at(s.D).mean());
+  });
 }
 
 double memory_bytes(const Case& c, int threads) {

@@ -56,6 +56,7 @@
 #include "constructions/xlssc_sec4.hpp"
 #include "icl/claim/case_json.hpp"
 #include "icl/claim/claim.hpp"
+#include "icl/claim/claim_run.hpp"
 #include "icl/claim/param_names.hpp"
 #include "icl/learn/forms.hpp"
 #include "icl/learn/objective.hpp"
@@ -244,184 +245,226 @@ SoftSearch search_softmax(const ClaimContext& ctx, int d, int D, const Eigen::Ve
   return out;
 }
 
-ClaimResult run(const ClaimContext& ctx) {
-  ClaimResult res;
-  const IdentityTolerance even_tol;
-  // Bonferroni over the cases (one decision each, over its sequential looks).
-  const double alpha_case = ctx.alpha / static_cast<double>(ctx.cases.size());
-  std::size_t done = 0, looks_planned = 0;
-  std::string soft_gains;
-  int soft_cases = 0, soft_refuted = 0;
-  double paper_gain = NAN;
-  for (const auto& c : ctx.cases) {
-    const int d = c.geti("d"), D = c.geti("D");
-    const Act act = c.geti("act") ? Act::softmax : Act::linear;
-    const double search_k = ctx.setting("search");
-    Eigen::VectorXd theta0 = Eigen::VectorXd::Zero(d);
-    theta0[0] = 1.0;
-    const std::uint64_t purpose = ctx.purpose(c.label());
-    auto new_prompt = [&] {
-      Prompt p;
-      p.X.resize(d, D + 1);
-      p.Z.resize(d + 1, 2 * D + 1);
-      return p;
-    };
+Prompt new_prompt(int d, int D) {
+  Prompt p;
+  p.X.resize(d, D + 1);
+  p.Z.resize(d + 1, 2 * D + 1);
+  return p;
+}
 
-    // 1. Evenness in theta for random weights.
-    auto make_even = [&] {
-      return [&, p = new_prompt()](std::uint64_t i, double* out) mutable {
-        PromptRng rng(ctx.seed, purpose ^ 0x5157, i);
-        Eigen::VectorXd v(d + 1);
-        Eigen::MatrixXd K(d + 1, d + 1);
-        rng.fill_normal(v);
-        rng.fill_normal(K);
-        const SoftmaxAttention layer = xlssc::onelayer(v, K / std::sqrt(d + 1.0), act);
-        draw_prompt(rng, theta0, D, p);
-        const double a = predict(layer, p.Z);
-        const Eigen::RowVectorXd yneg = -p.y;
-        embed_unstructured(p.X, yneg.head(D), p.Z);
-        const double b = predict(layer, p.Z);
-        out[0] = scaled_error(a, b, std::abs(a) + std::abs(b));
-      };
+// 1. Evenness in theta for random weights: the worst relative gap |yhat(theta0) - yhat(-theta0)| over prompts.
+WorstCase evenness_worst(const ClaimContext& ctx, int d, int D, Act act, const Eigen::VectorXd& theta0,
+                         std::uint64_t purpose) {
+  auto make_even = [&] {
+    return [&, p = new_prompt(d, D)](std::uint64_t i, double* out) mutable {
+      PromptRng rng(ctx.seed, purpose ^ 0x5157, i);
+      Eigen::VectorXd v(d + 1);
+      Eigen::MatrixXd K(d + 1, d + 1);
+      rng.fill_normal(v);
+      rng.fill_normal(K);
+      const SoftmaxAttention layer = xlssc::onelayer(v, K / std::sqrt(d + 1.0), act);
+      draw_prompt(rng, theta0, D, p);
+      const double a = predict(layer, p.Z);
+      const Eigen::RowVectorXd yneg = -p.y;
+      embed_unstructured(p.X, yneg.head(D), p.Z);
+      const double b = predict(layer, p.Z);
+      out[0] = scaled_error(a, b, std::abs(a) + std::abs(b));
     };
-    const WorstCase even = worst_over_prompts(std::max<std::uint64_t>(ctx.samples / 16, 256), 1, ctx.threads, make_even);
-    const Decision evenness = judge_identity(even.worst[0], even_tol, "yhat(theta0) = yhat(-theta0)");
+  };
+  return worst_over_prompts(std::max<std::uint64_t>(ctx.samples / 16, 256), 1, ctx.threads, make_even);
+}
 
-    // 2. The weights to test. Linear phi: candidates with their best scale alpha* in closed form on a training
-    //    stream (yhat is even in theta, so no weights can beat 0: evenness decides). Softmax: the worst-case search.
-    SoftmaxAttention chosen;
-    std::string chosen_what;
-    double best_train = NAN, best_alpha = NAN;
-    std::optional<SoftSearch> found;
-    if (act == Act::linear) {
-      const auto cand = candidates(d, theta0, act, ctx.seed);
-      const int C = static_cast<int>(cand.size());
-      auto make_train = [&] {
-        return [&, p = new_prompt()](std::uint64_t i, double* out) mutable {
-          PromptRng rng(ctx.seed, purpose ^ 0x7124, i);
-          draw_prompt(rng, theta0, D, p);
-          for (int k = 0; k < C; ++k) {
-            const double g = predict(cand[static_cast<std::size_t>(k)], p.Z);
-            out[2 * k] = g * p.yq;
-            out[2 * k + 1] = g * g;
-          }
-          out[2 * C] = p.yq * p.yq;
-        };
-      };
-      MonteCarlo train(2 * C + 1, ctx.threads);
-      train.extend_to(std::max<std::uint64_t>(ctx.samples / 4, 2048), make_train);
-      const Accumulator ta = train.total();
-      std::size_t best = 0;
-      best_train = INFINITY;
+// 2. The weights to test. Linear phi: candidates with their best scale alpha* in closed form on a training
+//    stream (yhat is even in theta, so no weights can beat 0: evenness decides). Softmax: the worst-case search.
+struct Chosen {
+  SoftmaxAttention layer;
+  std::string what;
+  double best_train = NAN, best_alpha = NAN;
+  std::optional<SoftSearch> found;
+};
+
+Chosen fit_linear_candidates(const ClaimContext& ctx, int d, int D, Act act, const Eigen::VectorXd& theta0,
+                             std::uint64_t purpose) {
+  Chosen ch;
+  const auto cand = candidates(d, theta0, act, ctx.seed);
+  const int C = static_cast<int>(cand.size());
+  auto make_train = [&] {
+    return [&, p = new_prompt(d, D)](std::uint64_t i, double* out) mutable {
+      PromptRng rng(ctx.seed, purpose ^ 0x7124, i);
+      draw_prompt(rng, theta0, D, p);
       for (int k = 0; k < C; ++k) {
-        const double gy = ta.mean[static_cast<std::size_t>(2 * k)], gg = ta.mean[static_cast<std::size_t>(2 * k + 1)];
-        const double a = gg > 0 ? gy / gg : 0.0;
-        const double l = ta.mean[static_cast<std::size_t>(2 * C)] - a * gy;
-        if (l < best_train) {
-          best_train = l;
-          best = static_cast<std::size_t>(k);
-          best_alpha = a;
-        }
+        const double g = predict(cand[static_cast<std::size_t>(k)], p.Z);
+        out[2 * k] = g * p.yq;
+        out[2 * k + 1] = g * g;
       }
-      chosen = cand[best];
-      chosen.V *= best_alpha;
-      chosen_what = fmt::format("{} with alpha = {:.4g}", describe(best), best_alpha);
-    } else {
-      found = search_softmax(ctx, d, D, theta0, softmax_budget(ctx, search_k), "softmax/" + c.label(),
-                             ctx.quick ? 4096 : 8192);
-      chosen = found->chosen;
-      chosen_what = fmt::format("the search's best weights (from '{}', |K| = {:.3g}, |v| = {:.3g})", found->search.best_start,
-                                chosen.K.norm(), chosen.V.row(d).norm());
-    }
-
-    // 3. Test stream: the chosen weights' loss and its paired excess over predicting 0, on prompts neither the
-    //    candidates' fit nor the search drew.
-    auto make_test = [&] {
-      return [&, p = new_prompt()](std::uint64_t i, double* out) mutable {
-        PromptRng rng(ctx.seed, purpose ^ 0x7e57, i);
-        draw_prompt(rng, theta0, D, p);
-        const double yhat = predict(chosen, p.Z);
-        out[0] = (yhat - p.yq) * (yhat - p.yq);
-        out[1] = yhat * yhat - 2 * yhat * p.yq;
-      };
+      out[2 * C] = p.yq * p.yq;
     };
-    const auto looks = sequential_looks(8192, std::max<std::uint64_t>(ctx.samples, 8192));
-    looks_planned = std::max(looks_planned, looks.size());
-    const double alpha_look = alpha_case / static_cast<double>(looks.size());
-    MonteCarlo test(2, ctx.threads);
-    Estimate loss, excess;
-    Decision vs_zero;
-    for (std::uint64_t k : looks) {
-      test.extend_to(k, make_test);
-      loss = make_estimate(test.total(), 0, 1 - alpha_look);
-      excess = make_estimate(test.total(), 1, 1 - alpha_look);
-      vs_zero = judge_mc_lower_bound(excess, 0.0, Tolerance{0, 0}, alpha_look);  // claim: excess >= 0
-      if (vs_zero.verdict == Verdict::refuted) break;
+  };
+  MonteCarlo train(2 * C + 1, ctx.threads);
+  train.extend_to(std::max<std::uint64_t>(ctx.samples / 4, 2048), make_train);
+  const Accumulator ta = train.total();
+  std::size_t best = 0;
+  ch.best_train = INFINITY;
+  for (int k = 0; k < C; ++k) {
+    const double gy = ta.mean[static_cast<std::size_t>(2 * k)], gg = ta.mean[static_cast<std::size_t>(2 * k + 1)];
+    const double a = gg > 0 ? gy / gg : 0.0;
+    const double l = ta.mean[static_cast<std::size_t>(2 * C)] - a * gy;
+    if (l < ch.best_train) {
+      ch.best_train = l;
+      best = static_cast<std::size_t>(k);
+      ch.best_alpha = a;
     }
-    const Estimate gain = negate(excess);
-    Verdict v = Verdict::inconclusive;
-    std::string why;
-    std::vector<std::string> basis;
-    if (vs_zero.verdict == Verdict::refuted) {
-      v = Verdict::refuted;
-      why = fmt::format("{} predict better than 0 on fresh prompts: gain over predicting 0 = {:.4g}, {:.4g}% interval "
-                        "[{:.4g}, {:.4g}] (loss {:.4g} against E[y_q^2] = 1); excess {}",
-                        chosen_what, gain.mean, 100 * gain.confidence, gain.ci_low, gain.ci_high, loss.mean, vs_zero.why);
-      basis = {"excess_vs_zero"};
-    } else if (act == Act::linear && evenness.verdict == Verdict::confirmed) {
-      v = Verdict::confirmed;
-      why = fmt::format("{}; so E(yhat - y_q)^2 = E[y_q^2] + E[yhat^2] for every weight choice, minimised by yhat = 0. "
-                        "Best candidate on test: excess {}",
-                        evenness.why, vs_zero.why);
-      basis = {"evenness"};
-    } else if (act == Act::softmax && !found->search.still_improving) {
-      v = Verdict::confirmed;
-      why = fmt::format("no weights found beat predicting 0 (excess {}), and the {}", vs_zero.why, found->search.describe());
-      basis = {"search_converged"};
-    } else {
-      why = fmt::format("{}; no weights found beat predicting 0: {}{}", evenness.why, vs_zero.why,
-                        found ? "; " + found->search.describe() : std::string());
-    }
-    if (act == Act::softmax) {
-      ++soft_cases;
-      soft_refuted += v == Verdict::refuted;
-      if (d == 5 && D == 30) paper_gain = gain.mean;
-      soft_gains += fmt::format("{}d={}, D={}: {:.3g} [{:.3g}, {:.3g}]", soft_gains.empty() ? "" : "; ", d, D, gain.mean,
-                                gain.ci_low, gain.ci_high);
-    }
-    CaseJson j(c);
-    j.part(act == Act::linear ? "a" : "b");
-    j.quantity("stated", 1.0);  // best loss = E[y_q^2] (prediction 0)
-    j.quantity("exact", theta0.squaredNorm());
-    j.quantity("mc", loss);
-    j.quantity("gain_over_zero", gain);
-    j.quantity("excess", excess);
-    j.quantity("evenness_error", even.worst[0]);
-    if (act == Act::linear) {
-      j.quantity("train_loss_best", best_train);
-      j.quantity("alpha_best", best_alpha);
-    }
-    j.field("chosen", chosen_what);
-    if (act == Act::softmax) {
-      j.quantity("K_norm", chosen.K.norm());
-      j.quantity("search_best_held_out_gain", found->search.best_value);
-      j.quantity("weights_v", Eigen::MatrixXd(chosen.V.row(d)));  // the value row (last row of W_out W^V)
-      j.quantity("weights_K", chosen.K);
-      j.field("search", found->search.to_json());
-      j.decision("search_converged",
-                 Decision{found->search.still_improving ? Verdict::inconclusive : Verdict::confirmed, 0, 0,
-                          found->search.describe()});
-    }
-    j.decision("evenness", evenness);
-    j.decision("excess_vs_zero", vs_zero);
-    j.verdict(v, why, basis);
-    res.cases.push_back(j.take());
-    if (ctx.progress) ctx.progress(++done, ctx.cases.size());
   }
-  res.part("a").on_refuted(Refutation{RefutationClass::substantive,
-                                      "explicit one-layer linear attention weights beat predicting 0 (see the cases)", {},
-                                      ""});
-  res.part("b").on_refuted(Refutation{
+  ch.layer = cand[best];
+  ch.layer.V *= ch.best_alpha;
+  ch.what = fmt::format("{} with alpha = {:.4g}", describe(best), ch.best_alpha);
+  return ch;
+}
+
+Chosen search_case(const ClaimContext& ctx, const Case& c, int d, int D, const Eigen::VectorXd& theta0,
+                   double search_k) {
+  Chosen ch;
+  ch.found = search_softmax(ctx, d, D, theta0, softmax_budget(ctx, search_k), "softmax/" + c.label(),
+                            ctx.quick ? 4096 : 8192);
+  ch.layer = ch.found->chosen;
+  ch.what = fmt::format("the search's best weights (from '{}', |K| = {:.3g}, |v| = {:.3g})", ch.found->search.best_start,
+                        ch.layer.K.norm(), ch.layer.V.row(d).norm());
+  return ch;
+}
+
+// 3. Test stream: the chosen weights' loss and its paired excess over predicting 0, on prompts neither the
+//    candidates' fit nor the search drew.
+struct TestOutcome {
+  Estimate loss, excess;
+  Decision vs_zero;
+};
+
+TestOutcome test_stream(ClaimRun& r, double alpha_case, int d, int D, const Eigen::VectorXd& theta0,
+                        const SoftmaxAttention& chosen, std::uint64_t purpose) {
+  const ClaimContext& ctx = r.ctx();
+  auto make_test = [&] {
+    return [&, p = new_prompt(d, D)](std::uint64_t i, double* out) mutable {
+      PromptRng rng(ctx.seed, purpose ^ 0x7e57, i);
+      draw_prompt(rng, theta0, D, p);
+      const double yhat = predict(chosen, p.Z);
+      out[0] = (yhat - p.yq) * (yhat - p.yq);
+      out[1] = yhat * yhat - 2 * yhat * p.yq;
+    };
+  };
+  const auto looks = sequential_looks(8192, std::max<std::uint64_t>(ctx.samples, 8192));
+  r.note_looks(looks.size());
+  const double alpha_look = alpha_case / static_cast<double>(looks.size());
+  MonteCarlo test(2, ctx.threads);
+  TestOutcome t;
+  for (std::uint64_t k : looks) {
+    test.extend_to(k, make_test);
+    t.loss = make_estimate(test.total(), 0, 1 - alpha_look);
+    t.excess = make_estimate(test.total(), 1, 1 - alpha_look);
+    t.vs_zero = judge_mc_lower_bound(t.excess, 0.0, Tolerance{0, 0}, alpha_look);  // claim: excess >= 0
+    if (t.vs_zero.verdict == Verdict::refuted) break;
+  }
+  return t;
+}
+
+struct CaseVerdict {
+  Verdict v = Verdict::inconclusive;
+  std::string why;
+  std::vector<std::string> basis;
+};
+
+CaseVerdict judge_case(Act act, const Chosen& ch, const Decision& evenness, const TestOutcome& t, const Estimate& gain) {
+  CaseVerdict cv;
+  if (t.vs_zero.verdict == Verdict::refuted) {
+    cv.v = Verdict::refuted;
+    cv.why = fmt::format("{} predict better than 0 on fresh prompts: gain over predicting 0 = {:.4g}, {:.4g}% interval "
+                         "[{:.4g}, {:.4g}] (loss {:.4g} against E[y_q^2] = 1); excess {}",
+                         ch.what, gain.mean, 100 * gain.confidence, gain.ci_low, gain.ci_high, t.loss.mean,
+                         t.vs_zero.why);
+    cv.basis = {"excess_vs_zero"};
+  } else if (act == Act::linear && evenness.verdict == Verdict::confirmed) {
+    cv.v = Verdict::confirmed;
+    cv.why = fmt::format("{}; so E(yhat - y_q)^2 = E[y_q^2] + E[yhat^2] for every weight choice, minimised by yhat = 0. "
+                         "Best candidate on test: excess {}",
+                         evenness.why, t.vs_zero.why);
+    cv.basis = {"evenness"};
+  } else if (act == Act::softmax && !ch.found->search.still_improving) {
+    cv.v = Verdict::confirmed;
+    cv.why = fmt::format("no weights found beat predicting 0 (excess {}), and the {}", t.vs_zero.why,
+                         ch.found->search.describe());
+    cv.basis = {"search_converged"};
+  } else {
+    cv.why = fmt::format("{}; no weights found beat predicting 0: {}{}", evenness.why, t.vs_zero.why,
+                         ch.found ? "; " + ch.found->search.describe() : std::string());
+  }
+  return cv;
+}
+
+// The softmax cases' tally, for the findings and the summary.
+struct SoftTally {
+  std::string gains;
+  int cases = 0, refuted = 0;
+  double paper_gain = NAN;
+};
+
+// One case: evenness, the weights to test, the test stream, the verdict; the case's JSON in its order.
+void run_case(ClaimRun& r, const Case& c, double alpha_case, const IdentityTolerance& even_tol, SoftTally& soft) {
+  const ClaimContext& ctx = r.ctx();
+  const int d = c.geti("d"), D = c.geti("D");
+  const Act act = c.geti("act") ? Act::softmax : Act::linear;
+  const double search_k = ctx.setting("search");
+  Eigen::VectorXd theta0 = Eigen::VectorXd::Zero(d);
+  theta0[0] = 1.0;
+  const std::uint64_t purpose = ctx.purpose(c.label());
+
+  const WorstCase even = evenness_worst(ctx, d, D, act, theta0, purpose);
+  const Decision evenness = judge_identity(even.worst[0], even_tol, "yhat(theta0) = yhat(-theta0)");
+  const Chosen ch = act == Act::linear ? fit_linear_candidates(ctx, d, D, act, theta0, purpose)
+                                       : search_case(ctx, c, d, D, theta0, search_k);
+  const SoftmaxAttention& chosen = ch.layer;
+  const TestOutcome t = test_stream(r, alpha_case, d, D, theta0, chosen, purpose);
+  const Estimate gain = negate(t.excess);
+  const CaseVerdict cv = judge_case(act, ch, evenness, t, gain);
+  if (act == Act::softmax) {
+    ++soft.cases;
+    soft.refuted += cv.v == Verdict::refuted;
+    if (d == 5 && D == 30) soft.paper_gain = gain.mean;
+    soft.gains += fmt::format("{}d={}, D={}: {:.3g} [{:.3g}, {:.3g}]", soft.gains.empty() ? "" : "; ", d, D, gain.mean,
+                              gain.ci_low, gain.ci_high);
+  }
+  CaseJson j(c);
+  j.part(act == Act::linear ? "a" : "b");
+  j.quantity("stated", 1.0);  // best loss = E[y_q^2] (prediction 0)
+  j.quantity("exact", theta0.squaredNorm());
+  j.quantity("mc", t.loss);
+  j.quantity("gain_over_zero", gain);
+  j.quantity("excess", t.excess);
+  j.quantity("evenness_error", even.worst[0]);
+  if (act == Act::linear) {
+    j.quantity("train_loss_best", ch.best_train);
+    j.quantity("alpha_best", ch.best_alpha);
+  }
+  j.field("chosen", ch.what);
+  if (act == Act::softmax) {
+    j.quantity("K_norm", chosen.K.norm());
+    j.quantity("search_best_held_out_gain", ch.found->search.best_value);
+    j.quantity("weights_v", Eigen::MatrixXd(chosen.V.row(d)));  // the value row (last row of W_out W^V)
+    j.quantity("weights_K", chosen.K);
+    j.field("search", ch.found->search.to_json());
+    j.decision("search_converged",
+               Decision{ch.found->search.still_improving ? Verdict::inconclusive : Verdict::confirmed, 0, 0,
+                        ch.found->search.describe()});
+  }
+  j.decision("evenness", evenness);
+  j.decision("excess_vs_zero", t.vs_zero);
+  j.verdict(cv.v, cv.why, cv.basis);
+  r.add_case(j);
+}
+
+void declare_refutations(ClaimRun& r) {
+  r.part("a").on_refuted(Refutation{RefutationClass::substantive,
+                                    "explicit one-layer linear attention weights beat predicting 0 (see the cases)", {},
+                                    ""});
+  r.part("b").on_refuted(Refutation{
       RefutationClass::substantive,
       "Sec. 4.2: 'For softmax activation, due to the symmetry of theta distribution, a similar issue happens, and the "
       "best prediction result is also 0.' Under the symmetric law theta = +/- theta0 one-layer softmax attention beats "
@@ -434,83 +477,102 @@ ClaimResult run(const ClaimContext& ctx) {
       {},
       "What holds: with a linear phi the prediction is even in theta and 0 is the minimiser at every D (part a); with "
       "softmax, the best one-layer loss stays below E[y^2] by the gains listed in the cases"});
-  res.extra["error_rates"] = error_rates_json(ctx.alpha, ctx.cases.size(), looks_planned, Tolerance{0, 0});
-  nlohmann::ordered_json findings = nlohmann::ordered_json::array();
-  findings.push_back("Linear one-layer attention: yhat is even in theta for every weight choice (checked to rounding on "
-                     "random weights), so the loss is E[y^2] + E[yhat^2] and its minimiser predicts 0 at every D, not "
-                     "only for large D.");
-  if (soft_cases)
-    findings.push_back(fmt::format(
+}
+
+// One row of the Gaussian-law finding: the search at (d, D) under theta ~ N(0, I/d), its winner's gain over
+// predicting 0 paired on fresh prompts.
+nlohmann::ordered_json gaussian_row(const ClaimContext& ctx, int d, int D, Estimate& ge) {
+  // Gains of order 0.01 and below: the held-out set must resolve differences that small (65536 prompts).
+  const SoftSearch g = search_softmax(ctx, d, D, Eigen::VectorXd(), softmax_budget(ctx, 0.5 * ctx.setting("search")),
+                                      fmt::format("gaussian/d={}, D={}", d, D), 65536);
+  const learn::Parameterisation p = learn::softmax_stack(d, 1, Act::softmax, true);
+  learn::Network net = p.base();
+  net.weight(0, "V") = g.chosen.V;
+  net.weight(0, "K") = g.chosen.K;
+  // The gain paired on the same prompts: E[y_q^2 - (yhat - y_q)^2] per prompt (a far smaller variance than
+  // 1 - loss), on fresh prompts neither the refinements nor the selection drew.
+  const learn::PromptSource src = learn::unstructured_prompts(d, D);
+  const std::uint64_t test_purpose = ctx.purpose(fmt::format("gaussian/d={}, D={}/test", d, D));
+  MonteCarlo mc(1, ctx.threads);
+  mc.extend_to(std::max<std::uint64_t>(ctx.samples, 131072), [&] {
+    return [&, draw = src.make_drawer(), tape = std::make_shared<learn::Tape>(),
+            Z = std::make_shared<Eigen::MatrixXd>(src.rows, src.cols)](std::uint64_t i, double* out) {
+      const double yq = draw(ctx.seed, test_purpose, i, *Z);
+      const double yhat = learn::forward(net, *Z, *tape);
+      out[0] = yq * yq - (yhat - yq) * (yhat - yq);
+    };
+  });
+  ge = make_estimate(mc.total(), 0, 0.99);
+  return {{"d", d}, {"D", D}, {"gain_over_zero", ge.mean}, {"ci_low", ge.ci_low}, {"ci_high", ge.ci_high},
+          {"samples", ge.samples}, {"best_start", g.search.best_start}, {"search", g.search.to_json(8)}};
+}
+
+// Under the Gaussian law of the paper's experiments: the best gain at d = 5 across D (extra "gaussian_law" and a
+// finding).
+void gaussian_law_finding(ClaimRun& r) {
+  const ClaimContext& ctx = r.ctx();
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  std::vector<double> lx, ly;
+  std::string text;
+  for (int D : {10, 30, 100}) {
+    const int d = 5;
+    Estimate ge;
+    rows.push_back(gaussian_row(ctx, d, D, ge));
+    const double gmean = ge.mean;
+    text += fmt::format("{}D = {}: {:.4g} [{:.4g}, {:.4g}]", text.empty() ? "" : ", ", D, gmean, ge.ci_low, ge.ci_high);
+    if (gmean > 0) lx.push_back(std::log(D)), ly.push_back(std::log(gmean));
+  }
+  // The slope of log gain on log D only where every gain is significantly positive (otherwise "falls like" would
+  // claim more than the intervals show).
+  double slope = NAN;
+  bool all_positive = true;
+  for (const auto& row : rows) all_positive = all_positive && row["ci_low"].get<double>() > 0;
+  if (all_positive && lx.size() >= 2) {
+    double mx = 0, my = 0;
+    for (std::size_t i = 0; i < lx.size(); ++i) mx += lx[i] / lx.size(), my += ly[i] / lx.size();
+    double sxx = 0, sxy = 0;
+    for (std::size_t i = 0; i < lx.size(); ++i) sxx += (lx[i] - mx) * (lx[i] - mx), sxy += (lx[i] - mx) * (ly[i] - my);
+    slope = sxy / sxx;
+  }
+  r.extra("gaussian_law") = {{"what", "theta ~ N(0, I/d) per prompt (the paper's experiments): the same search (half "
+                                      "its budget), best one-layer softmax weights, gain over predicting 0 on fresh "
+                                      "prompts (99% interval)"},
+                             {"rows", rows},
+                             {"log_log_slope", all_positive ? nlohmann::ordered_json(slope) : nlohmann::ordered_json()}};
+  r.finding(fmt::format(
+      "Under the Gaussian law of the paper's experiments (theta ~ N(0, I/d)), the best one-layer softmax gain over "
+      "predicting 0 that the search found at d = 5: {} (99% intervals){}.",
+      text,
+      all_positive ? fmt::format("; fitted slope of log gain on log D {:.3g}", slope)
+                   : "; not every gain is significantly above 0 at this budget, so no rate in D is claimed"));
+}
+
+ClaimResult run(const ClaimContext& ctx) {
+  ClaimRun r(ctx);
+  const IdentityTolerance even_tol;
+  // Bonferroni over the cases (one decision each, over its sequential looks).
+  const double alpha_case = r.split_alpha(ctx.cases.size());
+  SoftTally soft;
+  for (const auto& c : ctx.cases) run_case(r, c, alpha_case, even_tol, soft);
+  declare_refutations(r);
+  r.error_rates(Tolerance{0, 0});
+  r.finding("Linear one-layer attention: yhat is even in theta for every weight choice (checked to rounding on "
+            "random weights), so the loss is E[y^2] + E[yhat^2] and its minimiser predicts 0 at every D, not "
+            "only for large D.");
+  if (soft.cases)
+    r.finding(fmt::format(
         "Softmax one-layer attention, symmetric law: the best weights the search found beat predicting 0 in {} of {} "
         "cases; gain over predicting 0 on fresh prompts (interval): {}.",
-        soft_refuted, soft_cases, soft_gains));
-  // Under the Gaussian law of the paper's experiments: the best gain at d = 5 across D (a finding).
-  if (!ctx.quick) {
-    nlohmann::ordered_json rows = nlohmann::ordered_json::array();
-    std::vector<double> lx, ly;
-    std::string text;
-    for (int D : {10, 30, 100}) {
-      const int d = 5;
-      // Gains of order 0.01 and below: the held-out set must resolve differences that small (65536 prompts).
-      const SoftSearch g = search_softmax(ctx, d, D, Eigen::VectorXd(), softmax_budget(ctx, 0.5 * ctx.setting("search")),
-                                          fmt::format("gaussian/d={}, D={}", d, D), 65536);
-      const learn::Parameterisation p = learn::softmax_stack(d, 1, Act::softmax, true);
-      learn::Network net = p.base();
-      net.weight(0, "V") = g.chosen.V;
-      net.weight(0, "K") = g.chosen.K;
-      // The gain paired on the same prompts: E[y_q^2 - (yhat - y_q)^2] per prompt (a far smaller variance than
-      // 1 - loss), on fresh prompts neither the refinements nor the selection drew.
-      const learn::PromptSource src = learn::unstructured_prompts(d, D);
-      const std::uint64_t test_purpose = ctx.purpose(fmt::format("gaussian/d={}, D={}/test", d, D));
-      MonteCarlo mc(1, ctx.threads);
-      mc.extend_to(std::max<std::uint64_t>(ctx.samples, 131072), [&] {
-        return [&, draw = src.make_drawer(), tape = std::make_shared<learn::Tape>(),
-                Z = std::make_shared<Eigen::MatrixXd>(src.rows, src.cols)](std::uint64_t i, double* out) {
-          const double yq = draw(ctx.seed, test_purpose, i, *Z);
-          const double yhat = learn::forward(net, *Z, *tape);
-          out[0] = yq * yq - (yhat - yq) * (yhat - yq);
-        };
-      });
-      const Estimate ge = make_estimate(mc.total(), 0, 0.99);
-      const double gmean = ge.mean;
-      rows.push_back({{"d", d}, {"D", D}, {"gain_over_zero", ge.mean}, {"ci_low", ge.ci_low}, {"ci_high", ge.ci_high},
-                      {"samples", ge.samples}, {"best_start", g.search.best_start}, {"search", g.search.to_json(8)}});
-      text += fmt::format("{}D = {}: {:.4g} [{:.4g}, {:.4g}]", text.empty() ? "" : ", ", D, gmean, ge.ci_low, ge.ci_high);
-      if (gmean > 0) lx.push_back(std::log(D)), ly.push_back(std::log(gmean));
-    }
-    // The slope of log gain on log D only where every gain is significantly positive (otherwise "falls like" would
-    // claim more than the intervals show).
-    double slope = NAN;
-    bool all_positive = true;
-    for (const auto& r : rows) all_positive = all_positive && r["ci_low"].get<double>() > 0;
-    if (all_positive && lx.size() >= 2) {
-      double mx = 0, my = 0;
-      for (std::size_t i = 0; i < lx.size(); ++i) mx += lx[i] / lx.size(), my += ly[i] / lx.size();
-      double sxx = 0, sxy = 0;
-      for (std::size_t i = 0; i < lx.size(); ++i) sxx += (lx[i] - mx) * (lx[i] - mx), sxy += (lx[i] - mx) * (ly[i] - my);
-      slope = sxy / sxx;
-    }
-    res.extra["gaussian_law"] = {{"what", "theta ~ N(0, I/d) per prompt (the paper's experiments): the same search (half "
-                                          "its budget), best one-layer softmax weights, gain over predicting 0 on fresh "
-                                          "prompts (99% interval)"},
-                                 {"rows", rows},
-                                 {"log_log_slope", all_positive ? nlohmann::ordered_json(slope) : nlohmann::ordered_json()}};
-    findings.push_back(fmt::format(
-        "Under the Gaussian law of the paper's experiments (theta ~ N(0, I/d)), the best one-layer softmax gain over "
-        "predicting 0 that the search found at d = 5: {} (99% intervals){}.",
-        text,
-        all_positive ? fmt::format("; fitted slope of log gain on log D {:.3g}", slope)
-                     : "; not every gain is significantly above 0 at this budget, so no rate in D is claimed"));
-  }
-  res.extra["findings"] = findings;
-  const Verdict v = claim_verdict(ctx, res);
-  res.summary = fmt::format(
-      "{}: linear attention: the symmetry argument is exact and 0 is the loss minimiser at every D; softmax, judged at "
-      "each D as stated (the best prediction over weights is 0): the worst-case search's weights beat predicting 0 in "
-      "{} of {} cases{}.",
-      to_string(v), soft_refuted, soft_cases,
-      std::isfinite(paper_gain) ? fmt::format(" (d = 5, D = 30: gain {:.3g})", paper_gain) : std::string());
-  return res;
+        soft.refuted, soft.cases, soft.gains));
+  if (!ctx.quick) gaussian_law_finding(r);
+  return r.finish([&](Verdict v) {
+    return fmt::format(
+        "{}: linear attention: the symmetry argument is exact and 0 is the loss minimiser at every D; softmax, judged "
+        "at each D as stated (the best prediction over weights is 0): the worst-case search's weights beat predicting 0 "
+        "in {} of {} cases{}.",
+        to_string(v), soft.refuted, soft.cases,
+        std::isfinite(soft.paper_gain) ? fmt::format(" (d = 5, D = 30: gain {:.3g})", soft.paper_gain) : std::string());
+  });
 }
 
 // The layout of the claim's LaTeX table (report/table.hpp).

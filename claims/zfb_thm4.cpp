@@ -24,6 +24,7 @@
 #include "claims/common/zfb_flow.hpp"
 #include "constructions/zfb.hpp"
 #include "icl/claim/case_json.hpp"
+#include "icl/claim/claim_run.hpp"
 #include "icl/claim/param_names.hpp"
 #include "icl/exact/lsa_population_loss.hpp"
 #include "icl/montecarlo/lsa_prompt_worker.hpp"
@@ -77,110 +78,121 @@ FlowOptions flow_options(bool quick) {
   return opt;
 }
 
-ClaimResult run(const ClaimContext& ctx) {
-  ClaimResult res;
-  const double alpha_case = ctx.alpha / static_cast<double>(ctx.cases.size());
-  const FlowOptions opt = flow_options(ctx.quick);
-  std::size_t looks = 0, done = 0;
+// What the cases leave for the summary and the plots.
+struct Tally {
   double worst_dist = 0, max_off = 0, max_drift = 0, max_time = 0;
   std::string worst;
   std::vector<PlotSeries> loss_plot, dist_plot;
   std::map<std::pair<int, int>, bool> plotted;  // one curve per (covariance, N), at the first theta and sigma
-  for (const auto& c : ctx.cases) {
-    const int d = c.geti("d"), N = c.geti("N"), cov = c.geti("cov"), th = c.geti("theta");
-    const double sigma_frac = c.get("sigma");
+};
+
+void run_case(ClaimRun& r, const Case& c, double alpha_case, const FlowOptions& opt, Tally& t) {
+  const ClaimContext& ctx = r.ctx();
+  const int d = c.geti("d"), N = c.geti("N"), cov = c.geti("cov"), th = c.geti("theta");
+  const double sigma_frac = c.get("sigma");
+  const Eigen::MatrixXd lambda = covariance(cov, d, ctx.seed);
+  const PopulationLoss pl = PopulationLoss::gaussian(lambda, N);
+  const double sigma_max = thm4_sigma_bound(lambda, N), sigma = sigma_frac * sigma_max;
+  const LsaWeights init = assumption3_init(sigma, assumption3_theta(th, d, ctx.seed));
+  const LsaWeights stated = thm4_limit(lambda, N);
+
+  LsaPromptModel m;
+  m.d = d;
+  m.N = N;
+  m.chol = lambda.llt().matrixL();
+  const FlowCase f = run_flow_case(ctx, alpha_case, pl, init, stated, opt, m, c.label(), kTexts);
+  const ZfbFlow& z = f.z;
+  const double d_fs = f.distance_to_stated, lower = f.global_lower_bound;
+  r.note_looks(f.o.looks_planned);
+  if (f.converged && d_fs > t.worst_dist) {
+    t.worst_dist = d_fs;
+    t.worst = c.label();
+  }
+  t.max_off = std::max(t.max_off, z.reduced.max_off_reduced);
+  t.max_drift = std::max(t.max_drift, z.reduced.max_balance_drift);
+  t.max_time = std::max(t.max_time, z.flow.t_end);
+
+  CaseJson j(c);
+  j.field("covariance", covariance_name(cov, d));
+  j.field("lambda", quantity_matrix(lambda));
+  j.field("sigma", sigma);
+  j.field("sigma_bound", sigma_max);
+  append_flow_case_json(j, pl, stated, f.exact, z, f.o, f.verdict, f.limit);
+  r.add_case(j);
+  if (!t.plotted[{cov, N}] && t.loss_plot.size() < 16) {
+    t.plotted[{cov, N}] = true;
+    add_flow_plot_series(z, lower, fmt::format("{} N={}", covariance_name(cov, d), N), t.loss_plot, t.dist_plot);
+  }
+}
+
+// Outside Assumption 3's condition: sigma^2 ||Gamma||_op sqrt(d) >= 2 (the theorem says nothing there).
+nlohmann::ordered_json outside_assumption_3(const ClaimContext& ctx, const FlowOptions& opt) {
+  nlohmann::ordered_json outside = nlohmann::ordered_json::array();
+  const int d = ctx.cases.front().geti("d"), N = ctx.cases.front().geti("N");
+  for (int cov : {0, 2}) {
     const Eigen::MatrixXd lambda = covariance(cov, d, ctx.seed);
     const PopulationLoss pl = PopulationLoss::gaussian(lambda, N);
-    const double sigma_max = thm4_sigma_bound(lambda, N), sigma = sigma_frac * sigma_max;
-    const LsaWeights init = assumption3_init(sigma, assumption3_theta(th, d, ctx.seed));
     const LsaWeights stated = thm4_limit(lambda, N);
-
-    LsaPromptModel m;
-    m.d = d;
-    m.N = N;
-    m.chol = lambda.llt().matrixL();
-    const FlowCase f = run_flow_case(ctx, alpha_case, pl, init, stated, opt, m, c.label(), kTexts);
-    const ZfbFlow& z = f.z;
-    const double d_fs = f.distance_to_stated, lower = f.global_lower_bound;
-    looks = std::max(looks, f.o.looks_planned);
-    if (f.converged && d_fs > worst_dist) {
-      worst_dist = d_fs;
-      worst = c.label();
-    }
-    max_off = std::max(max_off, z.reduced.max_off_reduced);
-    max_drift = std::max(max_drift, z.reduced.max_balance_drift);
-    max_time = std::max(max_time, z.flow.t_end);
-
-    CaseJson j(c);
-    j.field("covariance", covariance_name(cov, d));
-    j.field("lambda", quantity_matrix(lambda));
-    j.field("sigma", sigma);
-    j.field("sigma_bound", sigma_max);
-    append_flow_case_json(j, pl, stated, f.exact, z, f.o, f.verdict, f.limit);
-    res.cases.push_back(j.take());
-    if (!plotted[{cov, N}] && loss_plot.size() < 16) {
-      plotted[{cov, N}] = true;
-      add_flow_plot_series(z, lower, fmt::format("{} N={}", covariance_name(cov, d), N), loss_plot, dist_plot);
-    }
-    if (ctx.progress) ctx.progress(++done, ctx.cases.size());
-  }
-
-  // Outside Assumption 3's condition: sigma^2 ||Gamma||_op sqrt(d) >= 2 (the theorem says nothing there).
-  nlohmann::ordered_json outside = nlohmann::ordered_json::array();
-  {
-    const int d = ctx.cases.front().geti("d"), N = ctx.cases.front().geti("N");
-    for (int cov : {0, 2}) {
-      const Eigen::MatrixXd lambda = covariance(cov, d, ctx.seed);
-      const PopulationLoss pl = PopulationLoss::gaussian(lambda, N);
-      const LsaWeights stated = thm4_limit(lambda, N);
-      for (double f : ctx.quick ? std::vector<double>{3.0} : std::vector<double>{1.5, 5.0, 30.0}) {
-        const double sigma = f * thm4_sigma_bound(lambda, N);
-        const LsaWeights init = assumption3_init(sigma, assumption3_theta(0, d, ctx.seed));
-        const ZfbFlow z = zfb_gradient_flow(pl, init, stated, opt);
-        nlohmann::ordered_json j;
-        j["d"] = d, j["N"] = N, j["covariance"] = covariance_name(cov, d);
-        j["sigma_over_bound"] = f;
-        j["sigma2_gamma_op_sqrt_d"] = 2 * f * f;
-        j["flow"] = z.flow.to_json(false);
-        j["distance_flow_to_stated"] = relative_distance(z.end, stated);
-        j["loss_gap_to_global_min"] = pl.loss(z.end) - pl.tensor_lower_bound();
-        j["reduced_form"] = z.reduced.to_json();
-        outside.push_back(j);
-      }
+    for (double f : ctx.quick ? std::vector<double>{3.0} : std::vector<double>{1.5, 5.0, 30.0}) {
+      const double sigma = f * thm4_sigma_bound(lambda, N);
+      const LsaWeights init = assumption3_init(sigma, assumption3_theta(0, d, ctx.seed));
+      const ZfbFlow z = zfb_gradient_flow(pl, init, stated, opt);
+      nlohmann::ordered_json j;
+      j["d"] = d, j["N"] = N, j["covariance"] = covariance_name(cov, d);
+      j["sigma_over_bound"] = f;
+      j["sigma2_gamma_op_sqrt_d"] = 2 * f * f;
+      j["flow"] = z.flow.to_json(false);
+      j["distance_flow_to_stated"] = relative_distance(z.end, stated);
+      j["loss_gap_to_global_min"] = pl.loss(z.end) - pl.tensor_lower_bound();
+      j["reduced_form"] = z.reduced.to_json();
+      outside.push_back(j);
     }
   }
+  return outside;
+}
 
-  res.extra["error_rates"] = error_rates_json(ctx.alpha, ctx.cases.size(), looks, flow_mc_tolerance());
-  res.extra["tolerances"] = FlowTolerances{}.to_json(opt);
-  res.extra["outside_assumption_3"] = outside;
-  res.extra["plots"] = {fmt::format("{}.loss.svg", ctx.claim_id), fmt::format("{}.distance.svg", ctx.claim_id)};
-  // The curves' data in the report (figures), from which `icl-verify report` redraws the SVGs and
-  // reports/plot_figures.py draws PDFs.
-  const PlotSpec loss_spec{"zfb.thm4: L(t) - global minimum", "t", "loss gap", true, true, loss_plot};
-  const PlotSpec dist_spec{"zfb.thm4: ||theta(t) - theta_*|| / ||theta_*||", "t", "relative distance", true, true, dist_plot};
-  res.extra["figures"] = {{"loss", plot_json(loss_spec)}, {"distance", plot_json(dist_spec)}};
-  res.files["loss.svg"] = svg_plot(loss_spec);
-  res.files["distance.svg"] = svg_plot(dist_spec);
-  const Verdict v = claim_verdict(ctx, res);
+// extra "plots" and "figures", and the SVG files. The curves' data in the report (figures), from which
+// `icl-verify report` redraws the SVGs and reports/plot_figures.py draws PDFs.
+void write_plots(ClaimRun& r, const Tally& t) {
+  const ClaimContext& ctx = r.ctx();
+  r.extra("plots") = {fmt::format("{}.loss.svg", ctx.claim_id), fmt::format("{}.distance.svg", ctx.claim_id)};
+  const PlotSpec loss_spec{"zfb.thm4: L(t) - global minimum", "t", "loss gap", true, true, t.loss_plot};
+  const PlotSpec dist_spec{"zfb.thm4: ||theta(t) - theta_*|| / ||theta_*||", "t", "relative distance", true, true,
+                           t.dist_plot};
+  r.extra("figures") = {{"loss", plot_json(loss_spec)}, {"distance", plot_json(dist_spec)}};
+  r.result().files["loss.svg"] = svg_plot(loss_spec);
+  r.result().files["distance.svg"] = svg_plot(dist_spec);
+}
+
+ClaimResult run(const ClaimContext& ctx) {
+  ClaimRun r(ctx);
+  const double alpha_case = r.split_alpha(ctx.cases.size());
+  const FlowOptions opt = flow_options(ctx.quick);
+  Tally t;
+  for (const auto& c : ctx.cases) run_case(r, c, alpha_case, opt, t);
+  const nlohmann::ordered_json outside = outside_assumption_3(ctx, opt);
+  r.error_rates(flow_mc_tolerance());
+  r.extra("tolerances") = FlowTolerances{}.to_json(opt);
+  r.extra("outside_assumption_3") = outside;
+  write_plots(r, t);
   bool outside_all = true;
   double outside_worst = 0;
   for (const auto& j : outside) {
     outside_all &= j["flow"]["status"] == "converged";
     outside_worst = std::max(outside_worst, j["distance_flow_to_stated"].get<double>());
   }
-  res.summary = fmt::format(
-      "{}: over {} cases the flow's endpoint lies at most {:.2g} (relative) from eq. (11) (case {}); longest time to "
-      "converge {:.3g}; the flow stayed on the reduced form (largest other entry {:.1e}, balance drift {:.1e}). "
-      "Outside the sigma condition the flow {} (largest distance {:.2g}).",
-      to_string(v), ctx.cases.size(), worst_dist, worst.empty() ? "-" : worst, max_time, max_off, max_drift,
-      outside_all ? "still converged to eq. (11)" : "did NOT always converge", outside_worst);
-  nlohmann::ordered_json findings = nlohmann::ordered_json::array();
-  findings.push_back(fmt::format(
+  r.finding(fmt::format(
       "Sufficiency only: with sigma up to 30 times the bound of Theorem 4 the flow {} ({} runs, largest distance to eq. "
       "(11) {:.2g}).",
       outside_all ? "still converges to the stated limit" : "does not always converge", outside.size(), outside_worst));
-  res.extra["findings"] = findings;
-  return res;
+  return r.finish([&](Verdict v) {
+    return fmt::format(
+        "{}: over {} cases the flow's endpoint lies at most {:.2g} (relative) from eq. (11) (case {}); longest time to "
+        "converge {:.3g}; the flow stayed on the reduced form (largest other entry {:.1e}, balance drift {:.1e}). "
+        "Outside the sigma condition the flow {} (largest distance {:.2g}).",
+        to_string(v), ctx.cases.size(), t.worst_dist, t.worst.empty() ? "-" : t.worst, t.max_time, t.max_off,
+        t.max_drift, outside_all ? "still converged to eq. (11)" : "did NOT always converge", outside_worst);
+  });
 }
 
 // The layout of the claim's LaTeX table (report/table.hpp).

@@ -35,6 +35,7 @@
 #include "claims/common/zfb_flow.hpp"
 #include "constructions/zfb.hpp"
 #include "icl/claim/case_json.hpp"
+#include "icl/claim/claim_run.hpp"
 #include "icl/claim/param_names.hpp"
 #include "icl/exact/lsa_population_loss.hpp"
 #include "icl/exact/moment_quadrature.hpp"
@@ -116,134 +117,161 @@ std::pair<double, double> condition_denominator(const std::vector<EntryLaw>& law
   return {acc.mean[0], std::sqrt(acc.variance(0) / static_cast<double>(acc.count))};
 }
 
-ClaimResult run(const ClaimContext& ctx) {
-  ClaimResult res;
-  const double alpha_case = ctx.alpha / static_cast<double>(ctx.cases.size());
-  FlowOptions opt;
-  opt.grad_tol = 1e-10;
-  opt.t_max = 1e7;
-  opt.max_steps = ctx.quick ? 200000 : 1500000;
-  std::size_t looks = 0, done = 0;
+// What the cases leave for the summary, the findings and the plots.
+struct Tally {
   double worst_dist = 0, min_spread = INFINITY, max_spread = 0, max_offdiag_init = 0;
   std::string worst;
   std::vector<PlotSeries> loss_plot, dist_plot;
   nlohmann::ordered_json outside = nlohmann::ordered_json::array();
   std::set<int> dists_run, thetas_run, ds_run;
-  for (const auto& c : ctx.cases) {
-    const int d = c.geti("d"), N = c.geti("N"), th = c.geti("theta"), dist = c.geti("dist");
-    const std::vector<EntryLaw> laws = entry_laws(dist, d);
-    const double sigma_frac = c.get("sigma");
-    dists_run.insert(dist), thetas_run.insert(th), ds_run.insert(d);
-    std::vector<std::vector<double>> nodes, weights;
-    Eigen::VectorXd m1(d), m2(d), m3(d);
-    nlohmann::ordered_json moments = nlohmann::ordered_json::array();
-    for (int k = 0; k < d; ++k) {
-      const std::vector<double> m = laws[static_cast<std::size_t>(k)].moments();
-      const GaussRule rule = gauss_rule_from_moments(m, 2);
-      nodes.push_back(rule.nodes), weights.push_back(rule.weights);
-      m1[k] = m[1], m2[k] = m[2], m3[k] = m[3];
-      moments.push_back(m);
-    }
-    const PopulationLoss pl = PopulationLoss::independent_diagonal(nodes, weights, N);  // exact E over tau
-    Eigen::VectorXd eg(d);  // (E Gamma_tau Lambda_tau^2)_ii
-    for (int i = 0; i < d; ++i) eg[i] = (N + 1.0) / N * m3[i] + (m3[i] + m2[i] * (m1.sum() - m1[i])) / N;
-    const LsaWeights stated = thm8_limit(eg.asDiagonal(), m2.asDiagonal());
-    const Eigen::VectorXd a_diag = m2.cwiseQuotient(eg);
-    const double spread = a_diag.maxCoeff() / a_diag.minCoeff();  // 1: (22) is a multiple of the identity
-    min_spread = std::min(min_spread, spread), max_spread = std::max(max_spread, spread);
+};
 
-    const Eigen::MatrixXd theta = assumption3_theta(th, d, ctx.seed);
-    const Eigen::MatrixXd tt = theta * theta.transpose();
-    const double tt_norm = tt.norm();
-    // ||E Lambda_tau Theta||_F^2 once ||Theta Theta^T||_F = 1 (Assumption 3's normalisation).
-    const double e_lambda_theta_f2 = (m1.cwiseProduct(m1).asDiagonal() * tt).trace() / tt_norm;
-    max_offdiag_init = std::max(max_offdiag_init, (tt / tt_norm - Eigen::MatrixXd((tt / tt_norm).diagonal().asDiagonal())).norm());
-    const auto [den, den_se] =
-        condition_denominator(laws, N, ctx.seed, ctx.purpose("condition " + c.label()), ctx.quick ? 20000 : 200000);
-    // (21); the bound uses the upper end of a 5-standard-error interval for the denominator, so sigma below it
-    // satisfies (21) with overwhelming probability.
-    const double sigma_bound = std::sqrt(2 * e_lambda_theta_f2 / (std::sqrt(static_cast<double>(d)) * (den + 5 * den_se)));
-    const double sigma = sigma_frac * sigma_bound;
-    const LsaWeights init = assumption3_init(sigma, theta);
+// The exact expectation over tau: each entry's law through a two-point Gauss rule matching its first moments.
+struct EntryQuadrature {
+  std::vector<std::vector<double>> nodes, weights;
+  Eigen::VectorXd m1, m2, m3;
+  nlohmann::ordered_json moments = nlohmann::ordered_json::array();
+};
 
-    LsaPromptModel pm;
-    pm.d = d;
-    pm.N = N;
-    for (const auto& l : laws) pm.lambda_quantiles.push_back([l](double u) { return l.quantile(u); });
-    const FlowCase f = run_flow_case(ctx, alpha_case, pl, init, stated, opt, pm, c.label(), kTexts);
-    const ZfbFlow& z = f.z;
-    const double d_fs = f.distance_to_stated, lower = f.global_lower_bound;
-    looks = std::max(looks, f.o.looks_planned);
-    if (f.converged && d_fs >= worst_dist) {
-      worst_dist = d_fs;
-      worst = fmt::format("{} ({})", c.label(), dist_name(dist));
-    }
+EntryQuadrature entry_quadrature(const std::vector<EntryLaw>& laws, int d) {
+  EntryQuadrature q;
+  q.m1.resize(d), q.m2.resize(d), q.m3.resize(d);
+  for (int k = 0; k < d; ++k) {
+    const std::vector<double> m = laws[static_cast<std::size_t>(k)].moments();
+    const GaussRule rule = gauss_rule_from_moments(m, 2);
+    q.nodes.push_back(rule.nodes), q.weights.push_back(rule.weights);
+    q.m1[k] = m[1], q.m2[k] = m[2], q.m3[k] = m[3];
+    q.moments.push_back(m);
+  }
+  return q;
+}
 
-    CaseJson j(c);
-    j.field("distribution", laws_label(dist, laws));
-    j.field("raw_moments", moments);
-    j.field("quadrature", {{"nodes", nodes}, {"weights", weights}, {"components", 1 << d}});
-    j.field("sigma", sigma);
-    j.field("condition_21", {{"E_gamma_op_lambda_F2", den},
-                         {"stderr", den_se},
-                         {"E_lambda_Theta_F2", e_lambda_theta_f2},
-                         {"sigma_bound", sigma_bound},
-                         {"holds", sigma < sigma_bound}});
-    j.quantity("stated_A_diagonal_spread", spread);
-    j.quantity("init_kq_offdiagonal_norm", (tt / tt_norm - Eigen::MatrixXd((tt / tt_norm).diagonal().asDiagonal())).norm());
-    append_flow_case_json(j, pl, stated, f.exact, z, f.o, f.verdict, f.limit);
-    res.cases.push_back(j.take());
-    if (loss_plot.size() < 6 && th == ctx.cases.front().geti("theta") && sigma_frac == ctx.cases.front().get("sigma")) {
-      add_flow_plot_series(z, lower, fmt::format("{} N={}", dist_name(dist), N), loss_plot, dist_plot);
-    }
-    // Outside (21): sigma 5x the bound, same case otherwise (the theorem says nothing there).
-    if (!ctx.quick && th == ctx.cases.front().geti("theta") && sigma_frac == ctx.cases.front().get("sigma")) {
-      const ZfbFlow zo = zfb_gradient_flow(pl, assumption3_init(5 * sigma_bound, theta), stated, opt);
-      outside.push_back({{"case", c.label()},
+void run_case(ClaimRun& r, const Case& c, double alpha_case, const FlowOptions& opt, Tally& t) {
+  const ClaimContext& ctx = r.ctx();
+  const int d = c.geti("d"), N = c.geti("N"), th = c.geti("theta"), dist = c.geti("dist");
+  const std::vector<EntryLaw> laws = entry_laws(dist, d);
+  const double sigma_frac = c.get("sigma");
+  t.dists_run.insert(dist), t.thetas_run.insert(th), t.ds_run.insert(d);
+  const EntryQuadrature q = entry_quadrature(laws, d);
+  const Eigen::VectorXd &m1 = q.m1, &m2 = q.m2, &m3 = q.m3;
+  const PopulationLoss pl = PopulationLoss::independent_diagonal(q.nodes, q.weights, N);  // exact E over tau
+  Eigen::VectorXd eg(d);  // (E Gamma_tau Lambda_tau^2)_ii
+  for (int i = 0; i < d; ++i) eg[i] = (N + 1.0) / N * m3[i] + (m3[i] + m2[i] * (m1.sum() - m1[i])) / N;
+  const LsaWeights stated = thm8_limit(eg.asDiagonal(), m2.asDiagonal());
+  const Eigen::VectorXd a_diag = m2.cwiseQuotient(eg);
+  const double spread = a_diag.maxCoeff() / a_diag.minCoeff();  // 1: (22) is a multiple of the identity
+  t.min_spread = std::min(t.min_spread, spread), t.max_spread = std::max(t.max_spread, spread);
+
+  const Eigen::MatrixXd theta = assumption3_theta(th, d, ctx.seed);
+  const Eigen::MatrixXd tt = theta * theta.transpose();
+  const double tt_norm = tt.norm();
+  // ||E Lambda_tau Theta||_F^2 once ||Theta Theta^T||_F = 1 (Assumption 3's normalisation).
+  const double e_lambda_theta_f2 = (m1.cwiseProduct(m1).asDiagonal() * tt).trace() / tt_norm;
+  t.max_offdiag_init =
+      std::max(t.max_offdiag_init, (tt / tt_norm - Eigen::MatrixXd((tt / tt_norm).diagonal().asDiagonal())).norm());
+  const auto [den, den_se] =
+      condition_denominator(laws, N, ctx.seed, ctx.purpose("condition " + c.label()), ctx.quick ? 20000 : 200000);
+  // (21); the bound uses the upper end of a 5-standard-error interval for the denominator, so sigma below it
+  // satisfies (21) with overwhelming probability.
+  const double sigma_bound = std::sqrt(2 * e_lambda_theta_f2 / (std::sqrt(static_cast<double>(d)) * (den + 5 * den_se)));
+  const double sigma = sigma_frac * sigma_bound;
+  const LsaWeights init = assumption3_init(sigma, theta);
+
+  LsaPromptModel pm;
+  pm.d = d;
+  pm.N = N;
+  for (const auto& l : laws) pm.lambda_quantiles.push_back([l](double u) { return l.quantile(u); });
+  const FlowCase f = run_flow_case(ctx, alpha_case, pl, init, stated, opt, pm, c.label(), kTexts);
+  const ZfbFlow& z = f.z;
+  const double d_fs = f.distance_to_stated, lower = f.global_lower_bound;
+  r.note_looks(f.o.looks_planned);
+  if (f.converged && d_fs >= t.worst_dist) {
+    t.worst_dist = d_fs;
+    t.worst = fmt::format("{} ({})", c.label(), dist_name(dist));
+  }
+
+  CaseJson j(c);
+  j.field("distribution", laws_label(dist, laws));
+  j.field("raw_moments", q.moments);
+  j.field("quadrature", {{"nodes", q.nodes}, {"weights", q.weights}, {"components", 1 << d}});
+  j.field("sigma", sigma);
+  j.field("condition_21", {{"E_gamma_op_lambda_F2", den},
+                           {"stderr", den_se},
+                           {"E_lambda_Theta_F2", e_lambda_theta_f2},
+                           {"sigma_bound", sigma_bound},
+                           {"holds", sigma < sigma_bound}});
+  j.quantity("stated_A_diagonal_spread", spread);
+  j.quantity("init_kq_offdiagonal_norm", (tt / tt_norm - Eigen::MatrixXd((tt / tt_norm).diagonal().asDiagonal())).norm());
+  append_flow_case_json(j, pl, stated, f.exact, z, f.o, f.verdict, f.limit);
+  r.result().cases.push_back(j.take());  // progress after the outside run below, as before ClaimRun
+  const bool first_draw = th == ctx.cases.front().geti("theta") && sigma_frac == ctx.cases.front().get("sigma");
+  if (t.loss_plot.size() < 6 && first_draw)
+    add_flow_plot_series(z, lower, fmt::format("{} N={}", dist_name(dist), N), t.loss_plot, t.dist_plot);
+  // Outside (21): sigma 5x the bound, same case otherwise (the theorem says nothing there).
+  if (!ctx.quick && first_draw) {
+    const ZfbFlow zo = zfb_gradient_flow(pl, assumption3_init(5 * sigma_bound, theta), stated, opt);
+    t.outside.push_back({{"case", c.label()},
                          {"distribution", laws_label(dist, laws)},
                          {"sigma_over_bound", 5.0},
                          {"flow", zo.flow.to_json(false)},
                          {"distance_flow_to_stated", relative_distance(zo.end, stated)}});
-    }
-    if (ctx.progress) ctx.progress(++done, ctx.cases.size());
   }
-  res.extra["error_rates"] = error_rates_json(ctx.alpha, ctx.cases.size(), looks, flow_mc_tolerance());
-  res.extra["tolerances"] = FlowTolerances{}.to_json(opt);
-  res.extra["outside_condition_21"] = outside;
-  res.extra["plots"] = {fmt::format("{}.loss.svg", ctx.claim_id), fmt::format("{}.distance.svg", ctx.claim_id)};
-  // The curves' data in the report (figures), from which `icl-verify report` redraws the SVGs and
-  // reports/plot_figures.py draws PDFs.
-  const PlotSpec loss_spec{"zfb.thm8: L(t) - global minimum", "t", "loss gap", true, true, loss_plot};
-  const PlotSpec dist_spec{"zfb.thm8: ||theta(t) - theta_*|| / ||theta_*||", "t", "relative distance", true, true, dist_plot};
-  res.extra["figures"] = {{"loss", plot_json(loss_spec)}, {"distance", plot_json(dist_spec)}};
-  res.files["loss.svg"] = svg_plot(loss_spec);
-  res.files["distance.svg"] = svg_plot(dist_spec);
-  const Verdict v = claim_verdict(ctx, res);
+  r.step();
+}
+
+// extra "plots" and "figures", and the SVG files. The curves' data in the report (figures), from which
+// `icl-verify report` redraws the SVGs and reports/plot_figures.py draws PDFs.
+void write_plots(ClaimRun& r, const Tally& t) {
+  const ClaimContext& ctx = r.ctx();
+  r.extra("plots") = {fmt::format("{}.loss.svg", ctx.claim_id), fmt::format("{}.distance.svg", ctx.claim_id)};
+  const PlotSpec loss_spec{"zfb.thm8: L(t) - global minimum", "t", "loss gap", true, true, t.loss_plot};
+  const PlotSpec dist_spec{"zfb.thm8: ||theta(t) - theta_*|| / ||theta_*||", "t", "relative distance", true, true,
+                           t.dist_plot};
+  r.extra("figures") = {{"loss", plot_json(loss_spec)}, {"distance", plot_json(dist_spec)}};
+  r.result().files["loss.svg"] = svg_plot(loss_spec);
+  r.result().files["distance.svg"] = svg_plot(dist_spec);
+}
+
+std::string summary_text(const ClaimContext& ctx, const Tally& t, Verdict v) {
   bool outside_ok = true;
-  for (const auto& j : outside)
+  for (const auto& j : t.outside)
     outside_ok &= j["flow"]["status"] == "converged" && j["distance_flow_to_stated"].get<double>() <= FlowTolerances{}.limit;
   std::string dists, ds;
-  for (int k : dists_run) dists += fmt::format("{}{}", dists.empty() ? "" : ", ", dist_name(k));
-  for (int k : ds_run) ds += fmt::format("{}{}", ds.empty() ? "" : ", ", k);
-  res.summary = fmt::format("{}: over {} cases (d = {}; entries of Lambda_tau: {}; {} Theta draw{}) the flow's endpoint "
-                            "lies at most {:.2g} (relative) from eq. (22) (case {}); the stated A = [E Gamma Lambda^2]^-1 "
-                            "E Lambda^2 has diagonal entries differing by a factor up to {:.3g}.{}",
-                            to_string(v), ctx.cases.size(), ds, dists, thetas_run.size(), thetas_run.size() == 1 ? "" : "s",
-                            worst_dist, worst.empty() ? "-" : worst, max_spread,
-                            outside.empty() ? ""
-                                            : fmt::format(" With sigma 5x the bound of (21) the flow {}.",
-                                                          outside_ok ? "still converged to eq. (22)"
-                                                                     : "did NOT always converge to eq. (22)"));
-  nlohmann::ordered_json findings = nlohmann::ordered_json::array();
-  findings.push_back(fmt::format(
+  for (int k : t.dists_run) dists += fmt::format("{}{}", dists.empty() ? "" : ", ", dist_name(k));
+  for (int k : t.ds_run) ds += fmt::format("{}{}", ds.empty() ? "" : ", ", k);
+  return fmt::format("{}: over {} cases (d = {}; entries of Lambda_tau: {}; {} Theta draw{}) the flow's endpoint "
+                     "lies at most {:.2g} (relative) from eq. (22) (case {}); the stated A = [E Gamma Lambda^2]^-1 "
+                     "E Lambda^2 has diagonal entries differing by a factor up to {:.3g}.{}",
+                     to_string(v), ctx.cases.size(), ds, dists, t.thetas_run.size(), t.thetas_run.size() == 1 ? "" : "s",
+                     t.worst_dist, t.worst.empty() ? "-" : t.worst, t.max_spread,
+                     t.outside.empty() ? ""
+                                       : fmt::format(" With sigma 5x the bound of (21) the flow {}.",
+                                                     outside_ok ? "still converged to eq. (22)"
+                                                                : "did NOT always converge to eq. (22)"));
+}
+
+ClaimResult run(const ClaimContext& ctx) {
+  ClaimRun r(ctx);
+  const double alpha_case = r.split_alpha(ctx.cases.size());
+  FlowOptions opt;
+  opt.grad_tol = 1e-10;
+  opt.t_max = 1e7;
+  opt.max_steps = ctx.quick ? 200000 : 1500000;
+  Tally t;
+  for (const auto& c : ctx.cases) run_case(r, c, alpha_case, opt, t);
+  r.error_rates(flow_mc_tolerance());
+  r.extra("tolerances") = FlowTolerances{}.to_json(opt);
+  r.extra("outside_condition_21") = t.outside;
+  write_plots(r, t);
+  r.finding(fmt::format(
       "Matrix structure: the flows start from dense Theta Theta^T (off-diagonal part up to {:.3g} of its unit Frobenius "
       "norm) and the stated A ranges from a multiple of I (i.i.d. entries, spread {:.3g}) to diagonal entries differing "
       "by {:.3g}x (entries with different laws).",
-      max_offdiag_init, min_spread, max_spread));
-  findings.push_back("Theorem 8 as the slides state it assumes independent entries, each with its own fixed law; cases "
-                     "with different laws per entry are part of the statement (a transcription of the statement that reads i.i.d. is stricter than the slides).");
-  res.extra["findings"] = findings;
-  return res;
+      t.max_offdiag_init, t.min_spread, t.max_spread));
+  r.finding("Theorem 8 as the slides state it assumes independent entries, each with its own fixed law; cases "
+            "with different laws per entry are part of the statement (a transcription of the statement that reads "
+            "i.i.d. is stricter than the slides).");
+  return r.finish([&](Verdict v) { return summary_text(ctx, t, v); });
 }
 
 // The layout of the claim's LaTeX table (report/table.hpp).

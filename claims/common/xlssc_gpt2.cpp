@@ -279,6 +279,31 @@ std::uint64_t run_key(const ModelSpec& s, const TrainSettings& ts, std::uint64_t
   return h;
 }
 
+// A run's state from its checkpoint: the step to go on from, the weights, Adam's moments, the loss window, the first
+// loss, the seconds already spent and the curve so far.
+void resume(const learn::TrainState& st, TrainRun& r, learn::Adam& adam, int& t, double& window, int& window_n,
+            double& earlier, Network& net) {
+  t = st.t;
+  r.theta = st.theta;
+  adam.m = st.adam_m;
+  adam.v = st.adam_v;
+  adam.t = st.adam_t;
+  window = st.window;
+  window_n = st.window_n;
+  r.first_loss = st.last_loss;
+  earlier = st.seconds;
+  r.curve_step = st.curve.step;
+  r.curve_loss = st.curve.train_loss;
+  unpack(r.theta, net);
+}
+
+// The learning rate at step t: linear warm-up over the first ts.warmup steps, then constant.
+double step_learning_rate(const TrainSettings& ts, int t) {
+  return ts.warmup > 0 && t + 1 < ts.warmup
+             ? ts.learning_rate * static_cast<double>(t + 1) / static_cast<double>(ts.warmup)
+             : ts.learning_rate;
+}
+
 }  // namespace
 
 TrainRun train(const ModelSpec& s, const TrainSettings& ts, std::uint64_t seed, std::uint64_t purpose,
@@ -307,20 +332,7 @@ TrainRun train(const ModelSpec& s, const TrainSettings& ts, std::uint64_t seed, 
   const bool ck = !estimate && !learn::checkpoints().dir.empty();
   const std::uint64_t key = ck ? run_key(s, ts, seed, purpose, init_purpose) : 0;
   if (ck)
-    if (auto st = learn::load_state(key)) {
-      t = st->t;
-      r.theta = st->theta;
-      adam.m = st->adam_m;
-      adam.v = st->adam_v;
-      adam.t = st->adam_t;
-      window = st->window;
-      window_n = st->window_n;
-      r.first_loss = st->last_loss;
-      earlier = st->seconds;
-      r.curve_step = st->curve.step;
-      r.curve_loss = st->curve.train_loss;
-      unpack(r.theta, net);
-    }
+    if (auto st = learn::load_state(key)) resume(*st, r, adam, t, window, window_n, earlier, net);
   const auto elapsed = [&] { return earlier + seconds(); };
   double last_save = elapsed();
   const auto save = [&](int done) {
@@ -355,10 +367,7 @@ TrainRun train(const ModelSpec& s, const TrainSettings& ts, std::uint64_t seed, 
     }
     if (t == 0) r.first_loss = L;
     good = r.theta;
-    const double lr = ts.warmup > 0 && t + 1 < ts.warmup
-                          ? ts.learning_rate * static_cast<double>(t + 1) / static_cast<double>(ts.warmup)
-                          : ts.learning_rate;
-    adam.step(r.theta, g, lr);
+    adam.step(r.theta, g, step_learning_rate(ts, t));
     if (!r.theta.allFinite()) {
       r.theta = good;
       r.ok = false;
