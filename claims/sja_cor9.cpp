@@ -175,11 +175,7 @@ CaseJson judge_case(const ClaimContext& ctx, ClaimRun& r, const Case& c, double 
   j.field("construction", k.desc);
   j.field("weights", layer_json(k.layer));
   j.field("projected_dimension", e.projected_dim);
-  j.verdict(v_.verdict, v_.why, {"exact_vs_stated", "mc_vs_stated"});
-  j.decision("exact_vs_stated", exact_vs_stated);
-  j.decision("mc_vs_stated", e.mc_vs_stated);
-  j.decision("mc_vs_exact_construction", e.mc_vs_exact);
-  j.decision("looks", fmt::format("{} of {}", e.looks_used, e.looks_planned));
+  block_verdict(j, v_, exact_vs_stated, e);
   return j;
 }
 

@@ -151,19 +151,6 @@ nlohmann::ordered_json outside_assumption_3(const ClaimContext& ctx, const FlowO
   return outside;
 }
 
-// extra "plots" and "figures", and the SVG files. The curves' data in the report (figures), from which
-// `icl-verify report` redraws the SVGs and reports/plot_figures.py draws PDFs.
-void write_plots(ClaimRun& r, const Tally& t) {
-  const ClaimContext& ctx = r.ctx();
-  r.extra("plots") = {fmt::format("{}.loss.svg", ctx.claim_id), fmt::format("{}.distance.svg", ctx.claim_id)};
-  const PlotSpec loss_spec{"zfb.thm4: L(t) - global minimum", "t", "loss gap", true, true, t.loss_plot};
-  const PlotSpec dist_spec{"zfb.thm4: ||theta(t) - theta_*|| / ||theta_*||", "t", "relative distance", true, true,
-                           t.dist_plot};
-  r.extra("figures") = {{"loss", plot_json(loss_spec)}, {"distance", plot_json(dist_spec)}};
-  r.result().files["loss.svg"] = svg_plot(loss_spec);
-  r.result().files["distance.svg"] = svg_plot(dist_spec);
-}
-
 ClaimResult run(const ClaimContext& ctx) {
   ClaimRun r(ctx);
   const double alpha_case = r.split_alpha(ctx.cases.size());
@@ -174,7 +161,7 @@ ClaimResult run(const ClaimContext& ctx) {
   r.error_rates(flow_mc_tolerance());
   r.extra("tolerances") = FlowTolerances{}.to_json(opt);
   r.extra("outside_assumption_3") = outside;
-  write_plots(r, t);
+  write_flow_plots(r, t.loss_plot, t.dist_plot);
   bool outside_all = true;
   double outside_worst = 0;
   for (const auto& j : outside) {

@@ -219,19 +219,6 @@ void run_case(ClaimRun& r, const Case& c, double alpha_case, const FlowOptions& 
   r.step();
 }
 
-// extra "plots" and "figures", and the SVG files. The curves' data in the report (figures), from which
-// `icl-verify report` redraws the SVGs and reports/plot_figures.py draws PDFs.
-void write_plots(ClaimRun& r, const Tally& t) {
-  const ClaimContext& ctx = r.ctx();
-  r.extra("plots") = {fmt::format("{}.loss.svg", ctx.claim_id), fmt::format("{}.distance.svg", ctx.claim_id)};
-  const PlotSpec loss_spec{"zfb.thm8: L(t) - global minimum", "t", "loss gap", true, true, t.loss_plot};
-  const PlotSpec dist_spec{"zfb.thm8: ||theta(t) - theta_*|| / ||theta_*||", "t", "relative distance", true, true,
-                           t.dist_plot};
-  r.extra("figures") = {{"loss", plot_json(loss_spec)}, {"distance", plot_json(dist_spec)}};
-  r.result().files["loss.svg"] = svg_plot(loss_spec);
-  r.result().files["distance.svg"] = svg_plot(dist_spec);
-}
-
 std::string summary_text(const ClaimContext& ctx, const Tally& t, Verdict v) {
   bool outside_ok = true;
   for (const auto& j : t.outside)
@@ -262,7 +249,7 @@ ClaimResult run(const ClaimContext& ctx) {
   r.error_rates(flow_mc_tolerance());
   r.extra("tolerances") = FlowTolerances{}.to_json(opt);
   r.extra("outside_condition_21") = t.outside;
-  write_plots(r, t);
+  write_flow_plots(r, t.loss_plot, t.dist_plot);
   r.finding(fmt::format(
       "Matrix structure: the flows start from dense Theta Theta^T (off-diagonal part up to {:.3g} of its unit Frobenius "
       "norm) and the stated A ranges from a multiple of I (i.i.d. entries, spread {:.3g}) to diagonal entries differing "

@@ -74,6 +74,14 @@ void block_quantities(CaseJson& j, double stated, double infimum, const BlockEva
   j.quantity("construction_limit", e.limit);
 }
 
+void block_verdict(CaseJson& j, const Decision& verdict, const Decision& exact_vs_stated, const BlockEvaluation& e) {
+  j.verdict(verdict.verdict, verdict.why, {"exact_vs_stated", "mc_vs_stated"});
+  j.decision("exact_vs_stated", exact_vs_stated);
+  j.decision("mc_vs_stated", e.mc_vs_stated);
+  j.decision("mc_vs_exact_construction", e.mc_vs_exact);
+  j.decision("looks", fmt::format("{} of {}", e.looks_used, e.looks_planned));
+}
+
 LowerBoundCaseResult judge_lower_bound_case(const Case& c, const BlockEvaluation& e, const BilinearLayer& layer,
                                             const std::string& construction, const LowerBoundCase& in) {
   const double stated = in.k, inf = in.inf, corrected = in.corrected;
@@ -134,11 +142,7 @@ LowerBoundCaseResult judge_lower_bound_case(const Case& c, const BlockEvaluation
   j.field("weights", layer_json(layer));
   j.field("width", e.dbar);
   j.field("projected_dimension", e.projected_dim);
-  j.verdict(v_.verdict, v_.why, {"exact_vs_stated", "mc_vs_stated"});
-  j.decision("exact_vs_stated", exact_vs_stated);
-  j.decision("mc_vs_stated", e.mc_vs_stated);
-  j.decision("mc_vs_exact_construction", e.mc_vs_exact);
-  j.decision("looks", fmt::format("{} of {}", e.looks_used, e.looks_planned));
+  block_verdict(j, v_, exact_vs_stated, e);
   j.decision("corrected_holds", corr_ok);
   return {j.take(), corr_ok};
 }

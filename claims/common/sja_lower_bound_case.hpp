@@ -40,6 +40,9 @@ nlohmann::ordered_json layer_json(const BilinearLayer& layer);
 // The quantities every lower-bound case reports first: stated (the bound), exact (the infimum over the
 // family), mc (the explicit layer through the forward pass), exact_construction, construction_limit.
 void block_quantities(CaseJson& j, double stated, double infimum, const BlockEvaluation& e);
+// The verdict every lower-bound case ends with (resting on exact_vs_stated and mc_vs_stated) and its decisions:
+// exact_vs_stated, mc_vs_stated, mc_vs_exact_construction, looks.
+void block_verdict(CaseJson& j, const Decision& verdict, const Decision& exact_vs_stated, const BlockEvaluation& e);
 
 struct LowerBoundCase {
   int n = 0;                             // context length

@@ -188,6 +188,17 @@ void add_flow_plot_series(const ZfbFlow& z, double lower, const std::string& nam
   dist_plot.push_back(ds);
 }
 
+void write_flow_plots(ClaimRun& r, const std::vector<PlotSeries>& loss_plot, const std::vector<PlotSeries>& dist_plot) {
+  const std::string& id = r.ctx().claim_id;
+  r.extra("plots") = {fmt::format("{}.loss.svg", id), fmt::format("{}.distance.svg", id)};
+  const PlotSpec loss_spec{fmt::format("{}: L(t) - global minimum", id), "t", "loss gap", true, true, loss_plot};
+  const PlotSpec dist_spec{fmt::format("{}: ||theta(t) - theta_*|| / ||theta_*||", id), "t", "relative distance", true,
+                           true, dist_plot};
+  r.extra("figures") = {{"loss", plot_json(loss_spec)}, {"distance", plot_json(dist_spec)}};
+  r.result().files["loss.svg"] = svg_plot(loss_spec);
+  r.result().files["distance.svg"] = svg_plot(dist_spec);
+}
+
 FlowCase run_flow_case(const ClaimContext& ctx, double alpha_case, const PopulationLoss& pl, const LsaWeights& init,
                        const LsaWeights& stated, const FlowOptions& opt, const LsaPromptModel& prompts,
                        const std::string& tag, const FlowVerdictTexts& texts, const FlowTolerances& tol) {

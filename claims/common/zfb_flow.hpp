@@ -6,6 +6,7 @@
 #include "icl/claim/case_json.hpp"
 #include "icl/exact/gradient_flow.hpp"
 #include "icl/claim/claim.hpp"
+#include "icl/claim/claim_run.hpp"
 #include "icl/exact/lsa_population_loss.hpp"
 #include "icl/montecarlo/lsa_prompt_worker.hpp"
 #include "icl/report/svg_plot.hpp"
@@ -92,6 +93,11 @@ Decision flow_limit_decision(const PopulationLoss& pl, const LsaWeights& stated,
 // plots, as series named `name`.
 void add_flow_plot_series(const ZfbFlow& z, double lower, const std::string& name, std::vector<PlotSeries>& loss_plot,
                           std::vector<PlotSeries>& dist_plot);
+
+// extra "plots" and "figures", and the SVG files, of a flow claim (zfb.thm4, zfb.thm8): the two plots above. The
+// curves' data go into the report (figures), from which `icl-verify report` redraws the SVGs and
+// reports/plot_figures.py draws PDFs.
+void write_flow_plots(ClaimRun& r, const std::vector<PlotSeries>& loss_plot, const std::vector<PlotSeries>& dist_plot);
 
 // One flow case of zfb.thm4 / zfb.thm8 from start to verdict: the flow from `init`, the exact reduced-form limit,
 // the loss at the endpoint by Monte Carlo through the forward pass (prompts drawn as `prompts` says, stream `tag`

@@ -36,28 +36,37 @@ ICL_HD inline double lsa_layer_scale(const StackDesc& net, int l) {
 // Scratch a prompt's loss needs beyond Z: G and T (D x D each) and two columns.
 ICL_HD inline long long stack_scratch_size(int D) { return 2LL * D * D + 2LL * D; }
 
+// Layer l, not the stack's last, applied to Z in place (scratch: G, T (D x D) and two columns u, u2).
+ICL_HD inline void stack_apply_layer(const StackDesc& net, int l, Strided Z, Strided G, Strided T, Strided u,
+                                     Strided u2) {
+  const int D = net.rows, N = net.cols;
+  const double* W = net.weights + net.offset[l];
+  if (net.kind[l] == kBilinear) {
+    bilinear_apply(W, W + static_cast<long long>(D - 1) * (D - 1), Z, D, N, u, u2);
+    return;
+  }
+  lsa_gram(Z, D, net.masked[l] ? N - 1 : N, G);
+  lsa_layer_matrix(W, W + static_cast<long long>(D) * D, D, G, T, G);
+  lsa_apply(G, lsa_layer_scale(net, l), Z, D, N, u);
+}
+
+// The stack's last layer (an LSA layer): its query path from Z, the prediction yhat; leaves G = Z_K Z_K^T and
+// u = Q z_q for the adjoint.
+ICL_HD inline double stack_query(const StackDesc& net, Strided Z, Strided G, Strided u) {
+  const int l = net.layers - 1, D = net.rows, N = net.cols;
+  const double* W = net.weights + net.offset[l];
+  lsa_gram(Z, D, net.masked[l] ? N - 1 : N, G);
+  return lsa_query(W, W + static_cast<long long>(D) * D, lsa_layer_scale(net, l), Z, D, N, G, u);
+}
+
 // The loss of prompt Z (D x N, modified: every layer but the last is applied in place) with label yq.
 ICL_HD inline double stack_loss(const StackDesc& net, Strided Z, double yq, Strided work) {
   const int D = net.rows, N = net.cols;
   const long long DD = static_cast<long long>(D) * D;
   const Strided G{work.p, work.s}, T{work.p + DD * work.s, work.s}, u{work.p + 2 * DD * work.s, work.s},
       u2{work.p + (2 * DD + D) * work.s, work.s};
-  double yhat = Z[static_cast<long long>(N - 1) * D + D - 1];
-  for (int l = 0; l < net.layers; ++l) {
-    const double* W = net.weights + net.offset[l];
-    if (net.kind[l] == kBilinear) {
-      bilinear_apply(W, W + static_cast<long long>(D - 1) * (D - 1), Z, D, N, u, u2);
-      continue;
-    }
-    const double s = lsa_layer_scale(net, l);
-    lsa_gram(Z, D, net.masked[l] ? N - 1 : N, G);
-    if (l + 1 == net.layers) {
-      yhat = lsa_query(W, W + DD, s, Z, D, N, G, u);
-      break;
-    }
-    lsa_layer_matrix(W, W + DD, D, G, T, G);
-    lsa_apply(G, s, Z, D, N, u);
-  }
+  for (int l = 0; l + 1 < net.layers; ++l) stack_apply_layer(net, l, Z, G, T, u, u2);
+  const double yhat = net.layers > 0 ? stack_query(net, Z, G, u) : Z[static_cast<long long>(N - 1) * D + D - 1];
   const double e = yhat + net.loss_sign * yq;
   return net.loss_factor * e * e;
 }
@@ -73,10 +82,7 @@ ICL_HD inline long long stack_grad_scratch_size(int L, int D, int N) {
 ICL_HD inline double stack_loss_grad(const StackDesc& net, Strided Z, double yq, Strided work, Strided dW) {
   const int L = net.layers, D = net.rows, N = net.cols;
   const long long DD = static_cast<long long>(D) * D, DN = static_cast<long long>(D) * N;
-  if (L == 0) {
-    const double e = Z[static_cast<long long>(N - 1) * D + D - 1] + net.loss_sign * yq;
-    return net.loss_factor * e * e;
-  }
+  if (L == 0) return stack_loss(net, Z, yq, work);  // no weights, no gradient
   const auto at = [&](long long off) { return Strided{work.p + off * work.s, work.s}; };
   const auto grad = [&](int l) { return Strided{dW.p + net.offset[l] * dW.s, dW.s}; };
   const long long m0 = (L + 1) * DN;
@@ -88,20 +94,12 @@ ICL_HD inline double stack_loss_grad(const StackDesc& net, Strided Z, double yq,
   for (int l = 0; l + 1 < L; ++l) {
     const Strided tape = at(l * DN);
     for (long long e = 0; e < DN; ++e) tape[e] = Z[e];
-    const double* W = net.weights + net.offset[l];
-    if (net.kind[l] == kBilinear) {
-      bilinear_apply(W, W + mm, Z, D, N, u, v);
-      continue;
-    }
-    lsa_gram(Z, D, net.masked[l] ? N - 1 : N, G);
-    lsa_layer_matrix(W, W + DD, D, G, T, G);
-    lsa_apply(G, lsa_layer_scale(net, l), Z, D, N, u);
+    stack_apply_layer(net, l, Z, G, T, u, v);
   }
+  const double yhat = stack_query(net, Z, G, u);  // u = Q z_q
   const double* WL = net.weights + net.offset[L - 1];
   const double sL = lsa_layer_scale(net, L - 1);
   const int KL = net.masked[L - 1] ? N - 1 : N;
-  lsa_gram(Z, D, KL, G);
-  const double yhat = lsa_query(WL, WL + DD, sL, Z, D, N, G, u);  // u = Q z_q
   const double err = yhat + net.loss_sign * yq;
   for (long long e = 0; e < DN; ++e) R[e] = 0.0;
   const Strided gL = grad(L - 1);
