@@ -12,6 +12,8 @@
 //   - each prompt's gradient with respect to every weight is its loss's central finite difference, and the training
 //     minibatch (chunk sums, pullback) is the CPU executor's minibatch() to 1e-11 for full LSA stacks, acds form (8)
 //     and sja's bilinear stacks (dense and sparse forms);
+//   - float32 (portable::Precision::f32) against float64 on the sizes the GPU check times: per-prompt losses, their
+//     mean against its Monte Carlo standard error, and the minibatch gradient, within bounds set from the measurement;
 //   - a stream of another seed or purpose gives other numbers (each comparison can fail);
 //   - what the portable code does not run is refused in one line naming it.
 // (This file is compiled with -ffp-contract=off, as the library's portable path: CMakeLists.txt.)
@@ -220,12 +222,12 @@ TEST_CASE("portable: the gradient of one prompt's loss is its central finite dif
         std::vector<double> scratch(static_cast<std::size_t>(plan->grad_scratch_per_prompt()));
         std::vector<double> plain(static_cast<std::size_t>(plan->scratch_per_prompt()));
         const auto loss_at = [&](std::uint64_t i) {
-          return portable::prompt_loss(plan->prompt, plan->net, plan->ziggurat(), key, i, plain.data(), 1);
+          return portable::prompt_loss(plan->prompt, plan->net, plan->ziggurat(), key, i, plain.data(), nullptr, 1);
         };
         for (std::uint64_t i : {std::uint64_t{0}, std::uint64_t{7}}) {
           std::vector<double> dW(static_cast<std::size_t>(plan->grad_size()), 0.0);
           const double l0 = portable::prompt_loss_grad(plan->prompt, plan->net, plan->ziggurat(), key, i,
-                                                       scratch.data(), 1, {dW.data(), 1});
+                                                       scratch.data(), nullptr, 1, {dW.data(), 1});
           CHECK(l0 == loss_at(i));  // the same steps: the same bits as the loss alone
           double scale = 0, worst = 0;
           for (std::size_t k = 0; k < dW.size(); ++k) {
@@ -295,6 +297,102 @@ TEST_CASE("portable: the minibatch's loss and gradient are the CPU executor's to
   MESSAGE(compared << " minibatches: max relative difference portable vs CPU executor: loss " << worst_loss
                    << ", gradient (max norm) " << worst_grad);
   CHECK(compared == 4 * 2 + 1 + 2 * 2);
+}
+
+// float32 (portable::Precision::f32: the same prompt, drawn in double, rounded to float with the weights; every layer,
+// the loss and each prompt's gradient in float; sums over prompts in double), measured against float64 on the sizes
+// the GPU check times: the sja.thm2 estimator's LSA stacks (d = 4, n = 200), sja.fig1-sized bilinear stacks
+// (d = 3, dbar = 12, n = 200) and acds form (8) (d = 5, n = 20).
+struct F32Error {
+  double median = 0, max = 0;   // per-prompt relative error of the loss
+  double mean_rel = 0;          // relative error of the mean loss over the prompts
+  double mc_rel_se = 0;         // the Monte Carlo relative standard error of that mean (the float64 losses' spread)
+  double grad_rel = 0;          // minibatch gradient, max norm, relative
+  std::size_t bitwise = 0, count = 0;
+};
+
+F32Error f32_error(const learn::Parameterisation& params, const Eigen::VectorXd& theta,
+                   const learn::PromptSource& source, learn::LossSpec loss, std::uint64_t count) {
+  const Network net = params.network(theta);
+  const auto p64 = plan_portable(net, source, loss, "test", portable::Precision::f64);
+  const auto p32 = plan_portable(net, source, loss, "test", portable::Precision::f32);
+  std::vector<double> l64, l32, again;
+  portable_losses(*p64, 3, 8, count, l64);
+  portable_losses(*p32, 3, 8, count, l32);
+  portable_losses(*p32, 3, 8, count, again);
+  CHECK(again == l32);  // float is as deterministic as double
+  F32Error e;
+  e.count = count;
+  std::vector<double> rel(count);
+  double m64 = 0, m32 = 0, sq = 0;
+  for (std::size_t i = 0; i < count; ++i) {
+    rel[i] = std::fabs(l32[i] - l64[i]) / l64[i];
+    e.bitwise += l32[i] == l64[i];
+    m64 += l64[i];
+    m32 += l32[i];
+    sq += l64[i] * l64[i];
+  }
+  std::sort(rel.begin(), rel.end());
+  e.median = rel[count / 2];
+  e.max = rel.back();
+  m64 /= static_cast<double>(count);
+  m32 /= static_cast<double>(count);
+  e.mean_rel = std::fabs(m32 - m64) / m64;
+  e.mc_rel_se = std::sqrt((sq / static_cast<double>(count) - m64 * m64) / static_cast<double>(count)) / m64;
+  Eigen::VectorXd g64, g32;
+  portable_minibatch(*p64, params, 5, 9, 4000, &g64);
+  portable_minibatch(*p32, params, 5, 9, 4000, &g32);
+  e.grad_rel = (g32 - g64).lpNorm<Eigen::Infinity>() / g64.lpNorm<Eigen::Infinity>();
+  return e;
+}
+
+TEST_CASE("portable: float32 against float64, measured (losses, their mean, the minibatch gradient)") {
+  struct Model {
+    const char* name;
+    learn::Parameterisation params;
+    learn::PromptSource source;
+    learn::LossSpec loss;
+    double sd;
+  };
+  const auto iso = [](int d) { return Eigen::MatrixXd::Identity(d, d); };
+  std::vector<Model> models;
+  for (int layers : {1, 3})
+    models.push_back({layers == 1 ? "sja.thm2 LSA, 1 layer, d=4 n=200" : "sja.thm2 LSA, 3 layers, d=4 n=200",
+                      learn::full_lsa(6, layers),
+                      learn::gaussian_prompts(GaussianIclModel::from_task(PolynomialTask::linear(4), iso(4)),
+                                              sja_shape(4, 5, 200)),
+                      learn::LossSpec::sja(), 0.4 / std::sqrt(6.0)});
+  models.push_back({"sja.fig1 bilinear, 6 blocks, d=3 dbar=12 n=200",
+                    learn::sja_bilinear(3, 12, 6, learn::BilinearForm::dense),
+                    learn::gaussian_prompts(GaussianIclModel::from_task(PolynomialTask::quadratic(3), iso(3)),
+                                            sja_shape(3, 12, 200)),
+                    learn::LossSpec::sja(), 0.02});
+  models.push_back({"acds form (8), 3 layers, d=5 n=20", learn::acds_form8(5, 3),
+                    learn::gaussian_prompts(GaussianIclModel::from_task(PolynomialTask::linear(5), test_covariance(5, 3)),
+                                            acds_shape(5, 20)),
+                    learn::LossSpec::acds(), 0.3});
+  for (const auto& m : models) {
+    const std::string name = m.name;
+    CAPTURE(name);
+    Eigen::VectorXd theta(m.params.size());
+    PromptRng rng(41, 2, static_cast<std::uint64_t>(m.params.size()));
+    for (Eigen::Index k = 0; k < theta.size(); ++k) theta[k] = m.sd * rng.normal();
+    const std::uint64_t count = 2000;
+    const F32Error e = f32_error(m.params, theta, m.source, m.loss, count);
+    MESSAGE(name << ": per-prompt loss relative error median " << e.median << ", max " << e.max << " ("
+                   << e.bitwise << " of " << e.count << " equal to float64); mean over " << e.count
+                   << " prompts relative error " << e.mean_rel << " (Monte Carlo relative standard error "
+                   << e.mc_rel_se << "); minibatch gradient (4000 prompts) relative error " << e.grad_rel);
+    // The float path runs in float: most losses differ from float64's in their low bits.
+    CHECK(e.bitwise * 10 < e.count);
+    // Bounds from the measurement (docs/engine.md; measured: median at most 5.3e-7, max 4.8e-4, mean at most 3.3e-6
+    // of the Monte Carlo standard error, gradient 1.0e-6), with a margin of about 10x: float's rounding (2^-24 =
+    // 6e-8) grown by a layer's sums and, for the largest, by the cancellation in yhat - y of a small loss.
+    CHECK(e.median <= 1e-5);
+    CHECK(e.max <= 5e-3);
+    CHECK(e.mean_rel <= 1e-4 * e.mc_rel_se);  // far below the Monte Carlo error of the same prompts
+    CHECK(e.grad_rel <= 1e-5);
+  }
 }
 
 TEST_CASE("portable: what it does not run is refused in one line naming it") {

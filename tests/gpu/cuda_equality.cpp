@@ -4,14 +4,17 @@
 // minibatch's chunk sums (loss and gradient) and minibatch() of full LSA stacks, acds form (8) and sja's bilinear
 // stacks.
 //
+// Each in float64 and in float32 (portable::Precision: the kernel in float against the portable path in float).
+//
 // Expected: equal bit for bit. The one source of a difference the design admits: a prompt whose ziggurat draws take
 // the wedge or tail path calls exp or log, glibc's on the CPU and CUDA's on the GPU, which can differ in the last
-// bit; such a prompt's loss then differs by rounding. So: fail on any difference above 1e-12 relative, or on more
-// than 1% of the prompts differing at all; print the counts either way.
+// bit; such a prompt's loss then differs by rounding. So: fail on any difference above 1e-12 relative (1e-5 in
+// float32, whose rounding is 6e-8), or on more than 1% of the prompts differing at all; print the counts either way.
 //
 // `icl-cuda-equality --time` also times losses() of sja.thm2-sized LSA stacks (d = 4, n = 200 and d = 8, n = 1600,
-// 1 and 3 layers) and minibatch() of acds form (8) (d = 5, n = 20, batch 4000) on the cuda backend against the cpu
-// backend on one thread (bench/gpu/check.sh runs it).
+// 1 and 3 layers) and minibatch() of acds form (8) (d = 5, n = 20, batch 4000) and of sja.fig1's 12-layer bilinear
+// model on the cuda backend against the cpu backend on one thread, the LSA losses and the bilinear step in float32
+// too (bench/gpu/check.sh runs it).
 #include "icl/cuda/cuda_executor.hpp"
 #include "icl/cuda/kernels.hpp"
 #include "icl/execute/executor.hpp"
@@ -74,21 +77,31 @@ int main(int argc, char** argv) {
       for (std::uint64_t seed : {1ull, 77ull}) {
         const Network net = stack(c.source.rows, layers, seed + 5);
         const std::uint64_t count = 20000;
-        std::vector<double> ref, got;
-        const auto plan = execute::plan_portable(net, c.source, learn::LossSpec::sja(), "test");
-        execute::portable_losses(*plan, seed, 1234, count, ref);
-        gpu->losses(net, c.source, learn::LossSpec::sja(), seed, 1234, count, got);
-        std::size_t differ = 0;
-        double worst = 0;
-        for (std::size_t i = 0; i < ref.size(); ++i)
-          if (got[i] != ref[i]) {
-            ++differ;
-            worst = std::max(worst, std::fabs(got[i] - ref[i]) / std::max(std::fabs(ref[i]), 1e-300));
+        for (const auto precision : {portable::Precision::f64, portable::Precision::f32}) {
+          const bool f32 = precision == portable::Precision::f32;
+          std::vector<double> ref, got;
+          const auto plan = execute::plan_portable(net, c.source, learn::LossSpec::sja(), "test", precision);
+          execute::portable_losses(*plan, seed, 1234, count, ref);
+          if (!f32) {
+            gpu->losses(net, c.source, learn::LossSpec::sja(), seed, 1234, count, got);
+          } else {  // the kernel in float (the executor's losses() plans in the process's precision)
+            got.assign(count, 0.0);
+            cuda::prompt_losses(*plan, execute::portable_stream_key(seed, 1234), 0, count, got.data());
           }
-        const bool pass = worst <= 1e-12 && differ * 100 <= ref.size();
-        ok = ok && pass;
-        std::printf("%-20s layers %d seed %3llu: %zu of %zu losses differ (max relative %.3g) %s\n", c.name, layers,
-                    static_cast<unsigned long long>(seed), differ, ref.size(), worst, pass ? "ok" : "FAIL");
+          std::size_t differ = 0;
+          double worst = 0;
+          for (std::size_t i = 0; i < ref.size(); ++i)
+            if (got[i] != ref[i]) {
+              ++differ;
+              worst = std::max(worst, std::fabs(got[i] - ref[i]) / std::max(std::fabs(ref[i]), 1e-300));
+            }
+          // float's rounding is 2^-24: a prompt whose draw called exp or log differently can differ by about that.
+          const bool pass = worst <= (f32 ? 1e-5 : 1e-12) && differ * 100 <= ref.size();
+          ok = ok && pass;
+          std::printf("%-20s %s layers %d seed %3llu: %zu of %zu losses differ (max relative %.3g) %s\n", c.name,
+                      f32 ? "float32" : "float64", layers, static_cast<unsigned long long>(seed), differ, ref.size(),
+                      worst, pass ? "ok" : "FAIL");
+        }
       }
   // The training minibatch: the chunk sums of the loss and of the layers' P and Q gradients (kernels.hpp
   // minibatch_chunks) against the portable path's, for full LSA stacks, acds form (8) (P frozen) and sja's bilinear
@@ -107,37 +120,45 @@ int main(int argc, char** argv) {
         Eigen::VectorXd theta(params.size());
         PromptRng rng(31, 7, static_cast<std::uint64_t>(layers));
         for (Eigen::Index k = 0; k < theta.size(); ++k) theta[k] = 0.5 / std::sqrt(c.source.rows) * rng.normal();
-        const auto plan = execute::plan_portable(params.network(theta), c.source, learn::LossSpec::sja(), "test");
         const std::uint64_t count = 4000;
-        std::vector<double> ref_loss, ref_dW, got_loss;
-        execute::portable_minibatch_chunks(*plan, 5, 99, count, ref_loss, &ref_dW);
-        got_loss.assign(ref_loss.size(), 0.0);
-        std::vector<double> got_dW(ref_dW.size(), 0.0);
-        cuda::minibatch_chunks(*plan, execute::portable_stream_key(5, 99), count, execute::Executor::kBatchChunk,
-                               got_loss.data(), got_dW.data());
-        std::size_t differ = 0;
-        double worst = 0;
-        for (std::size_t i = 0; i < ref_dW.size(); ++i)
-          if (got_dW[i] != ref_dW[i]) {
-            ++differ;
-            worst = std::max(worst, std::fabs(got_dW[i] - ref_dW[i]) / std::max(std::fabs(ref_dW[i]), 1e-300));
+        for (const auto precision : {portable::Precision::f64, portable::Precision::f32}) {
+          const bool f32 = precision == portable::Precision::f32;
+          const auto plan =
+              execute::plan_portable(params.network(theta), c.source, learn::LossSpec::sja(), "test", precision);
+          std::vector<double> ref_loss, ref_dW, got_loss;
+          execute::portable_minibatch_chunks(*plan, 5, 99, count, ref_loss, &ref_dW);
+          got_loss.assign(ref_loss.size(), 0.0);
+          std::vector<double> got_dW(ref_dW.size(), 0.0);
+          cuda::minibatch_chunks(*plan, execute::portable_stream_key(5, 99), count, execute::Executor::kBatchChunk,
+                                 got_loss.data(), got_dW.data());
+          std::size_t differ = 0;
+          double worst = 0;
+          for (std::size_t i = 0; i < ref_dW.size(); ++i)
+            if (got_dW[i] != ref_dW[i]) {
+              ++differ;
+              worst = std::max(worst, std::fabs(got_dW[i] - ref_dW[i]) / std::max(std::fabs(ref_dW[i]), 1e-300));
+            }
+          for (std::size_t i = 0; i < ref_loss.size(); ++i)
+            if (got_loss[i] != ref_loss[i]) {
+              ++differ;
+              worst = std::max(worst, std::fabs(got_loss[i] - ref_loss[i]) / std::fabs(ref_loss[i]));
+            }
+          double rel = 0;  // minibatch(): the executor (float64), the pullback on the host
+          if (!f32) {
+            Eigen::VectorXd g_ref, g_gpu;
+            const double l_ref = execute::portable_minibatch(*plan, params, 5, 99, count, &g_ref);
+            const double l_gpu = gpu->minibatch(params, theta, c.source, learn::LossSpec::sja(), 5, 99, count, &g_gpu);
+            rel = std::max(std::fabs(l_gpu - l_ref) / std::fabs(l_ref),
+                           (g_gpu - g_ref).lpNorm<Eigen::Infinity>() / g_ref.lpNorm<Eigen::Infinity>());
           }
-        for (std::size_t i = 0; i < ref_loss.size(); ++i)
-          if (got_loss[i] != ref_loss[i]) {
-            ++differ;
-            worst = std::max(worst, std::fabs(got_loss[i] - ref_loss[i]) / std::fabs(ref_loss[i]));
-          }
-        Eigen::VectorXd g_ref, g_gpu;
-        const double l_ref = execute::portable_minibatch(*plan, params, 5, 99, count, &g_ref);
-        const double l_gpu = gpu->minibatch(params, theta, c.source, learn::LossSpec::sja(), 5, 99, count, &g_gpu);
-        const double rel = std::max(std::fabs(l_gpu - l_ref) / std::fabs(l_ref),
-                                    (g_gpu - g_ref).lpNorm<Eigen::Infinity>() / g_ref.lpNorm<Eigen::Infinity>());
-        const bool pass = worst <= 1e-12 && rel <= 1e-12 && differ * 100 <= ref_dW.size() + ref_loss.size();
-        ok = ok && pass;
-        std::printf("%-20s minibatch, %d layers, %zu parameters: %zu of %zu chunk sums differ (max relative %.3g); "
-                    "minibatch() max relative %.3g %s\n",
-                    c.name, layers, static_cast<std::size_t>(params.size()), differ, ref_dW.size() + ref_loss.size(),
-                    worst, rel, pass ? "ok" : "FAIL");
+          const double tol = f32 ? 1e-5 : 1e-12;
+          const bool pass = worst <= tol && rel <= tol && differ * 100 <= ref_dW.size() + ref_loss.size();
+          ok = ok && pass;
+          std::printf("%-20s %s minibatch, %d layers, %zu parameters: %zu of %zu chunk sums differ (max relative "
+                      "%.3g); minibatch() max relative %.3g %s\n",
+                      c.name, f32 ? "float32" : "float64", layers, static_cast<std::size_t>(params.size()), differ,
+                      ref_dW.size() + ref_loss.size(), worst, rel, pass ? "ok" : "FAIL");
+        }
       }
     }
   // The check can fail: a different seed on the GPU is different numbers.
@@ -169,8 +190,14 @@ int main(int argc, char** argv) {
         t0 = clock::now();
         gpu->losses(net, source, learn::LossSpec::sja(), 1, 2, gpu_count, out);
         const double gpu_s = std::chrono::duration<double>(clock::now() - t0).count() / static_cast<double>(gpu_count);
-        std::printf("  d=%d n=%d layers=%d: cpu 1 thread %.3g us, cuda %.3g us, ratio %.0fx\n", d, n, layers,
-                    cpu_s * 1e6, gpu_s * 1e6, cpu_s / gpu_s);
+        const auto plan32 = execute::plan_portable(net, source, learn::LossSpec::sja(), "test", portable::Precision::f32);
+        out.assign(gpu_count, 0.0);
+        t0 = clock::now();
+        cuda::prompt_losses(*plan32, execute::portable_stream_key(1, 2), 0, gpu_count, out.data());
+        const double gpu32_s = std::chrono::duration<double>(clock::now() - t0).count() / static_cast<double>(gpu_count);
+        std::printf("  d=%d n=%d layers=%d: cpu 1 thread %.3g us, cuda %.3g us (ratio %.0fx), cuda float32 %.3g us "
+                    "(ratio %.0fx)\n", d, n, layers, cpu_s * 1e6, gpu_s * 1e6, cpu_s / gpu_s, gpu32_s * 1e6,
+                    cpu_s / gpu32_s);
       }
   }
   if (timing) {
@@ -203,8 +230,21 @@ int main(int argc, char** argv) {
     t0 = clock::now();
     for (int r = 0; r < 5; ++r) gpu->minibatch(sja, th, sja_source, learn::LossSpec::sja(), 1, 2, 4000, &g);
     const double gpu_b = std::chrono::duration<double>(clock::now() - t0).count() / 5;
+    // The same step in float32: the chunk sums on the GPU, the pullback on the host (what minibatch() does).
+    const auto plan32 = execute::plan_portable(sja.network(th), sja_source, learn::LossSpec::sja(), "test",
+                                               portable::Precision::f32);
+    const std::size_t chunks = (4000 + execute::Executor::kBatchChunk - 1) / execute::Executor::kBatchChunk;
+    std::vector<double> cl(chunks), cdW(chunks * static_cast<std::size_t>(plan32->grad_size()));
+    t0 = clock::now();
+    for (int r = 0; r < 5; ++r) {
+      cuda::minibatch_chunks(*plan32, execute::portable_stream_key(1, 2), 4000, execute::Executor::kBatchChunk,
+                             cl.data(), cdW.data());
+      execute::minibatch_from_chunks(*plan32, sja, cl, &cdW, &g);
+    }
+    const double gpu32_b = std::chrono::duration<double>(clock::now() - t0).count() / 5;
     std::printf("minibatch() of sja.fig1's 12-layer bilinear model (d = 4, dbar = 12, n = 200), batch 4000:\n"
-                "  cpu 1 thread %.3g s, cuda %.3g ms, ratio %.0fx\n", cpu_b, gpu_b * 1e3, cpu_b / gpu_b);
+                "  cpu 1 thread %.3g s, cuda %.3g ms (ratio %.0fx), cuda float32 %.3g ms (ratio %.0fx)\n", cpu_b,
+                gpu_b * 1e3, cpu_b / gpu_b, gpu32_b * 1e3, cpu_b / gpu32_b);
   }
   return ok ? 0 : 1;
 }

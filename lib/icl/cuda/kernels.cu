@@ -34,32 +34,39 @@ struct DeviceArray {
   DeviceArray& operator=(const DeviceArray&) = delete;
 };
 
-// Thread t of the launch computes prompt first + t; its scratch is interleaved with the other threads' (element e
-// at scratch[e * stride + t], stride = the launch's thread count), so a warp's loads are contiguous.
-__global__ void prompt_loss_kernel(portable::GaussianPromptDesc pd, portable::StackDesc nd, const double* zig,
+// Thread t of the launch computes prompt first + t in the scalar type S (double, or float: plan.hpp); its scratch
+// is interleaved with the other threads' (element e at scratch[e * stride + t], stride = the launch's thread count),
+// so a warp's loads are contiguous: the doubles of the draw in `scratch`, in float the network's floats in
+// `scratch32` (null in double).
+template <typename S>
+__global__ void prompt_loss_kernel(portable::GaussianPromptDesc pd, portable::StackDescT<S> nd, const double* zig,
                                    portable::StreamKey key, std::uint64_t first, std::uint64_t count, double* scratch,
-                                   long long stride, double* out) {
+                                   S* scratch32, long long stride, double* out) {
   const std::uint64_t t = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (t >= count) return;
-  out[t] = portable::prompt_loss(pd, nd, portable::Plan::ziggurat_view(zig), key, first + t, scratch + t, stride);
+  out[t] = portable::prompt_loss(pd, nd, portable::Plan::ziggurat_view(zig), key, first + t, scratch + t,
+                                 scratch32 ? scratch32 + t : nullptr, stride);
 }
 
-// Thread t computes prompt first + t's loss and gradient: its gradient (grad entries) at g[e * stride + t],
+// Thread t computes prompt first + t's loss and gradient: its gradient (grad entries of S) at g[e * stride + t],
 // zeroed first, its scratch interleaved as above.
-__global__ void prompt_grad_kernel(portable::GaussianPromptDesc pd, portable::StackDesc nd, const double* zig,
+template <typename S>
+__global__ void prompt_grad_kernel(portable::GaussianPromptDesc pd, portable::StackDescT<S> nd, const double* zig,
                                    portable::StreamKey key, std::uint64_t first, std::uint64_t count, double* scratch,
-                                   long long stride, long long grad, double* g, double* out) {
+                                   S* scratch32, long long stride, long long grad, S* g, double* out) {
   const std::uint64_t t = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (t >= count) return;
-  for (long long e = 0; e < grad; ++e) g[e * stride + static_cast<long long>(t)] = 0.0;
-  out[t] = portable::prompt_loss_grad(pd, nd, portable::Plan::ziggurat_view(zig), key, first + t, scratch + t, stride,
-                                      {g + t, stride});
+  for (long long e = 0; e < grad; ++e) g[e * stride + static_cast<long long>(t)] = S(0);
+  out[t] = portable::prompt_loss_grad(pd, nd, portable::Plan::ziggurat_view(zig), key, first + t, scratch + t,
+                                      scratch32 ? scratch32 + t : nullptr, stride,
+                                      portable::StridedT<S>{g + t, stride});
 }
 
 // Thread (c, e) of a launch of `count` prompts (count a multiple of chunk but for the run's last launch): entry e of
-// chunk c summed over its prompts in prompt order (e == grad: the loss).
+// chunk c summed in double over its prompts in prompt order (e == grad: the loss).
+template <typename S>
 __global__ void chunk_sum_kernel(std::uint64_t count, std::uint64_t chunk, long long stride, long long grad,
-                                 const double* g, const double* losses, double* loss_out, double* dW_out) {
+                                 const S* g, const double* losses, double* loss_out, double* dW_out) {
   const std::uint64_t t = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const std::uint64_t chunks = (count + chunk - 1) / chunk, per = static_cast<std::uint64_t>(grad) + 1;
   if (t >= chunks * per) return;
@@ -69,7 +76,8 @@ __global__ void chunk_sum_kernel(std::uint64_t count, std::uint64_t chunk, long 
     for (std::uint64_t i = c * chunk; i < end; ++i) sum += losses[i];
     loss_out[c] = sum;
   } else {
-    for (std::uint64_t i = c * chunk; i < end; ++i) sum += g[static_cast<long long>(e) * stride + static_cast<long long>(i)];
+    for (std::uint64_t i = c * chunk; i < end; ++i)
+      sum += static_cast<double>(g[static_cast<long long>(e) * stride + static_cast<long long>(i)]);
     dW_out[c * static_cast<std::uint64_t>(grad) + e] = sum;
   }
 }
@@ -98,16 +106,17 @@ namespace {
 // A plan's arrays on the device, and its descriptors pointing to them.
 struct DevicePlan {
   DeviceArray<double> chol, fixed_w, coef, weights, scale, zig;
+  DeviceArray<float> weights32;
   DeviceArray<long long> offset;
   DeviceArray<int> term_begin, kind, masked;
   DeviceArray<unsigned char> exps;
   portable::GaussianPromptDesc pd;
   portable::StackDesc nd;
+  portable::StackDescT<float> nd32;
   explicit DevicePlan(const portable::Plan& plan)
       : chol(plan.chol), fixed_w(plan.fixed_w), coef(plan.coef), weights(plan.weights), scale(plan.scale),
-        zig(plan.zig), offset(plan.offset), term_begin(plan.term_begin), kind(plan.kind), masked(plan.masked),
-        exps(plan.exps), pd(plan.prompt),
-        nd(plan.net) {
+        zig(plan.zig), weights32(plan.weights32), offset(plan.offset), term_begin(plan.term_begin), kind(plan.kind), masked(plan.masked),
+        exps(plan.exps), pd(plan.prompt), nd(plan.net), nd32(plan.net32) {
     pd.chol = plan.prompt.chol ? chol.p : nullptr;
     pd.fixed_w = plan.prompt.fixed_w ? fixed_w.p : nullptr;
     pd.coef = coef.p;
@@ -118,73 +127,107 @@ struct DevicePlan {
     nd.kind = kind.p;
     nd.masked = masked.p;
     nd.scale = scale.p;
+    nd32.weights = weights32.p;
+    nd32.offset = offset.p;
+    nd32.kind = kind.p;
+    nd32.masked = masked.p;
+    nd32.scale = scale.p;
+  }
+  template <typename S>
+  const portable::StackDescT<S>& net() const {
+    if constexpr (std::is_same_v<S, double>)
+      return nd;
+    else
+      return nd32;
   }
 };
+
+// Launches of at most 2 GiB of scratch (and gradients), a multiple of `unit` prompts, none longer than the run.
+std::uint64_t launch_prompts(std::uint64_t bytes_per_prompt, std::uint64_t unit, std::uint64_t count) {
+  const std::uint64_t batch = std::max<std::uint64_t>(unit, ((std::uint64_t{1} << 31) / bytes_per_prompt) / unit * unit);
+  return std::min(batch, (count + unit - 1) / unit * unit);
+}
+
+template <typename S>
+void prompt_losses_in(const portable::Plan& plan, portable::StreamKey key, std::uint64_t first, std::uint64_t count,
+                      double* out) {
+  const DevicePlan dp(plan);
+  constexpr int kBlock = 128;
+  const auto per = static_cast<std::uint64_t>(plan.scratch_per_prompt()),
+             per32 = static_cast<std::uint64_t>(plan.scratch32_per_prompt());
+  const std::uint64_t batch = launch_prompts(per * sizeof(double) + per32 * sizeof(S), kBlock, count);
+  DeviceArray<double> scratch(static_cast<std::size_t>(batch * per));
+  DeviceArray<S> scratch32(static_cast<std::size_t>(batch * per32));
+  DeviceArray<double> losses(static_cast<std::size_t>(batch));
+  for (std::uint64_t b = 0; b < count; b += batch) {
+    const std::uint64_t m = std::min(batch, count - b);
+    const auto blocks = static_cast<unsigned>((m + kBlock - 1) / kBlock);
+    prompt_loss_kernel<S><<<blocks, kBlock>>>(dp.pd, dp.net<S>(), dp.zig.p, key, first + b, m, scratch.p,
+                                              per32 ? scratch32.p : nullptr, static_cast<long long>(batch), losses.p);
+    check(cudaGetLastError(), "kernel launch");
+    check(cudaMemcpy(out + b, losses.p, m * sizeof(double), cudaMemcpyDeviceToHost), "cudaMemcpy (losses)");
+  }
+}
+
+template <typename S>
+void minibatch_chunks_in(const portable::Plan& plan, portable::StreamKey key, std::uint64_t count,
+                         std::uint64_t chunk, double* loss, double* dW) {
+  const DevicePlan dp(plan);
+  constexpr int kBlock = 128;
+  const long long grad = dW ? plan.grad_size() : 0;
+  const auto per = static_cast<std::uint64_t>(dW ? plan.grad_scratch_per_prompt() : plan.scratch_per_prompt()),
+             per32 = static_cast<std::uint64_t>(dW ? plan.grad_scratch32_per_prompt() : plan.scratch32_per_prompt()),
+             G = static_cast<std::uint64_t>(grad);
+  // A multiple of the block size and of the chunk of prompts.
+  const std::uint64_t batch =
+      launch_prompts(per * sizeof(double) + (per32 + G) * sizeof(S), std::lcm<std::uint64_t>(kBlock, chunk), count);
+  DeviceArray<double> scratch(static_cast<std::size_t>(batch * per));
+  DeviceArray<S> scratch32(static_cast<std::size_t>(batch * per32)), g(static_cast<std::size_t>(batch * G));
+  DeviceArray<double> losses(static_cast<std::size_t>(batch));
+  const std::uint64_t max_chunks = batch / chunk;
+  DeviceArray<double> chunk_loss(static_cast<std::size_t>(max_chunks)),
+      chunk_dW(static_cast<std::size_t>(max_chunks * G));
+  for (std::uint64_t b = 0; b < count; b += batch) {
+    const std::uint64_t m = std::min(batch, count - b), chunks = (m + chunk - 1) / chunk;
+    const auto blocks = static_cast<unsigned>((m + kBlock - 1) / kBlock);
+    S* const s32 = per32 ? scratch32.p : nullptr;
+    if (dW)
+      prompt_grad_kernel<S><<<blocks, kBlock>>>(dp.pd, dp.net<S>(), dp.zig.p, key, b, m, scratch.p, s32,
+                                                static_cast<long long>(batch), grad, g.p, losses.p);
+    else
+      prompt_loss_kernel<S><<<blocks, kBlock>>>(dp.pd, dp.net<S>(), dp.zig.p, key, b, m, scratch.p, s32,
+                                                static_cast<long long>(batch), losses.p);
+    check(cudaGetLastError(), "kernel launch");
+    const std::uint64_t threads = chunks * (G + 1);
+    chunk_sum_kernel<S><<<static_cast<unsigned>((threads + kBlock - 1) / kBlock), kBlock>>>(
+        m, chunk, static_cast<long long>(batch), grad, g.p, losses.p, chunk_loss.p, chunk_dW.p);
+    check(cudaGetLastError(), "kernel launch (chunk sums)");
+    const std::uint64_t c0 = b / chunk;
+    check(cudaMemcpy(loss + c0, chunk_loss.p, chunks * sizeof(double), cudaMemcpyDeviceToHost), "cudaMemcpy (loss)");
+    if (dW)
+      check(cudaMemcpy(dW + c0 * G, chunk_dW.p, chunks * G * sizeof(double), cudaMemcpyDeviceToHost),
+            "cudaMemcpy (gradients)");
+  }
+}
 
 }  // namespace
 
 void prompt_losses(const portable::Plan& plan, portable::StreamKey key, std::uint64_t first, std::uint64_t count,
                    double* out) {
   if (count == 0) return;
-  const DevicePlan dp(plan);
-  const portable::GaussianPromptDesc& pd = dp.pd;
-  const portable::StackDesc& nd = dp.nd;
-  const DeviceArray<double>& zig = dp.zig;
-  // Launches of at most 2 GiB of scratch (a multiple of the block size of prompts).
-  constexpr int kBlock = 128;
-  const auto per = static_cast<std::uint64_t>(plan.scratch_per_prompt());
-  std::uint64_t batch = std::max<std::uint64_t>(kBlock, ((std::uint64_t{1} << 28) / per) / kBlock * kBlock);
-  batch = std::min(batch, (count + kBlock - 1) / kBlock * kBlock);
-  DeviceArray<double> scratch(static_cast<std::size_t>(batch * per));
-  DeviceArray<double> losses(static_cast<std::size_t>(batch));
-  for (std::uint64_t b = 0; b < count; b += batch) {
-    const std::uint64_t m = std::min(batch, count - b);
-    const auto blocks = static_cast<unsigned>((m + kBlock - 1) / kBlock);
-    prompt_loss_kernel<<<blocks, kBlock>>>(pd, nd, zig.p, key, first + b, m, scratch.p, static_cast<long long>(batch),
-                                           losses.p);
-    check(cudaGetLastError(), "kernel launch");
-    check(cudaMemcpy(out + b, losses.p, m * sizeof(double), cudaMemcpyDeviceToHost), "cudaMemcpy (losses)");
-  }
+  if (plan.precision == portable::Precision::f32)
+    prompt_losses_in<float>(plan, key, first, count, out);
+  else
+    prompt_losses_in<double>(plan, key, first, count, out);
 }
 
 void minibatch_chunks(const portable::Plan& plan, portable::StreamKey key, std::uint64_t count, std::uint64_t chunk,
                       double* loss, double* dW) {
   if (count == 0) return;
-  const DevicePlan dp(plan);
-  constexpr int kBlock = 128;
-  const long long grad = dW ? plan.grad_size() : 0;
-  const auto per = static_cast<std::uint64_t>((dW ? plan.grad_scratch_per_prompt() : plan.scratch_per_prompt()) + grad);
-  // Launches of at most 2 GiB of scratch and gradients, a multiple of the block size and of the chunk of prompts.
-  const std::uint64_t unit = std::lcm<std::uint64_t>(kBlock, chunk);
-  std::uint64_t batch = std::max<std::uint64_t>(unit, ((std::uint64_t{1} << 28) / per) / unit * unit);
-  batch = std::min(batch, (count + unit - 1) / unit * unit);
-  DeviceArray<double> scratch(static_cast<std::size_t>(batch * per));
-  DeviceArray<double> losses(static_cast<std::size_t>(batch));
-  const std::uint64_t max_chunks = batch / chunk;
-  DeviceArray<double> chunk_loss(static_cast<std::size_t>(max_chunks)),
-      chunk_dW(static_cast<std::size_t>(max_chunks * static_cast<std::uint64_t>(grad)));
-  double* g = scratch.p + (per - static_cast<std::uint64_t>(grad)) * batch;  // the gradients after the scratch
-  for (std::uint64_t b = 0; b < count; b += batch) {
-    const std::uint64_t m = std::min(batch, count - b), chunks = (m + chunk - 1) / chunk;
-    const auto blocks = static_cast<unsigned>((m + kBlock - 1) / kBlock);
-    if (dW)
-      prompt_grad_kernel<<<blocks, kBlock>>>(dp.pd, dp.nd, dp.zig.p, key, b, m, scratch.p, static_cast<long long>(batch),
-                                             grad, g, losses.p);
-    else
-      prompt_loss_kernel<<<blocks, kBlock>>>(dp.pd, dp.nd, dp.zig.p, key, b, m, scratch.p, static_cast<long long>(batch),
-                                             losses.p);
-    check(cudaGetLastError(), "kernel launch");
-    const std::uint64_t threads = chunks * (static_cast<std::uint64_t>(grad) + 1);
-    chunk_sum_kernel<<<static_cast<unsigned>((threads + kBlock - 1) / kBlock), kBlock>>>(
-        m, chunk, static_cast<long long>(batch), grad, g, losses.p, chunk_loss.p, chunk_dW.p);
-    check(cudaGetLastError(), "kernel launch (chunk sums)");
-    const std::uint64_t c0 = b / chunk;
-    check(cudaMemcpy(loss + c0, chunk_loss.p, chunks * sizeof(double), cudaMemcpyDeviceToHost), "cudaMemcpy (loss)");
-    if (dW)
-      check(cudaMemcpy(dW + c0 * static_cast<std::uint64_t>(grad), chunk_dW.p,
-                       chunks * static_cast<std::uint64_t>(grad) * sizeof(double), cudaMemcpyDeviceToHost),
-            "cudaMemcpy (gradients)");
-  }
+  if (plan.precision == portable::Precision::f32)
+    minibatch_chunks_in<float>(plan, key, count, chunk, loss, dW);
+  else
+    minibatch_chunks_in<double>(plan, key, count, chunk, loss, dW);
 }
 
 }  // namespace icl::cuda

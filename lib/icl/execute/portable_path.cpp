@@ -11,7 +11,8 @@
 namespace icl::execute {
 
 std::unique_ptr<portable::Plan> plan_portable(const learn::Network& net, const learn::PromptSource& source,
-                                              learn::LossSpec loss, const char* backend) {
+                                              learn::LossSpec loss, const char* backend,
+                                              portable::Precision precision) {
   const std::string who = backend;
   if (!source.gaussian_task)
     throw std::invalid_argument("the " + who + " draws only the prompts of a Gaussian task (learn::gaussian_prompts)");
@@ -91,6 +92,18 @@ std::unique_ptr<portable::Plan> plan_portable(const learn::Network& net, const l
   p.net.scale = p.scale.data();
   p.net.loss_sign = loss.sign;
   p.net.loss_factor = loss.factor;
+  p.precision = precision;
+  p.weights32.assign(p.weights.begin(), p.weights.end());  // each weight rounded to float
+  p.net32.layers = p.net.layers;
+  p.net32.rows = D;
+  p.net32.cols = N;
+  p.net32.weights = p.weights32.data();
+  p.net32.offset = p.offset.data();
+  p.net32.kind = p.kind.data();
+  p.net32.masked = p.masked.data();
+  p.net32.scale = p.scale.data();
+  p.net32.loss_sign = loss.sign;
+  p.net32.loss_factor = loss.factor;
   const auto& t = PromptRng::ziggurat();
   p.zig.insert(p.zig.end(), t.x, t.x + 257);
   p.zig.insert(p.zig.end(), t.f, t.f + 257);
@@ -116,10 +129,13 @@ void portable_losses(const portable::Plan& plan, std::uint64_t seed, std::uint64
                      std::vector<double>& out) {
   const portable::StreamKey key = portable_stream_key(seed, purpose);
   std::vector<double> scratch(static_cast<std::size_t>(plan.scratch_per_prompt()));
+  std::vector<float> scratch32(static_cast<std::size_t>(plan.scratch32_per_prompt()));
   out.assign(static_cast<std::size_t>(count), 0.0);
   for (std::uint64_t i = 0; i < count; ++i)
     out[static_cast<std::size_t>(i)] =
-        portable::prompt_loss(plan.prompt, plan.net, plan.ziggurat(), key, i, scratch.data(), 1);
+        plan.precision == portable::Precision::f32
+            ? portable::prompt_loss(plan.prompt, plan.net32, plan.ziggurat(), key, i, scratch.data(), scratch32.data(), 1)
+            : portable::prompt_loss(plan.prompt, plan.net, plan.ziggurat(), key, i, scratch.data(), nullptr, 1);
 }
 
 void portable_minibatch_chunks(const portable::Plan& plan, std::uint64_t seed, std::uint64_t purpose,
@@ -127,15 +143,31 @@ void portable_minibatch_chunks(const portable::Plan& plan, std::uint64_t seed, s
   const portable::StreamKey key = portable_stream_key(seed, purpose);
   const std::uint64_t chunk = Executor::kBatchChunk, chunks = (count + chunk - 1) / chunk;
   const auto G = static_cast<std::size_t>(plan.grad_size());
+  const bool f32 = plan.precision == portable::Precision::f32;
   std::vector<double> scratch(static_cast<std::size_t>(dW ? plan.grad_scratch_per_prompt() : plan.scratch_per_prompt()));
+  std::vector<float> scratch32(
+      static_cast<std::size_t>(dW ? plan.grad_scratch32_per_prompt() : plan.scratch32_per_prompt())),
+      g32(f32 && dW ? G : 0);
   loss.assign(static_cast<std::size_t>(chunks), 0.0);
   if (dW) dW->assign(static_cast<std::size_t>(chunks) * G, 0.0);
   for (std::uint64_t c = 0; c < chunks; ++c) {
     double sum = 0;
-    for (std::uint64_t i = c * chunk; i < std::min(count, (c + 1) * chunk); ++i)
-      sum += dW ? portable::prompt_loss_grad(plan.prompt, plan.net, plan.ziggurat(), key, i, scratch.data(), 1,
-                                             {dW->data() + c * G, 1})
-                : portable::prompt_loss(plan.prompt, plan.net, plan.ziggurat(), key, i, scratch.data(), 1);
+    for (std::uint64_t i = c * chunk; i < std::min(count, (c + 1) * chunk); ++i) {
+      if (!dW)
+        sum += f32 ? portable::prompt_loss(plan.prompt, plan.net32, plan.ziggurat(), key, i, scratch.data(),
+                                           scratch32.data(), 1)
+                   : portable::prompt_loss(plan.prompt, plan.net, plan.ziggurat(), key, i, scratch.data(), nullptr, 1);
+      else if (!f32)  // the prompt's gradient added into the chunk's sum (one addition per entry: stack.hpp)
+        sum += portable::prompt_loss_grad(plan.prompt, plan.net, plan.ziggurat(), key, i, scratch.data(), nullptr, 1,
+                                          {dW->data() + c * G, 1});
+      else {  // float: the prompt's gradient on its own (0 + g = g), then added into the chunk's double sum
+        std::fill(g32.begin(), g32.end(), 0.0f);
+        sum += portable::prompt_loss_grad(plan.prompt, plan.net32, plan.ziggurat(), key, i, scratch.data(),
+                                          scratch32.data(), 1, portable::StridedT<float>{g32.data(), 1});
+        double* d = dW->data() + c * G;
+        for (std::size_t e = 0; e < G; ++e) d[e] += static_cast<double>(g32[e]);
+      }
+    }
     loss[static_cast<std::size_t>(c)] = sum;
   }
 }

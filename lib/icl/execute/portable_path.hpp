@@ -19,9 +19,11 @@
 
 namespace icl::execute {
 
-// The plan of (net, source, loss); `backend` names who asks, for the messages ("cuda backend").
+// The plan of (net, source, loss) in the given precision (portable/plan.hpp); `backend` names who asks, for the
+// messages ("cuda backend").
 std::unique_ptr<portable::Plan> plan_portable(const learn::Network& net, const learn::PromptSource& source,
-                                              learn::LossSpec loss, const char* backend);
+                                              learn::LossSpec loss, const char* backend,
+                                              portable::Precision precision = portable::Precision::f64);
 // (k0, k1, h) of the stream (seed, purpose), PromptRng::stream_key.
 portable::StreamKey portable_stream_key(std::uint64_t seed, std::uint64_t purpose);
 

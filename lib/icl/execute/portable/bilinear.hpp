@@ -8,12 +8,13 @@
 namespace icl::portable {
 
 // a = W0 x_j, b = W1 x_j over the top m = D-1 rows of column j.
-ICL_HD inline void bilinear_products(const double* W0, const double* W1, Strided Z, int D, int j, Strided a,
-                                     Strided b) {
+template <typename S>
+ICL_HD inline void bilinear_products(const S* W0, const S* W1, StridedT<S> Z, int D, int j, StridedT<S> a,
+                                     StridedT<S> b) {
   const int m = D - 1;
   const long long zj = static_cast<long long>(j) * D;
   for (int r = 0; r < m; ++r) {
-    double s0 = 0, s1 = 0;
+    S s0 = 0, s1 = 0;
     for (int c = 0; c < m; ++c) {
       s0 += W0[c * m + r] * Z[zj + c];
       s1 += W1[c * m + r] * Z[zj + c];
@@ -24,7 +25,8 @@ ICL_HD inline void bilinear_products(const double* W0, const double* W1, Strided
 }
 
 // In place, column by column (a column's update reads only that column).
-ICL_HD inline void bilinear_apply(const double* W0, const double* W1, Strided Z, int D, int N, Strided a, Strided b) {
+template <typename S>
+ICL_HD inline void bilinear_apply(const S* W0, const S* W1, StridedT<S> Z, int D, int N, StridedT<S> a, StridedT<S> b) {
   for (int j = 0; j < N; ++j) {
     bilinear_products(W0, W1, Z, D, j, a, b);
     const long long zj = static_cast<long long>(j) * D;
@@ -35,14 +37,15 @@ ICL_HD inline void bilinear_apply(const double* W0, const double* W1, Strided Z,
 // The adjoint (Z the layer's input, R the adjoint of its output, replaced by that of its input): with A = W0 X,
 // B = W1 X: dW0 += (R .* B) X^T, dW1 += (R .* A) X^T (summed over the columns in G0, G1 first, then one addition per
 // entry), R <- R + W0^T (R .* B) + W1^T (R .* A) on the top rows. Scratch: G0, G1 ((D-1)^2 each), columns a, b, ra, rb.
-ICL_HD inline void bilinear_backward(const double* W0, const double* W1, Strided Z, int D, int N, Strided R,
-                                     Strided dW0, Strided dW1, Strided G0, Strided G1, Strided a, Strided b,
-                                     Strided ra, Strided rb) {
+template <typename S>
+ICL_HD inline void bilinear_backward(const S* W0, const S* W1, StridedT<S> Z, int D, int N, StridedT<S> R,
+                                     StridedT<S> dW0, StridedT<S> dW1, StridedT<S> G0, StridedT<S> G1, StridedT<S> a, StridedT<S> b,
+                                     StridedT<S> ra, StridedT<S> rb) {
   const int m = D - 1;
   const long long mm = static_cast<long long>(m) * m;
   for (long long e = 0; e < mm; ++e) {
-    G0[e] = 0.0;
-    G1[e] = 0.0;
+    G0[e] = S(0);
+    G1[e] = S(0);
   }
   for (int j = 0; j < N; ++j) {
     const long long zj = static_cast<long long>(j) * D;
@@ -57,7 +60,7 @@ ICL_HD inline void bilinear_backward(const double* W0, const double* W1, Strided
         G1[static_cast<long long>(c) * m + r] = G1[static_cast<long long>(c) * m + r] + ra[r] * Z[zj + c];
       }
     for (int c = 0; c < m; ++c) {  // R_j(c) += sum_r W0(r, c) rb(r) + W1(r, c) ra(r)
-      double t0 = 0, t1 = 0;
+      S t0 = 0, t1 = 0;
       for (int r = 0; r < m; ++r) {
         t0 += W0[c * m + r] * rb[r];
         t1 += W1[c * m + r] * ra[r];

@@ -13,6 +13,7 @@
 #endif
 
 #include <cmath>
+#include <type_traits>
 
 namespace icl::portable {
 
@@ -33,13 +34,23 @@ ICL_HD inline double icl_log(double x) {
 #endif
 }
 
-// A strided view of doubles: element e at p[e * s]. The host runs one prompt at a time (s = 1); the kernel
-// interleaves the scratch of the prompts of a launch (element e of thread t at e * threads + t), so that the
-// threads of a warp read neighbouring addresses. The arithmetic does not depend on the stride.
-struct Strided {
-  double* p;
+// A strided view of doubles (or floats: the network's arithmetic in float32, plan.hpp): element e at p[e * s]. The
+// host runs one prompt at a time (s = 1); the kernel interleaves the scratch of the prompts of a launch (element e of
+// thread t at e * threads + t), so that the threads of a warp read neighbouring addresses. The arithmetic does not
+// depend on the stride.
+template <typename T>
+struct StridedT {
+  T* p;
   long long s;
-  ICL_HD double& operator[](long long e) const { return p[e * s]; }
+  ICL_HD T& operator[](long long e) const { return p[e * s]; }
+};
+using Strided = StridedT<double>;
+
+// T itself, in a context where a template argument is not deduced (so that a call may pass nullptr for an unused
+// float array while S is deduced from the network's descriptor).
+template <typename T>
+struct NoDeduce {
+  using type = T;
 };
 
 }  // namespace icl::portable

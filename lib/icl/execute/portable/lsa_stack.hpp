@@ -12,10 +12,11 @@ namespace icl::portable {
 
 // The steps of one layer, shared by the loss and its gradient so that both compute the same numbers.
 // G = Z_K Z_K^T over the first K columns (symmetric: each entry summed once over the keys in order, mirrored).
-ICL_HD inline void lsa_gram(Strided Z, int D, int K, Strided G) {
+template <typename S>
+ICL_HD inline void lsa_gram(StridedT<S> Z, int D, int K, StridedT<S> G) {
   for (int a = 0; a < D; ++a)
     for (int b = 0; b <= a; ++b) {
-      double g = 0;
+      S g = 0;
       for (int j = 0; j < K; ++j) g += Z[static_cast<long long>(j) * D + a] * Z[static_cast<long long>(j) * D + b];
       G[static_cast<long long>(b) * D + a] = g;
       G[static_cast<long long>(a) * D + b] = g;
@@ -23,17 +24,18 @@ ICL_HD inline void lsa_gram(Strided Z, int D, int K, Strided G) {
 }
 
 // The last layer's query path: u = Q z_q, yhat = z_q's label + s p . (G u), p = P's last row.
-ICL_HD inline double lsa_query(const double* P, const double* Q, double s, Strided Z, int D, int N, Strided G,
-                               Strided u) {
+template <typename S>
+ICL_HD inline S lsa_query(const S* P, const S* Q, S s, StridedT<S> Z, int D, int N, StridedT<S> G,
+                               StridedT<S> u) {
   const long long q = static_cast<long long>(N - 1) * D;
   for (int a = 0; a < D; ++a) {
-    double v = 0;
+    S v = 0;
     for (int c = 0; c < D; ++c) v += Q[c * D + a] * Z[q + c];
     u[a] = v;
   }
-  double pg = 0;
+  S pg = 0;
   for (int a = 0; a < D; ++a) {
-    double v = 0;
+    S v = 0;
     for (int c = 0; c < D; ++c) v += G[static_cast<long long>(c) * D + a] * u[c];
     pg += P[a * D + (D - 1)] * v;
   }
@@ -41,27 +43,29 @@ ICL_HD inline double lsa_query(const double* P, const double* Q, double s, Strid
 }
 
 // M = (P G) Q: T = P G, then M (which may be G itself: G is not read after T).
-ICL_HD inline void lsa_layer_matrix(const double* P, const double* Q, int D, Strided G, Strided T, Strided M) {
+template <typename S>
+ICL_HD inline void lsa_layer_matrix(const S* P, const S* Q, int D, StridedT<S> G, StridedT<S> T, StridedT<S> M) {
   for (int a = 0; a < D; ++a)
     for (int b = 0; b < D; ++b) {
-      double v = 0;
+      S v = 0;
       for (int c = 0; c < D; ++c) v += P[c * D + a] * G[static_cast<long long>(b) * D + c];
       T[static_cast<long long>(b) * D + a] = v;
     }
   for (int a = 0; a < D; ++a)
     for (int b = 0; b < D; ++b) {
-      double v = 0;
+      S v = 0;
       for (int c = 0; c < D; ++c) v += T[static_cast<long long>(c) * D + a] * Q[b * D + c];
       M[static_cast<long long>(b) * D + a] = v;
     }
 }
 
 // z_j <- z_j + s M z_j, column by column (each column's update reads only that column).
-ICL_HD inline void lsa_apply(Strided M, double s, Strided Z, int D, int N, Strided u) {
+template <typename S>
+ICL_HD inline void lsa_apply(StridedT<S> M, S s, StridedT<S> Z, int D, int N, StridedT<S> u) {
   for (int j = 0; j < N; ++j) {
     const long long zj = static_cast<long long>(j) * D;
     for (int a = 0; a < D; ++a) {
-      double v = 0;
+      S v = 0;
       for (int c = 0; c < D; ++c) v += M[static_cast<long long>(c) * D + a] * Z[zj + c];
       u[a] = v;
     }
@@ -74,15 +78,16 @@ ICL_HD inline void lsa_apply(Strided M, double s, Strided Z, int D, int N, Strid
 // one addition each per entry (alpha = s dy):
 //   dP(D-1, :) += alpha (G u)^T;  dQ += alpha (G w) z_q^T;  R(D-1, q) = dy;  R(:, q) += alpha Q^T (G w);
 //   through G: R(:, j) += alpha (w (u . z_j) + u (w . z_j)) for the keys j.
-ICL_HD inline void lsa_query_backward(const double* P, const double* Q, double s, int K, Strided Z, int D, int N,
-                                      Strided G, Strided u, double dy, Strided R, Strided dP, Strided dQ, Strided v,
-                                      Strided w, Strided x) {
+template <typename S>
+ICL_HD inline void lsa_query_backward(const S* P, const S* Q, S s, int K, StridedT<S> Z, int D, int N,
+                                      StridedT<S> G, StridedT<S> u, S dy, StridedT<S> R, StridedT<S> dP, StridedT<S> dQ, StridedT<S> v,
+                                      StridedT<S> w, StridedT<S> x) {
   const long long q = static_cast<long long>(N - 1) * D;
   R[q + D - 1] = R[q + D - 1] + dy;
-  const double alpha = s * dy;
+  const S alpha = s * dy;
   for (int a = 0; a < D; ++a) w[a] = P[a * D + (D - 1)];
   for (int a = 0; a < D; ++a) {  // v = G u, x = G w
-    double gv = 0, gx = 0;
+    S gv = 0, gx = 0;
     for (int c = 0; c < D; ++c) {
       gv += G[static_cast<long long>(c) * D + a] * u[c];
       gx += G[static_cast<long long>(c) * D + a] * w[c];
@@ -95,7 +100,7 @@ ICL_HD inline void lsa_query_backward(const double* P, const double* Q, double s
     for (int a = 0; a < D; ++a) dQ[static_cast<long long>(c) * D + a] += alpha * x[a] * Z[q + c];
   for (int j = 0; j < K; ++j) {  // through G: the keys
     const long long zj = static_cast<long long>(j) * D;
-    double uz = 0, wz = 0;
+    S uz = 0, wz = 0;
     for (int c = 0; c < D; ++c) {
       uz += u[c] * Z[zj + c];
       wz += w[c] * Z[zj + c];
@@ -103,7 +108,7 @@ ICL_HD inline void lsa_query_backward(const double* P, const double* Q, double s
     for (int a = 0; a < D; ++a) R[zj + a] = R[zj + a] + alpha * (w[a] * uz + u[a] * wz);
   }
   for (int c = 0; c < D; ++c) {  // through u = Q z_q
-    double t = 0;
+    S t = 0;
     for (int a = 0; a < D; ++a) t += Q[c * D + a] * x[a];
     R[q + c] = R[q + c] + alpha * t;
   }
@@ -113,38 +118,39 @@ ICL_HD inline void lsa_query_backward(const double* P, const double* Q, double s
 // that of its input): dM = s sum_j R_j z_j^T;  dP += dM Q^T G;  dQ += (P G)^T dM;  dG = P^T dM Q^T;
 // R_j <- R_j + s M^T R_j + (dG + dG^T) z_j (the last term for the keys j only). dP and dQ get one addition per entry.
 // Scratch: five D x D matrices G, T, M, dM, H and one column v.
-ICL_HD inline void lsa_backward(const double* P, const double* Q, double s, int K, Strided Z, int D, int N, Strided R,
-                                Strided dP, Strided dQ, Strided G, Strided T, Strided M, Strided dM, Strided H,
-                                Strided v) {
+template <typename S>
+ICL_HD inline void lsa_backward(const S* P, const S* Q, S s, int K, StridedT<S> Z, int D, int N, StridedT<S> R,
+                                StridedT<S> dP, StridedT<S> dQ, StridedT<S> G, StridedT<S> T, StridedT<S> M, StridedT<S> dM, StridedT<S> H,
+                                StridedT<S> v) {
   lsa_gram(Z, D, K, G);
   lsa_layer_matrix(P, Q, D, G, T, M);  // T = P G, M = P G Q
   for (int a = 0; a < D; ++a)          // dM = s sum_j R_j z_j^T
     for (int b = 0; b < D; ++b) {
-      double t = 0;
+      S t = 0;
       for (int j = 0; j < N; ++j) t += R[static_cast<long long>(j) * D + a] * Z[static_cast<long long>(j) * D + b];
       dM[static_cast<long long>(b) * D + a] = s * t;
     }
   for (int a = 0; a < D; ++a)  // H = dM Q^T
     for (int b = 0; b < D; ++b) {
-      double t = 0;
+      S t = 0;
       for (int c = 0; c < D; ++c) t += dM[static_cast<long long>(c) * D + a] * Q[c * D + b];
       H[static_cast<long long>(b) * D + a] = t;
     }
   for (int a = 0; a < D; ++a)  // dP += H G
     for (int b = 0; b < D; ++b) {
-      double t = 0;
+      S t = 0;
       for (int c = 0; c < D; ++c) t += H[static_cast<long long>(c) * D + a] * G[static_cast<long long>(b) * D + c];
       dP[static_cast<long long>(b) * D + a] += t;
     }
   for (int a = 0; a < D; ++a)  // dQ += T^T dM
     for (int b = 0; b < D; ++b) {
-      double t = 0;
+      S t = 0;
       for (int c = 0; c < D; ++c) t += T[static_cast<long long>(a) * D + c] * dM[static_cast<long long>(b) * D + c];
       dQ[static_cast<long long>(b) * D + a] += t;
     }
   for (int a = 0; a < D; ++a)  // dG = P^T H into T (T is not read again)
     for (int b = 0; b < D; ++b) {
-      double t = 0;
+      S t = 0;
       for (int c = 0; c < D; ++c) t += P[a * D + c] * H[static_cast<long long>(b) * D + c];
       T[static_cast<long long>(b) * D + a] = t;
     }
@@ -154,7 +160,7 @@ ICL_HD inline void lsa_backward(const double* P, const double* Q, double s, int 
   for (int j = 0; j < N; ++j) {  // R_j <- R_j + s M^T R_j + S z_j (keys only)
     const long long zj = static_cast<long long>(j) * D;
     for (int a = 0; a < D; ++a) {
-      double t = 0, k = 0;
+      S t = 0, k = 0;
       for (int c = 0; c < D; ++c) t += M[static_cast<long long>(a) * D + c] * R[zj + c];
       if (j < K)
         for (int c = 0; c < D; ++c) k += dM[static_cast<long long>(c) * D + a] * Z[zj + c];

@@ -11,15 +11,24 @@
 
 namespace icl::portable {
 
+// The scalar type of the network's arithmetic. f64: everything in double (the default; the CPU engine's numbers to
+// rounding). f32: the prompt is drawn in double exactly as in f64 (the same prompt), then Z, y_q and the weights are
+// rounded to float and every layer, the loss and the per-prompt gradient run in float; per-prompt losses come back
+// as doubles and sums over prompts (chunk sums) are formed in double, in prompt order.
+enum class Precision { f64, f32 };
+
 struct Plan {
   GaussianPromptDesc prompt;  // points into the vectors below
   StackDesc net;
+  StackDescT<float> net32;    // the same network with the float copy of the weights (Precision::f32)
+  Precision precision = Precision::f64;
   // prompt
   std::vector<double> chol, fixed_w, coef;
   std::vector<int> term_begin;
   std::vector<unsigned char> exps;
   // network
   std::vector<double> weights, scale;
+  std::vector<float> weights32;  // weights rounded to float
   std::vector<long long> offset;
   std::vector<int> kind, masked;
   long long weight_count = 0;  // the stack's weights (weights also holds a sentinel)
@@ -32,42 +41,83 @@ struct Plan {
 
   ZigguratView ziggurat() const { return ziggurat_view(zig.data()); }
   ICL_HD static ZigguratView ziggurat_view(const double* z) { return {z, z + 257, z + 514, z + 771}; }
-  // Doubles of scratch per prompt: w (M), Z (D N), the layers' G, T and a column.
-  long long scratch_per_prompt() const {
-    return static_cast<long long>(prompt.M) + static_cast<long long>(prompt.rows) * prompt.cols +
-           stack_scratch_size(prompt.rows);
+  // A prompt's scratch is two arrays: doubles (the draw: w (M) and Z (D N); in f64 also the network's work) and, in
+  // f32, floats (Z rounded, then the network's work). Sizes per prompt, in elements:
+  // the loss,
+  long long scratch_per_prompt() const { return draw_scratch() + (precision == Precision::f64 ? loss_work() : 0); }
+  long long scratch32_per_prompt() const {
+    return precision == Precision::f32 ? static_cast<long long>(prompt.rows) * prompt.cols + loss_work() : 0;
   }
-  // Doubles of scratch per prompt for the gradient: w (M), Z (D N), stack_loss_grad's tape and adjoint.
-  long long grad_scratch_per_prompt() const {
-    return static_cast<long long>(prompt.M) + static_cast<long long>(prompt.rows) * prompt.cols +
-           stack_grad_scratch_size(net.layers, prompt.rows, prompt.cols);
+  // the loss with its gradient (stack_loss_grad's tape and adjoint).
+  long long grad_scratch_per_prompt() const { return draw_scratch() + (precision == Precision::f64 ? grad_work() : 0); }
+  long long grad_scratch32_per_prompt() const {
+    return precision == Precision::f32 ? static_cast<long long>(prompt.rows) * prompt.cols + grad_work() : 0;
   }
-  // Doubles of one prompt's (or one sum's) gradient: every layer's weights, in their layout.
+  // Entries of one prompt's (or one sum's) gradient: every layer's weights, in their layout.
   long long grad_size() const { return weight_count; }
+
+private:
+  long long draw_scratch() const {
+    return static_cast<long long>(prompt.M) + static_cast<long long>(prompt.rows) * prompt.cols;
+  }
+  long long loss_work() const { return stack_scratch_size(prompt.rows); }
+  long long grad_work() const { return stack_grad_scratch_size(net.layers, prompt.rows, prompt.cols); }
 };
 
-// Prompt i's loss: its stream, the prompt, the stack. `scratch` holds scratch_per_prompt() doubles at stride s
-// (element e at scratch[e * s]). Host and device run this same function.
-ICL_HD inline double prompt_loss(const GaussianPromptDesc& pd, const StackDesc& nd, ZigguratView zig, StreamKey key,
-                                 std::uint64_t i, double* scratch, long long s) {
+// Prompt i of stream `key` drawn into the double scratch (w, then Z at element M), returning y_q; the network's
+// input Z in the scalar type S: the drawn Z itself (double), or rounded into the first D N floats of `scratch32`.
+// Scratch arrays at stride s (element e at [e * s]).
+template <typename S>
+ICL_HD inline double draw_network_input(const GaussianPromptDesc& pd, ZigguratView zig, StreamKey key,
+                                        std::uint64_t i, double* scratch, typename NoDeduce<S>::type* scratch32, long long s,
+                                        StridedT<S>& Z) {
   PromptStream rng(key, i, zig);
   const Strided w{scratch, s};
-  const Strided Z{scratch + static_cast<long long>(pd.M) * s, s};
-  const Strided work{scratch + (static_cast<long long>(pd.M) + static_cast<long long>(pd.rows) * pd.cols) * s, s};
-  const double yq = draw_gaussian_prompt(pd, rng, w, Z);
-  return stack_loss(nd, Z, yq, work);
+  const Strided Zd{scratch + static_cast<long long>(pd.M) * s, s};
+  const double yq = draw_gaussian_prompt(pd, rng, w, Zd);
+  if constexpr (std::is_same_v<S, double>) {
+    Z = Zd;
+  } else {
+    Z = StridedT<S>{scratch32, s};
+    for (long long e = 0; e < static_cast<long long>(pd.rows) * pd.cols; ++e) Z[e] = static_cast<S>(Zd[e]);
+  }
+  return yq;
 }
 
-// Prompt i's loss, as prompt_loss, with its gradient with respect to the layers' weights added into dW
-// (grad_size() doubles at stride dW.s); `scratch` holds grad_scratch_per_prompt() doubles at stride s.
-ICL_HD inline double prompt_loss_grad(const GaussianPromptDesc& pd, const StackDesc& nd, ZigguratView zig,
-                                      StreamKey key, std::uint64_t i, double* scratch, long long s, Strided dW) {
-  PromptStream rng(key, i, zig);
-  const Strided w{scratch, s};
-  const Strided Z{scratch + static_cast<long long>(pd.M) * s, s};
-  const Strided work{scratch + (static_cast<long long>(pd.M) + static_cast<long long>(pd.rows) * pd.cols) * s, s};
-  const double yq = draw_gaussian_prompt(pd, rng, w, Z);
-  return stack_loss_grad(nd, Z, yq, work, dW);
+// The network's work area after Z: in the double scratch after w and Z (double), after Z in scratch32 (float).
+template <typename S>
+ICL_HD inline StridedT<S> network_work(const GaussianPromptDesc& pd, double* scratch,
+                                         typename NoDeduce<S>::type* scratch32, long long s) {
+  const long long DN = static_cast<long long>(pd.rows) * pd.cols;
+  if constexpr (std::is_same_v<S, double>)
+    return StridedT<S>{scratch + (static_cast<long long>(pd.M) + DN) * s, s};
+  else
+    return StridedT<S>{scratch32 + DN * s, s};
+}
+
+// Prompt i's loss: its stream, the prompt, the stack in the scalar type S (nd: plan.net or plan.net32). `scratch`
+// holds scratch_per_prompt() doubles and, for float, `scratch32` scratch32_per_prompt() floats (unused for double),
+// both at stride s. Host and device run this same function.
+template <typename S>
+ICL_HD inline double prompt_loss(const GaussianPromptDesc& pd, const StackDescT<S>& nd, ZigguratView zig,
+                                 StreamKey key, std::uint64_t i, double* scratch,
+                                 typename NoDeduce<S>::type* scratch32, long long s) {
+  StridedT<S> Z{nullptr, s};
+  const double yq = draw_network_input(pd, zig, key, i, scratch, scratch32, s, Z);
+  return static_cast<double>(stack_loss(nd, Z, static_cast<S>(yq), network_work<S>(pd, scratch, scratch32, s)));
+}
+
+// Prompt i's loss, as prompt_loss, with its gradient with respect to the layers' weights added into dW (grad_size()
+// entries of S at stride dW.s); the scratch holds grad_scratch_per_prompt() doubles and grad_scratch32_per_prompt()
+// floats.
+template <typename S>
+ICL_HD inline double prompt_loss_grad(const GaussianPromptDesc& pd, const StackDescT<S>& nd, ZigguratView zig,
+                                      StreamKey key, std::uint64_t i, double* scratch,
+                                      typename NoDeduce<S>::type* scratch32, long long s, StridedT<S> dW) {
+  StridedT<S> Z{nullptr, s};
+  const double yq = draw_network_input(pd, zig, key, i, scratch, scratch32, s, Z);
+  return static_cast<double>(
+      stack_loss_grad(nd, Z, static_cast<S>(yq), network_work<S>(pd, scratch, scratch32, s), dW));
 }
 
 }  // namespace icl::portable
