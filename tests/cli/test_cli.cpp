@@ -353,6 +353,7 @@ TEST_CASE("cli: every report carries its provenance; summary.md, the tables and 
     CHECK(is_nonempty_string(p, k));
   }
   CHECK(p.at("backend") == "cpu");
+  CHECK(p.at("precision") == "float64");
   CHECK(p.at("ranks") == 1);
   CHECK(p.at("dirty").is_boolean());
   for (const char* lib : {"eigen", "boost", "fmt", "nlohmann_json", "cli11"}) {

@@ -109,6 +109,17 @@ TEST_CASE("cli usability: --backend cuda where it cannot run (not built, or no G
   check_refused("eval --weights none.npy --backend cuda --out out", "--backend: backend 'cuda' is ");
 }
 
+TEST_CASE("cli usability: --precision other than float64 or float32, or float32 on the cpu backend, is bad input") {
+  check_refused("run sja.thm2 --quick --precision float16 --out out",
+                "--precision: precision 'float16' is not float64 or float32");
+  check_refused("eval --weights none.npy --precision half --out out",
+                "--precision: precision 'half' is not float64 or float32");
+  check_refused("run sja.thm2 --quick --precision float32 --out out",
+                "--precision float32 runs on the portable and cuda backends; the cpu backend computes in float64");
+  check_refused("eval --weights none.npy --backend cpu --precision float32 --out out",
+                "--precision float32 runs on the portable and cuda backends; the cpu backend computes in float64");
+}
+
 TEST_CASE("cli usability: an unknown subcommand gets did-you-mean; one line, exit 2, nothing written") {
   const std::map<std::string, std::string> near = {
       {"runn", "run"}, {"rn", "run"}, {"RUN", "run"}, {"lst", "list"}, {"List", "list"}, {"reprot", "report"}, {"evl", "eval"}};

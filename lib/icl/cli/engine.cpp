@@ -39,6 +39,18 @@ void select_backend(const std::string& name) {
   }
 }
 
+void select_precision(const std::string& name) {
+  execute::Precision p;
+  try {
+    p = execute::precision_from_name(name);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("--precision: ") + e.what());
+  }
+  if (p == execute::Precision::f32 && execute::default_backend() == execute::Backend::cpu)
+    throw UsageError("--precision float32 runs on the portable and cuda backends; the cpu backend computes in float64");
+  execute::set_default_precision(p);
+}
+
 namespace fs = std::filesystem;
 
 double available_memory_bytes() {

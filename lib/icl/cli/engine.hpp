@@ -31,6 +31,7 @@ struct RunOptions {
   std::uint64_t seed = kDefaultSeed;
   int threads = 0;  // 0: all cores
   std::string backend = "cpu";  // --backend (execute/executor.hpp)
+  std::string precision = "float64";  // --precision (execute/precision.hpp)
   std::optional<std::string> out;  // --out; none: default_out_folder()
   bool quick = false;       // --quick: the same as --budget quick
   std::string budget;       // --budget quick|standard|paper ("": standard, or quick with --quick)
@@ -59,6 +60,9 @@ std::string default_out_folder(const RunOptions& o, std::size_t claims_run);
 
 // --backend: makes `name` the process's backend (execute/executor.hpp); one not built here is a UsageError.
 void select_backend(const std::string& name);
+// --precision (after select_backend): makes `name` the process's precision (execute/precision.hpp); a name other than
+// float64 or float32, or float32 on the cpu backend (which computes in float64), is a UsageError.
+void select_precision(const std::string& name);
 
 struct PlannedClaim {
   const Claim* claim;

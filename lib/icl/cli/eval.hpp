@@ -48,6 +48,7 @@ struct EvalOptions {
   std::uint64_t seed = 1;
   int threads = 0;  // 0: all cores
   std::string backend = "cpu";  // --backend (execute/executor.hpp)
+  std::string precision = "float64";  // --precision (execute/precision.hpp)
   std::string out = ".";
   bool quick = false;
   double alpha = 0.01;

@@ -33,6 +33,8 @@ int main(int argc, char** argv) {
   std::string backend_help = "Where the arithmetic runs (built here:";
   for (const auto& b : icl::execute::built_backends()) backend_help += " " + b;
   backend_help += ")";
+  const char* const kPrecisionHelp =
+      "float64, or float32 on the portable and cuda backends (the network's arithmetic in float: docs/engine.md)";
   icl::start_ranks(&argc, &argv);  // MPI, where built with it and started by mpirun (ranks_mpi.cpp)
   CLI::App app{"icl-verify: checks the theorems of in-context-learning theory"};
   app.require_subcommand(1);
@@ -57,6 +59,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   auto* threads_opt = run->add_option("--threads", threads, "Worker threads (default: all cores)")->type_name("INT");
   run->add_option("--backend", o.backend, backend_help)->capture_default_str();
+  run->add_option("--precision", o.precision, kPrecisionHelp)->capture_default_str();
   run->add_option("--out", o.out,
                   "Where reports go (default: reports/partial; reports/latest only for the full standard run, "
                   "'run all' without --quick, --set, --samples, --alpha or --seed)");
@@ -95,6 +98,7 @@ int main(int argc, char** argv) {
   auto* eval_threads_opt =
       eval->add_option("--threads", eval_threads, "Worker threads (default: all cores)")->type_name("INT");
   eval->add_option("--backend", ev.backend, backend_help)->capture_default_str();
+  eval->add_option("--precision", ev.precision, kPrecisionHelp)->capture_default_str();
   eval->add_option("--out", ev.out, "Where eval.json, eval.md and eval.tex go")->capture_default_str();
   eval->add_flag("--quick", ev.quick, "Smaller Monte Carlo budget");
   eval->add_option("--alpha", ev.alpha, "False-fail rate over the cases")->capture_default_str();
@@ -152,12 +156,14 @@ int main(int argc, char** argv) {
       if (!sigma_file.empty()) ev.sigma_file = sigma_file;
       if (eval_threads_opt->count()) ev.threads = icl::parse_threads(eval_threads);
       icl::select_backend(ev.backend);
+      icl::select_precision(ev.precision);
       ev.command = icl::command_line(argc, argv);
       return icl::eval_command(ev);
     }
     if (samples_opt->count()) o.samples = static_cast<long long>(icl::parse_samples(samples));
     if (threads_opt->count()) o.threads = icl::parse_threads(threads);
     icl::select_backend(o.backend);
+    icl::select_precision(o.precision);
     o.seed = icl::parse_seed(seed);
     o.command = icl::command_line(argc, argv);
     if (!resume_dir.empty()) {

@@ -18,6 +18,7 @@
 // prompt order; minibatch() not yet). Asking for a backend that is not built, or for cuda where no GPU is present, is
 // bad input: backend_from_name() says which are built.
 #pragma once
+#include "icl/execute/precision.hpp"
 #include "icl/learn/network.hpp"
 #include "icl/learn/parameters.hpp"
 #include "icl/learn/prompts.hpp"

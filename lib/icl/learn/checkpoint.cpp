@@ -1,5 +1,7 @@
 #include "icl/learn/checkpoint.hpp"
 
+#include "icl/execute/executor.hpp"
+#include "icl/execute/precision.hpp"
 #include "icl/execute/ranks.hpp"
 
 #include <fmt/format.h>
@@ -186,6 +188,11 @@ std::uint64_t training_key(const Parameterisation& params, const Eigen::VectorXd
   for (const auto& n : c.observe_names) h.str(n);
   h.u64(static_cast<std::uint64_t>(theta0.size()));
   for (Eigen::Index i = 0; i < theta0.size(); ++i) h.f64(theta0[i]);
+  // The arithmetic: the cpu backend's in float64 (the key as it always was), or the portable code's (the portable
+  // and cuda backends give the same numbers) in its precision; a run saved by one is not resumed by another.
+  if (execute::default_backend() != execute::Backend::cpu || execute::default_precision() != execute::Precision::f64)
+    h.str(std::string(execute::default_backend() == execute::Backend::cpu ? "cpu" : "portable") + "/" +
+          execute::to_string(execute::default_precision()));
   return h.h;
 }
 

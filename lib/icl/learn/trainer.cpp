@@ -1,5 +1,7 @@
 #include "icl/learn/trainer.hpp"
 
+#include "icl/execute/executor.hpp"
+#include "icl/execute/precision.hpp"
 #include "icl/learn/checkpoint.hpp"
 #include "icl/learn/training_estimate.hpp"
 #include "icl/report/progress_line.hpp"
@@ -350,6 +352,8 @@ nlohmann::ordered_json training_json(const TrainConfig& c, const std::vector<std
   if (c.optimizer == "lbfgs") j["lbfgs_history"] = c.lbfgs_history;
   j["test_batch"] = c.test_batch;
   j["chunk"] = BatchObjective::kChunk;
+  j["backend"] = execute::to_string(execute::default_backend());  // where the minibatches ran (execute/executor.hpp)
+  j["precision"] = execute::to_string(execute::default_precision());
   return j;
 }
 

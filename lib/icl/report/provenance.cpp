@@ -1,6 +1,7 @@
 #include "icl/report/provenance.hpp"
 
 #include "icl/execute/executor.hpp"
+#include "icl/execute/precision.hpp"
 #include "icl/execute/ranks.hpp"
 #include "icl/verdict/mutation.hpp"
 
@@ -66,6 +67,7 @@ nlohmann::ordered_json provenance_json(const std::string& command, std::chrono::
   j["libraries"] = b.libraries;
   j["backend"] = "cpu";
   j["backend"] = execute::to_string(execute::default_backend());  // --backend (execute/executor.hpp)
+  j["precision"] = execute::to_string(execute::default_precision());  // --precision (execute/precision.hpp)
   j["ranks"] = rank_comm().size;  // MPI ranks that shared the run (execute/ranks.hpp)
   j["started_at"] = iso8601_utc(started_at);
   j["command"] = command;

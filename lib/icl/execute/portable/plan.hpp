@@ -6,16 +6,17 @@
 #include "icl/execute/portable/gaussian_prompt.hpp"
 #include "icl/execute/portable/stack.hpp"
 #include "icl/execute/portable/philox.hpp"
+#include "icl/execute/precision.hpp"
 
 #include <vector>
 
 namespace icl::portable {
 
-// The scalar type of the network's arithmetic. f64: everything in double (the default; the CPU engine's numbers to
-// rounding). f32: the prompt is drawn in double exactly as in f64 (the same prompt), then Z, y_q and the weights are
-// rounded to float and every layer, the loss and the per-prompt gradient run in float; per-prompt losses come back
-// as doubles and sums over prompts (chunk sums) are formed in double, in prompt order.
-enum class Precision { f64, f32 };
+// The scalar type of the network's arithmetic (execute/precision.hpp). f64: everything in double (the default; the
+// CPU engine's numbers to rounding). f32: the prompt is drawn in double exactly as in f64 (the same prompt), then Z,
+// y_q and the weights are rounded to float and every layer, the loss and the per-prompt gradient run in float;
+// per-prompt losses come back as doubles and sums over prompts (chunk sums) are formed in double, in prompt order.
+using execute::Precision;
 
 struct Plan {
   GaussianPromptDesc prompt;  // points into the vectors below
