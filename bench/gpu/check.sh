@@ -4,12 +4,20 @@
 # equality test (tests/gpu/cuda_equality.cpp: the kernel's per-prompt losses against the portable path's, the same
 # seeds) and time losses() of sja.thm2-sized LSA stacks on the GPU against one CPU core of the same machine.
 # Then, where PyTorch finds CUDA, the PyTorch GPU baselines of the same computations (float64 and float32).
-# It also times minibatch() of acds form (8) on the GPU (the training step) against one CPU core.
+# It also times minibatch() of acds form (8) and of sja.fig1's 12-layer bilinear model on the GPU (the training
+# step, float64 and float32) against one CPU core.
 # Status: the download, unpacking and configuring against the unpacked packages were run on the 2-core development
 # machine (every package found in the prefix); the build and the run on a GPU machine have not been run yet.
 #
 #   bench/gpu/check.sh --download   here (Debian 12 with apt): the -dev packages into bench/gpu/debs/ (git-ignored)
 #   bench/gpu/check.sh              there: unpack them (dpkg -x) into build-gpu/prefix, configure, build, run
+#   bench/gpu/check.sh --paper CLAIM [SECONDS]
+#                                   there: build icl-verify and run CLAIM at the paper budget on the GPU
+#                                   (--backend cuda) with its training checkpointed in $OUT/checkpoint (or
+#                                   bench/gpu/out/checkpoint), stopped after SECONDS (default 540: the device tool's
+#                                   10-minute command limit) with SIGTERM, which saves every run's state. The same
+#                                   command with that folder carried back goes on from it; the finished reports go
+#                                   to $OUT/paper, to be committed under reports/paper/ (provenance: backend cuda).
 # Env: BUILD_DIR (default build-gpu), CUDA_ARCH (default 90, the H200).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -39,18 +47,38 @@ export LD_LIBRARY_PATH="$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix/usr" \
       -DCMAKE_EXE_LINKER_FLAGS="-Wl,-rpath-link,$libs" \
       -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-90}" -DICL_BUILD_PYTHON=OFF -DICL_BUILD_BENCH=OFF >/dev/null
+if [[ "${1:-}" == "--paper" ]]; then
+  claim=${2:?"--paper CLAIM [SECONDS]"}
+  seconds=${3:-540}
+  out=${OUT:-bench/gpu/out}
+  mkdir -p "$out/checkpoint" "$out/paper"
+  cmake --build "$BUILD_DIR" -j"$(nproc)" --target icl-verify
+  echo "date: $(date -u +%Y-%m-%dT%H:%MZ); GPU: $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
+  "$BUILD_DIR"/icl-verify run "$claim" --budget paper --backend cuda --estimate || true
+  rc=0
+  timeout -s TERM "$seconds" "$BUILD_DIR"/icl-verify run "$claim" --budget paper --backend cuda \
+      --checkpoint "$out/checkpoint" --checkpoint-every 60 --out "$out/paper" || rc=$?
+  case $rc in
+    0|1) echo "$claim: finished at the paper budget (exit $rc); reports in $out/paper" ;;
+    4|124) echo "$claim: stopped after ${seconds}s, state saved in $out/checkpoint; run the same command again" ;;
+    *) echo "$claim: failed (exit $rc)"; exit "$rc" ;;
+  esac
+  exit 0
+fi
 cmake --build "$BUILD_DIR" -j"$(nproc)" --target icl-cuda-equality
 echo "date: $(date -u +%Y-%m-%dT%H:%MZ); CPU: $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1)"
 "$BUILD_DIR"/icl-cuda-equality --time
 
 # The PyTorch baselines of the same computations on the same GPU, float64 and float32 (bench/torch_sja_thm2.py,
-# bench/torch_train_step.py with --device cuda; checked here on the CPU only): the sja.thm2 estimator at d = 4,
-# n = 200 and at d = 8, n = 1600, and one Adam step of acds form (8) (3 layers, d = 5, n = 20, batch 4000).
+# bench/torch_train_step.py, bench/torch_sja_fig1_step.py with --device cuda; checked here on the CPU only): the
+# sja.thm2 estimator at d = 4, n = 200 and at d = 8, n = 1600, one Adam step of acds form (8) (3 layers, d = 5,
+# n = 20, batch 4000) and one of sja.fig1's 12-layer bilinear model (d = 4, dbar = 12, n = 200, batch 4000).
 if python3 -c "import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)" 2>/dev/null; then
   for dt in float64 float32; do
     python3 bench/torch_sja_thm2.py --device cuda --dtype "$dt" --threads 0 --prompts 1048576 --batch 65536
     python3 bench/torch_sja_thm2.py --device cuda --dtype "$dt" --threads 0 --d 8 --n 1600 --prompts 65536 --batch 4096
     python3 bench/torch_train_step.py --device cuda --dtype "$dt" --batch 4000 --d 5 --n 20 --layers 3 --steps 50
+    python3 bench/torch_sja_fig1_step.py --device cuda --dtype "$dt" --batch 4000 --d 4 --dbar 12 --n 200 --steps 20
   done
 else
   echo "no PyTorch with CUDA here: the PyTorch GPU baselines are skipped"

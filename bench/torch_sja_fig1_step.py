@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+"""One Adam step of sja.fig1's bilinear model in PyTorch: the PyTorch baseline of issue 27's training step
+(bench/gpu/check.sh, --device cuda, float64 and float32), the same computation as the cuda backend's minibatch()
+of learn::sja_bilinear(d, dbar, L, dense) timed by tests/gpu/cuda_equality.cpp --time.
+
+Model (sja eq. (3) and App. J; lib/icl/learn/forms.cpp sja_bilinear, dense form): D = dbar + 1 rows, N = n + 1
+columns; L blocks, each a bilinear layer on the top D - 1 rows, X <- X + (W0 X) * (W1 X), then a masked linear
+self-attention layer, Z <- Z + (1/n) P (Z_K Z_K^T) Q Z with Z_K the n context columns (the query is not a key).
+Every P, Q (D x D) and W0, W1 (D-1 x D-1) is trained. Prediction Z[D-1, n] after the last layer; loss mean
+(yhat + y_q)^2 (learn::LossSpec::sja()).
+Prompts (model/prompt.cpp, sja embedding): row 0 ones, rows 1..d the inputs x ~ N(0, I_d), rows d+1..D-2 zero,
+row D-1 the labels (0 at the query); y = w . phi(x) with phi the monomials of degree <= 2 in x
+(PolynomialTask::quadratic) and w ~ N(0, I) per prompt.
+One step: draw the minibatch, forward, backward, Adam (lr 1e-3). Prints the time per step after warm-up steps.
+"""
+import argparse
+import itertools
+import time
+
+import torch
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--steps", type=int, default=10)
+    ap.add_argument("--warmup", type=int, default=2)
+    ap.add_argument("--batch", type=int, default=4000)
+    ap.add_argument("--blocks", type=int, default=6, help="L: bilinear + LSA blocks (12 layers: 6)")
+    ap.add_argument("--d", type=int, default=4)
+    ap.add_argument("--dbar", type=int, default=12)
+    ap.add_argument("--n", type=int, default=200)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--dtype", choices=["float64", "float32"], default="float64")
+    ap.add_argument("--device", default="cpu", help="cpu, or cuda on a GPU machine (bench/gpu/check.sh)")
+    a = ap.parse_args()
+    torch.set_num_threads(a.threads)
+    torch.manual_seed(1)
+    dt = torch.float64 if a.dtype == "float64" else torch.float32
+    dev = torch.device(a.device)
+    sync = torch.cuda.synchronize if dev.type == "cuda" else (lambda: None)
+    d, n, L, B = a.d, a.n, a.blocks, a.batch
+    D, N, m = a.dbar + 1, n + 1, a.dbar
+    if a.dbar < d + 1:
+        raise SystemExit("dbar >= d + 1")
+    # Monomials of degree <= 2: 1, x_i, x_i x_j (i <= j).
+    pairs = list(itertools.combinations_with_replacement(range(d), 2))
+    M = 1 + d + len(pairs)
+    pi = torch.tensor([p[0] for p in pairs], device=dev)
+    pj = torch.tensor([p[1] for p in pairs], device=dev)
+    params = []
+    for _ in range(L):
+        params += [0.02 * torch.randn(m, m, dtype=dt, device=dev), 0.02 * torch.randn(m, m, dtype=dt, device=dev),
+                   0.02 * torch.randn(D, D, dtype=dt, device=dev), 0.02 * torch.randn(D, D, dtype=dt, device=dev)]
+    params = [p.requires_grad_() for p in params]
+    opt = torch.optim.Adam(params, lr=1e-3)
+
+    def draw():
+        X = torch.randn(B, d, N, dtype=dt, device=dev)
+        w = torch.randn(B, M, dtype=dt, device=dev)
+        phi = torch.cat([torch.ones(B, 1, N, dtype=dt, device=dev), X, X[:, pi, :] * X[:, pj, :]], dim=1)
+        y = torch.einsum("bm,bmn->bn", w, phi)
+        yq = y[:, n].clone()
+        y[:, n] = 0.0
+        Z = torch.zeros(B, D, N, dtype=dt, device=dev)
+        Z[:, 0, :] = 1.0
+        Z[:, 1:d + 1, :] = X
+        Z[:, D - 1, :] = y
+        return Z, yq
+
+    def forward(Z):
+        for i in range(L):
+            W0, W1, P, Q = params[4 * i:4 * i + 4]
+            top = Z[:, :m, :]
+            top = top + (W0 @ top) * (W1 @ top)
+            Z = torch.cat([top, Z[:, m:, :]], dim=1)
+            Zk = Z[:, :, :n]
+            G = Zk @ Zk.transpose(1, 2)
+            Z = Z + (P @ G @ Q @ Z) / n
+        return Z[:, D - 1, n]
+
+    def step():
+        Z, yq = draw()
+        loss = ((forward(Z) + yq) ** 2).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        return loss.item()
+
+    for _ in range(a.warmup):
+        step()
+    sync()
+    t0, c0 = time.perf_counter(), time.process_time()
+    loss = 0.0
+    for _ in range(a.steps):
+        loss = step()
+    sync()
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    print(f"per_step_ms: {1e3 * wall / a.steps:.3f}")
+    print(f"per_step_cpu_ms: {1e3 * cpu / a.steps:.3f}")
+    print(f"steps: {a.steps}")
+    print(f"batch: {B}")
+    print(f"model: sja bilinear, {L} blocks ({2 * L} layers), d={d} dbar={a.dbar} n={n}")
+    print(f"threads: {torch.get_num_threads()}")
+    print(f"dtype: {a.dtype}")
+    print(f"device: {a.device}")
+    print(f"torch: {torch.__version__}")
+    print(f"final_loss: {loss:.6g}")
+
+
+if __name__ == "__main__":
+    main()
