@@ -15,9 +15,13 @@ One step: draw the minibatch, forward, backward, Adam (lr 1e-3). Prints the time
 """
 import argparse
 import itertools
-import time
+import os
+import sys
 
 import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from torch_timing import time_steps  # noqa: E402
 
 
 def main():
@@ -37,7 +41,6 @@ def main():
     torch.manual_seed(1)
     dt = torch.float64 if a.dtype == "float64" else torch.float32
     dev = torch.device(a.device)
-    sync = torch.cuda.synchronize if dev.type == "cuda" else (lambda: None)
     d, n, L, B = a.d, a.n, a.blocks, a.batch
     D, N, m = a.dbar + 1, n + 1, a.dbar
     if a.dbar < d + 1:
@@ -86,26 +89,7 @@ def main():
         opt.step()
         return loss.item()
 
-    for _ in range(a.warmup):
-        step()
-    sync()
-    t0, c0 = time.perf_counter(), time.process_time()
-    loss = 0.0
-    for _ in range(a.steps):
-        loss = step()
-    sync()
-    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-    print(f"per_step_ms: {1e3 * wall / a.steps:.3f}")
-    print(f"per_step_cpu_ms: {1e3 * cpu / a.steps:.3f}")
-    print(f"steps: {a.steps}")
-    print(f"batch: {B}")
-    print(f"model: sja bilinear, {L} blocks ({2 * L} layers), d={d} dbar={a.dbar} n={n}")
-    print(f"threads: {torch.get_num_threads()}")
-    print(f"dtype: {a.dtype}")
-    print(f"device: {a.device}")
-    print(f"torch: {torch.__version__}")
-    print(f"final_loss: {loss:.6g}")
-
+    time_steps(step, a, dev, {"batch": B, "model": f"sja bilinear, {L} blocks ({2 * L} layers), d={d} dbar={a.dbar} n={n}"})
 
 if __name__ == "__main__":
     main()

@@ -13,9 +13,13 @@ minibatch (x ~ N(0, I), w ~ N(0, I)), forward, backward, clip each A_i's gradien
 Prints the time per step after warm-up steps (wall and process CPU time) and the final loss.
 """
 import argparse
-import time
+import os
+import sys
 
 import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from torch_timing import time_steps  # noqa: E402
 
 
 def main():
@@ -35,8 +39,6 @@ def main():
     torch.manual_seed(1)
     dt = torch.float64 if a.dtype == "float64" else torch.float32
     dev = torch.device(a.device)
-    # On a GPU the work is asynchronous: the clock is read after the device has finished.
-    sync = torch.cuda.synchronize if dev.type == "cuda" else (lambda: None)
     d, n, L, B = a.d, a.n, a.layers, a.batch
     D, N = d + 1, n + 1
     A = (0.1 * torch.randn(L, d, d, dtype=dt, device=dev)).requires_grad_()
@@ -90,26 +92,7 @@ def main():
         opt.step()
         return loss.item()
 
-    for _ in range(a.warmup):
-        step()
-    sync()
-    t0, c0 = time.perf_counter(), time.process_time()
-    loss = 0.0
-    for _ in range(a.steps):
-        loss = step()
-    sync()
-    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-    print(f"per_step_ms: {1e3 * wall / a.steps:.3f}")
-    print(f"per_step_cpu_ms: {1e3 * cpu / a.steps:.3f}")
-    print(f"steps: {a.steps}")
-    print(f"batch: {B}")
-    print(f"threads: {torch.get_num_threads()}")
-    print(f"formula: {a.formula}")
-    print(f"dtype: {a.dtype}")
-    print(f"device: {a.device}")
-    print(f"torch: {torch.__version__}")
-    print(f"final_loss: {loss:.6g}")
-
+    time_steps(step, a, dev, {"batch": B, "formula": a.formula})
 
 if __name__ == "__main__":
     main()

@@ -127,11 +127,7 @@ struct DevicePlan {
     nd.kind = kind.p;
     nd.masked = masked.p;
     nd.scale = scale.p;
-    nd32.weights = weights32.p;
-    nd32.offset = offset.p;
-    nd32.kind = kind.p;
-    nd32.masked = masked.p;
-    nd32.scale = scale.p;
+    nd32 = portable::with_weights(nd, weights32.p);
   }
   template <typename S>
   const portable::StackDescT<S>& net() const {

@@ -94,16 +94,7 @@ std::unique_ptr<portable::Plan> plan_portable(const learn::Network& net, const l
   p.net.loss_factor = loss.factor;
   p.precision = precision;
   p.weights32.assign(p.weights.begin(), p.weights.end());  // each weight rounded to float
-  p.net32.layers = p.net.layers;
-  p.net32.rows = D;
-  p.net32.cols = N;
-  p.net32.weights = p.weights32.data();
-  p.net32.offset = p.offset.data();
-  p.net32.kind = p.kind.data();
-  p.net32.masked = p.masked.data();
-  p.net32.scale = p.scale.data();
-  p.net32.loss_sign = loss.sign;
-  p.net32.loss_factor = loss.factor;
+  p.net32 = portable::with_weights(p.net, p.weights32.data());
   const auto& t = PromptRng::ziggurat();
   p.zig.insert(p.zig.end(), t.x, t.x + 257);
   p.zig.insert(p.zig.end(), t.f, t.f + 257);

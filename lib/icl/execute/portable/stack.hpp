@@ -33,6 +33,13 @@ struct StackDescT {
 };
 using StackDesc = StackDescT<double>;
 
+// The same network with other weights (the float copy: Plan::net32).
+template <typename S>
+StackDescT<S> with_weights(const StackDesc& net, const S* weights) {
+  return {net.layers, net.rows, net.cols, weights, net.offset, net.kind, net.masked, net.scale, net.loss_sign,
+          net.loss_factor};
+}
+
 template <typename S>
 ICL_HD inline S lsa_layer_scale(const StackDescT<S>& net, int l) {
   return static_cast<S>(net.scale[l] != 0.0 ? net.scale[l] : 1.0 / static_cast<double>(net.cols - 1));
