@@ -3,6 +3,7 @@
 #include "icl/execute/executor.hpp"
 
 #include "icl/execute/chunks.hpp"
+#include "icl/execute/planned_executor.hpp"
 #ifdef ICL_HAVE_CUDA
 #include "icl/cuda/cuda_executor.hpp"
 #endif
@@ -17,15 +18,16 @@ const char* to_string(Backend b) {
   switch (b) {
     case Backend::cpu: return "cpu";
     case Backend::cuda: return "cuda";
+    case Backend::portable: return "portable";
   }
   return "?";
 }
 
 std::vector<std::string> built_backends() {
 #ifdef ICL_HAVE_CUDA
-  return {"cpu", "cuda"};
+  return {"cpu", "portable", "cuda"};
 #else
-  return {"cpu"};
+  return {"cpu", "portable"};
 #endif
 }
 
@@ -37,6 +39,7 @@ void set_default_backend(Backend b) { g_default = b; }
 
 Backend backend_from_name(std::string_view name) {
   if (name == "cpu") return Backend::cpu;
+  if (name == "portable") return Backend::portable;
   std::string built;
   for (const auto& b : built_backends()) built += (built.empty() ? "" : ", ") + b;
 #ifdef ICL_HAVE_CUDA
@@ -186,6 +189,7 @@ private:
 std::unique_ptr<Executor> make_executor(Backend backend, int threads) {
   switch (backend) {
     case Backend::cpu: return std::make_unique<CpuExecutor>(threads);
+    case Backend::portable: return make_portable_executor(threads);
     case Backend::cuda:
 #ifdef ICL_HAVE_CUDA
       return cuda::make_cuda_executor(threads);

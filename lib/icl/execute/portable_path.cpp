@@ -14,7 +14,7 @@ std::unique_ptr<portable::Plan> plan_portable(const learn::Network& net, const l
                                               learn::LossSpec loss, const char* backend) {
   const std::string who = backend;
   if (!source.gaussian_task)
-    throw std::invalid_argument("the " + who + " draws only the prompts of a Gaussian task (learn::gaussian_prompts)");
+    throw Unsupported("the " + who + " draws only the prompts of a Gaussian task (learn::gaussian_prompts)");
   const GaussianIclModel& task = *source.gaussian_task;
   const PromptShape& shape = source.shape;
   if (net.rows != 0 && net.rows != source.rows)
@@ -54,7 +54,7 @@ std::unique_ptr<portable::Plan> plan_portable(const learn::Network& net, const l
   for (int l = 0; l < net.size(); ++l) {
     const auto& layer = net.layer(l);
     if (!dynamic_cast<const layers::Lsa*>(&layer) && !dynamic_cast<const layers::Bilinear*>(&layer))
-      throw std::invalid_argument("the " + who + " does not support layer " + std::to_string(l) + " (a " + layer.kind() +
+      throw Unsupported("the " + who + " does not support layer " + std::to_string(l) + " (a " + layer.kind() +
                                   " layer); it runs stacks of dense lsa and bilinear layers only");
     if (dynamic_cast<const layers::Lsa*>(&layer)) last = l;
   }
@@ -112,14 +112,27 @@ double portable_prompt(const portable::Plan& plan, std::uint64_t seed, std::uint
   return portable::draw_gaussian_prompt(plan.prompt, rng, {w.data(), 1}, {Z.data(), 1});
 }
 
+void portable_loss_range(const portable::Plan& plan, portable::StreamKey key, std::uint64_t first, std::uint64_t last,
+                         double* scratch, double* out) {
+  for (std::uint64_t i = first; i < last; ++i)
+    out[i - first] = portable::prompt_loss(plan.prompt, plan.net, plan.ziggurat(), key, i, scratch, 1);
+}
+
 void portable_losses(const portable::Plan& plan, std::uint64_t seed, std::uint64_t purpose, std::uint64_t count,
                      std::vector<double>& out) {
-  const portable::StreamKey key = portable_stream_key(seed, purpose);
   std::vector<double> scratch(static_cast<std::size_t>(plan.scratch_per_prompt()));
   out.assign(static_cast<std::size_t>(count), 0.0);
-  for (std::uint64_t i = 0; i < count; ++i)
-    out[static_cast<std::size_t>(i)] =
-        portable::prompt_loss(plan.prompt, plan.net, plan.ziggurat(), key, i, scratch.data(), 1);
+  portable_loss_range(plan, portable_stream_key(seed, purpose), 0, count, scratch.data(), out.data());
+}
+
+double portable_minibatch_chunk(const portable::Plan& plan, portable::StreamKey key, std::uint64_t c,
+                                std::uint64_t count, double* scratch, double* dW_c) {
+  const std::uint64_t chunk = Executor::kBatchChunk;
+  double sum = 0;
+  for (std::uint64_t i = c * chunk; i < std::min(count, (c + 1) * chunk); ++i)
+    sum += dW_c ? portable::prompt_loss_grad(plan.prompt, plan.net, plan.ziggurat(), key, i, scratch, 1, {dW_c, 1})
+                : portable::prompt_loss(plan.prompt, plan.net, plan.ziggurat(), key, i, scratch, 1);
+  return sum;
 }
 
 void portable_minibatch_chunks(const portable::Plan& plan, std::uint64_t seed, std::uint64_t purpose,
@@ -130,14 +143,9 @@ void portable_minibatch_chunks(const portable::Plan& plan, std::uint64_t seed, s
   std::vector<double> scratch(static_cast<std::size_t>(dW ? plan.grad_scratch_per_prompt() : plan.scratch_per_prompt()));
   loss.assign(static_cast<std::size_t>(chunks), 0.0);
   if (dW) dW->assign(static_cast<std::size_t>(chunks) * G, 0.0);
-  for (std::uint64_t c = 0; c < chunks; ++c) {
-    double sum = 0;
-    for (std::uint64_t i = c * chunk; i < std::min(count, (c + 1) * chunk); ++i)
-      sum += dW ? portable::prompt_loss_grad(plan.prompt, plan.net, plan.ziggurat(), key, i, scratch.data(), 1,
-                                             {dW->data() + c * G, 1})
-                : portable::prompt_loss(plan.prompt, plan.net, plan.ziggurat(), key, i, scratch.data(), 1);
-    loss[static_cast<std::size_t>(c)] = sum;
-  }
+  for (std::uint64_t c = 0; c < chunks; ++c)
+    loss[static_cast<std::size_t>(c)] =
+        portable_minibatch_chunk(plan, key, c, count, scratch.data(), dW ? dW->data() + c * G : nullptr);
 }
 
 double minibatch_from_chunks(const portable::Plan& plan, const learn::Parameterisation& params,
