@@ -412,6 +412,16 @@ std::vector<PlannedClaim> plan_run(const RunOptions& o) {
     p.ctx.alpha = o.alpha;
     p.ctx.cases = build_cases(*c, sets, budget);
     p.ctx.settings = build_settings(*c, sets, budget);
+    // A case whose networks only the cpu backend runs is refused here, under the backends that run the portable
+    // code, before anything is written (Claim::cpu_only_case).
+    if (execute::default_backend() != execute::Backend::cpu && c->cpu_only_case)
+      for (const auto& k : p.ctx.cases)
+        if (const std::string what = c->cpu_only_case(k); !what.empty())
+          throw UsageError(fmt::format("--backend {}: {} case {} trains or evaluates {}, which the {} backend does not "
+                                       "run (it runs stacks of dense lsa and bilinear layers on a Gaussian task's "
+                                       "prompts); run it with --backend cpu",
+                                       execute::to_string(execute::default_backend()), c->id, k.label(), what,
+                                       execute::to_string(execute::default_backend())));
     for (const auto& k : p.ctx.cases) {
       const double need = (c->memory_bytes ? c->memory_bytes(k, threads) : 0.0) +
                           kEngineBytesPerSample * static_cast<double>(p.ctx.samples);
@@ -630,7 +640,13 @@ int run_command(const RunOptions& options) {
   const bool lead = rank_comm().rank == 0;
   for (const auto& p : plan) {
     std::map<std::string, std::string> files;
-    auto r = run_claim(p, o, &files);
+    nlohmann::ordered_json r;
+    try {
+      r = run_claim(p, o, &files);
+    } catch (const execute::Unsupported& e) {  // a network the backend does not run, that no cpu_only_case announced
+      throw UsageError(fmt::format("--backend {}: {}: {}; run it with --backend cpu",
+                                   execute::to_string(execute::default_backend()), p.claim->id, e.what()));
+    }
     if (!lead) continue;
     write_file_atomic(out + "/" + p.claim->id + ".json", r.dump(2) + "\n");
     for (const auto& [suffix, content] : files) write_file_atomic(out + "/" + p.claim->id + "." + suffix, content);
