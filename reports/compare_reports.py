@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Compares two report folders claim by claim, results only: what describes the run rather than its results is
 ignored, namely the report's `threads` and `elapsed_s`, its `provenance` block (build, commit, backend, `ranks`,
-start time, command line; a `ranks` outside it too), and a training run's wall-clock `seconds` and the `ranks`
-that shared its minibatches (at any depth). The numbers are bitwise the same at any thread or rank count, so a 1-thread and a 2-thread run compare
+start time, command line; a `ranks` outside it too), a training run's wall-clock `seconds` and the `ranks`
+that shared its minibatches (at any depth), and the `backend` and `precision` of a `training` block (where its
+minibatches ran). The numbers are bitwise the same at any thread or rank count, so a 1-thread and a 2-thread run compare
 equal; every other field (numbers, verdicts, words, seed, budget, run mode) must match.
 
     reports/compare_reports.py reports/latest /tmp/new
@@ -18,13 +19,16 @@ import sys
 
 RUN_FIELDS = ("threads", "ranks", "elapsed_s", "provenance")  # a report's own fields that describe the run
 WALL_CLOCK = ("seconds", "ranks")  # a training run's wall-clock time and its ranks, wherever they are
-IGNORED = RUN_FIELDS + WALL_CLOCK
+TRAINING_RUN = ("backend", "precision")  # where a `training` block's minibatches ran
+IGNORED = RUN_FIELDS + WALL_CLOCK + tuple(f"training.{k}" for k in TRAINING_RUN)
 
 
-def strip(j, top=True):
+def strip(j, top=True, parent=None):
     """The report without the fields that describe the run."""
     if isinstance(j, dict):
-        return {k: strip(v, False) for k, v in j.items() if k not in WALL_CLOCK and not (top and k in RUN_FIELDS)}
+        return {k: strip(v, False, k) for k, v in j.items()
+                if k not in WALL_CLOCK and not (top and k in RUN_FIELDS)
+                and not (parent == "training" and k in TRAINING_RUN)}
     if isinstance(j, list):
         return [strip(v, False) for v in j]
     return j

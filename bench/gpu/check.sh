@@ -65,9 +65,21 @@ if [[ "${1:-}" == "--paper" ]]; then
   esac
   exit 0
 fi
-cmake --build "$BUILD_DIR" -j"$(nproc)" --target icl-cuda-equality
+cmake --build "$BUILD_DIR" -j"$(nproc)" --target icl-cuda-equality icl-verify
 echo "date: $(date -u +%Y-%m-%dT%H:%MZ); CPU: $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1)"
 "$BUILD_DIR"/icl-cuda-equality --time
+
+# A whole claim through the executor on the GPU against the same claim on the portable backend (the same host code
+# and per-prompt arithmetic on the CPU): sja.fig2 at --quick, float64 and float32. Expected the same reports, but
+# for prompts whose normals took the ziggurat's exp/log paths (docs/engine.md).
+cmp_out=${OUT:-bench/gpu/out}/claims
+for prec in float64 float32; do
+  for b in cuda portable; do
+    "$BUILD_DIR"/icl-verify run sja.fig2 --quick --seed 1 --backend "$b" --precision "$prec" --out "$cmp_out/$b-$prec" >/dev/null
+  done
+  echo "sja.fig2 --quick, $prec, cuda against portable:"
+  python3 reports/compare_reports.py "$cmp_out/portable-$prec" "$cmp_out/cuda-$prec" || true
+done
 
 # The PyTorch baselines of the same computations on the same GPU, float64 and float32 (bench/torch_sja_thm2.py,
 # bench/torch_train_step.py, bench/torch_sja_fig1_step.py with --device cuda; checked here on the CPU only): the

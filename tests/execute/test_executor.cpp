@@ -95,20 +95,28 @@ TEST_CASE("executor: a minibatch's loss and gradient are the chunk sums in chunk
 
 TEST_CASE("executor: backends by name; one not built here, or cuda without a GPU, is refused in one line") {
   CHECK(backend_from_name("cpu") == Backend::cpu);
+  CHECK(backend_from_name("portable") == Backend::portable);
   CHECK(std::string(to_string(Backend::cpu)) == "cpu");
   CHECK(std::string(to_string(Backend::cuda)) == "cuda");
+  CHECK(std::string(to_string(Backend::portable)) == "portable");
+  CHECK(make_executor(Backend::portable, 3)->backend() == Backend::portable);
+  CHECK(make_executor(Backend::portable, 3)->threads() == 3);
+  CHECK(make_executor(Backend::portable, 0)->threads() == 1);
   const std::vector<std::string> built = built_backends();
   const bool cuda = std::find(built.begin(), built.end(), "cuda") != built.end();
+  CHECK_THROWS_WITH_AS(backend_from_name("Portable"), doctest::Contains("unknown backend 'Portable' (built: cpu, portable"),
+                       std::invalid_argument);
   if (!cuda) {
-    CHECK(built == std::vector<std::string>{"cpu"});
+    CHECK(built == std::vector<std::string>{"cpu", "portable"});
     CHECK_THROWS_WITH_AS(backend_from_name("cuda"),
-                         "backend 'cuda' is not built in this binary (built: cpu; the CUDA backend is built where CMake "
-                         "finds nvcc)",
+                         "backend 'cuda' is not built in this binary (built: cpu, portable; the CUDA backend is built "
+                         "where CMake finds nvcc)",
                          std::invalid_argument);
-    CHECK_THROWS_WITH_AS(backend_from_name("tpu"), "unknown backend 'tpu' (built: cpu)", std::invalid_argument);
+    CHECK_THROWS_WITH_AS(backend_from_name("tpu"), "unknown backend 'tpu' (built: cpu, portable)", std::invalid_argument);
   } else {  // built with nvcc (CMakeLists.txt): usable where a GPU is, bad input where none is
-    CHECK(built == std::vector<std::string>{"cpu", "cuda"});
-    CHECK_THROWS_WITH_AS(backend_from_name("tpu"), "unknown backend 'tpu' (built: cpu, cuda)", std::invalid_argument);
+    CHECK(built == std::vector<std::string>{"cpu", "portable", "cuda"});
+    CHECK_THROWS_WITH_AS(backend_from_name("tpu"), "unknown backend 'tpu' (built: cpu, portable, cuda)",
+                         std::invalid_argument);
     try {
       const Backend b = backend_from_name("cuda");  // (outside CHECK, which would catch the exception itself)
       CHECK(b == Backend::cuda);

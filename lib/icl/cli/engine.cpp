@@ -424,6 +424,16 @@ std::vector<PlannedClaim> plan_run(const RunOptions& o) {
     p.ctx.alpha = o.alpha;
     p.ctx.cases = build_cases(*c, sets, budget);
     p.ctx.settings = build_settings(*c, sets, budget);
+    // A case whose networks only the cpu backend runs is refused here, under the backends that run the portable
+    // code, before anything is written (Claim::cpu_only_case).
+    if (execute::default_backend() != execute::Backend::cpu && c->cpu_only_case)
+      for (const auto& k : p.ctx.cases)
+        if (const std::string what = c->cpu_only_case(k); !what.empty())
+          throw UsageError(fmt::format("--backend {}: {} case {} trains or evaluates {}, which the {} backend does not "
+                                       "run (it runs stacks of dense lsa and bilinear layers on a Gaussian task's "
+                                       "prompts); run it with --backend cpu",
+                                       execute::to_string(execute::default_backend()), c->id, k.label(), what,
+                                       execute::to_string(execute::default_backend())));
     for (const auto& k : p.ctx.cases) {
       const double need = (c->memory_bytes ? c->memory_bytes(k, threads) : 0.0) +
                           kEngineBytesPerSample * static_cast<double>(p.ctx.samples);
@@ -449,7 +459,9 @@ nlohmann::ordered_json run_claim(const PlannedClaim& p, const RunOptions& o, std
     if (!line.enabled() || el < 2.0) return;
     line.show(fmt::format("[{}] {}/{} cases, {:.0f} s", c.id, done, total, el));
   };
+  const std::uint64_t prompts_before = execute::executor_prompts(execute::default_backend());
   ClaimResult res = c.run(ctx);
+  const std::uint64_t executor_prompts = execute::executor_prompts(execute::default_backend()) - prompts_before;
   if (files) *files = res.files;
   line.clear();
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -481,7 +493,7 @@ nlohmann::ordered_json run_claim(const PlannedClaim& p, const RunOptions& o, std
   // budgets; custom: anything overridden (--set, --samples, --alpha).
   r["run_mode"] = run_mode_of(o);
   r["sample_budget_per_case"] = ctx.samples;
-  r["provenance"] = provenance_json(o.command, started_at);
+  r["provenance"] = provenance_json(o.command, started_at, executor_prompts);
   for (auto it = res.extra.begin(); it != res.extra.end(); ++it)
     if (it.key() != "findings") r[it.key()] = it.value();
   r["cases"] = res.cases;
@@ -642,7 +654,13 @@ int run_command(const RunOptions& options) {
   const bool lead = rank_comm().rank == 0;
   for (const auto& p : plan) {
     std::map<std::string, std::string> files;
-    auto r = run_claim(p, o, &files);
+    nlohmann::ordered_json r;
+    try {
+      r = run_claim(p, o, &files);
+    } catch (const execute::Unsupported& e) {  // a network the backend does not run, that no cpu_only_case announced
+      throw UsageError(fmt::format("--backend {}: {}: {}; run it with --backend cpu",
+                                   execute::to_string(execute::default_backend()), p.claim->id, e.what()));
+    }
     if (!lead) continue;
     write_file_atomic(out + "/" + p.claim->id + ".json", r.dump(2) + "\n");
     for (const auto& [suffix, content] : files) write_file_atomic(out + "/" + p.claim->id + "." + suffix, content);

@@ -1,11 +1,7 @@
 #include "icl/cuda/cuda_executor.hpp"
 
 #include "icl/cuda/kernels.hpp"
-#include "icl/execute/portable_path.hpp"
-
-#include <algorithm>
-#include <stdexcept>
-#include <vector>
+#include "icl/execute/planned_executor.hpp"
 
 namespace icl::cuda {
 
@@ -13,38 +9,21 @@ bool gpu_available(std::string* why) { return device_count(why) > 0; }
 
 namespace {
 
-class CudaExecutor final : public execute::Executor {
+// The host code is execute::PlannedExecutor's (planning, chunk layout, pullback, sum over chunks: the same code the
+// portable backend runs); the device calls are the kernels' (kernels.hpp: the portable path's numbers, bit for bit).
+class CudaExecutor final : public execute::PlannedExecutor {
 public:
-  explicit CudaExecutor(int threads) : threads_(std::max(1, threads)) {}
+  using PlannedExecutor::PlannedExecutor;
   execute::Backend backend() const override { return execute::Backend::cuda; }
-  int threads() const override { return threads_; }
 
-  // One process, one GPU: MPI ranks do not split a cuda loss run (each rank would compute every prompt).
-  void losses(const learn::Network& net, const learn::PromptSource& source, learn::LossSpec loss, std::uint64_t seed,
-              std::uint64_t purpose, std::uint64_t count, std::vector<double>& out) override {
-    const auto plan = execute::plan_portable(net, source, loss, "cuda backend");
-    out.assign(static_cast<std::size_t>(count), 0.0);
-    prompt_losses(*plan, execute::portable_stream_key(seed, purpose), 0, count, out.data());
+protected:
+  void device_losses(const portable::Plan& plan, portable::StreamKey key, std::uint64_t count, double* out) override {
+    prompt_losses(plan, key, 0, count, out);
   }
-
-  // The chunk sums on the GPU (kernels.hpp minibatch_chunks: the portable path's, bit for bit), then the pullback
-  // to theta and the sum over chunks on the host, as the portable path does. Stacks of dense lsa layers only.
-  double minibatch(const learn::Parameterisation& params, const Eigen::Ref<const Eigen::VectorXd>& theta,
-                   const learn::PromptSource& source, learn::LossSpec loss, std::uint64_t seed, std::uint64_t purpose,
-                   std::uint64_t count, Eigen::VectorXd* grad) override {
-    const auto plan = execute::plan_portable(params.network(theta), source, loss, "cuda backend");
-    const std::uint64_t chunk = kBatchChunk, chunks = (count + chunk - 1) / chunk;
-    std::vector<double> chunk_loss(static_cast<std::size_t>(chunks)), dW;
-    if (grad) dW.assign(static_cast<std::size_t>(chunks * static_cast<std::uint64_t>(plan->grad_size())), 0.0);
-    minibatch_chunks(*plan, execute::portable_stream_key(seed, purpose), count, chunk, chunk_loss.data(),
-                     grad ? dW.data() : nullptr);
-    return execute::minibatch_from_chunks(*plan, params, chunk_loss, grad ? &dW : nullptr, grad);
+  void device_minibatch_chunks(const portable::Plan& plan, portable::StreamKey key, std::uint64_t count, double* loss,
+                               double* dW) override {
+    minibatch_chunks(plan, key, count, kBatchChunk, loss, dW);
   }
-
-  int last_ranks() const override { return 1; }
-
-private:
-  int threads_;
 };
 
 }  // namespace

@@ -1,8 +1,9 @@
-// The cuda backend of the executor (execute/executor.hpp): losses() runs the portable per-prompt arithmetic
-// (execute/portable/) as a CUDA kernel, one thread per prompt, the losses back in prompt order (so they are the
-// portable path's, whatever the launch shape). Networks: stacks of dense LSA layers on the prompts of a Gaussian
-// task (execute/portable_path.hpp); anything else is std::invalid_argument naming what is not supported.
-// minibatch() (training) is not implemented yet: it throws std::invalid_argument saying so.
+// The cuda backend of the executor (execute/executor.hpp): execute::PlannedExecutor (execute/planned_executor.hpp:
+// the host code it shares with the portable backend) with the per-prompt losses and the minibatch's chunk sums
+// computed on the GPU (kernels.hpp: the portable per-prompt arithmetic of execute/portable/ as CUDA kernels, one
+// thread per prompt; the portable path's numbers, whatever the launch shape). Networks: stacks of dense LSA and
+// bilinear layers on the prompts of a Gaussian task (execute/portable_path.hpp); anything else is
+// execute::Unsupported naming what is not supported.
 // Built only where CMake finds nvcc (ICL_HAVE_CUDA); make_executor(Backend::cuda) and backend_from_name("cuda") call
 // it, and the latter refuses (bad input) where no GPU is present.
 #pragma once

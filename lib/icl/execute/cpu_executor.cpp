@@ -3,11 +3,13 @@
 #include "icl/execute/executor.hpp"
 
 #include "icl/execute/chunks.hpp"
+#include "icl/execute/planned_executor.hpp"
 #ifdef ICL_HAVE_CUDA
 #include "icl/cuda/cuda_executor.hpp"
 #endif
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <stdexcept>
 
@@ -17,26 +19,32 @@ const char* to_string(Backend b) {
   switch (b) {
     case Backend::cpu: return "cpu";
     case Backend::cuda: return "cuda";
+    case Backend::portable: return "portable";
   }
   return "?";
 }
 
 std::vector<std::string> built_backends() {
 #ifdef ICL_HAVE_CUDA
-  return {"cpu", "cuda"};
+  return {"cpu", "portable", "cuda"};
 #else
-  return {"cpu"};
+  return {"cpu", "portable"};
 #endif
 }
 
 namespace {
 Backend g_default = Backend::cpu;
-}
+std::atomic<std::uint64_t> g_prompts[3];  // by backend: cpu, cuda, portable
+std::size_t backend_index(Backend b) { return b == Backend::cpu ? 0 : b == Backend::cuda ? 1 : 2; }
+}  // namespace
+std::uint64_t executor_prompts(Backend b) { return g_prompts[backend_index(b)].load(); }
+void note_executor_prompts(Backend b, std::uint64_t count) { g_prompts[backend_index(b)] += count; }
 Backend default_backend() { return g_default; }
 void set_default_backend(Backend b) { g_default = b; }
 
 Backend backend_from_name(std::string_view name) {
   if (name == "cpu") return Backend::cpu;
+  if (name == "portable") return Backend::portable;
   std::string built;
   for (const auto& b : built_backends()) built += (built.empty() ? "" : ", ") + b;
 #ifdef ICL_HAVE_CUDA
@@ -63,6 +71,7 @@ public:
 
   void losses(const learn::Network& net, const learn::PromptSource& source, learn::LossSpec loss, std::uint64_t seed,
               std::uint64_t purpose, std::uint64_t count, std::vector<double>& out) override {
+    note_executor_prompts(Backend::cpu, count);
     out.assign(static_cast<std::size_t>(count), 0.0);
     const std::uint64_t chunks = (count + kLossChunk - 1) / kLossChunk;
     const int ranks = sharing_ranks();
@@ -88,6 +97,7 @@ public:
                    const learn::PromptSource& source, learn::LossSpec loss, std::uint64_t seed, std::uint64_t purpose,
                    std::uint64_t count, Eigen::VectorXd* grad) override {
     if (count == 0) throw std::invalid_argument("Executor::minibatch: empty batch");
+    note_executor_prompts(Backend::cpu, count);
     if (source.rows != params.base().rows)
       throw std::invalid_argument("Executor::minibatch: the prompts' rows differ from the network's");
     prepare(params, source);
@@ -186,6 +196,7 @@ private:
 std::unique_ptr<Executor> make_executor(Backend backend, int threads) {
   switch (backend) {
     case Backend::cpu: return std::make_unique<CpuExecutor>(threads);
+    case Backend::portable: return make_portable_executor(threads);
     case Backend::cuda:
 #ifdef ICL_HAVE_CUDA
       return cuda::make_cuda_executor(threads);

@@ -13,10 +13,14 @@
 // Backends: `cpu` (this library's layers on the library's thread pool; under K MPI ranks, rank r computes the
 // chunks c = r mod K of a loss run or a minibatch and every rank receives every chunk's result bit for bit, so
 // training is data parallel with every rank holding the same weights; a call made inside a task of the pool is not
-// split: chunks.hpp); `cuda` (built where CMake finds nvcc: lib/icl/cuda/; losses() of dense LSA stacks on Gaussian-task
-// prompts as a kernel running the portable per-prompt code of execute/portable/, one thread per prompt, losses in
-// prompt order; minibatch() not yet). Asking for a backend that is not built, or for cuda where no GPU is present, is
-// bad input: backend_from_name() says which are built.
+// split: chunks.hpp); `cuda` (built where CMake finds nvcc: lib/icl/cuda/; losses() and minibatch() of stacks of
+// dense LSA and bilinear layers on Gaussian-task prompts, the portable per-prompt code of execute/portable/ as
+// kernels, one GPU thread per prompt); `portable` (always built: the cuda backend's host code,
+// execute/planned_executor.hpp, with the kernels' per-prompt arithmetic on the CPU's thread pool, a chunk per task;
+// the same networks as cuda, and the same numbers as the portable path of execute/portable_path.hpp at any thread
+// count). Neither cuda nor portable splits work across MPI ranks; both refuse what the portable code does not run
+// (another layer, another prompt source) with Unsupported naming it. Asking for a backend that is not built, or for
+// cuda where no GPU is present, is bad input: backend_from_name() says which are built.
 #pragma once
 #include "icl/execute/precision.hpp"
 #include "icl/learn/network.hpp"
@@ -27,20 +31,28 @@
 
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace icl::execute {
 
-enum class Backend { cpu, cuda };
+enum class Backend { cpu, cuda, portable };
 const char* to_string(Backend b);
-// The backends this binary was built with.
+// The backends this binary was built with: cpu, portable, and cuda where CMake found nvcc.
 std::vector<std::string> built_backends();
-// "cpu" -> Backend::cpu, "cuda" -> Backend::cuda where built and a GPU is present; any other name throws
-// std::invalid_argument with one line naming the built backends (a known backend that is not built here, or cuda
-// without a GPU, says so).
+// "cpu" -> Backend::cpu, "portable" -> Backend::portable, "cuda" -> Backend::cuda where built and a GPU is present;
+// any other name throws std::invalid_argument with one line naming the built backends (a known backend that is not
+// built here, or cuda without a GPU, says so).
 Backend backend_from_name(std::string_view name);
+
+// A network or prompt source a backend does not run (the cuda and portable backends: a layer other than dense lsa
+// and bilinear, prompts other than a Gaussian task's): one line naming it. Bad input, not an internal failure: the
+// command line reports it with exit status 2.
+struct Unsupported : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
 
 class Executor {
 public:
@@ -74,5 +86,12 @@ std::unique_ptr<Executor> make_executor(Backend backend, int threads);
 // network use, like the process's MPI communicator (execute/ranks.hpp).
 Backend default_backend();
 void set_default_backend(Backend b);
+
+// How many prompts the executors of backend b have computed in this process (losses() and minibatch(), every call
+// counted once per process): the command line reads it before and after a claim, so that a report says where its
+// executor work ran (provenance: a claim whose work never reaches the executor ran on the host, whatever --backend
+// says). note_executor_prompts is what each backend calls.
+std::uint64_t executor_prompts(Backend b);
+void note_executor_prompts(Backend b, std::uint64_t count);
 
 }  // namespace icl::execute

@@ -15,7 +15,7 @@ std::unique_ptr<portable::Plan> plan_portable(const learn::Network& net, const l
                                               portable::Precision precision) {
   const std::string who = backend;
   if (!source.gaussian_task)
-    throw std::invalid_argument("the " + who + " draws only the prompts of a Gaussian task (learn::gaussian_prompts)");
+    throw Unsupported("the " + who + " draws only the prompts of a Gaussian task (learn::gaussian_prompts)");
   const GaussianIclModel& task = *source.gaussian_task;
   const PromptShape& shape = source.shape;
   if (net.rows != 0 && net.rows != source.rows)
@@ -55,7 +55,7 @@ std::unique_ptr<portable::Plan> plan_portable(const learn::Network& net, const l
   for (int l = 0; l < net.size(); ++l) {
     const auto& layer = net.layer(l);
     if (!dynamic_cast<const layers::Lsa*>(&layer) && !dynamic_cast<const layers::Bilinear*>(&layer))
-      throw std::invalid_argument("the " + who + " does not support layer " + std::to_string(l) + " (a " + layer.kind() +
+      throw Unsupported("the " + who + " does not support layer " + std::to_string(l) + " (a " + layer.kind() +
                                   " layer); it runs stacks of dense lsa and bilinear layers only");
     if (dynamic_cast<const layers::Lsa*>(&layer)) last = l;
   }
@@ -116,17 +116,48 @@ double portable_prompt(const portable::Plan& plan, std::uint64_t seed, std::uint
   return portable::draw_gaussian_prompt(plan.prompt, rng, {w.data(), 1}, {Z.data(), 1});
 }
 
+PromptScratch::PromptScratch(const portable::Plan& plan, bool grad)
+    : d(static_cast<std::size_t>(grad ? plan.grad_scratch_per_prompt() : plan.scratch_per_prompt())),
+      f(static_cast<std::size_t>(grad ? plan.grad_scratch32_per_prompt() : plan.scratch32_per_prompt())),
+      g(grad && plan.precision == portable::Precision::f32 ? static_cast<std::size_t>(plan.grad_size()) : 0) {}
+
+void portable_loss_range(const portable::Plan& plan, portable::StreamKey key, std::uint64_t first, std::uint64_t last,
+                         PromptScratch& scratch, double* out) {
+  const bool f32 = plan.precision == portable::Precision::f32;
+  for (std::uint64_t i = first; i < last; ++i)
+    out[i - first] =
+        f32 ? portable::prompt_loss(plan.prompt, plan.net32, plan.ziggurat(), key, i, scratch.d.data(), scratch.f.data(), 1)
+            : portable::prompt_loss(plan.prompt, plan.net, plan.ziggurat(), key, i, scratch.d.data(), nullptr, 1);
+}
+
 void portable_losses(const portable::Plan& plan, std::uint64_t seed, std::uint64_t purpose, std::uint64_t count,
                      std::vector<double>& out) {
-  const portable::StreamKey key = portable_stream_key(seed, purpose);
-  std::vector<double> scratch(static_cast<std::size_t>(plan.scratch_per_prompt()));
-  std::vector<float> scratch32(static_cast<std::size_t>(plan.scratch32_per_prompt()));
+  PromptScratch scratch(plan, false);
   out.assign(static_cast<std::size_t>(count), 0.0);
-  for (std::uint64_t i = 0; i < count; ++i)
-    out[static_cast<std::size_t>(i)] =
-        plan.precision == portable::Precision::f32
-            ? portable::prompt_loss(plan.prompt, plan.net32, plan.ziggurat(), key, i, scratch.data(), scratch32.data(), 1)
-            : portable::prompt_loss(plan.prompt, plan.net, plan.ziggurat(), key, i, scratch.data(), nullptr, 1);
+  portable_loss_range(plan, portable_stream_key(seed, purpose), 0, count, scratch, out.data());
+}
+
+double portable_minibatch_chunk(const portable::Plan& plan, portable::StreamKey key, std::uint64_t c,
+                                std::uint64_t count, PromptScratch& scratch, double* dW_c) {
+  const std::uint64_t chunk = Executor::kBatchChunk;
+  const bool f32 = plan.precision == portable::Precision::f32;
+  double sum = 0;
+  for (std::uint64_t i = c * chunk; i < std::min(count, (c + 1) * chunk); ++i) {
+    if (!dW_c)
+      sum += f32 ? portable::prompt_loss(plan.prompt, plan.net32, plan.ziggurat(), key, i, scratch.d.data(),
+                                         scratch.f.data(), 1)
+                 : portable::prompt_loss(plan.prompt, plan.net, plan.ziggurat(), key, i, scratch.d.data(), nullptr, 1);
+    else if (!f32)  // the prompt's gradient added into the chunk's sum (one addition per entry: stack.hpp)
+      sum += portable::prompt_loss_grad(plan.prompt, plan.net, plan.ziggurat(), key, i, scratch.d.data(), nullptr, 1,
+                                        {dW_c, 1});
+    else {  // float: the prompt's gradient on its own (0 + g = g), then added into the chunk's double sum
+      std::fill(scratch.g.begin(), scratch.g.end(), 0.0f);
+      sum += portable::prompt_loss_grad(plan.prompt, plan.net32, plan.ziggurat(), key, i, scratch.d.data(),
+                                        scratch.f.data(), 1, portable::StridedT<float>{scratch.g.data(), 1});
+      for (std::size_t e = 0; e < scratch.g.size(); ++e) dW_c[e] += static_cast<double>(scratch.g[e]);
+    }
+  }
+  return sum;
 }
 
 void portable_minibatch_chunks(const portable::Plan& plan, std::uint64_t seed, std::uint64_t purpose,
@@ -134,33 +165,12 @@ void portable_minibatch_chunks(const portable::Plan& plan, std::uint64_t seed, s
   const portable::StreamKey key = portable_stream_key(seed, purpose);
   const std::uint64_t chunk = Executor::kBatchChunk, chunks = (count + chunk - 1) / chunk;
   const auto G = static_cast<std::size_t>(plan.grad_size());
-  const bool f32 = plan.precision == portable::Precision::f32;
-  std::vector<double> scratch(static_cast<std::size_t>(dW ? plan.grad_scratch_per_prompt() : plan.scratch_per_prompt()));
-  std::vector<float> scratch32(
-      static_cast<std::size_t>(dW ? plan.grad_scratch32_per_prompt() : plan.scratch32_per_prompt())),
-      g32(f32 && dW ? G : 0);
+  PromptScratch scratch(plan, dW != nullptr);
   loss.assign(static_cast<std::size_t>(chunks), 0.0);
   if (dW) dW->assign(static_cast<std::size_t>(chunks) * G, 0.0);
-  for (std::uint64_t c = 0; c < chunks; ++c) {
-    double sum = 0;
-    for (std::uint64_t i = c * chunk; i < std::min(count, (c + 1) * chunk); ++i) {
-      if (!dW)
-        sum += f32 ? portable::prompt_loss(plan.prompt, plan.net32, plan.ziggurat(), key, i, scratch.data(),
-                                           scratch32.data(), 1)
-                   : portable::prompt_loss(plan.prompt, plan.net, plan.ziggurat(), key, i, scratch.data(), nullptr, 1);
-      else if (!f32)  // the prompt's gradient added into the chunk's sum (one addition per entry: stack.hpp)
-        sum += portable::prompt_loss_grad(plan.prompt, plan.net, plan.ziggurat(), key, i, scratch.data(), nullptr, 1,
-                                          {dW->data() + c * G, 1});
-      else {  // float: the prompt's gradient on its own (0 + g = g), then added into the chunk's double sum
-        std::fill(g32.begin(), g32.end(), 0.0f);
-        sum += portable::prompt_loss_grad(plan.prompt, plan.net32, plan.ziggurat(), key, i, scratch.data(),
-                                          scratch32.data(), 1, portable::StridedT<float>{g32.data(), 1});
-        double* d = dW->data() + c * G;
-        for (std::size_t e = 0; e < G; ++e) d[e] += static_cast<double>(g32[e]);
-      }
-    }
-    loss[static_cast<std::size_t>(c)] = sum;
-  }
+  for (std::uint64_t c = 0; c < chunks; ++c)
+    loss[static_cast<std::size_t>(c)] =
+        portable_minibatch_chunk(plan, key, c, count, scratch, dW ? dW->data() + c * G : nullptr);
 }
 
 double minibatch_from_chunks(const portable::Plan& plan, const learn::Parameterisation& params,

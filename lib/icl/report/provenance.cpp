@@ -56,7 +56,8 @@ std::string iso8601_utc(std::chrono::system_clock::time_point t) {
   return buf;
 }
 
-nlohmann::ordered_json provenance_json(const std::string& command, std::chrono::system_clock::time_point started_at) {
+nlohmann::ordered_json provenance_json(const std::string& command, std::chrono::system_clock::time_point started_at,
+                                       std::uint64_t executor_prompts) {
   const BuildInfo& b = build_info();
   nlohmann::ordered_json j;
   j["version"] = b.version;
@@ -65,9 +66,15 @@ nlohmann::ordered_json provenance_json(const std::string& command, std::chrono::
   j["compiler"] = b.compiler;
   j["build_type"] = b.build_type;
   j["libraries"] = b.libraries;
-  j["backend"] = "cpu";
-  j["backend"] = execute::to_string(execute::default_backend());  // --backend (execute/executor.hpp)
-  j["precision"] = execute::to_string(execute::default_precision());  // --precision (execute/precision.hpp)
+  // --backend and --precision (execute/executor.hpp, precision.hpp), where the executor ran anything.
+  const execute::Backend chosen = execute::default_backend();
+  const bool ran = chosen == execute::Backend::cpu || executor_prompts > 0;
+  j["backend"] = ran ? execute::to_string(chosen) : "cpu";
+  j["precision"] = ran ? execute::to_string(execute::default_precision()) : "float64";
+  if (chosen != execute::Backend::cpu) {
+    j["requested_backend"] = execute::to_string(chosen);
+    j["executor_prompts"] = executor_prompts;
+  }
   j["ranks"] = rank_comm().size;  // MPI ranks that shared the run (execute/ranks.hpp)
   j["started_at"] = iso8601_utc(started_at);
   j["command"] = command;

@@ -3,6 +3,7 @@
 // commit is read from git at every build (cmake/build_commit.cmake), with "-dirty" appended when the
 // working tree differed from it.
 #pragma once
+#include <cstdint>
 #include <nlohmann/json.hpp>
 
 #include <chrono>
@@ -20,9 +21,13 @@ struct BuildInfo {
 };
 const BuildInfo& build_info();
 
-// The `provenance` block: version, commit, dirty, compiler, build_type, libraries, backend, ranks,
-// started_at, command.
-nlohmann::ordered_json provenance_json(const std::string& command, std::chrono::system_clock::time_point started_at);
+// The `provenance` block: version, commit, dirty, compiler, build_type, libraries, backend, precision, ranks,
+// started_at, command. `executor_prompts`: the prompts the chosen backend's executor computed for this report.
+// Under a backend other than cpu, `backend` and `precision` say where the work ran: the chosen backend and precision
+// when the executor computed anything, else "cpu" and "float64" (everything ran on the host), with
+// `requested_backend` and `executor_prompts` beside them.
+nlohmann::ordered_json provenance_json(const std::string& command, std::chrono::system_clock::time_point started_at,
+                                       std::uint64_t executor_prompts = 0);
 
 // "2025-01-31T12:34:56Z" (UTC).
 std::string iso8601_utc(std::chrono::system_clock::time_point t);
