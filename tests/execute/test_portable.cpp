@@ -23,6 +23,7 @@
 #include "icl/model/gaussian_model.hpp"
 #include "icl/model/rng.hpp"
 #include "icl/model/tasks.hpp"
+#include "tests/support/random_stack.hpp"
 
 #include <doctest/doctest.h>
 
@@ -137,27 +138,7 @@ TEST_CASE("portable: prompt i of a Gaussian task is learn::gaussian_prompts' pro
   }
 }
 
-// A stack of `layers` dense LSA layers with N(0, sd^2) weights (a fixed generator: the test's own numbers); with
-// `bilinear`, a bilinear layer before each LSA layer and one after the last (which cannot change the prediction).
-Network random_lsa_stack(int rows, int layers, bool masked, double scale, std::uint64_t seed, double sd,
-                         bool bilinear = false) {
-  Network net;
-  net.rows = rows;
-  for (int l = 0; l < layers; ++l) {
-    if (bilinear) net.add_bilinear();
-    net.add_lsa(masked, scale);
-  }
-  if (bilinear) net.add_bilinear();
-  for (int l = 0; l < net.size(); ++l) {
-    PromptRng rng(seed, 99, static_cast<std::uint64_t>(l));
-    for (const auto& p : net.layer(l).params()) {
-      Eigen::MatrixXd& W = net.weight(l, p.name);
-      rng.fill_normal(W);
-      W *= p.name[0] == 'W' ? sd / 2 : sd;
-    }
-  }
-  return net;
-}
+using test::random_lsa_stack;
 
 TEST_CASE("portable: per-prompt losses of 1-, 2- and 3-layer LSA stacks (with bilinear layers) are the CPU executor's to 1e-12") {
   const auto cpu = make_executor(Backend::cpu, 2);

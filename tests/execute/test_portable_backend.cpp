@@ -17,6 +17,7 @@
 #include "icl/model/gaussian_model.hpp"
 #include "icl/model/rng.hpp"
 #include "icl/model/tasks.hpp"
+#include "tests/support/random_stack.hpp"
 
 #include <doctest/doctest.h>
 
@@ -62,25 +63,10 @@ std::vector<Source> sources() {
   return v;
 }
 
-// A stack of `layers` masked dense LSA layers with N(0, sd^2) weights, with a bilinear layer before each when
-// `bilinear` (scale set, as sja's bilinear stacks).
+// A stack of `layers` masked dense LSA layers, with bilinear layers between them when `bilinear` (scale set, as sja's
+// bilinear stacks).
 Network random_stack(int rows, int layers, bool bilinear, std::uint64_t seed) {
-  Network net;
-  net.rows = rows;
-  for (int l = 0; l < layers; ++l) {
-    if (bilinear) net.add_bilinear();
-    net.add_lsa(true, bilinear ? 0.05 : 0.0);
-  }
-  const double sd = 0.6 / std::sqrt(rows);
-  for (int l = 0; l < net.size(); ++l) {
-    PromptRng rng(seed, 99, static_cast<std::uint64_t>(l));
-    for (const auto& p : net.layer(l).params()) {
-      Eigen::MatrixXd& W = net.weight(l, p.name);
-      rng.fill_normal(W);
-      W *= p.name[0] == 'W' ? sd / 2 : sd;
-    }
-  }
-  return net;
+  return test::random_lsa_stack(rows, layers, true, bilinear ? 0.05 : 0.0, seed, 0.6 / std::sqrt(rows), bilinear);
 }
 
 TEST_CASE("portable backend: losses() are portable_losses' bit for bit at 1, 2 and 3 threads, and the cpu executor's to 1e-12") {

@@ -22,6 +22,7 @@
 #include "icl/learn/forms.hpp"
 #include "icl/model/gaussian_model.hpp"
 #include "icl/model/tasks.hpp"
+#include "tests/support/random_stack.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -35,18 +36,9 @@ namespace {
 
 using namespace icl;
 
+// Masked dense LSA layers, N(0, 0.36 / rows) weights.
 Network stack(int rows, int layers, std::uint64_t seed) {
-  Network net;
-  net.rows = rows;
-  for (int l = 0; l < layers; ++l) {
-    net.add_lsa();
-    PromptRng rng(seed, 99, static_cast<std::uint64_t>(l));
-    for (const char* name : {"P", "Q"}) {
-      rng.fill_normal(net.weight(l, name));
-      net.weight(l, name) *= 0.6 / std::sqrt(static_cast<double>(rows));
-    }
-  }
-  return net;
+  return test::random_lsa_stack(rows, layers, true, 0.0, seed, 0.6 / std::sqrt(static_cast<double>(rows)));
 }
 
 }  // namespace
