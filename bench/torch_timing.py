@@ -1,9 +1,26 @@
-"""The timing loop of the PyTorch training-step baselines (bench/torch_train_step.py, bench/torch_sja_fig1_step.py):
-warm-up steps, then `steps` steps timed (wall and process CPU time; on a GPU the clock is read after the device has
-finished), and the lines every such script prints."""
+"""What the PyTorch training-step baselines (bench/torch_train_step.py, bench/torch_sja_fig1_step.py) share: their
+common options and set-up, and the timing loop: warm-up steps, then `steps` steps timed (wall and process CPU time;
+on a GPU the clock is read after the device has finished), and the lines every such script prints."""
 import time
 
 import torch
+
+
+def add_step_args(ap, steps):
+    """The options every training-step baseline takes (`steps`: the default number of timed steps)."""
+    ap.add_argument("--steps", type=int, default=steps)
+    ap.add_argument("--warmup", type=int, default=2)
+    ap.add_argument("--batch", type=int, default=4000)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--dtype", choices=["float64", "float32"], default="float64")
+    ap.add_argument("--device", default="cpu", help="cpu, or cuda on a GPU machine (bench/gpu/check.sh)")
+
+
+def set_up(a):
+    """Threads and seed as the options say; returns the dtype and the device."""
+    torch.set_num_threads(a.threads)
+    torch.manual_seed(1)
+    return (torch.float64 if a.dtype == "float64" else torch.float32), torch.device(a.device)
 
 
 def time_steps(step, a, dev, extra):

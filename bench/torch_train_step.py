@@ -19,26 +19,18 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from torch_timing import time_steps  # noqa: E402
+from torch_timing import add_step_args, set_up, time_steps  # noqa: E402
 
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--steps", type=int, default=20)
-    ap.add_argument("--warmup", type=int, default=2)
-    ap.add_argument("--batch", type=int, default=4000)
+    add_step_args(ap, steps=20)
     ap.add_argument("--layers", type=int, default=3)
     ap.add_argument("--d", type=int, default=5)
     ap.add_argument("--n", type=int, default=20)
-    ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--formula", choices=["reassociated", "authors"], default="reassociated")
-    ap.add_argument("--dtype", choices=["float64", "float32"], default="float64")
-    ap.add_argument("--device", default="cpu", help="cpu, or cuda on a GPU machine (bench/gpu/check.sh)")
     a = ap.parse_args()
-    torch.set_num_threads(a.threads)
-    torch.manual_seed(1)
-    dt = torch.float64 if a.dtype == "float64" else torch.float32
-    dev = torch.device(a.device)
+    dt, dev = set_up(a)
     d, n, L, B = a.d, a.n, a.layers, a.batch
     D, N = d + 1, n + 1
     A = (0.1 * torch.randn(L, d, d, dtype=dt, device=dev)).requires_grad_()
