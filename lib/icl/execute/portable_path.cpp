@@ -121,13 +121,21 @@ PromptScratch::PromptScratch(const portable::Plan& plan, bool grad)
       f(static_cast<std::size_t>(grad ? plan.grad_scratch32_per_prompt() : plan.scratch32_per_prompt())),
       g(grad && plan.precision == portable::Precision::f32 ? static_cast<std::size_t>(plan.grad_size()) : 0) {}
 
+namespace {
+
+// Prompt i's loss in the plan's precision.
+double prompt_loss_of(const portable::Plan& plan, portable::StreamKey key, std::uint64_t i, PromptScratch& scratch) {
+  return plan.precision == portable::Precision::f32
+             ? portable::prompt_loss(plan.prompt, plan.net32, plan.ziggurat(), key, i, scratch.d.data(),
+                                     scratch.f.data(), 1)
+             : portable::prompt_loss(plan.prompt, plan.net, plan.ziggurat(), key, i, scratch.d.data(), nullptr, 1);
+}
+
+}  // namespace
+
 void portable_loss_range(const portable::Plan& plan, portable::StreamKey key, std::uint64_t first, std::uint64_t last,
                          PromptScratch& scratch, double* out) {
-  const bool f32 = plan.precision == portable::Precision::f32;
-  for (std::uint64_t i = first; i < last; ++i)
-    out[i - first] =
-        f32 ? portable::prompt_loss(plan.prompt, plan.net32, plan.ziggurat(), key, i, scratch.d.data(), scratch.f.data(), 1)
-            : portable::prompt_loss(plan.prompt, plan.net, plan.ziggurat(), key, i, scratch.d.data(), nullptr, 1);
+  for (std::uint64_t i = first; i < last; ++i) out[i - first] = prompt_loss_of(plan, key, i, scratch);
 }
 
 void portable_losses(const portable::Plan& plan, std::uint64_t seed, std::uint64_t purpose, std::uint64_t count,
@@ -144,9 +152,7 @@ double portable_minibatch_chunk(const portable::Plan& plan, portable::StreamKey 
   double sum = 0;
   for (std::uint64_t i = c * chunk; i < std::min(count, (c + 1) * chunk); ++i) {
     if (!dW_c)
-      sum += f32 ? portable::prompt_loss(plan.prompt, plan.net32, plan.ziggurat(), key, i, scratch.d.data(),
-                                         scratch.f.data(), 1)
-                 : portable::prompt_loss(plan.prompt, plan.net, plan.ziggurat(), key, i, scratch.d.data(), nullptr, 1);
+      sum += prompt_loss_of(plan, key, i, scratch);
     else if (!f32)  // the prompt's gradient added into the chunk's sum (one addition per entry: stack.hpp)
       sum += portable::prompt_loss_grad(plan.prompt, plan.net, plan.ziggurat(), key, i, scratch.d.data(), nullptr, 1,
                                         {dW_c, 1});
