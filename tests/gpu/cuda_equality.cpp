@@ -74,12 +74,9 @@ int main(int argc, char** argv) {
           std::vector<double> ref, got;
           const auto plan = execute::plan_portable(net, c.source, learn::LossSpec::sja(), "test", precision);
           execute::portable_losses(*plan, seed, 1234, count, ref);
-          if (!f32) {
-            gpu->losses(net, c.source, learn::LossSpec::sja(), seed, 1234, count, got);
-          } else {  // the kernel in float (the executor's losses() plans in the process's precision)
-            got.assign(count, 0.0);
-            cuda::prompt_losses(*plan, execute::portable_stream_key(seed, 1234), 0, count, got.data());
-          }
+          execute::set_default_precision(precision);  // what the executor plans in (--precision)
+          gpu->losses(net, c.source, learn::LossSpec::sja(), seed, 1234, count, got);
+          execute::set_default_precision(portable::Precision::f64);
           std::size_t differ = 0;
           double worst = 0;
           for (std::size_t i = 0; i < ref.size(); ++i)
@@ -135,14 +132,14 @@ int main(int argc, char** argv) {
               ++differ;
               worst = std::max(worst, std::fabs(got_loss[i] - ref_loss[i]) / std::fabs(ref_loss[i]));
             }
-          double rel = 0;  // minibatch(): the executor (float64), the pullback on the host
-          if (!f32) {
-            Eigen::VectorXd g_ref, g_gpu;
-            const double l_ref = execute::portable_minibatch(*plan, params, 5, 99, count, &g_ref);
-            const double l_gpu = gpu->minibatch(params, theta, c.source, learn::LossSpec::sja(), 5, 99, count, &g_gpu);
-            rel = std::max(std::fabs(l_gpu - l_ref) / std::fabs(l_ref),
-                           (g_gpu - g_ref).lpNorm<Eigen::Infinity>() / g_ref.lpNorm<Eigen::Infinity>());
-          }
+          // minibatch(): the executor in this precision, the pullback on the host.
+          Eigen::VectorXd g_ref, g_gpu;
+          const double l_ref = execute::portable_minibatch(*plan, params, 5, 99, count, &g_ref);
+          execute::set_default_precision(precision);
+          const double l_gpu = gpu->minibatch(params, theta, c.source, learn::LossSpec::sja(), 5, 99, count, &g_gpu);
+          execute::set_default_precision(portable::Precision::f64);
+          const double rel = std::max(std::fabs(l_gpu - l_ref) / std::fabs(l_ref),
+                                      (g_gpu - g_ref).lpNorm<Eigen::Infinity>() / g_ref.lpNorm<Eigen::Infinity>());
           const double tol = f32 ? 1e-5 : 1e-12;
           const bool pass = worst <= tol && rel <= tol && differ * 100 <= ref_dW.size() + ref_loss.size();
           ok = ok && pass;
@@ -182,10 +179,10 @@ int main(int argc, char** argv) {
         t0 = clock::now();
         gpu->losses(net, source, learn::LossSpec::sja(), 1, 2, gpu_count, out);
         const double gpu_s = std::chrono::duration<double>(clock::now() - t0).count() / static_cast<double>(gpu_count);
-        const auto plan32 = execute::plan_portable(net, source, learn::LossSpec::sja(), "test", portable::Precision::f32);
-        out.assign(gpu_count, 0.0);
+        execute::set_default_precision(portable::Precision::f32);
         t0 = clock::now();
-        cuda::prompt_losses(*plan32, execute::portable_stream_key(1, 2), 0, gpu_count, out.data());
+        gpu->losses(net, source, learn::LossSpec::sja(), 1, 2, gpu_count, out);
+        execute::set_default_precision(portable::Precision::f64);
         const double gpu32_s = std::chrono::duration<double>(clock::now() - t0).count() / static_cast<double>(gpu_count);
         std::printf("  d=%d n=%d layers=%d: cpu 1 thread %.3g us, cuda %.3g us (ratio %.0fx), cuda float32 %.3g us "
                     "(ratio %.0fx)\n", d, n, layers, cpu_s * 1e6, gpu_s * 1e6, cpu_s / gpu_s, gpu32_s * 1e6,
@@ -222,17 +219,11 @@ int main(int argc, char** argv) {
     t0 = clock::now();
     for (int r = 0; r < 5; ++r) gpu->minibatch(sja, th, sja_source, learn::LossSpec::sja(), 1, 2, 4000, &g);
     const double gpu_b = std::chrono::duration<double>(clock::now() - t0).count() / 5;
-    // The same step in float32: the chunk sums on the GPU, the pullback on the host (what minibatch() does).
-    const auto plan32 = execute::plan_portable(sja.network(th), sja_source, learn::LossSpec::sja(), "test",
-                                               portable::Precision::f32);
-    const std::size_t chunks = (4000 + execute::Executor::kBatchChunk - 1) / execute::Executor::kBatchChunk;
-    std::vector<double> cl(chunks), cdW(chunks * static_cast<std::size_t>(plan32->grad_size()));
+    // The same step in float32 (--precision float32).
+    execute::set_default_precision(portable::Precision::f32);
     t0 = clock::now();
-    for (int r = 0; r < 5; ++r) {
-      cuda::minibatch_chunks(*plan32, execute::portable_stream_key(1, 2), 4000, execute::Executor::kBatchChunk,
-                             cl.data(), cdW.data());
-      execute::minibatch_from_chunks(*plan32, sja, cl, &cdW, &g);
-    }
+    for (int r = 0; r < 5; ++r) gpu->minibatch(sja, th, sja_source, learn::LossSpec::sja(), 1, 2, 4000, &g);
+    execute::set_default_precision(portable::Precision::f64);
     const double gpu32_b = std::chrono::duration<double>(clock::now() - t0).count() / 5;
     std::printf("minibatch() of sja.fig1's 12-layer bilinear model (d = 4, dbar = 12, n = 200), batch 4000:\n"
                 "  cpu 1 thread %.3g s, cuda %.3g ms (ratio %.0fx), cuda float32 %.3g ms (ratio %.0fx)\n", cpu_b,
