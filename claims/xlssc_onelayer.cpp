@@ -585,9 +585,7 @@ ClaimTable table_layout() {
            {"gain_over_zero", "Gain", "gain over predicting $0$, Monte Carlo"}}};
 }
 
-// The softmax cases search one-layer softmax attention by training it through the executor (learn::BatchObjective
-// on learn::unstructured_prompts): only the cpu backend runs those.
-const RegisterClaim reg{with_cpu_only_cases(with_table(Claim{
+const RegisterClaim reg{with_table(Claim{
     "xlssc.onelayer",
     "One-layer attention on unstructured prompts predicts 0",
     "Xing, Lin, Suh, Song and Cheng (2024), Section 4.2",
@@ -610,12 +608,7 @@ const RegisterClaim reg{with_cpu_only_cases(with_table(Claim{
      PartSpec{"b",
               "Softmax phi: due to the symmetry of theta's distribution a similar issue happens and the best prediction "
               "result is also 0 (judged at each D: no one-layer softmax weights beat predicting 0).",
-              Strength::theorem}}}, table_layout()),
-                                            [](const Case& c) {
-                                              return c.geti("act") == 1
-                                                         ? std::string("softmax attention on unstructured prompts")
-                                                         : std::string();
-                                            })};
+              Strength::theorem}}}, table_layout())};
 
 }  // namespace xlssc_onelayer
 }  // namespace

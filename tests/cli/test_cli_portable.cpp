@@ -5,8 +5,9 @@
 //     verdict, the same words (summary, findings, every case's decisions and evidence) and every number within
 //     1e-12 relative at the same seed; the report names the backend (provenance.backend "portable");
 //   - at another seed the same comparison fails (it can fail);
-//   - a case that trains networks only the cpu backend runs (xlssc.onelayer's softmax cases) is refused before
-//     anything runs: one line on stderr, exit status 2, nothing written; its linear cases run;
+//   - xlssc.onelayer at --quick (one-layer softmax attention searched by training on unstructured prompts) gives the
+//     cpu backend's verdict, words and every number within 1e-10 relative; its linear cases, which hand the
+//     executor nothing, say in their provenance that they ran on the host;
 //   - `run --help` names the backend.
 #include "tests/support/cli_support.hpp"
 
@@ -150,26 +151,33 @@ TEST_CASE("cli portable: sja.fig2 --quick in float32 (--precision float32) has t
   CHECK(c.differing > 0);  // float32 really ran
 }
 
-TEST_CASE("cli portable: a case only the cpu backend runs is refused before anything runs; one line, exit 2, nothing written") {
-  for (const std::string args : {"run xlssc.onelayer --quick --backend portable --out out",
-                                 "run sja.fig2 xlssc.onelayer --quick --backend portable --out out",
-                                 "run all --quick --backend portable --out out"}) {
-    TempDir work, capture;
-    CAPTURE(args);
-    const CliResult r = run_cli(args, work.path, capture.path);
-    CAPTURE(r.err);
-    CHECK(r.status == 2);
-    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
-    CHECK(r.err.find("icl-verify: --backend portable: xlssc.onelayer case d=2, D=2, act=1 trains or evaluates softmax "
-                     "attention on unstructured prompts, which the portable backend does not run (it runs stacks of "
-                     "dense lsa and bilinear layers on a Gaussian task's prompts); run it with --backend cpu") == 0);
-    CHECK(r.out.empty());
-    INFO("files written: " << list_dir(work.path));
-    CHECK(is_empty_dir(work.path));
-  }
-  // Its linear cases hand the executor nothing: they run, on the host, and the report says so.
+// xlssc.onelayer's softmax cases search one-layer softmax attention on unstructured prompts by training it through
+// the executor (execute/portable/softmax.hpp, unstructured_prompt.hpp). The bound: the largest relative difference
+// measured between the two backends' reports at --quick was 1.4e-13 (seeds 1 to 6, 2 threads; 29 to 67 of its 360
+// values differ), on gains over predicting 0, which are differences of O(1) losses and carry their absolute rounding;
+// 1e-10 leaves three orders of magnitude.
+TEST_CASE("cli portable: xlssc.onelayer --quick (softmax attention trained on unstructured prompts) on --backend portable has the cpu backend's verdict, words and numbers (1e-10)") {
   TempDir work;
-  const json linear = run_report("xlssc.onelayer", "--quick --threads 2 --set act=0 --backend portable", work.path, "out");
+  const std::string args = "--quick --threads 2 --seed 1";
+  const json cpu = run_report("xlssc.onelayer", args + " --backend cpu", work.path, "cpu");
+  const json portable = run_report("xlssc.onelayer", args + " --backend portable", work.path, "portable");
+  CHECK(portable.at("provenance").at("backend") == "portable");
+  CHECK(portable.at("provenance").at("executor_prompts").get<std::uint64_t>() > 0);
+  CHECK(portable.at("verdict") == cpu.at("verdict"));
+  const Comparison same_seed = compare(cpu, portable, 1e-10);
+  MESSAGE("xlssc.onelayer --quick, seed 1, cpu vs portable: " << same_seed.numbers << " numbers, " << same_seed.differing
+                                                              << " differ, by at most " << same_seed.max_rel
+                                                              << " relative");
+  CHECK_MESSAGE(same_seed.first_failure.empty(), same_seed.first_failure);
+  CHECK(same_seed.numbers > 300);
+  CHECK(same_seed.differing > 0);  // the portable code ran (Eigen and the plain loops round differently)
+  // It can fail: the portable backend at another seed.
+  const json other = run_report("xlssc.onelayer", "--quick --threads 2 --seed 2 --backend portable", work.path, "other");
+  const Comparison other_seed = compare(cpu, other, 1e-10);
+  CHECK(!other_seed.first_failure.empty());
+  CHECK(other_seed.max_rel > 1e-3);
+  // Its linear cases hand the executor nothing: they run on the host, and the report says so.
+  const json linear = run_report("xlssc.onelayer", "--quick --threads 2 --set act=0 --backend portable", work.path, "linear");
   CHECK(linear.at("provenance").at("backend") == "cpu");
   CHECK(linear.at("provenance").at("precision") == "float64");
   CHECK(linear.at("provenance").at("requested_backend") == "portable");

@@ -19,6 +19,7 @@
 // (This file is compiled with -ffp-contract=off, as the library's portable path: CMakeLists.txt.)
 #include "icl/execute/executor.hpp"
 #include "icl/execute/portable_path.hpp"
+#include "icl/layers/layer_norm.hpp"
 #include "icl/learn/forms.hpp"
 #include "icl/model/gaussian_model.hpp"
 #include "icl/model/rng.hpp"
@@ -32,6 +33,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -381,16 +383,19 @@ TEST_CASE("portable: what it does not run is refused in one line naming it") {
       GaussianIclModel::from_task(PolynomialTask::linear(2), Eigen::MatrixXd::Identity(2, 2)), acds_shape(2, 5));
   Network net;
   net.rows = source.rows;
-  net.add_lsa().add_softmax();
+  net.add_lsa().add(std::make_unique<layers::LayerNorm>(net.rows));
   CHECK_THROWS_WITH_AS(plan_portable(net, source, learn::LossSpec::acds(), "cuda backend"),
-                       "the cuda backend does not support layer 1 (a softmax layer); it runs stacks of dense lsa "
-                       "and bilinear layers only",
+                       "the cuda backend does not support layer 1 (a layer_norm layer); it runs stacks of dense "
+                       "lsa, bilinear and softmax attention layers only",
                        std::invalid_argument);
   Network lsa;
   lsa.rows = 3;
   lsa.add_lsa();
-  CHECK_THROWS_WITH_AS(plan_portable(lsa, learn::unstructured_prompts(2, 4), learn::LossSpec::acds(), "cuda backend"),
-                       "the cuda backend draws only the prompts of a Gaussian task (learn::gaussian_prompts)",
+  learn::PromptSource own_drawer = learn::unstructured_prompts(2, 4);  // a source of one's own drawer
+  own_drawer.unstructured = nullptr;
+  CHECK_THROWS_WITH_AS(plan_portable(lsa, own_drawer, learn::LossSpec::acds(), "cuda backend"),
+                       "the cuda backend draws only the prompts of a Gaussian task (learn::gaussian_prompts) and "
+                       "unstructured prompts (learn::unstructured_prompts)",
                        std::invalid_argument);
 }
 

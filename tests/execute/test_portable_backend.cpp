@@ -12,6 +12,7 @@
 #include "icl/execute/executor.hpp"
 #include "icl/execute/planned_executor.hpp"
 #include "icl/execute/portable_path.hpp"
+#include "icl/layers/layer_norm.hpp"
 #include "icl/learn/forms.hpp"
 #include "icl/learn/objective.hpp"
 #include "icl/model/gaussian_model.hpp"
@@ -25,6 +26,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -210,22 +212,25 @@ TEST_CASE("portable backend: what the portable code does not run is refused with
   const Source s = sources()[1];
   Network net;
   net.rows = s.source.rows;
-  net.add_lsa().add_softmax();
+  net.add_lsa().add(std::make_unique<layers::LayerNorm>(net.rows));
   const auto ex = make_executor(Backend::portable, 2);
   std::vector<double> out;
   CHECK_THROWS_WITH_AS(ex->losses(net, s.source, s.loss, 1, 2, 10, out),
-                       "the portable backend does not support layer 1 (a softmax layer); it runs stacks of dense lsa "
-                       "and bilinear layers only",
+                       "the portable backend does not support layer 1 (a layer_norm layer); it runs stacks of dense "
+                       "lsa, bilinear and softmax attention layers only",
                        Unsupported);
   Network lsa;
   lsa.rows = 3;
   lsa.add_lsa();
-  CHECK_THROWS_WITH_AS(ex->losses(lsa, learn::unstructured_prompts(2, 4), learn::LossSpec::acds(), 1, 2, 10, out),
-                       "the portable backend draws only the prompts of a Gaussian task (learn::gaussian_prompts)",
+  learn::PromptSource own_drawer = learn::unstructured_prompts(2, 4);  // a source of one's own drawer
+  own_drawer.unstructured = nullptr;
+  CHECK_THROWS_WITH_AS(ex->losses(lsa, own_drawer, learn::LossSpec::acds(), 1, 2, 10, out),
+                       "the portable backend draws only the prompts of a Gaussian task (learn::gaussian_prompts) and "
+                       "unstructured prompts (learn::unstructured_prompts)",
                        Unsupported);
   const learn::Parameterisation full = learn::full_lsa(3, 1, true);
-  CHECK_THROWS_AS(ex->minibatch(full, Eigen::VectorXd::Zero(full.size()), learn::unstructured_prompts(2, 4),
-                                learn::LossSpec::acds(), 1, 2, 10, nullptr),
+  CHECK_THROWS_AS(ex->minibatch(full, Eigen::VectorXd::Zero(full.size()), own_drawer, learn::LossSpec::acds(), 1, 2,
+                                10, nullptr),
                   Unsupported);
 }
 

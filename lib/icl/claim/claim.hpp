@@ -122,12 +122,6 @@ struct Claim {
   // Names of the coded values of a case parameter the claim sets itself rather than a ParamSpec (e.g. which test a
   // case is), by parameter; the reports print them as they print ParamSpec::names.
   std::map<std::string, ValueNames> case_names = {};
-  // For a claim that hands the executor (execute/executor.hpp) networks or prompts the portable per-prompt code does
-  // not run (layers other than dense lsa and bilinear, prompts other than a Gaussian task's): what a case hands it
-  // that only the cpu backend runs, in a few words ("softmax attention on unstructured prompts"), "" for a case
-  // that hands it nothing of the kind. Under --backend portable or cuda the command refuses such a case before
-  // anything runs (bad input); unset: every case runs on those backends.
-  std::function<std::string(const Case&)> cpu_only_case = nullptr;
   // The Monte Carlo budget per case under a budget.
   std::uint64_t samples(Budget b) const {
     return b == Budget::quick ? quick_samples : b == Budget::paper && paper_samples ? paper_samples : default_samples;
@@ -137,11 +131,6 @@ struct Claim {
 // A Claim with its table layout (report/table.hpp).
 inline Claim with_table(Claim c, ClaimTable t) {
   c.table = std::move(t);
-  return c;
-}
-// A Claim with the cases that only the cpu backend runs (Claim::cpu_only_case).
-inline Claim with_cpu_only_cases(Claim c, std::function<std::string(const Case&)> what) {
-  c.cpu_only_case = std::move(what);
   return c;
 }
 // A Claim with the names of a case parameter's coded values (Claim::case_names).

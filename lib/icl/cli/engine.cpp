@@ -424,16 +424,6 @@ std::vector<PlannedClaim> plan_run(const RunOptions& o) {
     p.ctx.alpha = o.alpha;
     p.ctx.cases = build_cases(*c, sets, budget);
     p.ctx.settings = build_settings(*c, sets, budget);
-    // A case whose networks only the cpu backend runs is refused here, under the backends that run the portable
-    // code, before anything is written (Claim::cpu_only_case).
-    if (execute::default_backend() != execute::Backend::cpu && c->cpu_only_case)
-      for (const auto& k : p.ctx.cases)
-        if (const std::string what = c->cpu_only_case(k); !what.empty())
-          throw UsageError(fmt::format("--backend {}: {} case {} trains or evaluates {}, which the {} backend does not "
-                                       "run (it runs stacks of dense lsa and bilinear layers on a Gaussian task's "
-                                       "prompts); run it with --backend cpu",
-                                       execute::to_string(execute::default_backend()), c->id, k.label(), what,
-                                       execute::to_string(execute::default_backend())));
     for (const auto& k : p.ctx.cases) {
       const double need = (c->memory_bytes ? c->memory_bytes(k, threads) : 0.0) +
                           kEngineBytesPerSample * static_cast<double>(p.ctx.samples);
@@ -657,7 +647,7 @@ int run_command(const RunOptions& options) {
     nlohmann::ordered_json r;
     try {
       r = run_claim(p, o, &files);
-    } catch (const execute::Unsupported& e) {  // a network the backend does not run, that no cpu_only_case announced
+    } catch (const execute::Unsupported& e) {  // a network or prompts the backend does not run
       throw UsageError(fmt::format("--backend {}: {}: {}; run it with --backend cpu",
                                    execute::to_string(execute::default_backend()), p.claim->id, e.what()));
     }

@@ -39,7 +39,7 @@ struct DeviceArray {
 // so a warp's loads are contiguous: the doubles of the draw in `scratch`, in float the network's floats in
 // `scratch32` (null in double).
 template <typename S>
-__global__ void prompt_loss_kernel(portable::GaussianPromptDesc pd, portable::StackDescT<S> nd, const double* zig,
+__global__ void prompt_loss_kernel(portable::PromptDesc pd, portable::StackDescT<S> nd, const double* zig,
                                    portable::StreamKey key, std::uint64_t first, std::uint64_t count, double* scratch,
                                    S* scratch32, long long stride, double* out) {
   const std::uint64_t t = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -51,7 +51,7 @@ __global__ void prompt_loss_kernel(portable::GaussianPromptDesc pd, portable::St
 // Thread t computes prompt first + t's loss and gradient: its gradient (grad entries of S) at g[e * stride + t],
 // zeroed first, its scratch interleaved as above.
 template <typename S>
-__global__ void prompt_grad_kernel(portable::GaussianPromptDesc pd, portable::StackDescT<S> nd, const double* zig,
+__global__ void prompt_grad_kernel(portable::PromptDesc pd, portable::StackDescT<S> nd, const double* zig,
                                    portable::StreamKey key, std::uint64_t first, std::uint64_t count, double* scratch,
                                    S* scratch32, long long stride, long long grad, S* g, double* out) {
   const std::uint64_t t = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -105,27 +105,30 @@ namespace {
 
 // A plan's arrays on the device, and its descriptors pointing to them.
 struct DevicePlan {
-  DeviceArray<double> chol, fixed_w, coef, weights, scale, zig;
+  DeviceArray<double> chol, fixed_w, coef, theta0, weights, scale, zig;
   DeviceArray<float> weights32;
   DeviceArray<long long> offset;
-  DeviceArray<int> term_begin, kind, masked;
+  DeviceArray<int> term_begin, kind, masked, act;
   DeviceArray<unsigned char> exps;
-  portable::GaussianPromptDesc pd;
+  portable::PromptDesc pd;
   portable::StackDesc nd;
   portable::StackDescT<float> nd32;
   explicit DevicePlan(const portable::Plan& plan)
-      : chol(plan.chol), fixed_w(plan.fixed_w), coef(plan.coef), weights(plan.weights), scale(plan.scale),
-        zig(plan.zig), weights32(plan.weights32), offset(plan.offset), term_begin(plan.term_begin), kind(plan.kind), masked(plan.masked),
-        exps(plan.exps), pd(plan.prompt), nd(plan.net), nd32(plan.net32) {
-    pd.chol = plan.prompt.chol ? chol.p : nullptr;
-    pd.fixed_w = plan.prompt.fixed_w ? fixed_w.p : nullptr;
-    pd.coef = coef.p;
-    pd.term_begin = term_begin.p;
-    pd.exps = exps.p;
+      : chol(plan.chol), fixed_w(plan.fixed_w), coef(plan.coef), theta0(plan.theta0), weights(plan.weights),
+        scale(plan.scale), zig(plan.zig), weights32(plan.weights32), offset(plan.offset), term_begin(plan.term_begin),
+        kind(plan.kind), masked(plan.masked), act(plan.act), exps(plan.exps), pd(plan.prompt), nd(plan.net),
+        nd32(plan.net32) {
+    pd.gaussian.chol = plan.prompt.gaussian.chol ? chol.p : nullptr;
+    pd.gaussian.fixed_w = plan.prompt.gaussian.fixed_w ? fixed_w.p : nullptr;
+    pd.gaussian.coef = coef.p;
+    pd.gaussian.term_begin = term_begin.p;
+    pd.gaussian.exps = exps.p;
+    pd.unstructured.theta0 = plan.prompt.unstructured.theta0 ? theta0.p : nullptr;
     nd.weights = weights.p;
     nd.offset = offset.p;
     nd.kind = kind.p;
     nd.masked = masked.p;
+    nd.act = act.p;
     nd.scale = scale.p;
     nd32 = portable::with_weights(nd, weights32.p);
   }

@@ -10,20 +10,11 @@
 
 namespace icl::execute {
 
-std::unique_ptr<portable::Plan> plan_portable(const learn::Network& net, const learn::PromptSource& source,
-                                              learn::LossSpec loss, const char* backend,
-                                              portable::Precision precision) {
-  const std::string who = backend;
-  if (!source.gaussian_task)
-    throw Unsupported("the " + who + " draws only the prompts of a Gaussian task (learn::gaussian_prompts)");
-  const GaussianIclModel& task = *source.gaussian_task;
-  const PromptShape& shape = source.shape;
-  if (net.rows != 0 && net.rows != source.rows)
-    throw std::invalid_argument("the " + who + ": the prompts' rows differ from the network's");
-  auto plan = std::make_unique<portable::Plan>();
-  auto& p = *plan;
-  const int d = task.d, D = shape.rows(), N = shape.cols();
-  // The prompt: what GaussianPromptSampler reads of the task, in its form.
+namespace {
+
+// The prompt of a Gaussian task: what GaussianPromptSampler reads of the task, in its form.
+void plan_gaussian_prompt(const GaussianIclModel& task, const PromptShape& shape, portable::Plan& p) {
+  const int d = task.d;
   if (!task.sigma.isApprox(Eigen::MatrixXd::Identity(d, d), 0.0)) {  // GaussianPromptSampler's test, exactly
     const Eigen::MatrixXd L = task.cholesky();
     p.chol.assign(L.data(), L.data() + L.size());
@@ -37,35 +28,52 @@ std::unique_ptr<portable::Plan> plan_portable(const learn::Network& net, const l
     p.term_begin.push_back(static_cast<int>(p.coef.size()));
   }
   if (p.exps.empty()) p.exps.push_back(0);  // (a valid pointer for a task without terms)
-  p.prompt.d = d;
-  p.prompt.rows = D;
-  p.prompt.cols = N;
-  p.prompt.n = shape.n;
-  p.prompt.r0 = shape.embedding == Embedding::sja ? 1 : 0;
-  p.prompt.M = task.num_coefficients();
-  p.prompt.chol = p.chol.empty() ? nullptr : p.chol.data();
-  p.prompt.fixed_w = task.random_w ? nullptr : p.fixed_w.data();
-  p.prompt.noise_sd = task.noise_sd;
-  p.prompt.term_begin = p.term_begin.data();
-  p.prompt.coef = p.coef.data();
-  p.prompt.exps = p.exps.data();
-  // The network: dense LSA and bilinear layers, up to the last LSA layer (the one that writes the prediction; the
-  // layers after it cannot change it: portable/stack.hpp).
-  int last = -1;
+  portable::GaussianPromptDesc& g = p.prompt.gaussian;
+  g.d = d;
+  g.rows = p.prompt.rows;
+  g.cols = p.prompt.cols;
+  g.n = shape.n;
+  g.r0 = shape.embedding == Embedding::sja ? 1 : 0;
+  g.M = task.num_coefficients();
+  g.chol = p.chol.empty() ? nullptr : p.chol.data();
+  g.fixed_w = task.random_w ? nullptr : p.fixed_w.data();
+  g.noise_sd = task.noise_sd;
+  g.term_begin = p.term_begin.data();
+  g.coef = p.coef.data();
+  g.exps = p.exps.data();
+  p.prompt.kind = portable::kGaussianPrompt;
+  p.prompt.extra = g.M;
+}
+
+// Unstructured prompts (learn::unstructured_prompts).
+void plan_unstructured_prompt(const learn::UnstructuredLaw& law, portable::Plan& p) {
+  p.theta0.assign(law.theta0.data(), law.theta0.data() + law.theta0.size());
+  p.theta0.push_back(0.0);  // (a valid pointer)
+  p.prompt.kind = portable::kUnstructuredPrompt;
+  p.prompt.extra = law.d;
+  p.prompt.unstructured = {law.d, law.D, law.theta0.size() ? p.theta0.data() : nullptr};
+}
+
+// The network: dense LSA, bilinear and softmax-attention layers, up to the last one that writes the prediction
+// (Network::last_effective; the layers after it cannot change it: portable/stack.hpp).
+void plan_network(const learn::Network& net, const std::string& who, portable::Plan& p) {
+  const int D = p.prompt.rows, N = p.prompt.cols;
   for (int l = 0; l < net.size(); ++l) {
     const auto& layer = net.layer(l);
-    if (!dynamic_cast<const layers::Lsa*>(&layer) && !dynamic_cast<const layers::Bilinear*>(&layer))
+    if (!dynamic_cast<const layers::Lsa*>(&layer) && !dynamic_cast<const layers::Bilinear*>(&layer) &&
+        !dynamic_cast<const layers::SoftmaxAttention*>(&layer))
       throw Unsupported("the " + who + " does not support layer " + std::to_string(l) + " (a " + layer.kind() +
-                                  " layer); it runs stacks of dense lsa and bilinear layers only");
-    if (dynamic_cast<const layers::Lsa*>(&layer)) last = l;
+                        " layer); it runs stacks of dense lsa, bilinear and softmax attention layers only");
   }
+  const int last = net.last_effective();
   for (int l = 0; l <= last; ++l) {
     const auto& layer = net.layer(l);
     const auto* lsa = dynamic_cast<const layers::Lsa*>(&layer);
-    const char* names[2] = {lsa ? "P" : "W0", lsa ? "Q" : "W1"};
-    const int n = lsa ? D : D - 1;
+    const auto* soft = dynamic_cast<const layers::SoftmaxAttention*>(&layer);
+    const char* names[2] = {lsa ? "P" : soft ? "V" : "W0", lsa ? "Q" : soft ? "K" : "W1"};
+    const int n = lsa || soft ? D : D - 1;
     p.offset.push_back(static_cast<long long>(p.weights.size()));
-    p.kind.push_back(lsa ? portable::kLsa : portable::kBilinear);
+    p.kind.push_back(lsa ? portable::kLsa : soft ? portable::kSoftmax : portable::kBilinear);
     for (const char* name : names) {
       const Eigen::MatrixXd& W = layer.param(name);
       if (W.rows() != n || W.cols() != n)
@@ -73,7 +81,9 @@ std::unique_ptr<portable::Plan> plan_portable(const learn::Network& net, const l
                                     std::to_string(n) + " x " + std::to_string(n));
       p.weights.insert(p.weights.end(), W.data(), W.data() + W.size());
     }
-    p.masked.push_back(lsa && lsa->masked ? 1 : 0);
+    p.masked.push_back((lsa && lsa->masked) || (soft && soft->causal) ? 1 : 0);
+    p.act.push_back(soft && soft->activation == layers::SoftmaxAttention::Activation::linear ? portable::kLinearPhi
+                                                                                              : portable::kSoftmaxPhi);
     p.scale.push_back(lsa ? lsa->scale : 0.0);
   }
   p.weight_count = static_cast<long long>(p.weights.size());
@@ -81,6 +91,7 @@ std::unique_ptr<portable::Plan> plan_portable(const learn::Network& net, const l
   p.offset.push_back(0);
   p.kind.push_back(0);
   p.masked.push_back(0);
+  p.act.push_back(0);
   p.scale.push_back(0.0);
   p.net.layers = last + 1;
   p.net.rows = D;
@@ -89,7 +100,31 @@ std::unique_ptr<portable::Plan> plan_portable(const learn::Network& net, const l
   p.net.offset = p.offset.data();
   p.net.kind = p.kind.data();
   p.net.masked = p.masked.data();
+  p.net.act = p.act.data();
   p.net.scale = p.scale.data();
+}
+
+}  // namespace
+
+std::unique_ptr<portable::Plan> plan_portable(const learn::Network& net, const learn::PromptSource& source,
+                                              learn::LossSpec loss, const char* backend,
+                                              portable::Precision precision) {
+  const std::string who = backend;
+  if (!source.gaussian_task && !source.unstructured)
+    throw Unsupported("the " + who + " draws only the prompts of a Gaussian task (learn::gaussian_prompts) and "
+                      "unstructured prompts (learn::unstructured_prompts)");
+  if (net.rows != 0 && net.rows != source.rows)
+    throw std::invalid_argument("the " + who + ": the prompts' rows differ from the network's");
+  auto plan = std::make_unique<portable::Plan>();
+  auto& p = *plan;
+  const int D = source.rows, N = source.cols;
+  p.prompt.rows = D;
+  p.prompt.cols = N;
+  if (source.gaussian_task)
+    plan_gaussian_prompt(*source.gaussian_task, source.shape, p);
+  else
+    plan_unstructured_prompt(*source.unstructured, p);
+  plan_network(net, who, p);
   p.net.loss_sign = loss.sign;
   p.net.loss_factor = loss.factor;
   p.precision = precision;
@@ -111,9 +146,9 @@ portable::StreamKey portable_stream_key(std::uint64_t seed, std::uint64_t purpos
 double portable_prompt(const portable::Plan& plan, std::uint64_t seed, std::uint64_t purpose, std::uint64_t i,
                        Eigen::MatrixXd& Z) {
   portable::PromptStream rng(portable_stream_key(seed, purpose), i, plan.ziggurat());
-  std::vector<double> w(static_cast<std::size_t>(plan.prompt.M) + 1);
+  std::vector<double> extra(static_cast<std::size_t>(plan.prompt.extra) + 1);
   Z.resize(plan.prompt.rows, plan.prompt.cols);
-  return portable::draw_gaussian_prompt(plan.prompt, rng, {w.data(), 1}, {Z.data(), 1});
+  return portable::draw_prompt(plan.prompt, rng, {extra.data(), 1}, {Z.data(), 1});
 }
 
 PromptScratch::PromptScratch(const portable::Plan& plan, bool grad)
@@ -192,13 +227,14 @@ double minibatch_from_chunks(const portable::Plan& plan, const learn::Parameteri
   for (std::size_t c = 0; c < loss.size(); ++c) {
     for (int l = 0; l < plan.net.layers; ++l) {  // (the layers after the stack's last have no gradient: zero)
       const auto& layer = params.base().layer(l);
-      const int n = plan.kind[static_cast<std::size_t>(l)] == portable::kLsa ? plan.net.rows : plan.net.rows - 1;
+      const int n = plan.kind[static_cast<std::size_t>(l)] == portable::kBilinear ? plan.net.rows - 1 : plan.net.rows;
       layers::Grads& g = wg.g[static_cast<std::size_t>(l)];
       for (int k = 0; k < static_cast<int>(layer.params().size()); ++k) {
         if (!g.want(k)) continue;
         const std::string& name = layer.params()[static_cast<std::size_t>(k)].name;
-        const int second = name == "Q" || name == "W1";
-        if (!second && name != "P" && name != "W0") throw std::logic_error("minibatch_from_chunks: a parameter " + name);
+        const int second = name == "Q" || name == "W1" || name == "K";
+        if (!second && name != "P" && name != "W0" && name != "V")
+          throw std::logic_error("minibatch_from_chunks: a parameter " + name);
         const long long off = plan.offset[static_cast<std::size_t>(l)] + second * static_cast<long long>(n) * n;
         g[k] = Eigen::Map<const Eigen::MatrixXd>(dW->data() + c * G + off, n, n);
       }

@@ -4,8 +4,10 @@
 // (tests/execute/test_portable.cpp).
 //
 // Supported: prompts of learn::gaussian_prompts (any GaussianIclModel: covariance, polynomial basis, fixed w, noise;
-// any embedding) and networks made of dense LSA layers (layers::Lsa, masked or not, any scale) and bilinear layers
-// (layers::Bilinear: sja's bilinear stacks), run up to the last LSA layer. Anything else throws Unsupported
+// any embedding) and of learn::unstructured_prompts (xlssc's E_2, Gaussian or symmetric theta), and networks made of
+// dense LSA layers (layers::Lsa, masked or not, any scale), bilinear layers (layers::Bilinear: sja's bilinear stacks)
+// and softmax attention (layers::SoftmaxAttention: softmax or linear phi, causal or not), run up to the last layer
+// that writes the prediction (Network::last_effective). Anything else throws Unsupported
 // (execute/executor.hpp, a std::invalid_argument) with one line naming what is not supported.
 // The portable backend (execute/planned_executor.hpp) runs these functions on the thread pool, a chunk per task.
 #pragma once

@@ -41,6 +41,7 @@ PromptSource unstructured_prompts(int d, int D, const Eigen::VectorXd& theta0) {
   PromptSource s;
   s.rows = d + 1;
   s.cols = 2 * D + 1;
+  s.unstructured = std::make_shared<const UnstructuredLaw>(UnstructuredLaw{d, D, theta0});
   s.make_drawer = [d, D, theta0]() -> PromptDrawer {
     auto X = std::make_shared<Eigen::MatrixXd>(d, D + 1);
     auto y = std::make_shared<Eigen::RowVectorXd>(D + 1);

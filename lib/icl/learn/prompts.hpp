@@ -20,13 +20,21 @@ namespace icl::learn {
 using PromptDrawer = std::function<double(std::uint64_t seed, std::uint64_t purpose, std::uint64_t index,
                                           Eigen::Ref<Eigen::MatrixXd> Z)>;
 
+// The law of unstructured_prompts(d, D, theta0), for the backends that draw the prompts themselves.
+struct UnstructuredLaw {
+  int d = 0, D = 0;
+  Eigen::VectorXd theta0;  // empty: theta ~ N(0, I_d / d)
+};
+
 struct PromptSource {
   int rows = 0, cols = 0;
   std::function<PromptDrawer()> make_drawer;  // called once per thread
-  // What the drawers draw, where a backend other than the CPU's needs it (the cuda backend draws the prompts of
-  // gaussian_prompts() itself, execute/portable/): set by gaussian_prompts(), null for other sources.
+  // What the drawers draw, where a backend other than the CPU's needs it (the portable and cuda backends draw the
+  // prompts themselves, execute/portable/): gaussian_task and shape set by gaussian_prompts(), unstructured by
+  // unstructured_prompts(); null for other sources.
   std::shared_ptr<const GaussianIclModel> gaussian_task;
   PromptShape shape;
+  std::shared_ptr<const UnstructuredLaw> unstructured;
 };
 
 // The purpose of minibatch block b of a run with purpose p (SplitMix64 of the pair).

@@ -1,9 +1,8 @@
-// A network and a prompt source in the terms of the portable code (portable/gaussian_prompt.hpp,
-// portable/stack.hpp): the arrays the descriptors point to, owned here. Host-only (std::vector), and free of
+// A network and a prompt source in the terms of the portable code (portable/prompt.hpp, portable/stack.hpp): the arrays the descriptors point to, owned here. Host-only (std::vector), and free of
 // Eigen, so that the cuda backend's .cu file includes it without the library's heavy headers (nvcc's compile time).
 // Made by execute::plan_portable (execute/portable_path.hpp).
 #pragma once
-#include "icl/execute/portable/gaussian_prompt.hpp"
+#include "icl/execute/portable/prompt.hpp"
 #include "icl/execute/portable/stack.hpp"
 #include "icl/execute/portable/philox.hpp"
 #include "icl/execute/precision.hpp"
@@ -19,19 +18,19 @@ namespace icl::portable {
 using execute::Precision;
 
 struct Plan {
-  GaussianPromptDesc prompt;  // points into the vectors below
+  PromptDesc prompt;  // points into the vectors below
   StackDesc net;
   StackDescT<float> net32;    // the same network with the float copy of the weights (Precision::f32)
   Precision precision = Precision::f64;
   // prompt
-  std::vector<double> chol, fixed_w, coef;
+  std::vector<double> chol, fixed_w, coef, theta0;
   std::vector<int> term_begin;
   std::vector<unsigned char> exps;
   // network
   std::vector<double> weights, scale;
   std::vector<float> weights32;  // weights rounded to float
   std::vector<long long> offset;
-  std::vector<int> kind, masked;
+  std::vector<int> kind, masked, act;
   long long weight_count = 0;  // the stack's weights (weights also holds a sentinel)
   // the ziggurat's tables, x | f | xs | sxs (257 + 257 + 257 + 512), PromptRng::ziggurat()'s values
   std::vector<double> zig;
@@ -42,7 +41,8 @@ struct Plan {
 
   ZigguratView ziggurat() const { return ziggurat_view(zig.data()); }
   ICL_HD static ZigguratView ziggurat_view(const double* z) { return {z, z + 257, z + 514, z + 771}; }
-  // A prompt's scratch is two arrays: doubles (the draw: w (M) and Z (D N); in f64 also the network's work) and, in
+  // A prompt's scratch is two arrays: doubles (the draw: its extra (w or theta) and Z (D N); in f64 also the
+  // network's work) and, in
   // f32, floats (Z rounded, then the network's work). Sizes per prompt, in elements:
   // the loss,
   long long scratch_per_prompt() const { return draw_scratch() + (precision == Precision::f64 ? loss_work() : 0); }
@@ -59,23 +59,23 @@ struct Plan {
 
 private:
   long long draw_scratch() const {
-    return static_cast<long long>(prompt.M) + static_cast<long long>(prompt.rows) * prompt.cols;
+    return static_cast<long long>(prompt.extra) + static_cast<long long>(prompt.rows) * prompt.cols;
   }
-  long long loss_work() const { return stack_scratch_size(prompt.rows); }
-  long long grad_work() const { return stack_grad_scratch_size(net.layers, prompt.rows, prompt.cols); }
+  long long loss_work() const { return stack_scratch_size(net); }
+  long long grad_work() const { return stack_grad_scratch_size(net); }
 };
 
-// Prompt i of stream `key` drawn into the double scratch (w, then Z at element M), returning y_q; the network's
+// Prompt i of stream `key` drawn into the double scratch (its extra, then Z at element prompt.extra), returning y_q; the network's
 // input Z in the scalar type S: the drawn Z itself (double), or rounded into the first D N floats of `scratch32`.
 // Scratch arrays at stride s (element e at [e * s]).
 template <typename S>
-ICL_HD inline double draw_network_input(const GaussianPromptDesc& pd, ZigguratView zig, StreamKey key,
+ICL_HD inline double draw_network_input(const PromptDesc& pd, ZigguratView zig, StreamKey key,
                                         std::uint64_t i, double* scratch, typename NoDeduce<S>::type* scratch32, long long s,
                                         StridedT<S>& Z) {
   PromptStream rng(key, i, zig);
-  const Strided w{scratch, s};
-  const Strided Zd{scratch + static_cast<long long>(pd.M) * s, s};
-  const double yq = draw_gaussian_prompt(pd, rng, w, Zd);
+  const Strided extra{scratch, s};
+  const Strided Zd{scratch + static_cast<long long>(pd.extra) * s, s};
+  const double yq = draw_prompt(pd, rng, extra, Zd);
   if constexpr (std::is_same_v<S, double>) {
     Z = Zd;
   } else {
@@ -87,11 +87,11 @@ ICL_HD inline double draw_network_input(const GaussianPromptDesc& pd, ZigguratVi
 
 // The network's work area after Z: in the double scratch after w and Z (double), after Z in scratch32 (float).
 template <typename S>
-ICL_HD inline StridedT<S> network_work(const GaussianPromptDesc& pd, double* scratch,
+ICL_HD inline StridedT<S> network_work(const PromptDesc& pd, double* scratch,
                                          typename NoDeduce<S>::type* scratch32, long long s) {
   const long long DN = static_cast<long long>(pd.rows) * pd.cols;
   if constexpr (std::is_same_v<S, double>)
-    return StridedT<S>{scratch + (static_cast<long long>(pd.M) + DN) * s, s};
+    return StridedT<S>{scratch + (static_cast<long long>(pd.extra) + DN) * s, s};
   else
     return StridedT<S>{scratch32 + DN * s, s};
 }
@@ -100,7 +100,7 @@ ICL_HD inline StridedT<S> network_work(const GaussianPromptDesc& pd, double* scr
 // holds scratch_per_prompt() doubles and, for float, `scratch32` scratch32_per_prompt() floats (unused for double),
 // both at stride s. Host and device run this same function.
 template <typename S>
-ICL_HD inline double prompt_loss(const GaussianPromptDesc& pd, const StackDescT<S>& nd, ZigguratView zig,
+ICL_HD inline double prompt_loss(const PromptDesc& pd, const StackDescT<S>& nd, ZigguratView zig,
                                  StreamKey key, std::uint64_t i, double* scratch,
                                  typename NoDeduce<S>::type* scratch32, long long s) {
   StridedT<S> Z{nullptr, s};
@@ -112,7 +112,7 @@ ICL_HD inline double prompt_loss(const GaussianPromptDesc& pd, const StackDescT<
 // entries of S at stride dW.s); the scratch holds grad_scratch_per_prompt() doubles and grad_scratch32_per_prompt()
 // floats.
 template <typename S>
-ICL_HD inline double prompt_loss_grad(const GaussianPromptDesc& pd, const StackDescT<S>& nd, ZigguratView zig,
+ICL_HD inline double prompt_loss_grad(const PromptDesc& pd, const StackDescT<S>& nd, ZigguratView zig,
                                       StreamKey key, std::uint64_t i, double* scratch,
                                       typename NoDeduce<S>::type* scratch32, long long s, StridedT<S> dW) {
   StridedT<S> Z{nullptr, s};
