@@ -8,7 +8,8 @@
 //     layer; on unstructured and on Gaussian-task prompts) against the CPU executor's losses() to 1e-12;
 //   - each prompt's gradient against its central finite difference (every weight);
 //   - the training minibatch (learn::softmax_stack) against the CPU executor's minibatch() to 1e-11;
-//   - float32 against float64 on xlssc's one-layer softmax, measured.
+//   - the portable backend (thread pool) against the portable path, bit for bit.
+// (float32 on xlssc's one-layer softmax is measured with the other models in test_portable.cpp.)
 // Each comparison can fail: another seed gives other numbers. (Compiled with -ffp-contract=off: CMakeLists.txt.)
 #include "icl/execute/executor.hpp"
 #include "icl/execute/portable_path.hpp"
@@ -268,6 +269,35 @@ TEST_CASE("portable softmax: the minibatch's loss and gradient (learn::softmax_s
   MESSAGE(compared << " minibatches of softmax stacks: max relative difference portable vs CPU executor: loss "
                    << worst_loss << ", gradient (max norm) " << worst_grad);
   CHECK(compared == 3 * 5);
+}
+
+TEST_CASE("portable softmax: the portable backend's losses() and minibatch() are the portable path's bit for bit at 1, 2 and 3 threads") {
+  const learn::LossSpec loss{-1.0, 1.0};
+  const learn::PromptSource source = learn::unstructured_prompts(5, 30, Eigen::VectorXd::Constant(5, 0.5));
+  const learn::Parameterisation params = learn::softmax_stack(5, 1, Act::softmax, true);  // xlssc.onelayer's search
+  Eigen::VectorXd theta(params.size());
+  PromptRng rng(5, 5, 5);
+  for (Eigen::Index k = 0; k < theta.size(); ++k) theta[k] = 0.3 * rng.normal();
+  const Network net = params.network(theta);
+  const auto plan = plan_portable(net, source, loss, "test");
+  std::vector<double> ref;
+  portable_losses(*plan, 21, 22, 700, ref);  // two full loss chunks and a short one
+  Eigen::VectorXd gref;
+  const double lref = portable_minibatch(*plan, params, 12, 13, 150, &gref);
+  for (int threads : {1, 2, 3}) {
+    CAPTURE(threads);
+    const auto ex = make_executor(Backend::portable, threads);
+    std::vector<double> got;
+    ex->losses(net, source, loss, 21, 22, 700, got);
+    CHECK(got == ref);
+    Eigen::VectorXd g;
+    CHECK(ex->minibatch(params, theta, source, loss, 12, 13, 150, &g) == lref);
+    CHECK(g == gref);
+  }
+  // Can fail: another seed.
+  std::vector<double> other;
+  make_executor(Backend::portable, 2)->losses(net, source, loss, 23, 22, 700, other);
+  CHECK(other != ref);
 }
 
 }  // namespace

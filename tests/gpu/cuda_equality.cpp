@@ -4,6 +4,9 @@
 // minibatch's chunk sums (loss and gradient) and minibatch() of full LSA stacks, acds form (8) and sja's bilinear
 // stacks.
 //
+// Then softmax attention on unstructured prompts (xlssc.onelayer's search network and a two-layer softmax stack):
+// losses and minibatch().
+//
 // Each in float64 and in float32 (portable::Precision: the kernel in float against the portable path in float).
 //
 // Expected: equal bit for bit. The one source of a difference the design admits: a prompt whose ziggurat draws take
@@ -150,6 +153,56 @@ int main(int argc, char** argv) {
         }
       }
     }
+  // Softmax attention on unstructured prompts (execute/portable/softmax.hpp): xlssc.onelayer's search network (one
+  // causal softmax layer, d = 5, D = 30, theta = +-theta0) and two causal softmax layers (d = 3, D = 7, Gaussian
+  // theta): per-prompt losses and minibatch(), expected bit for bit as above (the softmax's exp is portable_exp, the
+  // same arithmetic on both sides).
+  {
+    struct SoftCase {
+      const char* name;
+      learn::PromptSource source;
+      int layers;
+    };
+    const std::vector<SoftCase> soft = {
+        {"xlssc d=5 D=30", learn::unstructured_prompts(5, 30, Eigen::VectorXd::Constant(5, 1.0 / std::sqrt(5.0))), 1},
+        {"softmax x2 d=3 D=7", learn::unstructured_prompts(3, 7), 2}};
+    const learn::LossSpec sq{-1.0, 1.0};
+    for (const auto& c : soft) {
+      const int d = c.source.rows - 1;
+      const learn::Parameterisation params =
+          learn::softmax_stack(d, c.layers, layers::SoftmaxAttention::Activation::softmax, true);
+      Eigen::VectorXd theta(params.size());
+      PromptRng rng(41, 7, static_cast<std::uint64_t>(c.layers));
+      for (Eigen::Index k = 0; k < theta.size(); ++k) theta[k] = 0.8 / std::sqrt(d + 1.0) * rng.normal();
+      const Network net = params.network(theta);
+      for (const auto precision : {portable::Precision::f64, portable::Precision::f32}) {
+        const bool f32 = precision == portable::Precision::f32;
+        const auto plan = execute::plan_portable(net, c.source, sq, "test", precision);
+        std::vector<double> ref, got;
+        execute::portable_losses(*plan, 3, 1234, 20000, ref);
+        Eigen::VectorXd g_ref, g_gpu;
+        const double l_ref = execute::portable_minibatch(*plan, params, 5, 99, 4000, &g_ref);
+        execute::set_default_precision(precision);
+        gpu->losses(net, c.source, sq, 3, 1234, 20000, got);
+        const double l_gpu = gpu->minibatch(params, theta, c.source, sq, 5, 99, 4000, &g_gpu);
+        execute::set_default_precision(portable::Precision::f64);
+        std::size_t differ = 0;
+        double worst = 0;
+        for (std::size_t i = 0; i < ref.size(); ++i)
+          if (got[i] != ref[i]) {
+            ++differ;
+            worst = std::max(worst, std::fabs(got[i] - ref[i]) / std::max(std::fabs(ref[i]), 1e-300));
+          }
+        const double rel = std::max(std::fabs(l_gpu - l_ref) / std::fabs(l_ref),
+                                    (g_gpu - g_ref).lpNorm<Eigen::Infinity>() / g_ref.lpNorm<Eigen::Infinity>());
+        const double tol = f32 ? 1e-5 : 1e-12;
+        const bool pass = worst <= tol && rel <= tol && differ * 100 <= ref.size();
+        ok = ok && pass;
+        std::printf("%-20s %s: %zu of %zu losses differ (max relative %.3g); minibatch() max relative %.3g %s\n",
+                    c.name, f32 ? "float32" : "float64", differ, ref.size(), worst, rel, pass ? "ok" : "FAIL");
+      }
+    }
+  }
   // The check can fail: a different seed on the GPU is different numbers.
   {
     const Network net = stack(cases[0].source.rows, 2, 6);
