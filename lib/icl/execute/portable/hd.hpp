@@ -2,8 +2,9 @@
 // both compile from the same source: `__host__ __device__` under nvcc, nothing under a host compiler. The files of
 // this folder are plain loops over plain arrays in a fixed order (no Eigen, no std::function, no allocation), built
 // with floating-point contraction off on both sides (-ffp-contract=off for g++, -fmad=false for nvcc; CMakeLists.txt),
-// so that the same prompt gives the same bits on either side. The only library calls are exp and log on the
-// ziggurat's rare paths (icl_exp, icl_log below): glibc's on the host, CUDA's on the device (see docs/engine.md).
+// so that the same prompt gives the same bits on either side. sqrt, floor and ldexp are exact or correctly rounded
+// on both sides; the only library calls that can differ are exp and log on the ziggurat's rare paths (icl_exp,
+// icl_log below): glibc's on the host, CUDA's on the device (see docs/engine.md). The softmax's exp is portable_exp.
 #pragma once
 
 #if defined(__CUDACC__)
