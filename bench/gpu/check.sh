@@ -74,16 +74,19 @@ echo "date: $(date -u +%Y-%m-%dT%H:%MZ); CPU: $(sed -n 's/^model name[^:]*: //p'
 "$BUILD_DIR"/icl-cuda-equality --time || echo "icl-cuda-equality: exit $? (0 passed, 1 a difference, 77 no GPU)"
 
 # A whole claim through the executor on the GPU against the same claim on the portable backend (the same host code
-# and per-prompt arithmetic on the CPU): sja.fig2 at --quick, float64 and float32. Expected the same reports, but
-# for prompts whose normals took the ziggurat's exp/log paths (docs/engine.md).
+# and per-prompt arithmetic on the CPU): sja.fig2 (bilinear stacks) and xlssc.onelayer (softmax attention on
+# unstructured prompts) at --quick, float64 and float32. Expected the same reports, but for prompts whose normals
+# took the ziggurat's exp/log paths (docs/engine.md).
 cmp_out=${OUT:-bench/gpu/out}/claims
-for prec in float64 float32; do
-  for b in cuda portable; do
-    "$BUILD_DIR"/icl-verify run sja.fig2 --quick --seed 1 --backend "$b" --precision "$prec" \
-        --out "$cmp_out/$b-$prec" >/dev/null || echo "sja.fig2 on $b, $prec: exit $?"
+for claim in sja.fig2 xlssc.onelayer; do
+  for prec in float64 float32; do
+    for b in cuda portable; do
+      "$BUILD_DIR"/icl-verify run "$claim" --quick --seed 1 --backend "$b" --precision "$prec" \
+          --out "$cmp_out/$claim/$b-$prec" >/dev/null || echo "$claim on $b, $prec: exit $?"
+    done
+    echo "$claim --quick, $prec, cuda against portable:"
+    python3 reports/compare_reports.py "$cmp_out/$claim/portable-$prec" "$cmp_out/$claim/cuda-$prec" || true
   done
-  echo "sja.fig2 --quick, $prec, cuda against portable:"
-  python3 reports/compare_reports.py "$cmp_out/portable-$prec" "$cmp_out/cuda-$prec" || true
 done
 
 # The PyTorch baselines of the same computations on the same GPU, float64 and float32 (bench/torch_sja_thm2.py,
