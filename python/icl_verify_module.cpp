@@ -16,6 +16,8 @@
 #include "icl/cli/eval.hpp"
 #include "icl/cli/formula_claim.hpp"
 #include "icl/exact/feature_moments.hpp"
+#include "icl/execute/executor.hpp"
+#include "icl/execute/precision.hpp"
 #include "icl/exact/optimal_attention.hpp"
 #include "icl/io/safetensors.hpp"
 #include "icl/model/attention_weights.hpp"
@@ -232,6 +234,33 @@ py::dict case_kwargs(const Case& c, const std::set<std::string>& integer) {
   return kw;
 }
 
+// The backend and precision of one call (`--backend`, `--precision`: process-wide settings, execute/executor.hpp),
+// set for the call and restored after it, also when it throws; a bad name is a ValueError, as on the command line.
+class BackendScope {
+public:
+  BackendScope(const std::string& backend, const std::string& precision)
+      : backend_(execute::default_backend()), precision_(execute::default_precision()) {
+    try {
+      select_backend(backend);
+      select_precision(precision);
+    } catch (const UsageError& e) {
+      restore();
+      throw py::value_error(e.what());
+    }
+  }
+  ~BackendScope() { restore(); }
+  BackendScope(const BackendScope&) = delete;
+  BackendScope& operator=(const BackendScope&) = delete;
+
+private:
+  void restore() {
+    execute::set_default_backend(backend_);
+    execute::set_default_precision(precision_);
+  }
+  execute::Backend backend_;
+  execute::Precision precision_;
+};
+
 }  // namespace
 
 PYBIND11_MODULE(icl_verify, m) {
@@ -266,8 +295,10 @@ PYBIND11_MODULE(icl_verify, m) {
   m.def(
       "run",
       [](const std::string& claim, bool quick, std::uint64_t seed, std::optional<long long> samples,
-         std::optional<int> threads, double alpha, const py::kwargs& params) {
+         std::optional<int> threads, double alpha, const std::string& backend, const std::string& precision,
+         const py::kwargs& params) {
         if (claim == "all") throw py::value_error("run: name one claim (a list comes from list_claims())");
+        const BackendScope scope(backend, precision);
         RunOptions o;
         o.claims = {claim};
         o.quick = quick;
@@ -288,15 +319,19 @@ PYBIND11_MODULE(icl_verify, m) {
         return to_python(r);
       },
       py::arg("claim"), py::arg("quick") = false, py::arg("seed") = 1, py::arg("samples") = py::none(),
-      py::arg("threads") = py::none(), py::arg("alpha") = 0.01,
+      py::arg("threads") = py::none(), py::arg("alpha") = 0.01, py::arg("backend") = "cpu",
+      py::arg("precision") = "float64",
       "Verify one claim; keyword parameters set its grid (a number or a list), e.g. run('sja.thm2', d=[1, 2]).\n"
+      "backend, precision: as --backend and --precision ('cpu', 'portable', 'cuda' where built and a GPU is present;\n"
+      "'float64', or 'float32' on portable and cuda), for this call (they are process-wide while it runs).\n"
       "Returns the JSON report (docs/reports.md) as a dict.");
 
   m.def(
       "eval_weights",
       [](const py::object& weights, const std::string& task, std::optional<Eigen::MatrixXd> sigma, bool quick,
          std::uint64_t seed, std::optional<long long> samples, std::optional<int> threads, double alpha,
-         double tolerance, const py::kwargs& params) {
+         double tolerance, const std::string& backend, const std::string& precision, const py::kwargs& params) {
+        const BackendScope scope(backend, precision);
         const LsaStack w = to_stack(weights);
         EvalOptions o;
         if (is_path(weights)) o.weights = py::str(py::module_::import("os").attr("fspath")(weights));
@@ -320,7 +355,7 @@ PYBIND11_MODULE(icl_verify, m) {
       },
       py::arg("weights"), py::arg("task") = "linear", py::arg("sigma") = py::none(), py::arg("quick") = false,
       py::arg("seed") = 1, py::arg("samples") = py::none(), py::arg("threads") = py::none(), py::arg("alpha") = 0.01,
-      py::arg("tolerance") = 0.01,
+      py::arg("tolerance") = 0.01, py::arg("backend") = "cpu", py::arg("precision") = "float64",
       "The `icl-verify eval` report (a dict) of trained weights, given as\n"
       "  - an allparam array (L, H, 2, d, d) of the acds authors' code (chengxiang/LinearTransformer);\n"
       "  - a mapping of names to arrays or tensors, e.g. model.state_dict(): the key `allparam` (or `<prefix>.allparam`,\n"
@@ -328,6 +363,7 @@ PYBIND11_MODULE(icl_verify, m) {
       "    values: NumPy arrays, anything with __array__, or PyTorch tensors (.detach().cpu().numpy() is taken);\n"
       "  - a file name: .npy (allparam), .npz or .safetensors (keys as above).\n"
       "Keyword parameters n, d, cov, noise (a number or a list); sigma: a (d, d) covariance instead of cov.\n"
+      "backend, precision: as in run().\n"
       "The verdict is on the weights: confirmed when the exact loss exceeds the exact single-layer optimum by at most\n"
       "`tolerance` x the optimum, refuted when by more; inconclusive without an exact value (several layers).");
 

@@ -104,6 +104,36 @@ class Claims(unittest.TestCase):
                 call()
 
 
+class Backends(unittest.TestCase):
+    def test_run_on_the_portable_backend(self):
+        # xlssc.onelayer's softmax search trains through the executor: on `portable` the report says so, with the
+        # cpu backend's verdict; the next call without `backend` is back on cpu.
+        cpu = iv.run("xlssc.onelayer", quick=True, threads=2, d=2, D=2)
+        port = iv.run("xlssc.onelayer", quick=True, threads=2, d=2, D=2, backend="portable")
+        self.assertEqual(cpu["provenance"]["backend"], "cpu")
+        self.assertEqual(port["provenance"]["backend"], "portable")
+        self.assertGreater(port["provenance"]["executor_prompts"], 0)
+        self.assertEqual(port["verdict"], cpu["verdict"])
+        self.assertEqual([c["verdict"] for c in port["cases"]], [c["verdict"] for c in cpu["cases"]])
+        f32 = iv.run("xlssc.onelayer", quick=True, threads=2, d=2, D=2, act=1, backend="portable",
+                     precision="float32")
+        self.assertEqual(f32["provenance"]["precision"], "float32")
+        again = iv.run("xlssc.onelayer", quick=True, threads=2, d=2, D=2, act=1)
+        self.assertEqual(again["provenance"]["backend"], "cpu")
+        self.assertEqual(again["provenance"]["precision"], "float64")
+
+    def test_bad_backend_or_precision(self):
+        for kwargs, says in ((dict(backend="tpu"), "--backend"),
+                             (dict(precision="float16", backend="portable"), "--precision"),
+                             (dict(precision="float32"), "--precision float32 runs on the portable and cuda")):
+            with self.assertRaises(ValueError) as e:
+                iv.run("xlssc.onelayer", quick=True, **kwargs)
+            self.assertIn(says, str(e.exception))
+        # A refused setting leaves the process as it was.
+        r = iv.run("xlssc.onelayer", quick=True, threads=2, d=2, D=2, act=1)
+        self.assertEqual(r["provenance"]["backend"], "cpu")
+
+
 class Weights(unittest.TestCase):
     def test_forward_is_the_acds_code(self):
         rng = np.random.default_rng(1)
