@@ -24,6 +24,7 @@
 #include "icl/model/gaussian_model.hpp"
 #include "icl/model/rng.hpp"
 #include "icl/model/tasks.hpp"
+#include "tests/support/portable_gradient_check.hpp"
 #include "tests/support/random_stack.hpp"
 
 #include <doctest/doctest.h>
@@ -201,34 +202,13 @@ TEST_CASE("portable: the gradient of one prompt's loss is its central finite dif
         const Network net = random_lsa_stack(D, layers, masked, masked ? 0.0 : 0.05, 31 + layers, 0.5 / std::sqrt(D),
                                              bilinear);
         const auto plan = plan_portable(net, source, learn::LossSpec::sja(), "test");
-        const portable::StreamKey key = portable_stream_key(9, 4);
-        std::vector<double> scratch(static_cast<std::size_t>(plan->grad_scratch_per_prompt()));
-        std::vector<double> plain(static_cast<std::size_t>(plan->scratch_per_prompt()));
-        const auto loss_at = [&](std::uint64_t i) {
-          return portable::prompt_loss(plan->prompt, plan->net, plan->ziggurat(), key, i, plain.data(), nullptr, 1);
-        };
         for (std::uint64_t i : {std::uint64_t{0}, std::uint64_t{7}}) {
-          std::vector<double> dW(static_cast<std::size_t>(plan->grad_size()), 0.0);
-          const double l0 = portable::prompt_loss_grad(plan->prompt, plan->net, plan->ziggurat(), key, i,
-                                                       scratch.data(), nullptr, 1, {dW.data(), 1});
-          CHECK(l0 == loss_at(i));  // the same steps: the same bits as the loss alone
-          double scale = 0, worst = 0;
-          for (std::size_t k = 0; k < dW.size(); ++k) {
-            double& wk = plan->weights[k];  // what plan->net.weights points to
-            const double saved = wk, h = 1e-5 * std::max(1.0, std::fabs(saved));
-            wk = saved + h;
-            const double up = loss_at(i);
-            wk = saved - h;
-            const double down = loss_at(i);
-            wk = saved;
-            const double fd = (up - down) / (2 * h);
-            scale = std::max(scale, std::fabs(fd));
-            worst = std::max(worst, std::fabs(fd - dW[k]));
-          }
+          const test::GradientCheck g = test::check_prompt_gradient(*plan, portable_stream_key(9, 4), i);
+          CHECK(g.same_loss);
           CAPTURE(i);
-          CAPTURE(scale);
-          CHECK(scale > 0);
-          CHECK(worst <= 1e-6 * std::max(1.0, scale));
+          CAPTURE(g.scale);
+          CHECK(g.scale > 0);
+          CHECK(g.worst <= 1e-6 * std::max(1.0, g.scale));
         }
       }
   }
