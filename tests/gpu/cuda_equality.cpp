@@ -7,7 +7,9 @@
 // Then softmax attention on unstructured prompts (xlssc.onelayer's search network and a two-layer softmax stack):
 // losses and minibatch().
 //
-// Each in float64 and in float32 (portable::Precision: the kernel in float against the portable path in float).
+// Each in float64 and in float32 (portable::Precision: the kernel in float against the portable path in float), and
+// each under both of the kernels' schedules (cuda::Schedule, ICL_CUDA_SCHEDULE: one thread per prompt, one block per
+// prompt); then the two schedules against each other on the GPU, where no exp or log can differ: bit for bit.
 //
 // Expected: equal bit for bit. The one source of a difference the design admits: a prompt whose ziggurat draws take
 // the wedge or tail path calls exp or log, glibc's on the CPU and CUDA's on the GPU, which can differ in the last
@@ -17,7 +19,7 @@
 // `icl-cuda-equality --time` also times losses() of sja.thm2-sized LSA stacks (d = 4, n = 200 and d = 8, n = 1600,
 // 1 and 3 layers) and minibatch() of acds form (8) (d = 5, n = 20, batch 4000) and of sja.fig1's 12-layer bilinear
 // model on the cuda backend against the cpu backend on one thread, the LSA losses and the bilinear step in float32
-// too (bench/gpu/check.sh runs it).
+// too, the two minibatch() timings under both schedules (bench/gpu/check.sh runs it).
 #include "icl/cuda/cuda_executor.hpp"
 #include "icl/cuda/kernels.hpp"
 #include "icl/execute/executor.hpp"
@@ -31,6 +33,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -48,6 +51,23 @@ Network stack(int rows, int layers, std::uint64_t seed) {
 
 int main(int argc, char** argv) {
   const bool timing = argc > 1 && std::string(argv[1]) == "--time";
+  // ICL_CUDA_SCHEDULE's values (no GPU needed): unset or empty, thread, block; anything else refused in one line.
+  {
+    using cuda::Schedule;
+    bool parsed = cuda::parse_schedule(nullptr) == Schedule::thread && cuda::parse_schedule("") == Schedule::thread &&
+                  cuda::parse_schedule("thread") == Schedule::thread &&
+                  cuda::parse_schedule("block") == Schedule::block;
+    try {
+      cuda::parse_schedule("blocks");
+      parsed = false;
+    } catch (const std::invalid_argument& e) {
+      std::printf("ICL_CUDA_SCHEDULE=blocks refused: %s\n", e.what());
+    }
+    if (!parsed) {
+      std::printf("FAIL: ICL_CUDA_SCHEDULE's values are not parsed as documented\n");
+      return 1;
+    }
+  }
   std::string why;
   if (!cuda::gpu_available(&why)) {
     std::printf("skipped: no CUDA GPU usable here (%s)\n", why.c_str());
@@ -67,18 +87,128 @@ int main(int argc, char** argv) {
                                                      acds_shape(5, 20))}};
   const auto gpu = execute::make_executor(execute::Backend::cuda, 1);
   bool ok = true;
-  for (const auto& c : cases)
-    for (int layers : {1, 2, 3})
-      for (std::uint64_t seed : {1ull, 77ull}) {
-        const Network net = stack(c.source.rows, layers, seed + 5);
-        const std::uint64_t count = 20000;
+  for (const cuda::Schedule schedule : {cuda::Schedule::thread, cuda::Schedule::block}) {
+    cuda::set_schedule(schedule);
+    std::printf("\nschedule %s (one %s per prompt):\n", cuda::schedule_name(schedule),
+                schedule == cuda::Schedule::block ? "block" : "thread");
+    for (const auto& c : cases)
+      for (int layers : {1, 2, 3})
+        for (std::uint64_t seed : {1ull, 77ull}) {
+          const Network net = stack(c.source.rows, layers, seed + 5);
+          const std::uint64_t count = 20000;
+          for (const auto precision : {portable::Precision::f64, portable::Precision::f32}) {
+            const bool f32 = precision == portable::Precision::f32;
+            std::vector<double> ref, got;
+            const auto plan = execute::plan_portable(net, c.source, learn::LossSpec::sja(), "test", precision);
+            execute::portable_losses(*plan, seed, 1234, count, ref);
+            execute::set_default_precision(precision);  // what the executor plans in (--precision)
+            gpu->losses(net, c.source, learn::LossSpec::sja(), seed, 1234, count, got);
+            execute::set_default_precision(portable::Precision::f64);
+            std::size_t differ = 0;
+            double worst = 0;
+            for (std::size_t i = 0; i < ref.size(); ++i)
+              if (got[i] != ref[i]) {
+                ++differ;
+                worst = std::max(worst, std::fabs(got[i] - ref[i]) / std::max(std::fabs(ref[i]), 1e-300));
+              }
+            // float's rounding is 2^-24: a prompt whose draw called exp or log differently can differ by about that.
+            const bool pass = worst <= (f32 ? 1e-5 : 1e-12) && differ * 100 <= ref.size();
+            ok = ok && pass;
+            std::printf("%-20s %s layers %d seed %3llu: %zu of %zu losses differ (max relative %.3g) %s\n", c.name,
+                        f32 ? "float32" : "float64", layers, static_cast<unsigned long long>(seed), differ, ref.size(),
+                        worst, pass ? "ok" : "FAIL");
+          }
+        }
+    // The training minibatch: the chunk sums of the loss and of the layers' P and Q gradients (kernels.hpp
+    // minibatch_chunks) against the portable path's, for full LSA stacks, acds form (8) (P frozen) and sja's bilinear
+    // stacks, then the
+    // executors' minibatch() (the pullback to theta on the host): expected bit for bit, with the same allowance as
+    // above for prompts whose ziggurat draws called exp or log.
+    for (const auto& c : cases)
+      for (int layers : {1, 3}) {
+        std::vector<learn::Parameterisation> forms = {learn::full_lsa(c.source.rows, layers)};
+        const int d = c.source.gaussian_task->d;
+        if (c.source.rows == d + 1)
+          forms.push_back(learn::acds_form8(d, layers));
+        else  // sja's bilinear stack (dense form), `layers` blocks of bilinear + LSA
+          forms.push_back(learn::sja_bilinear(d, c.source.rows - 1, layers, learn::BilinearForm::dense));
+        for (const auto& params : forms) {
+          Eigen::VectorXd theta(params.size());
+          PromptRng rng(31, 7, static_cast<std::uint64_t>(layers));
+          for (Eigen::Index k = 0; k < theta.size(); ++k) theta[k] = 0.5 / std::sqrt(c.source.rows) * rng.normal();
+          const std::uint64_t count = 4000;
+          for (const auto precision : {portable::Precision::f64, portable::Precision::f32}) {
+            const bool f32 = precision == portable::Precision::f32;
+            const auto plan =
+                execute::plan_portable(params.network(theta), c.source, learn::LossSpec::sja(), "test", precision);
+            std::vector<double> ref_loss, ref_dW, got_loss;
+            execute::portable_minibatch_chunks(*plan, 5, 99, count, ref_loss, &ref_dW);
+            got_loss.assign(ref_loss.size(), 0.0);
+            std::vector<double> got_dW(ref_dW.size(), 0.0);
+            cuda::minibatch_chunks(*plan, execute::portable_stream_key(5, 99), count, execute::Executor::kBatchChunk,
+                                   got_loss.data(), got_dW.data());
+            std::size_t differ = 0;
+            double worst = 0;
+            for (std::size_t i = 0; i < ref_dW.size(); ++i)
+              if (got_dW[i] != ref_dW[i]) {
+                ++differ;
+                worst = std::max(worst, std::fabs(got_dW[i] - ref_dW[i]) / std::max(std::fabs(ref_dW[i]), 1e-300));
+              }
+            for (std::size_t i = 0; i < ref_loss.size(); ++i)
+              if (got_loss[i] != ref_loss[i]) {
+                ++differ;
+                worst = std::max(worst, std::fabs(got_loss[i] - ref_loss[i]) / std::fabs(ref_loss[i]));
+              }
+            // minibatch(): the executor in this precision, the pullback on the host.
+            Eigen::VectorXd g_ref, g_gpu;
+            const double l_ref = execute::portable_minibatch(*plan, params, 5, 99, count, &g_ref);
+            execute::set_default_precision(precision);
+            const double l_gpu = gpu->minibatch(params, theta, c.source, learn::LossSpec::sja(), 5, 99, count, &g_gpu);
+            execute::set_default_precision(portable::Precision::f64);
+            const double rel = std::max(std::fabs(l_gpu - l_ref) / std::fabs(l_ref),
+                                        (g_gpu - g_ref).lpNorm<Eigen::Infinity>() / g_ref.lpNorm<Eigen::Infinity>());
+            const double tol = f32 ? 1e-5 : 1e-12;
+            const bool pass = worst <= tol && rel <= tol && differ * 100 <= ref_dW.size() + ref_loss.size();
+            ok = ok && pass;
+            std::printf("%-20s %s minibatch, %d layers, %zu parameters: %zu of %zu chunk sums differ (max relative "
+                        "%.3g); minibatch() max relative %.3g %s\n",
+                        c.name, f32 ? "float32" : "float64", layers, static_cast<std::size_t>(params.size()), differ,
+                        ref_dW.size() + ref_loss.size(), worst, rel, pass ? "ok" : "FAIL");
+          }
+        }
+      }
+    // Softmax attention on unstructured prompts (execute/portable/softmax.hpp): xlssc.onelayer's search network (one
+    // causal softmax layer, d = 5, D = 30, theta = +-theta0) and two causal softmax layers (d = 3, D = 7, Gaussian
+    // theta): per-prompt losses and minibatch(), expected bit for bit as above (the softmax's exp is portable_exp, the
+    // same arithmetic on both sides).
+    {
+      struct SoftCase {
+        const char* name;
+        learn::PromptSource source;
+        int layers;
+      };
+      const std::vector<SoftCase> soft = {
+          {"xlssc d=5 D=30", learn::unstructured_prompts(5, 30, Eigen::VectorXd::Constant(5, 1.0 / std::sqrt(5.0))), 1},
+          {"softmax x2 d=3 D=7", learn::unstructured_prompts(3, 7), 2}};
+      const learn::LossSpec sq{-1.0, 1.0};
+      for (const auto& c : soft) {
+        const int d = c.source.rows - 1;
+        const learn::Parameterisation params =
+            learn::softmax_stack(d, c.layers, layers::SoftmaxAttention::Activation::softmax, true);
+        Eigen::VectorXd theta(params.size());
+        PromptRng rng(41, 7, static_cast<std::uint64_t>(c.layers));
+        for (Eigen::Index k = 0; k < theta.size(); ++k) theta[k] = 0.8 / std::sqrt(d + 1.0) * rng.normal();
+        const Network net = params.network(theta);
         for (const auto precision : {portable::Precision::f64, portable::Precision::f32}) {
           const bool f32 = precision == portable::Precision::f32;
+          const auto plan = execute::plan_portable(net, c.source, sq, "test", precision);
           std::vector<double> ref, got;
-          const auto plan = execute::plan_portable(net, c.source, learn::LossSpec::sja(), "test", precision);
-          execute::portable_losses(*plan, seed, 1234, count, ref);
-          execute::set_default_precision(precision);  // what the executor plans in (--precision)
-          gpu->losses(net, c.source, learn::LossSpec::sja(), seed, 1234, count, got);
+          execute::portable_losses(*plan, 3, 1234, 20000, ref);
+          Eigen::VectorXd g_ref, g_gpu;
+          const double l_ref = execute::portable_minibatch(*plan, params, 5, 99, 4000, &g_ref);
+          execute::set_default_precision(precision);
+          gpu->losses(net, c.source, sq, 3, 1234, 20000, got);
+          const double l_gpu = gpu->minibatch(params, theta, c.source, sq, 5, 99, 4000, &g_gpu);
           execute::set_default_precision(portable::Precision::f64);
           std::size_t differ = 0;
           double worst = 0;
@@ -87,132 +217,57 @@ int main(int argc, char** argv) {
               ++differ;
               worst = std::max(worst, std::fabs(got[i] - ref[i]) / std::max(std::fabs(ref[i]), 1e-300));
             }
-          // float's rounding is 2^-24: a prompt whose draw called exp or log differently can differ by about that.
-          const bool pass = worst <= (f32 ? 1e-5 : 1e-12) && differ * 100 <= ref.size();
-          ok = ok && pass;
-          std::printf("%-20s %s layers %d seed %3llu: %zu of %zu losses differ (max relative %.3g) %s\n", c.name,
-                      f32 ? "float32" : "float64", layers, static_cast<unsigned long long>(seed), differ, ref.size(),
-                      worst, pass ? "ok" : "FAIL");
-        }
-      }
-  // The training minibatch: the chunk sums of the loss and of the layers' P and Q gradients (kernels.hpp
-  // minibatch_chunks) against the portable path's, for full LSA stacks, acds form (8) (P frozen) and sja's bilinear
-  // stacks, then the
-  // executors' minibatch() (the pullback to theta on the host): expected bit for bit, with the same allowance as
-  // above for prompts whose ziggurat draws called exp or log.
-  for (const auto& c : cases)
-    for (int layers : {1, 3}) {
-      std::vector<learn::Parameterisation> forms = {learn::full_lsa(c.source.rows, layers)};
-      const int d = c.source.gaussian_task->d;
-      if (c.source.rows == d + 1)
-        forms.push_back(learn::acds_form8(d, layers));
-      else  // sja's bilinear stack (dense form), `layers` blocks of bilinear + LSA
-        forms.push_back(learn::sja_bilinear(d, c.source.rows - 1, layers, learn::BilinearForm::dense));
-      for (const auto& params : forms) {
-        Eigen::VectorXd theta(params.size());
-        PromptRng rng(31, 7, static_cast<std::uint64_t>(layers));
-        for (Eigen::Index k = 0; k < theta.size(); ++k) theta[k] = 0.5 / std::sqrt(c.source.rows) * rng.normal();
-        const std::uint64_t count = 4000;
-        for (const auto precision : {portable::Precision::f64, portable::Precision::f32}) {
-          const bool f32 = precision == portable::Precision::f32;
-          const auto plan =
-              execute::plan_portable(params.network(theta), c.source, learn::LossSpec::sja(), "test", precision);
-          std::vector<double> ref_loss, ref_dW, got_loss;
-          execute::portable_minibatch_chunks(*plan, 5, 99, count, ref_loss, &ref_dW);
-          got_loss.assign(ref_loss.size(), 0.0);
-          std::vector<double> got_dW(ref_dW.size(), 0.0);
-          cuda::minibatch_chunks(*plan, execute::portable_stream_key(5, 99), count, execute::Executor::kBatchChunk,
-                                 got_loss.data(), got_dW.data());
-          std::size_t differ = 0;
-          double worst = 0;
-          for (std::size_t i = 0; i < ref_dW.size(); ++i)
-            if (got_dW[i] != ref_dW[i]) {
-              ++differ;
-              worst = std::max(worst, std::fabs(got_dW[i] - ref_dW[i]) / std::max(std::fabs(ref_dW[i]), 1e-300));
-            }
-          for (std::size_t i = 0; i < ref_loss.size(); ++i)
-            if (got_loss[i] != ref_loss[i]) {
-              ++differ;
-              worst = std::max(worst, std::fabs(got_loss[i] - ref_loss[i]) / std::fabs(ref_loss[i]));
-            }
-          // minibatch(): the executor in this precision, the pullback on the host.
-          Eigen::VectorXd g_ref, g_gpu;
-          const double l_ref = execute::portable_minibatch(*plan, params, 5, 99, count, &g_ref);
-          execute::set_default_precision(precision);
-          const double l_gpu = gpu->minibatch(params, theta, c.source, learn::LossSpec::sja(), 5, 99, count, &g_gpu);
-          execute::set_default_precision(portable::Precision::f64);
           const double rel = std::max(std::fabs(l_gpu - l_ref) / std::fabs(l_ref),
                                       (g_gpu - g_ref).lpNorm<Eigen::Infinity>() / g_ref.lpNorm<Eigen::Infinity>());
           const double tol = f32 ? 1e-5 : 1e-12;
-          const bool pass = worst <= tol && rel <= tol && differ * 100 <= ref_dW.size() + ref_loss.size();
+          const bool pass = worst <= tol && rel <= tol && differ * 100 <= ref.size();
           ok = ok && pass;
-          std::printf("%-20s %s minibatch, %d layers, %zu parameters: %zu of %zu chunk sums differ (max relative "
-                      "%.3g); minibatch() max relative %.3g %s\n",
-                      c.name, f32 ? "float32" : "float64", layers, static_cast<std::size_t>(params.size()), differ,
-                      ref_dW.size() + ref_loss.size(), worst, rel, pass ? "ok" : "FAIL");
+          std::printf("%-20s %s: %zu of %zu losses differ (max relative %.3g); minibatch() max relative %.3g %s\n",
+                      c.name, f32 ? "float32" : "float64", differ, ref.size(), worst, rel, pass ? "ok" : "FAIL");
         }
       }
     }
-  // Softmax attention on unstructured prompts (execute/portable/softmax.hpp): xlssc.onelayer's search network (one
-  // causal softmax layer, d = 5, D = 30, theta = +-theta0) and two causal softmax layers (d = 3, D = 7, Gaussian
-  // theta): per-prompt losses and minibatch(), expected bit for bit as above (the softmax's exp is portable_exp, the
-  // same arithmetic on both sides).
-  {
-    struct SoftCase {
-      const char* name;
-      learn::PromptSource source;
-      int layers;
-    };
-    const std::vector<SoftCase> soft = {
-        {"xlssc d=5 D=30", learn::unstructured_prompts(5, 30, Eigen::VectorXd::Constant(5, 1.0 / std::sqrt(5.0))), 1},
-        {"softmax x2 d=3 D=7", learn::unstructured_prompts(3, 7), 2}};
-    const learn::LossSpec sq{-1.0, 1.0};
-    for (const auto& c : soft) {
-      const int d = c.source.rows - 1;
-      const learn::Parameterisation params =
-          learn::softmax_stack(d, c.layers, layers::SoftmaxAttention::Activation::softmax, true);
-      Eigen::VectorXd theta(params.size());
-      PromptRng rng(41, 7, static_cast<std::uint64_t>(c.layers));
-      for (Eigen::Index k = 0; k < theta.size(); ++k) theta[k] = 0.8 / std::sqrt(d + 1.0) * rng.normal();
-      const Network net = params.network(theta);
-      for (const auto precision : {portable::Precision::f64, portable::Precision::f32}) {
-        const bool f32 = precision == portable::Precision::f32;
-        const auto plan = execute::plan_portable(net, c.source, sq, "test", precision);
-        std::vector<double> ref, got;
-        execute::portable_losses(*plan, 3, 1234, 20000, ref);
-        Eigen::VectorXd g_ref, g_gpu;
-        const double l_ref = execute::portable_minibatch(*plan, params, 5, 99, 4000, &g_ref);
-        execute::set_default_precision(precision);
-        gpu->losses(net, c.source, sq, 3, 1234, 20000, got);
-        const double l_gpu = gpu->minibatch(params, theta, c.source, sq, 5, 99, 4000, &g_gpu);
-        execute::set_default_precision(portable::Precision::f64);
-        std::size_t differ = 0;
-        double worst = 0;
-        for (std::size_t i = 0; i < ref.size(); ++i)
-          if (got[i] != ref[i]) {
-            ++differ;
-            worst = std::max(worst, std::fabs(got[i] - ref[i]) / std::max(std::fabs(ref[i]), 1e-300));
-          }
-        const double rel = std::max(std::fabs(l_gpu - l_ref) / std::fabs(l_ref),
-                                    (g_gpu - g_ref).lpNorm<Eigen::Infinity>() / g_ref.lpNorm<Eigen::Infinity>());
-        const double tol = f32 ? 1e-5 : 1e-12;
-        const bool pass = worst <= tol && rel <= tol && differ * 100 <= ref.size();
-        ok = ok && pass;
-        std::printf("%-20s %s: %zu of %zu losses differ (max relative %.3g); minibatch() max relative %.3g %s\n",
-                    c.name, f32 ? "float32" : "float64", differ, ref.size(), worst, rel, pass ? "ok" : "FAIL");
+    // The check can fail: a different seed on the GPU is different numbers.
+    {
+      const Network net = stack(cases[0].source.rows, 2, 6);
+      std::vector<double> a, b;
+      gpu->losses(net, cases[0].source, learn::LossSpec::sja(), 1, 1234, 1000, a);
+      gpu->losses(net, cases[0].source, learn::LossSpec::sja(), 2, 1234, 1000, b);
+      if (a == b) {
+        std::printf("FAIL: seeds 1 and 2 gave the same losses on the GPU\n");
+        ok = false;
       }
     }
   }
-  // The check can fail: a different seed on the GPU is different numbers.
+  // The two schedules against each other: the same kernels' arithmetic on the same device, so every loss and chunk
+  // sum bit for bit (the exp and log of the draw are CUDA's in both).
   {
-    const Network net = stack(cases[0].source.rows, 2, 6);
-    std::vector<double> a, b;
-    gpu->losses(net, cases[0].source, learn::LossSpec::sja(), 1, 1234, 1000, a);
-    gpu->losses(net, cases[0].source, learn::LossSpec::sja(), 2, 1234, 1000, b);
-    if (a == b) {
-      std::printf("FAIL: seeds 1 and 2 gave the same losses on the GPU\n");
-      ok = false;
+    const Network net = stack(cases[0].source.rows, 3, 8);
+    const learn::Parameterisation params = learn::sja_bilinear(4, 4, 2, learn::BilinearForm::dense);
+    const Eigen::VectorXd theta = Eigen::VectorXd::Constant(params.size(), 0.05);
+    for (const auto precision : {portable::Precision::f64, portable::Precision::f32}) {
+      const auto plan = execute::plan_portable(net, cases[0].source, learn::LossSpec::sja(), "test", precision);
+      const auto bplan =
+          execute::plan_portable(params.network(theta), cases[0].source, learn::LossSpec::sja(), "test", precision);
+      const std::uint64_t count = 5000, chunk = execute::Executor::kBatchChunk, chunks = (count + chunk - 1) / chunk;
+      std::vector<double> losses[2], chunk_loss[2], chunk_dW[2];
+      for (int s = 0; s < 2; ++s) {
+        cuda::set_schedule(s == 0 ? cuda::Schedule::thread : cuda::Schedule::block);
+        losses[s].assign(count, 0.0);
+        cuda::prompt_losses(*plan, execute::portable_stream_key(2, 5), 0, count, losses[s].data());
+        chunk_loss[s].assign(chunks, 0.0);
+        chunk_dW[s].assign(chunks * static_cast<std::uint64_t>(bplan->grad_size()), 0.0);
+        cuda::minibatch_chunks(*bplan, execute::portable_stream_key(2, 5), count, chunk, chunk_loss[s].data(),
+                               chunk_dW[s].data());
+      }
+      const bool pass = losses[0] == losses[1] && chunk_loss[0] == chunk_loss[1] && chunk_dW[0] == chunk_dW[1];
+      ok = ok && pass;
+      std::printf("thread vs block schedule, %s: %llu losses, %zu chunk sums of an sja bilinear stack: %s\n",
+                  precision == portable::Precision::f32 ? "float32" : "float64",
+                  static_cast<unsigned long long>(count), chunk_loss[0].size() + chunk_dW[0].size(),
+                  pass ? "equal bit for bit, ok" : "differ, FAIL");
     }
+    cuda::set_schedule(cuda::Schedule::thread);
   }
   if (timing) {
     using clock = std::chrono::steady_clock;
@@ -255,11 +310,16 @@ int main(int argc, char** argv) {
     auto t0 = clock::now();
     for (int r = 0; r < 3; ++r) cpu->minibatch(params, theta, source, learn::LossSpec::acds(), 1, 2, 4000, &g);
     const double cpu_s = std::chrono::duration<double>(clock::now() - t0).count() / 3;
-    gpu->minibatch(params, theta, source, learn::LossSpec::acds(), 1, 2, 4000, &g);  // warm-up
-    t0 = clock::now();
-    for (int r = 0; r < 20; ++r) gpu->minibatch(params, theta, source, learn::LossSpec::acds(), 1, 2, 4000, &g);
-    const double gpu_s = std::chrono::duration<double>(clock::now() - t0).count() / 20;
-    std::printf("  cpu 1 thread %.3g ms, cuda %.3g ms, ratio %.0fx\n", cpu_s * 1e3, gpu_s * 1e3, cpu_s / gpu_s);
+    std::printf("  cpu 1 thread %.3g ms\n", cpu_s * 1e3);
+    for (const cuda::Schedule schedule : {cuda::Schedule::thread, cuda::Schedule::block}) {
+      cuda::set_schedule(schedule);
+      gpu->minibatch(params, theta, source, learn::LossSpec::acds(), 1, 2, 4000, &g);  // warm-up
+      t0 = clock::now();
+      for (int r = 0; r < 20; ++r) gpu->minibatch(params, theta, source, learn::LossSpec::acds(), 1, 2, 4000, &g);
+      const double gpu_s = std::chrono::duration<double>(clock::now() - t0).count() / 20;
+      std::printf("  cuda, schedule %-6s %.3g ms, ratio %.0fx\n", cuda::schedule_name(schedule), gpu_s * 1e3,
+                  cpu_s / gpu_s);
+    }
     // sja.fig1's 12-layer bilinear model (6 blocks of bilinear + LSA, d = 4, dbar = 12, n = 200), batch 4000.
     const auto sja_source = learn::gaussian_prompts(
         GaussianIclModel::from_task(PolynomialTask::quadratic(4), Eigen::MatrixXd::Identity(4, 4)), sja_shape(4, 12, 200));
@@ -268,19 +328,24 @@ int main(int argc, char** argv) {
     t0 = clock::now();
     cpu->minibatch(sja, th, sja_source, learn::LossSpec::sja(), 1, 2, 4000, &g);
     const double cpu_b = std::chrono::duration<double>(clock::now() - t0).count();
-    gpu->minibatch(sja, th, sja_source, learn::LossSpec::sja(), 1, 2, 4000, &g);  // warm-up
-    t0 = clock::now();
-    for (int r = 0; r < 5; ++r) gpu->minibatch(sja, th, sja_source, learn::LossSpec::sja(), 1, 2, 4000, &g);
-    const double gpu_b = std::chrono::duration<double>(clock::now() - t0).count() / 5;
-    // The same step in float32 (--precision float32).
-    execute::set_default_precision(portable::Precision::f32);
-    t0 = clock::now();
-    for (int r = 0; r < 5; ++r) gpu->minibatch(sja, th, sja_source, learn::LossSpec::sja(), 1, 2, 4000, &g);
-    execute::set_default_precision(portable::Precision::f64);
-    const double gpu32_b = std::chrono::duration<double>(clock::now() - t0).count() / 5;
     std::printf("minibatch() of sja.fig1's 12-layer bilinear model (d = 4, dbar = 12, n = 200), batch 4000:\n"
-                "  cpu 1 thread %.3g s, cuda %.3g ms (ratio %.0fx), cuda float32 %.3g ms (ratio %.0fx)\n", cpu_b,
-                gpu_b * 1e3, cpu_b / gpu_b, gpu32_b * 1e3, cpu_b / gpu32_b);
+                "  cpu 1 thread %.3g s\n", cpu_b);
+    for (const cuda::Schedule schedule : {cuda::Schedule::thread, cuda::Schedule::block}) {
+      cuda::set_schedule(schedule);
+      gpu->minibatch(sja, th, sja_source, learn::LossSpec::sja(), 1, 2, 4000, &g);  // warm-up
+      t0 = clock::now();
+      for (int r = 0; r < 5; ++r) gpu->minibatch(sja, th, sja_source, learn::LossSpec::sja(), 1, 2, 4000, &g);
+      const double gpu_b = std::chrono::duration<double>(clock::now() - t0).count() / 5;
+      // The same step in float32 (--precision float32).
+      execute::set_default_precision(portable::Precision::f32);
+      t0 = clock::now();
+      for (int r = 0; r < 5; ++r) gpu->minibatch(sja, th, sja_source, learn::LossSpec::sja(), 1, 2, 4000, &g);
+      execute::set_default_precision(portable::Precision::f64);
+      const double gpu32_b = std::chrono::duration<double>(clock::now() - t0).count() / 5;
+      std::printf("  cuda, schedule %-6s %.3g ms (ratio %.0fx), cuda float32 %.3g ms (ratio %.0fx)\n",
+                  cuda::schedule_name(schedule), gpu_b * 1e3, cpu_b / gpu_b, gpu32_b * 1e3, cpu_b / gpu32_b);
+    }
+    cuda::set_schedule(cuda::Schedule::thread);
   }
   return ok ? 0 : 1;
 }

@@ -1,13 +1,17 @@
-// The cuda backend's kernels: one thread per prompt runs portable::prompt_loss, or portable::prompt_loss_grad and
-// then one thread per (chunk, entry) adds the prompts' gradients in prompt order (execute/portable/plan.hpp): the
-// arithmetic g++ compiles for the CPU's portable path, built with -fmad=false (CMakeLists.txt) so that nvcc forms
-// no fused multiply-add the host code does not. Includes only the portable headers and the CUDA runtime (no Eigen:
-// nvcc's compile time is part of every CI build).
+// The cuda backend's kernels: one thread per prompt (schedule thread) or one block per prompt (schedule block,
+// portable::Block: the block's threads split each step's entries) runs portable::prompt_loss, or
+// portable::prompt_loss_grad and then one thread per (chunk, entry) adds the prompts' gradients in prompt order
+// (execute/portable/plan.hpp): the arithmetic g++ compiles for the CPU's portable path, built with -fmad=false
+// (CMakeLists.txt) so that nvcc forms no fused multiply-add the host code does not. Both schedules compute every
+// entry as the same sum in the same order, so they give the same bits. Includes only the portable headers and the
+// CUDA runtime (no Eigen: nvcc's compile time is part of every CI build).
 #include "icl/cuda/kernels.hpp"
 
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cstdlib>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -62,6 +66,38 @@ __global__ void prompt_grad_kernel(portable::PromptDesc pd, portable::StackDescT
                                       portable::StridedT<S>{g + t, stride});
 }
 
+// The block schedule: block b of the launch computes prompt first + b with kBlockThreads threads (portable::Block);
+// its scratch is contiguous, stride 1, at scratch + b * per (and scratch32 + b * per32). The grid is exactly the
+// launch's prompts: every thread of a block must reach every step's __syncthreads.
+constexpr int kBlockThreads = 128;
+
+template <typename S>
+__global__ void __launch_bounds__(kBlockThreads)
+    prompt_loss_block_kernel(portable::PromptDesc pd, portable::StackDescT<S> nd, const double* zig,
+                             portable::StreamKey key, std::uint64_t first, double* scratch, S* scratch32,
+                             long long per, long long per32, double* out) {
+  const long long b = blockIdx.x;
+  const double loss =
+      portable::prompt_loss<portable::Block>(pd, nd, portable::Plan::ziggurat_view(zig), key, first + b,
+                                             scratch + b * per, scratch32 ? scratch32 + b * per32 : nullptr, 1);
+  if (threadIdx.x == 0) out[b] = loss;
+}
+
+// Block b computes prompt first + b's loss and gradient; its gradient keeps the thread schedule's layout (grad
+// entries at g[e * stride + b], zeroed first) so that chunk_sum_kernel adds either.
+template <typename S>
+__global__ void __launch_bounds__(kBlockThreads)
+    prompt_grad_block_kernel(portable::PromptDesc pd, portable::StackDescT<S> nd, const double* zig,
+                             portable::StreamKey key, std::uint64_t first, double* scratch, S* scratch32,
+                             long long per, long long per32, long long stride, long long grad, S* g, double* out) {
+  const long long b = blockIdx.x;
+  portable::Block::each(grad, [&](long long e) { g[e * stride + b] = S(0); });
+  const double loss = portable::prompt_loss_grad<portable::Block>(
+      pd, nd, portable::Plan::ziggurat_view(zig), key, first + b, scratch + b * per,
+      scratch32 ? scratch32 + b * per32 : nullptr, 1, portable::StridedT<S>{g + b, stride});
+  if (threadIdx.x == 0) out[b] = loss;
+}
+
 // Thread (c, e) of a launch of `count` prompts (count a multiple of chunk but for the run's last launch): entry e of
 // chunk c summed in double over its prompts in prompt order (e == grad: the loss).
 template <typename S>
@@ -82,7 +118,27 @@ __global__ void chunk_sum_kernel(std::uint64_t count, std::uint64_t chunk, long 
   }
 }
 
+// The schedule in force: ICL_CUDA_SCHEDULE's, read at the first call, unless set_schedule chose one.
+std::atomic<int>& schedule_state() {
+  static std::atomic<int> state{static_cast<int>(parse_schedule(std::getenv("ICL_CUDA_SCHEDULE")))};
+  return state;
+}
+
 }  // namespace
+
+Schedule parse_schedule(const char* value) {
+  const std::string v = value ? value : "";
+  if (v.empty() || v == "thread") return Schedule::thread;
+  if (v == "block") return Schedule::block;
+  throw std::invalid_argument("ICL_CUDA_SCHEDULE=" + v +
+                              ": expected thread (one thread per prompt, the default) or block (one block per prompt)");
+}
+
+Schedule schedule() { return static_cast<Schedule>(schedule_state().load()); }
+
+void set_schedule(Schedule s) { schedule_state().store(static_cast<int>(s)); }
+
+const char* schedule_name(Schedule s) { return s == Schedule::block ? "block" : "thread"; }
 
 int device_count(std::string* why) {
   int n = 0;
@@ -158,11 +214,17 @@ void prompt_losses_in(const portable::Plan& plan, portable::StreamKey key, std::
   DeviceArray<double> scratch(static_cast<std::size_t>(batch * per));
   DeviceArray<S> scratch32(static_cast<std::size_t>(batch * per32));
   DeviceArray<double> losses(static_cast<std::size_t>(batch));
+  const bool by_block = schedule() == Schedule::block;
   for (std::uint64_t b = 0; b < count; b += batch) {
     const std::uint64_t m = std::min(batch, count - b);
     const auto blocks = static_cast<unsigned>((m + kBlock - 1) / kBlock);
-    prompt_loss_kernel<S><<<blocks, kBlock>>>(dp.pd, dp.net<S>(), dp.zig.p, key, first + b, m, scratch.p,
-                                              per32 ? scratch32.p : nullptr, static_cast<long long>(batch), losses.p);
+    if (by_block)
+      prompt_loss_block_kernel<S><<<static_cast<unsigned>(m), kBlockThreads>>>(
+          dp.pd, dp.net<S>(), dp.zig.p, key, first + b, scratch.p, per32 ? scratch32.p : nullptr,
+          static_cast<long long>(per), static_cast<long long>(per32), losses.p);
+    else
+      prompt_loss_kernel<S><<<blocks, kBlock>>>(dp.pd, dp.net<S>(), dp.zig.p, key, first + b, m, scratch.p,
+                                                per32 ? scratch32.p : nullptr, static_cast<long long>(batch), losses.p);
     check(cudaGetLastError(), "kernel launch");
     check(cudaMemcpy(out + b, losses.p, m * sizeof(double), cudaMemcpyDeviceToHost), "cudaMemcpy (losses)");
   }
@@ -186,11 +248,20 @@ void minibatch_chunks_in(const portable::Plan& plan, portable::StreamKey key, st
   const std::uint64_t max_chunks = batch / chunk;
   DeviceArray<double> chunk_loss(static_cast<std::size_t>(max_chunks)),
       chunk_dW(static_cast<std::size_t>(max_chunks * G));
+  const bool by_block = schedule() == Schedule::block;
   for (std::uint64_t b = 0; b < count; b += batch) {
     const std::uint64_t m = std::min(batch, count - b), chunks = (m + chunk - 1) / chunk;
     const auto blocks = static_cast<unsigned>((m + kBlock - 1) / kBlock);
     S* const s32 = per32 ? scratch32.p : nullptr;
-    if (dW)
+    const auto P = static_cast<long long>(per), P32 = static_cast<long long>(per32);
+    if (by_block && dW)
+      prompt_grad_block_kernel<S><<<static_cast<unsigned>(m), kBlockThreads>>>(
+          dp.pd, dp.net<S>(), dp.zig.p, key, b, scratch.p, s32, P, P32, static_cast<long long>(batch), grad, g.p,
+          losses.p);
+    else if (by_block)
+      prompt_loss_block_kernel<S><<<static_cast<unsigned>(m), kBlockThreads>>>(dp.pd, dp.net<S>(), dp.zig.p, key, b,
+                                                                               scratch.p, s32, P, P32, losses.p);
+    else if (dW)
       prompt_grad_kernel<S><<<blocks, kBlock>>>(dp.pd, dp.net<S>(), dp.zig.p, key, b, m, scratch.p, s32,
                                                 static_cast<long long>(batch), grad, g.p, losses.p);
     else

@@ -16,18 +16,30 @@ int device_count(std::string* why);
 // The name of device 0 (for reports and the GPU check).
 std::string device_name();
 
+// How the kernels below split the work: one thread per prompt (thread: every step of a prompt on its thread, the
+// prompts' scratch interleaved) or one block per prompt (block: the block's threads split each step's entries,
+// portable::Block, each prompt's scratch contiguous). The same bits either way (execute/portable/schedule.hpp).
+enum class Schedule { thread, block };
+// "thread" or "block" (null or empty: thread); another value throws std::invalid_argument naming it.
+Schedule parse_schedule(const char* value);
+// The schedule in force: the environment variable ICL_CUDA_SCHEDULE (parse_schedule), read once, at the first
+// call, unless set_schedule has chosen one (tests/gpu/cuda_equality.cpp runs its checks under both).
+Schedule schedule();
+void set_schedule(Schedule s);
+const char* schedule_name(Schedule s);
+
 // out[i] = portable::prompt_loss of prompt first + i of the stream `key`, i < count, computed on device 0 (one
-// thread per prompt, in launches of at most a few GiB of scratch), copied back in prompt order. Throws
-// std::runtime_error with the CUDA error's text when a call fails.
+// thread or one block per prompt: schedule(); in launches of at most a few GiB of scratch), copied back in prompt
+// order. Throws std::runtime_error with the CUDA error's text when a call fails.
 void prompt_losses(const portable::Plan& plan, portable::StreamKey key, std::uint64_t first, std::uint64_t count,
                    double* out);
 
 // A minibatch's chunk sums on device 0, as execute::portable_minibatch_chunks computes them on the CPU: chunks of
 // `chunk` prompts of the stream `key` (prompts 0..count-1), chunk c's loss in loss[c] and, when dW is not null, its
 // gradient with respect to the layers' P and Q at dW[c * plan.grad_size()], each summed over the chunk's prompts in
-// prompt order from 0. One thread per prompt writes its own gradient (portable::prompt_loss_grad into zeroed
-// memory: 0 + g = g exactly), then one thread per (chunk, entry) adds them in prompt order: the CPU's sums, bit for
-// bit. Throws std::runtime_error with the CUDA error's text when a call fails.
+// prompt order from 0. One thread (or one block: schedule()) per prompt writes its own gradient
+// (portable::prompt_loss_grad into zeroed memory: 0 + g = g exactly), then one thread per (chunk, entry) adds them in
+// prompt order: the CPU's sums, bit for bit. Throws std::runtime_error with the CUDA error's text when a call fails.
 void minibatch_chunks(const portable::Plan& plan, portable::StreamKey key, std::uint64_t count, std::uint64_t chunk,
                       double* loss, double* dW);
 

@@ -41,8 +41,8 @@ struct Plan {
 
   ZigguratView ziggurat() const { return ziggurat_view(zig.data()); }
   ICL_HD static ZigguratView ziggurat_view(const double* z) { return {z, z + 257, z + 514, z + 771}; }
-  // A prompt's scratch is two arrays: doubles (the draw: its extra (w or theta) and Z (D N); in f64 also the
-  // network's work) and, in
+  // A prompt's scratch is two arrays: doubles (the draw: its extra (w or theta), Z (D N) and a slot for y_q; in f64
+  // also the network's work) and, in
   // f32, floats (Z rounded, then the network's work). Sizes per prompt, in elements:
   // the loss,
   long long scratch_per_prompt() const { return draw_scratch() + (precision == Precision::f64 ? loss_work() : 0); }
@@ -59,66 +59,73 @@ struct Plan {
 
 private:
   long long draw_scratch() const {
-    return static_cast<long long>(prompt.extra) + static_cast<long long>(prompt.rows) * prompt.cols;
+    return static_cast<long long>(prompt.extra) + static_cast<long long>(prompt.rows) * prompt.cols + 1;
   }
   long long loss_work() const { return stack_scratch_size(net); }
   long long grad_work() const { return stack_grad_scratch_size(net); }
 };
 
-// Prompt i of stream `key` drawn into the double scratch (its extra, then Z at element prompt.extra), returning y_q; the network's
-// input Z in the scalar type S: the drawn Z itself (double), or rounded into the first D N floats of `scratch32`.
-// Scratch arrays at stride s (element e at [e * s]).
-template <typename S>
+// Prompt i of stream `key` drawn into the double scratch (its extra, then Z at element prompt.extra, then y_q),
+// returning y_q; the network's input Z in the scalar type S: the drawn Z itself (double), or rounded into the first
+// D N floats of `scratch32`. Scratch arrays at stride s (element e at [e * s]). The draw is one serial step (single):
+// y_q reaches every thread of a block through its slot.
+template <typename X = Serial, typename S>
 ICL_HD inline double draw_network_input(const PromptDesc& pd, ZigguratView zig, StreamKey key,
                                         std::uint64_t i, double* scratch, typename NoDeduce<S>::type* scratch32, long long s,
                                         StridedT<S>& Z) {
-  PromptStream rng(key, i, zig);
+  const long long DN = static_cast<long long>(pd.rows) * pd.cols;
   const Strided extra{scratch, s};
   const Strided Zd{scratch + static_cast<long long>(pd.extra) * s, s};
-  const double yq = draw_prompt(pd, rng, extra, Zd);
+  const Strided yq{scratch + (static_cast<long long>(pd.extra) + DN) * s, s};
+  X::single([&] {
+    PromptStream rng(key, i, zig);
+    yq[0] = draw_prompt(pd, rng, extra, Zd);
+  });
   if constexpr (std::is_same_v<S, double>) {
     Z = Zd;
   } else {
     Z = StridedT<S>{scratch32, s};
-    for (long long e = 0; e < static_cast<long long>(pd.rows) * pd.cols; ++e) Z[e] = static_cast<S>(Zd[e]);
+    const StridedT<S> Zf = Z;
+    X::each(DN, [&](long long e) { Zf[e] = static_cast<S>(Zd[e]); });
   }
-  return yq;
+  return yq[0];
 }
 
-// The network's work area after Z: in the double scratch after w and Z (double), after Z in scratch32 (float).
+// The network's work area after Z: in the double scratch after w, Z and y_q (double), after Z in scratch32 (float).
 template <typename S>
 ICL_HD inline StridedT<S> network_work(const PromptDesc& pd, double* scratch,
                                          typename NoDeduce<S>::type* scratch32, long long s) {
   const long long DN = static_cast<long long>(pd.rows) * pd.cols;
   if constexpr (std::is_same_v<S, double>)
-    return StridedT<S>{scratch + (static_cast<long long>(pd.extra) + DN) * s, s};
+    return StridedT<S>{scratch + (static_cast<long long>(pd.extra) + DN + 1) * s, s};
   else
     return StridedT<S>{scratch32 + DN * s, s};
 }
 
 // Prompt i's loss: its stream, the prompt, the stack in the scalar type S (nd: plan.net or plan.net32). `scratch`
 // holds scratch_per_prompt() doubles and, for float, `scratch32` scratch32_per_prompt() floats (unused for double),
-// both at stride s. Host and device run this same function.
-template <typename S>
+// both at stride s. Host and device run this same function, in the schedule X (schedule.hpp: Serial unless named;
+// under Block every thread of the block returns the loss).
+template <typename X = Serial, typename S>
 ICL_HD inline double prompt_loss(const PromptDesc& pd, const StackDescT<S>& nd, ZigguratView zig,
                                  StreamKey key, std::uint64_t i, double* scratch,
                                  typename NoDeduce<S>::type* scratch32, long long s) {
   StridedT<S> Z{nullptr, s};
-  const double yq = draw_network_input(pd, zig, key, i, scratch, scratch32, s, Z);
-  return static_cast<double>(stack_loss(nd, Z, static_cast<S>(yq), network_work<S>(pd, scratch, scratch32, s)));
+  const double yq = draw_network_input<X>(pd, zig, key, i, scratch, scratch32, s, Z);
+  return static_cast<double>(stack_loss<X>(nd, Z, static_cast<S>(yq), network_work<S>(pd, scratch, scratch32, s)));
 }
 
 // Prompt i's loss, as prompt_loss, with its gradient with respect to the layers' weights added into dW (grad_size()
 // entries of S at stride dW.s); the scratch holds grad_scratch_per_prompt() doubles and grad_scratch32_per_prompt()
 // floats.
-template <typename S>
+template <typename X = Serial, typename S>
 ICL_HD inline double prompt_loss_grad(const PromptDesc& pd, const StackDescT<S>& nd, ZigguratView zig,
                                       StreamKey key, std::uint64_t i, double* scratch,
                                       typename NoDeduce<S>::type* scratch32, long long s, StridedT<S> dW) {
   StridedT<S> Z{nullptr, s};
-  const double yq = draw_network_input(pd, zig, key, i, scratch, scratch32, s, Z);
+  const double yq = draw_network_input<X>(pd, zig, key, i, scratch, scratch32, s, Z);
   return static_cast<double>(
-      stack_loss_grad(nd, Z, static_cast<S>(yq), network_work<S>(pd, scratch, scratch32, s), dW));
+      stack_loss_grad<X>(nd, Z, static_cast<S>(yq), network_work<S>(pd, scratch, scratch32, s), dW));
 }
 
 }  // namespace icl::portable

@@ -9,10 +9,14 @@
 // adjoints last to first; each weight entry's gradient gets one addition per prompt, so that a sum over prompts in
 // prompt order is the same whether one thread adds the prompts as it goes (the CPU's portable path) or every prompt
 // writes its own gradient and another pass adds them in order (the cuda kernels).
+//
+// Every function takes the schedule X first (schedule.hpp; Serial when not named): the same source runs one prompt
+// on one thread (the CPU, the cuda thread-per-prompt kernels) or on the threads of a block, with the same bits.
 #pragma once
 #include "icl/execute/portable/bilinear.hpp"
 #include "icl/execute/portable/hd.hpp"
 #include "icl/execute/portable/lsa_stack.hpp"
+#include "icl/execute/portable/schedule.hpp"
 #include "icl/execute/portable/softmax.hpp"
 
 namespace icl::portable {
@@ -50,67 +54,88 @@ ICL_HD inline S lsa_layer_scale(const StackDescT<S>& net, int l) {
 
 ICL_HD inline long long max_ll(long long a, long long b) { return a < b ? b : a; }
 
-// Scratch a prompt's loss needs beyond Z: G and T (D x D each) and two columns for LSA and bilinear layers; more
+// The work area of the LSA and bilinear steps: G, T (D x D), columns u, v, w, x, y (D each), two slots (a value
+// a single step hands to every thread: lsa_query's yhat), then a buffer of `big` entries (the loss: D x N, the
+// increments of an update in place; the gradient: 2 D x N, bilinear_backward's R .* A and R .* B), and for the
+// gradient M, dM, H (D x D each) after it.
+template <typename S>
+struct StackWork {
+  StridedT<S> G, T, u, v, w, x, y, slot, big, M, dM, H;
+};
+
+// (The loss's work area ends at big's end: its M, dM, H are null.)
+template <typename S>
+ICL_HD inline StackWork<S> stack_work(StridedT<S> work, int D, long long big, bool adjoint) {
+  const long long DD = static_cast<long long>(D) * D, o = 2 * DD + 5LL * D + 2, m = o + big;
+  const auto at = [&](long long off) {
+    return StridedT<S>{adjoint || off < m ? work.p + off * work.s : nullptr, work.s};
+  };
+  return {at(0),          at(DD),         at(2 * DD),     at(2 * DD + D), at(2 * DD + 2 * D), at(2 * DD + 3 * D),
+          at(2 * DD + 4 * D), at(2 * DD + 5 * D), at(o),   at(m),          at(m + DD),         at(m + 2 * DD)};
+}
+
+// Scratch a prompt's loss needs beyond Z: stack_work without M, dM, H (big = D N) for LSA and bilinear layers; more
 // where a softmax layer runs in full (any but the last) or takes the query path (the last).
 template <typename S>
 inline long long stack_scratch_size(const StackDescT<S>& net) {
   const int D = net.rows, N = net.cols;
-  long long n = 2LL * D * D + 2LL * D;
+  long long n = 2LL * D * D + 5LL * D + 2 + static_cast<long long>(D) * N;
   for (int l = 0; l < net.layers; ++l)
     if (net.kind[l] == kSoftmax)
       n = max_ll(n, l + 1 < net.layers ? softmax_apply_scratch(D, N) : softmax_query_scratch(D, N));
   return n;
 }
 
-// Layer l, not the stack's last, applied to Z in place (scratch: G, T (D x D) and two columns u, u2).
-template <typename S>
-ICL_HD inline void stack_apply_layer(const StackDescT<S>& net, int l, StridedT<S> Z, StridedT<S> G, StridedT<S> T, StridedT<S> u,
-                                     StridedT<S> u2) {
+// Layer l, not the stack's last, applied to Z in place (scratch: ws's G, T and big, at least D x N; a softmax layer
+// the whole work area from G on).
+template <typename X = Serial, typename S>
+ICL_HD inline void stack_apply_layer(const StackDescT<S>& net, int l, StridedT<S> Z, const StackWork<S>& ws) {
   const int D = net.rows, N = net.cols;
   const S* W = net.weights + net.offset[l];
   if (net.kind[l] == kBilinear) {
-    bilinear_apply(W, W + static_cast<long long>(D - 1) * (D - 1), Z, D, N, u, u2);
+    bilinear_apply<X>(W, W + static_cast<long long>(D - 1) * (D - 1), Z, D, N, ws.big);
     return;
   }
   if (net.kind[l] == kSoftmax) {  // its scratch: the whole work area, from G on
-    softmax_apply(W, W + static_cast<long long>(D) * D, net.act[l], net.masked[l], Z, D, N, G);
+    softmax_apply<X>(W, W + static_cast<long long>(D) * D, net.act[l], net.masked[l], Z, D, N, ws.G);
     return;
   }
-  lsa_gram(Z, D, net.masked[l] ? N - 1 : N, G);
-  lsa_layer_matrix(W, W + static_cast<long long>(D) * D, D, G, T, G);
-  lsa_apply(G, lsa_layer_scale(net, l), Z, D, N, u);
+  lsa_gram<X>(Z, D, net.masked[l] ? N - 1 : N, ws.G);
+  lsa_layer_matrix<X>(W, W + static_cast<long long>(D) * D, D, ws.G, ws.T, ws.G);
+  lsa_apply<X>(ws.G, lsa_layer_scale(net, l), Z, D, N, ws.big);
 }
 
 // The stack's last layer (an LSA or softmax layer): its query path from Z, the prediction yhat; leaves, for the
 // adjoint, G = Z_K Z_K^T and u = Q z_q (LSA) or softmax_query's columns from G on (softmax).
-template <typename S>
-ICL_HD inline S stack_query(const StackDescT<S>& net, StridedT<S> Z, StridedT<S> G, StridedT<S> u) {
+template <typename X = Serial, typename S>
+ICL_HD inline S stack_query(const StackDescT<S>& net, StridedT<S> Z, const StackWork<S>& ws) {
   const int l = net.layers - 1, D = net.rows, N = net.cols;
   const S* W = net.weights + net.offset[l];
-  if (net.kind[l] == kSoftmax) return softmax_query(W, W + static_cast<long long>(D) * D, net.act[l], Z, D, N, G);
-  lsa_gram(Z, D, net.masked[l] ? N - 1 : N, G);
-  return lsa_query(W, W + static_cast<long long>(D) * D, lsa_layer_scale(net, l), Z, D, N, G, u);
+  if (net.kind[l] == kSoftmax)
+    return softmax_query<X>(W, W + static_cast<long long>(D) * D, net.act[l], Z, D, N, ws.G);
+  lsa_gram<X>(Z, D, net.masked[l] ? N - 1 : N, ws.G);
+  return lsa_query<X>(W, W + static_cast<long long>(D) * D, lsa_layer_scale(net, l), Z, D, N, ws.G, ws.u, ws.v,
+                      ws.slot);
 }
 
-// The loss of prompt Z (D x N, modified: every layer but the last is applied in place) with label yq.
-template <typename S>
+// The loss of prompt Z (D x N, modified: every layer but the last is applied in place) with label yq. Every thread
+// of a block returns it (yhat comes back through a slot; the last lines are the same on every thread).
+template <typename X = Serial, typename S>
 ICL_HD inline S stack_loss(const StackDescT<S>& net, StridedT<S> Z, S yq, StridedT<S> work) {
   const int D = net.rows, N = net.cols;
-  const long long DD = static_cast<long long>(D) * D;
-  const StridedT<S> G{work.p, work.s}, T{work.p + DD * work.s, work.s}, u{work.p + 2 * DD * work.s, work.s},
-      u2{work.p + (2 * DD + D) * work.s, work.s};
-  for (int l = 0; l + 1 < net.layers; ++l) stack_apply_layer(net, l, Z, G, T, u, u2);
-  const S yhat = net.layers > 0 ? stack_query(net, Z, G, u) : Z[static_cast<long long>(N - 1) * D + D - 1];
+  const StackWork<S> ws = stack_work(work, D, static_cast<long long>(D) * N, false);
+  for (int l = 0; l + 1 < net.layers; ++l) stack_apply_layer<X>(net, l, Z, ws);
+  const S yhat = net.layers > 0 ? stack_query<X>(net, Z, ws) : Z[static_cast<long long>(N - 1) * D + D - 1];
   const S e = yhat + static_cast<S>(net.loss_sign) * yq;
   return static_cast<S>(net.loss_factor) * e * e;
 }
 
 // Scratch of stack_loss_grad beyond Z: the tape (Z before each layer: L blocks of D N), the adjoint R (D N), and a
-// work area: five D x D matrices and four columns for LSA and bilinear layers, more for softmax layers.
+// work area: stack_work with big = 2 D N for LSA and bilinear layers, more for softmax layers.
 template <typename S>
 inline long long stack_grad_scratch_size(const StackDescT<S>& net) {
   const int L = net.layers, D = net.rows, N = net.cols;
-  long long work = 5LL * D * D + 4LL * D;
+  long long work = 5LL * D * D + 5LL * D + 2 + 2LL * D * N;
   for (int l = 0; l < L; ++l)
     if (net.kind[l] == kSoftmax)
       work = max_ll(work, l + 1 < L ? softmax_backward_scratch(D, N) : softmax_query_scratch(D, N));
@@ -119,46 +144,46 @@ inline long long stack_grad_scratch_size(const StackDescT<S>& net) {
 
 // The loss of prompt Z with label yq, as stack_loss, and its gradient with respect to every layer's weights added into
 // dW (the layout of the weights).
-template <typename S>
+template <typename X = Serial, typename S>
 ICL_HD inline S stack_loss_grad(const StackDescT<S>& net, StridedT<S> Z, S yq, StridedT<S> work, StridedT<S> dW) {
   const int L = net.layers, D = net.rows, N = net.cols;
   const long long DD = static_cast<long long>(D) * D, DN = static_cast<long long>(D) * N;
-  if (L == 0) return stack_loss(net, Z, yq, work);  // no weights, no gradient
+  if (L == 0) return stack_loss<X>(net, Z, yq, work);  // no weights, no gradient
   const auto at = [&](long long off) { return StridedT<S>{work.p + off * work.s, work.s}; };
   const auto grad = [&](int l) { return StridedT<S>{dW.p + net.offset[l] * dW.s, dW.s}; };
-  const long long m0 = (L + 1) * DN;
-  const StridedT<S> R = at(L * DN), G = at(m0), T = at(m0 + DD), M = at(m0 + 2 * DD), dM = at(m0 + 3 * DD),
-                H = at(m0 + 4 * DD), u = at(m0 + 5 * DD), v = at(m0 + 5 * DD + D), w = at(m0 + 5 * DD + 2 * D),
-                x = at(m0 + 5 * DD + 3 * D);
+  const StridedT<S> R = at(L * DN);
+  const StackWork<S> ws = stack_work(at((L + 1) * DN), D, 2 * DN, true);
+  const StridedT<S> big2{ws.big.p + DN * ws.big.s, ws.big.s};  // the second half of big
   const long long mm = static_cast<long long>(D - 1) * (D - 1);
   // Forward, keeping Z before each layer (tape block l); the last layer's input stays in Z.
   for (int l = 0; l + 1 < L; ++l) {
     const StridedT<S> tape = at(l * DN);
-    for (long long e = 0; e < DN; ++e) tape[e] = Z[e];
-    stack_apply_layer(net, l, Z, G, T, u, v);
+    X::each(DN, [&](long long e) { tape[e] = Z[e]; });
+    stack_apply_layer<X>(net, l, Z, ws);
   }
-  const S yhat = stack_query(net, Z, G, u);  // u = Q z_q (LSA); softmax_query's columns from G on (softmax)
+  const S yhat = stack_query<X>(net, Z, ws);  // u = Q z_q (LSA); softmax_query's columns from G on (softmax)
   const S* WL = net.weights + net.offset[L - 1];
   const S err = yhat + static_cast<S>(net.loss_sign) * yq;
   const S dy = static_cast<S>(2.0 * net.loss_factor) * err;
-  for (long long e = 0; e < DN; ++e) R[e] = S(0);
+  X::each(DN, [&](long long e) { R[e] = S(0); });
   const StridedT<S> gL = grad(L - 1);
   if (net.kind[L - 1] == kSoftmax)
-    softmax_query_backward(WL, WL + DD, net.act[L - 1], Z, D, N, dy, G, R, gL, StridedT<S>{gL.p + DD * gL.s, gL.s});
-  else
-    lsa_query_backward(WL, WL + DD, lsa_layer_scale(net, L - 1), net.masked[L - 1] ? N - 1 : N, Z, D, N, G, u, dy,
-                       R, gL, StridedT<S>{gL.p + DD * gL.s, gL.s}, v, w, x);
+    softmax_query_backward<X>(WL, WL + DD, net.act[L - 1], Z, D, N, dy, ws.G, R, gL,
+                              StridedT<S>{gL.p + DD * gL.s, gL.s});
+  else  // uz, wz: the first N entries of each half of big
+    lsa_query_backward<X>(WL, WL + DD, lsa_layer_scale(net, L - 1), net.masked[L - 1] ? N - 1 : N, Z, D, N, ws.G,
+                          ws.u, dy, R, gL, StridedT<S>{gL.p + DD * gL.s, gL.s}, ws.v, ws.w, ws.x, ws.y, ws.big, big2);
   for (int l = L - 2; l >= 0; --l) {  // Z before layer l is tape block l; R the adjoint of its output
     const S* W = net.weights + net.offset[l];
     const StridedT<S> gl = grad(l);
     if (net.kind[l] == kBilinear)
-      bilinear_backward(W, W + mm, at(l * DN), D, N, R, gl, StridedT<S>{gl.p + mm * gl.s, gl.s}, G, T, u, v, w, x);
+      bilinear_backward<X>(W, W + mm, at(l * DN), D, N, R, gl, StridedT<S>{gl.p + mm * gl.s, gl.s}, ws.big, big2);
     else if (net.kind[l] == kSoftmax)
-      softmax_backward(W, W + DD, net.act[l], net.masked[l], at(l * DN), D, N, R, gl,
-                       StridedT<S>{gl.p + DD * gl.s, gl.s}, G);
+      softmax_backward<X>(W, W + DD, net.act[l], net.masked[l], at(l * DN), D, N, R, gl,
+                          StridedT<S>{gl.p + DD * gl.s, gl.s}, ws.G);
     else
-      lsa_backward(W, W + DD, lsa_layer_scale(net, l), net.masked[l] ? N - 1 : N, at(l * DN), D, N, R, gl,
-                   StridedT<S>{gl.p + DD * gl.s, gl.s}, G, T, M, dM, H, v);
+      lsa_backward<X>(W, W + DD, lsa_layer_scale(net, l), net.masked[l] ? N - 1 : N, at(l * DN), D, N, R, gl,
+                      StridedT<S>{gl.p + DD * gl.s, gl.s}, ws.G, ws.T, ws.M, ws.dM, ws.H, ws.big);
   }
   return static_cast<S>(net.loss_factor) * err * err;
 }
