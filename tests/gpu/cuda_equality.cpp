@@ -42,6 +42,20 @@ namespace {
 
 using namespace icl;
 
+// How many of `got` differ from `ref`, and the largest relative difference (added into *d: several arrays may count
+// into one tally).
+struct Differences {
+  std::size_t count = 0;
+  double worst = 0;
+};
+void count_differences(const std::vector<double>& ref, const std::vector<double>& got, Differences& d) {
+  for (std::size_t i = 0; i < ref.size(); ++i)
+    if (got[i] != ref[i]) {
+      ++d.count;
+      d.worst = std::max(d.worst, std::fabs(got[i] - ref[i]) / std::max(std::fabs(ref[i]), 1e-300));
+    }
+}
+
 // Masked dense LSA layers, N(0, 0.36 / rows) weights.
 Network stack(int rows, int layers, std::uint64_t seed) {
   return test::random_lsa_stack(rows, layers, true, 0.0, seed, 0.6 / std::sqrt(static_cast<double>(rows)));
@@ -104,13 +118,10 @@ int main(int argc, char** argv) {
             execute::set_default_precision(precision);  // what the executor plans in (--precision)
             gpu->losses(net, c.source, learn::LossSpec::sja(), seed, 1234, count, got);
             execute::set_default_precision(portable::Precision::f64);
-            std::size_t differ = 0;
-            double worst = 0;
-            for (std::size_t i = 0; i < ref.size(); ++i)
-              if (got[i] != ref[i]) {
-                ++differ;
-                worst = std::max(worst, std::fabs(got[i] - ref[i]) / std::max(std::fabs(ref[i]), 1e-300));
-              }
+            Differences diff;
+            count_differences(ref, got, diff);
+            const std::size_t differ = diff.count;
+            const double worst = diff.worst;
             // float's rounding is 2^-24: a prompt whose draw called exp or log differently can differ by about that.
             const bool pass = worst <= (f32 ? 1e-5 : 1e-12) && differ * 100 <= ref.size();
             ok = ok && pass;
@@ -147,18 +158,11 @@ int main(int argc, char** argv) {
             std::vector<double> got_dW(ref_dW.size(), 0.0);
             cuda::minibatch_chunks(*plan, execute::portable_stream_key(5, 99), count, execute::Executor::kBatchChunk,
                                    got_loss.data(), got_dW.data());
-            std::size_t differ = 0;
-            double worst = 0;
-            for (std::size_t i = 0; i < ref_dW.size(); ++i)
-              if (got_dW[i] != ref_dW[i]) {
-                ++differ;
-                worst = std::max(worst, std::fabs(got_dW[i] - ref_dW[i]) / std::max(std::fabs(ref_dW[i]), 1e-300));
-              }
-            for (std::size_t i = 0; i < ref_loss.size(); ++i)
-              if (got_loss[i] != ref_loss[i]) {
-                ++differ;
-                worst = std::max(worst, std::fabs(got_loss[i] - ref_loss[i]) / std::fabs(ref_loss[i]));
-              }
+            Differences diff;
+            count_differences(ref_dW, got_dW, diff);
+            count_differences(ref_loss, got_loss, diff);
+            const std::size_t differ = diff.count;
+            const double worst = diff.worst;
             // minibatch(): the executor in this precision, the pullback on the host.
             Eigen::VectorXd g_ref, g_gpu;
             const double l_ref = execute::portable_minibatch(*plan, params, 5, 99, count, &g_ref);
@@ -210,13 +214,10 @@ int main(int argc, char** argv) {
           gpu->losses(net, c.source, sq, 3, 1234, 20000, got);
           const double l_gpu = gpu->minibatch(params, theta, c.source, sq, 5, 99, 4000, &g_gpu);
           execute::set_default_precision(portable::Precision::f64);
-          std::size_t differ = 0;
-          double worst = 0;
-          for (std::size_t i = 0; i < ref.size(); ++i)
-            if (got[i] != ref[i]) {
-              ++differ;
-              worst = std::max(worst, std::fabs(got[i] - ref[i]) / std::max(std::fabs(ref[i]), 1e-300));
-            }
+          Differences diff;
+          count_differences(ref, got, diff);
+          const std::size_t differ = diff.count;
+          const double worst = diff.worst;
           const double rel = std::max(std::fabs(l_gpu - l_ref) / std::fabs(l_ref),
                                       (g_gpu - g_ref).lpNorm<Eigen::Infinity>() / g_ref.lpNorm<Eigen::Infinity>());
           const double tol = f32 ? 1e-5 : 1e-12;
