@@ -14,8 +14,9 @@
 // chunks c = r mod K of a loss run or a minibatch and every rank receives every chunk's result bit for bit, so
 // training is data parallel with every rank holding the same weights; a call made inside a task of the pool is not
 // split: chunks.hpp); `cuda` (built where CMake finds nvcc: lib/icl/cuda/; losses() and minibatch() of stacks of
-// dense LSA and bilinear layers on Gaussian-task prompts, the portable per-prompt code of execute/portable/ as
-// kernels, one GPU thread per prompt); `portable` (always built: the cuda backend's host code,
+// dense LSA, bilinear and softmax-attention layers on Gaussian-task or unstructured prompts, the portable per-prompt
+// code of execute/portable/ as kernels, one GPU thread per prompt, or one block per prompt with
+// ICL_CUDA_SCHEDULE=block); `portable` (always built: the cuda backend's host code,
 // execute/planned_executor.hpp, with the kernels' per-prompt arithmetic on the CPU's thread pool, a chunk per task;
 // the same networks as cuda, and the same numbers as the portable path of execute/portable_path.hpp at any thread
 // count). Neither cuda nor portable splits work across MPI ranks; both refuse what the portable code does not run
