@@ -24,7 +24,7 @@
 #include "icl/model/gaussian_model.hpp"
 #include "icl/model/rng.hpp"
 #include "icl/model/tasks.hpp"
-#include "tests/support/portable_gradient_check.hpp"
+#include "tests/support/portable_checks.hpp"
 #include "tests/support/random_stack.hpp"
 
 #include <doctest/doctest.h>
@@ -215,7 +215,6 @@ TEST_CASE("portable: the gradient of one prompt's loss is its central finite dif
 }
 
 TEST_CASE("portable: the minibatch's loss and gradient are the CPU executor's to 1e-11 (full LSA, acds form (8), sja bilinear)") {
-  const auto cpu = make_executor(Backend::cpu, 2);
   double worst_loss = 0, worst_grad = 0;
   int compared = 0;
   for (const auto& tc : task_cases()) {
@@ -237,24 +236,16 @@ TEST_CASE("portable: the minibatch's loss and gradient are the CPU executor's to
       for (Eigen::Index k = 0; k < theta.size(); ++k) theta[k] = 0.4 / std::sqrt(D) * rng.normal();
       const Network net = params.network(theta);
       const auto plan = plan_portable(net, source, loss, "test");
-      const std::uint64_t count = 150;  // three chunks, the last one short
-      Eigen::VectorXd ref, mine;
-      const double lref = cpu->minibatch(params, theta, source, loss, 12, 13, count, &ref);
-      const double lmine = portable_minibatch(*plan, params, 12, 13, count, &mine);
-      REQUIRE(mine.size() == ref.size());
-      const double rel_loss = std::fabs(lmine - lref) / std::fabs(lref);
-      const double rel_grad = (mine - ref).lpNorm<Eigen::Infinity>() / ref.lpNorm<Eigen::Infinity>();
-      worst_loss = std::max(worst_loss, rel_loss);
-      worst_grad = std::max(worst_grad, rel_grad);
+      const test::MinibatchComparison c = test::compare_minibatch(*plan, params, theta, source, loss, 150);
+      worst_loss = std::max(worst_loss, c.rel_loss);
+      worst_grad = std::max(worst_grad, c.rel_grad);
       ++compared;
-      CHECK(rel_loss <= 1e-12);
-      CHECK(rel_grad <= 1e-11);
-      CHECK(ref.lpNorm<Eigen::Infinity>() > 0);
-      CHECK(portable_minibatch(*plan, params, 12, 13, count, nullptr) == lmine);  // the loss without the gradient
+      CHECK(c.rel_loss <= 1e-12);
+      CHECK(c.rel_grad <= 1e-11);
+      CHECK(c.ref_norm > 0);
+      CHECK(c.loss_alone_same);  // the loss without the gradient
       // Can fail: another purpose draws other prompts, with another gradient.
-      Eigen::VectorXd other;
-      portable_minibatch(*plan, params, 12, 14, count, &other);
-      CHECK((other - ref).lpNorm<Eigen::Infinity>() > 1e-6 * ref.lpNorm<Eigen::Infinity>());
+      CHECK(c.other_diff > 1e-6 * c.ref_norm);
     }
   }
   MESSAGE(compared << " minibatches: max relative difference portable vs CPU executor: loss " << worst_loss
