@@ -97,33 +97,48 @@ json run_report(const std::string& claim, const std::string& args, const fs::pat
 // compilers; another seed differs by far more (the test losses themselves).
 constexpr double kTol = 1e-12;
 
-TEST_CASE("cli portable: sja.fig2 --quick on --backend portable has the cpu backend's verdict, words and numbers (1e-12)") {
-  TempDir work;
+// `claim` at --quick, seed 1, 2 threads on --backend portable against --backend cpu: the report says where it ran
+// (the executor computed prompts), the same verdict and case verdicts, every word the same and every number within
+// `tol` (compare); and, so that the comparison can fail, the portable backend at seed 2 is outside the bound.
+struct BackendRuns {
+  json cpu, portable;
+  Comparison same_seed;
+};
+
+BackendRuns check_portable_matches_cpu(const std::string& claim, double tol, const fs::path& work) {
   const std::string args = "--quick --threads 2 --seed 1";
-  const json cpu = run_report("sja.fig2", args + " --backend cpu", work.path, "cpu");
-  const json portable = run_report("sja.fig2", args + " --backend portable", work.path, "portable");
+  const json cpu = run_report(claim, args + " --backend cpu", work, "cpu");
+  const json portable = run_report(claim, args + " --backend portable", work, "portable");
   CHECK(cpu.at("provenance").at("backend") == "cpu");
   CHECK(portable.at("provenance").at("backend") == "portable");
+  CHECK(portable.at("provenance").at("executor_prompts").get<std::uint64_t>() > 0);
   CHECK(portable.at("verdict") == cpu.at("verdict"));
   REQUIRE(portable.at("cases").size() == cpu.at("cases").size());
   for (std::size_t k = 0; k < cpu.at("cases").size(); ++k) {
     CAPTURE(k);
-    const json& a = cpu.at("cases")[k];
-    const json& b = portable.at("cases")[k];
-    CHECK(b.value("verdict", json()) == a.value("verdict", json()));
-    CHECK(b.value("decisions", json()) == a.value("decisions", json()));
+    CHECK(portable.at("cases")[k].value("verdict", json()) == cpu.at("cases")[k].value("verdict", json()));
   }
-  const Comparison same_seed = compare(cpu, portable, kTol);
-  MESSAGE("sja.fig2 --quick, seed 1, cpu vs portable: " << same_seed.numbers << " numbers, " << same_seed.differing
-                                                        << " differ, by at most " << same_seed.max_rel << " relative");
+  const Comparison same_seed = compare(cpu, portable, tol);
+  MESSAGE(claim << " --quick, seed 1, cpu vs portable: " << same_seed.numbers << " numbers, " << same_seed.differing
+                << " differ, by at most " << same_seed.max_rel << " relative");
   CHECK_MESSAGE(same_seed.first_failure.empty(), same_seed.first_failure);
-  CHECK(same_seed.numbers > 1000);
   // It can fail: the portable backend at another seed.
-  const json other = run_report("sja.fig2", "--quick --threads 2 --seed 2 --backend portable", work.path, "other");
-  const Comparison other_seed = compare(cpu, other, kTol);
+  const json other = run_report(claim, "--quick --threads 2 --seed 2 --backend portable", work, "other");
+  const Comparison other_seed = compare(cpu, other, tol);
   MESSAGE("against seed 2: first difference " << other_seed.first_failure << "; largest " << other_seed.max_rel);
   CHECK(!other_seed.first_failure.empty());
   CHECK(other_seed.max_rel > 1e-3);
+  return {cpu, portable, same_seed};
+}
+
+TEST_CASE("cli portable: sja.fig2 --quick on --backend portable has the cpu backend's verdict, words and numbers (1e-12)") {
+  TempDir work;
+  const BackendRuns r = check_portable_matches_cpu("sja.fig2", kTol, work.path);
+  CHECK(r.same_seed.numbers > 1000);
+  for (std::size_t k = 0; k < r.cpu.at("cases").size(); ++k) {  // its decisions, numbers included, exactly
+    CAPTURE(k);
+    CHECK(r.portable.at("cases")[k].value("decisions", json()) == r.cpu.at("cases")[k].value("decisions", json()));
+  }
 }
 
 TEST_CASE("cli portable: sja.fig2 --quick in float32 (--precision float32) has the float64 verdicts and decisions") {
@@ -158,24 +173,9 @@ TEST_CASE("cli portable: sja.fig2 --quick in float32 (--precision float32) has t
 // 1e-10 leaves three orders of magnitude.
 TEST_CASE("cli portable: xlssc.onelayer --quick (softmax attention trained on unstructured prompts) on --backend portable has the cpu backend's verdict, words and numbers (1e-10)") {
   TempDir work;
-  const std::string args = "--quick --threads 2 --seed 1";
-  const json cpu = run_report("xlssc.onelayer", args + " --backend cpu", work.path, "cpu");
-  const json portable = run_report("xlssc.onelayer", args + " --backend portable", work.path, "portable");
-  CHECK(portable.at("provenance").at("backend") == "portable");
-  CHECK(portable.at("provenance").at("executor_prompts").get<std::uint64_t>() > 0);
-  CHECK(portable.at("verdict") == cpu.at("verdict"));
-  const Comparison same_seed = compare(cpu, portable, 1e-10);
-  MESSAGE("xlssc.onelayer --quick, seed 1, cpu vs portable: " << same_seed.numbers << " numbers, " << same_seed.differing
-                                                              << " differ, by at most " << same_seed.max_rel
-                                                              << " relative");
-  CHECK_MESSAGE(same_seed.first_failure.empty(), same_seed.first_failure);
+  const Comparison same_seed = check_portable_matches_cpu("xlssc.onelayer", 1e-10, work.path).same_seed;
   CHECK(same_seed.numbers > 300);
   CHECK(same_seed.differing > 0);  // the portable code ran (Eigen and the plain loops round differently)
-  // It can fail: the portable backend at another seed.
-  const json other = run_report("xlssc.onelayer", "--quick --threads 2 --seed 2 --backend portable", work.path, "other");
-  const Comparison other_seed = compare(cpu, other, 1e-10);
-  CHECK(!other_seed.first_failure.empty());
-  CHECK(other_seed.max_rel > 1e-3);
   // Its linear cases hand the executor nothing: they run on the host, and the report says so.
   const json linear = run_report("xlssc.onelayer", "--quick --threads 2 --set act=0 --backend portable", work.path, "linear");
   CHECK(linear.at("provenance").at("backend") == "cpu");
