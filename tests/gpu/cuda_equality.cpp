@@ -56,6 +56,14 @@ void count_differences(const std::vector<double>& ref, const std::vector<double>
     }
 }
 
+// The mean wall time of one call of f over `repeats` calls, in seconds.
+template <class F>
+double seconds_per_call(int repeats, F&& f) {
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int r = 0; r < repeats; ++r) f();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / repeats;
+}
+
 // Masked dense LSA layers, N(0, 0.36 / rows) weights.
 Network stack(int rows, int layers, std::uint64_t seed) {
   return test::random_lsa_stack(rows, layers, true, 0.0, seed, 0.6 / std::sqrt(static_cast<double>(rows)));
@@ -271,7 +279,6 @@ int main(int argc, char** argv) {
     cuda::set_schedule(cuda::Schedule::thread);
   }
   if (timing) {
-    using clock = std::chrono::steady_clock;
     const auto cpu = execute::make_executor(execute::Backend::cpu, 1);
     std::printf("\nlosses() per prompt, cuda vs cpu on one thread:\n");
     for (const auto& [d, n] : {std::pair{4, 200}, std::pair{8, 1600}})
@@ -281,25 +288,22 @@ int main(int argc, char** argv) {
         const Network net = stack(source.rows, layers, 3);
         std::vector<double> out;
         const std::uint64_t cpu_count = d == 4 ? 20000 : 1000, gpu_count = d == 4 ? 1000000 : 100000;
-        auto t0 = clock::now();
-        cpu->losses(net, source, learn::LossSpec::sja(), 1, 2, cpu_count, out);
-        const double cpu_s = std::chrono::duration<double>(clock::now() - t0).count() / static_cast<double>(cpu_count);
-        gpu->losses(net, source, learn::LossSpec::sja(), 1, 2, 1000, out);  // warm-up (context, first launch)
-        t0 = clock::now();
-        gpu->losses(net, source, learn::LossSpec::sja(), 1, 2, gpu_count, out);
-        const double gpu_s = std::chrono::duration<double>(clock::now() - t0).count() / static_cast<double>(gpu_count);
+        const auto run = [&](execute::Executor& ex, std::uint64_t count) {
+          return seconds_per_call(1, [&] { ex.losses(net, source, learn::LossSpec::sja(), 1, 2, count, out); }) /
+                 static_cast<double>(count);
+        };
+        const double cpu_s = run(*cpu, cpu_count);
+        run(*gpu, 1000);  // warm-up (context, first launch)
+        const double gpu_s = run(*gpu, gpu_count);
         execute::set_default_precision(portable::Precision::f32);
-        t0 = clock::now();
-        gpu->losses(net, source, learn::LossSpec::sja(), 1, 2, gpu_count, out);
+        const double gpu32_s = run(*gpu, gpu_count);
         execute::set_default_precision(portable::Precision::f64);
-        const double gpu32_s = std::chrono::duration<double>(clock::now() - t0).count() / static_cast<double>(gpu_count);
         std::printf("  d=%d n=%d layers=%d: cpu 1 thread %.3g us, cuda %.3g us (ratio %.0fx), cuda float32 %.3g us "
                     "(ratio %.0fx)\n", d, n, layers, cpu_s * 1e6, gpu_s * 1e6, cpu_s / gpu_s, gpu32_s * 1e6,
                     cpu_s / gpu32_s);
       }
   }
   if (timing) {
-    using clock = std::chrono::steady_clock;
     const auto cpu = execute::make_executor(execute::Backend::cpu, 1);
     std::printf("\nminibatch() (loss and gradient) of acds form (8), 3 layers, d = 5, n = 20, batch 4000, cuda vs cpu "
                 "on one thread:\n");
@@ -308,16 +312,18 @@ int main(int argc, char** argv) {
     const learn::Parameterisation params = learn::acds_form8(5, 3);
     const Eigen::VectorXd theta = Eigen::VectorXd::Constant(params.size(), 0.05);
     Eigen::VectorXd g;
-    auto t0 = clock::now();
-    for (int r = 0; r < 3; ++r) cpu->minibatch(params, theta, source, learn::LossSpec::acds(), 1, 2, 4000, &g);
-    const double cpu_s = std::chrono::duration<double>(clock::now() - t0).count() / 3;
+    // One minibatch() of `p` at `th` on `ex`, batch 4000.
+    const auto step = [&g](execute::Executor& ex, const learn::Parameterisation& p, const Eigen::VectorXd& th,
+                           const learn::PromptSource& src, learn::LossSpec loss) {
+      return [&, loss] { ex.minibatch(p, th, src, loss, 1, 2, 4000, &g); };
+    };
+    const double cpu_s = seconds_per_call(3, step(*cpu, params, theta, source, learn::LossSpec::acds()));
     std::printf("  cpu 1 thread %.3g ms\n", cpu_s * 1e3);
     for (const cuda::Schedule schedule : {cuda::Schedule::thread, cuda::Schedule::block}) {
       cuda::set_schedule(schedule);
-      gpu->minibatch(params, theta, source, learn::LossSpec::acds(), 1, 2, 4000, &g);  // warm-up
-      t0 = clock::now();
-      for (int r = 0; r < 20; ++r) gpu->minibatch(params, theta, source, learn::LossSpec::acds(), 1, 2, 4000, &g);
-      const double gpu_s = std::chrono::duration<double>(clock::now() - t0).count() / 20;
+      const auto gpu_step = step(*gpu, params, theta, source, learn::LossSpec::acds());
+      gpu_step();  // warm-up
+      const double gpu_s = seconds_per_call(20, gpu_step);
       std::printf("  cuda, schedule %-6s %.3g ms, ratio %.0fx\n", cuda::schedule_name(schedule), gpu_s * 1e3,
                   cpu_s / gpu_s);
     }
@@ -326,23 +332,18 @@ int main(int argc, char** argv) {
         GaussianIclModel::from_task(PolynomialTask::quadratic(4), Eigen::MatrixXd::Identity(4, 4)), sja_shape(4, 12, 200));
     const learn::Parameterisation sja = learn::sja_bilinear(4, 12, 6, learn::BilinearForm::dense);
     const Eigen::VectorXd th = Eigen::VectorXd::Constant(sja.size(), 0.01);
-    t0 = clock::now();
-    cpu->minibatch(sja, th, sja_source, learn::LossSpec::sja(), 1, 2, 4000, &g);
-    const double cpu_b = std::chrono::duration<double>(clock::now() - t0).count();
+    const double cpu_b = seconds_per_call(1, step(*cpu, sja, th, sja_source, learn::LossSpec::sja()));
     std::printf("minibatch() of sja.fig1's 12-layer bilinear model (d = 4, dbar = 12, n = 200), batch 4000:\n"
                 "  cpu 1 thread %.3g s\n", cpu_b);
     for (const cuda::Schedule schedule : {cuda::Schedule::thread, cuda::Schedule::block}) {
       cuda::set_schedule(schedule);
-      gpu->minibatch(sja, th, sja_source, learn::LossSpec::sja(), 1, 2, 4000, &g);  // warm-up
-      t0 = clock::now();
-      for (int r = 0; r < 5; ++r) gpu->minibatch(sja, th, sja_source, learn::LossSpec::sja(), 1, 2, 4000, &g);
-      const double gpu_b = std::chrono::duration<double>(clock::now() - t0).count() / 5;
+      const auto gpu_step = step(*gpu, sja, th, sja_source, learn::LossSpec::sja());
+      gpu_step();  // warm-up
+      const double gpu_b = seconds_per_call(5, gpu_step);
       // The same step in float32 (--precision float32).
       execute::set_default_precision(portable::Precision::f32);
-      t0 = clock::now();
-      for (int r = 0; r < 5; ++r) gpu->minibatch(sja, th, sja_source, learn::LossSpec::sja(), 1, 2, 4000, &g);
+      const double gpu32_b = seconds_per_call(5, gpu_step);
       execute::set_default_precision(portable::Precision::f64);
-      const double gpu32_b = std::chrono::duration<double>(clock::now() - t0).count() / 5;
       std::printf("  cuda, schedule %-6s %.3g ms (ratio %.0fx), cuda float32 %.3g ms (ratio %.0fx)\n",
                   cuda::schedule_name(schedule), gpu_b * 1e3, cpu_b / gpu_b, gpu32_b * 1e3, cpu_b / gpu32_b);
     }
