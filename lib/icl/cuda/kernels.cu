@@ -4,14 +4,19 @@
 // (execute/portable/plan.hpp): the arithmetic g++ compiles for the CPU's portable path, built with -fmad=false
 // (CMakeLists.txt) so that nvcc forms no fused multiply-add the host code does not. Both schedules compute every
 // entry as the same sum in the same order, so they give the same bits. Includes only the portable headers and the
-// CUDA runtime (no Eigen: nvcc's compile time is part of every CI build).
+// CUDA runtime (no Eigen: nvcc's compile time is part of every CI build). Device memory: a call takes a workspace
+// from a pool kept for the process (grown when a call needs more), and copies the plan into it in one cudaMemcpy
+// (portable/plan_image.hpp); no allocation and one upload per call once the workspace is large enough.
 #include "icl/cuda/kernels.hpp"
+#include "icl/execute/portable/plan_image.hpp"
 
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <memory>
+#include <mutex>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -25,17 +30,79 @@ void check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw std::runtime_error(std::string("CUDA: ") + what + ": " + cudaGetErrorString(e));
 }
 
-// Device memory freed on scope exit (also when a later call throws).
-template <class T>
-struct DeviceArray {
-  T* p = nullptr;
-  explicit DeviceArray(std::size_t n) { check(cudaMalloc(&p, std::max<std::size_t>(n, 1) * sizeof(T)), "cudaMalloc"); }
-  DeviceArray(const std::vector<T>& v) : DeviceArray(v.size()) {
-    if (!v.empty()) check(cudaMemcpy(p, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy");
+// Device memory kept from call to call: grown (freed and allocated anew, the old contents not kept) when a call
+// needs more, never shrunk. cudaMalloc and cudaFree take from tens of microseconds to milliseconds, and cudaFree
+// waits for the device: a training step on the GPU is one call, so per-call allocations would be paid every step.
+class DeviceBuffer {
+public:
+  DeviceBuffer() = default;
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  ~DeviceBuffer() { cudaFree(p_); }
+  // At least n elements of T (at least one byte), 256-byte aligned (cudaMalloc's alignment).
+  template <class T>
+  T* get(std::size_t n) {
+    const std::size_t bytes = std::max<std::size_t>(n * sizeof(T), 1);
+    if (bytes > capacity_) {
+      cudaFree(p_);
+      p_ = nullptr;
+      capacity_ = 0;
+      check(cudaMalloc(&p_, bytes), "cudaMalloc");
+      capacity_ = bytes;
+    }
+    return static_cast<T*>(p_);
   }
-  ~DeviceArray() { cudaFree(p); }
-  DeviceArray(const DeviceArray&) = delete;
-  DeviceArray& operator=(const DeviceArray&) = delete;
+
+private:
+  void* p_ = nullptr;
+  std::size_t capacity_ = 0;
+};
+
+// What one call uses on the device: the plan's image (portable/plan_image.hpp), the prompts' scratch, their
+// gradients and losses, the chunk sums.
+struct Workspace {
+  DeviceBuffer plan, scratch, scratch32, g, losses, chunk_loss, chunk_dW;
+};
+
+// The workspaces of the calls in progress and of the calls done, which the next calls take again: as many as calls
+// have run at once (a training run's host threads may each call), each as large as the largest call it served
+// (at most a few GiB: launch_prompts). Never freed: the pool lives until the process ends, whose exit releases the
+// device memory (freeing it in a static destructor could run after the CUDA runtime has been torn down).
+class WorkspacePool {
+public:
+  static WorkspacePool& instance() {
+    static WorkspacePool* pool = new WorkspacePool;
+    return *pool;
+  }
+  // A workspace for one call, back to the pool when the lease ends (also when the call throws).
+  class Lease {
+  public:
+    explicit Lease(WorkspacePool& pool) : pool_(pool), w_(pool.take()) {}
+    ~Lease() { pool_.give(std::move(w_)); }
+    Lease(const Lease&) = delete;
+    Lease& operator=(const Lease&) = delete;
+    Workspace& operator*() const { return *w_; }
+    Workspace* operator->() const { return w_.get(); }
+
+  private:
+    WorkspacePool& pool_;
+    std::unique_ptr<Workspace> w_;
+  };
+
+private:
+  std::unique_ptr<Workspace> take() {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (free_.empty()) return std::make_unique<Workspace>();
+    auto w = std::move(free_.back());
+    free_.pop_back();
+    return w;
+  }
+  void give(std::unique_ptr<Workspace> w) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    free_.push_back(std::move(w));
+  }
+  std::mutex mutex_;
+  std::vector<std::unique_ptr<Workspace>> free_;
 };
 
 // Thread t of the launch computes prompt first + t in the scalar type S (double, or float: plan.hpp); its scratch
@@ -159,43 +226,14 @@ std::string device_name() {
 
 namespace {
 
-// A plan's arrays on the device, and its descriptors pointing to them.
-struct DevicePlan {
-  DeviceArray<double> chol, fixed_w, coef, theta0, weights, scale, zig;
-  DeviceArray<float> weights32;
-  DeviceArray<long long> offset;
-  DeviceArray<int> term_begin, kind, masked, act;
-  DeviceArray<unsigned char> exps;
-  portable::PromptDesc pd;
-  portable::StackDesc nd;
-  portable::StackDescT<float> nd32;
-  explicit DevicePlan(const portable::Plan& plan)
-      : chol(plan.chol), fixed_w(plan.fixed_w), coef(plan.coef), theta0(plan.theta0), weights(plan.weights),
-        scale(plan.scale), zig(plan.zig), weights32(plan.weights32), offset(plan.offset), term_begin(plan.term_begin),
-        kind(plan.kind), masked(plan.masked), act(plan.act), exps(plan.exps), pd(plan.prompt), nd(plan.net),
-        nd32(plan.net32) {
-    pd.gaussian.chol = plan.prompt.gaussian.chol ? chol.p : nullptr;
-    pd.gaussian.fixed_w = plan.prompt.gaussian.fixed_w ? fixed_w.p : nullptr;
-    pd.gaussian.coef = coef.p;
-    pd.gaussian.term_begin = term_begin.p;
-    pd.gaussian.exps = exps.p;
-    pd.unstructured.theta0 = plan.prompt.unstructured.theta0 ? theta0.p : nullptr;
-    nd.weights = weights.p;
-    nd.offset = offset.p;
-    nd.kind = kind.p;
-    nd.masked = masked.p;
-    nd.act = act.p;
-    nd.scale = scale.p;
-    nd32 = portable::with_weights(nd, weights32.p);
-  }
-  template <typename S>
-  const portable::StackDescT<S>& net() const {
-    if constexpr (std::is_same_v<S, double>)
-      return nd;
-    else
-      return nd32;
-  }
-};
+// The plan on the device: its image (portable/plan_image.hpp) copied in one cudaMemcpy into the workspace, and its
+// descriptors pointing there.
+portable::PlanView upload(const portable::Plan& plan, Workspace& w) {
+  const portable::PlanImage image(plan);
+  unsigned char* base = w.plan.get<unsigned char>(image.size());
+  check(cudaMemcpy(base, image.bytes(), image.size(), cudaMemcpyHostToDevice), "cudaMemcpy (plan)");
+  return image.view(base);
+}
 
 // Launches of at most 2 GiB of scratch (and gradients), a multiple of `unit` prompts, none longer than the run.
 std::uint64_t launch_prompts(std::uint64_t bytes_per_prompt, std::uint64_t unit, std::uint64_t count) {
@@ -206,34 +244,36 @@ std::uint64_t launch_prompts(std::uint64_t bytes_per_prompt, std::uint64_t unit,
 template <typename S>
 void prompt_losses_in(const portable::Plan& plan, portable::StreamKey key, std::uint64_t first, std::uint64_t count,
                       double* out) {
-  const DevicePlan dp(plan);
+  const WorkspacePool::Lease w(WorkspacePool::instance());
+  const portable::PlanView dp = upload(plan, *w);
   constexpr int kBlock = 128;
   const auto per = static_cast<std::uint64_t>(plan.scratch_per_prompt()),
              per32 = static_cast<std::uint64_t>(plan.scratch32_per_prompt());
   const std::uint64_t batch = launch_prompts(per * sizeof(double) + per32 * sizeof(S), kBlock, count);
-  DeviceArray<double> scratch(static_cast<std::size_t>(batch * per));
-  DeviceArray<S> scratch32(static_cast<std::size_t>(batch * per32));
-  DeviceArray<double> losses(static_cast<std::size_t>(batch));
+  double* const scratch = w->scratch.get<double>(static_cast<std::size_t>(batch * per));
+  S* const scratch32 = per32 ? w->scratch32.get<S>(static_cast<std::size_t>(batch * per32)) : nullptr;
+  double* const losses = w->losses.get<double>(static_cast<std::size_t>(batch));
   const bool by_block = schedule() == Schedule::block;
   for (std::uint64_t b = 0; b < count; b += batch) {
     const std::uint64_t m = std::min(batch, count - b);
     const auto blocks = static_cast<unsigned>((m + kBlock - 1) / kBlock);
     if (by_block)
       prompt_loss_block_kernel<S><<<static_cast<unsigned>(m), kBlockThreads>>>(
-          dp.pd, dp.net<S>(), dp.zig.p, key, first + b, scratch.p, per32 ? scratch32.p : nullptr,
-          static_cast<long long>(per), static_cast<long long>(per32), losses.p);
+          dp.prompt, dp.network<S>(), dp.zig, key, first + b, scratch, scratch32, static_cast<long long>(per),
+          static_cast<long long>(per32), losses);
     else
-      prompt_loss_kernel<S><<<blocks, kBlock>>>(dp.pd, dp.net<S>(), dp.zig.p, key, first + b, m, scratch.p,
-                                                per32 ? scratch32.p : nullptr, static_cast<long long>(batch), losses.p);
+      prompt_loss_kernel<S><<<blocks, kBlock>>>(dp.prompt, dp.network<S>(), dp.zig, key, first + b, m, scratch,
+                                                scratch32, static_cast<long long>(batch), losses);
     check(cudaGetLastError(), "kernel launch");
-    check(cudaMemcpy(out + b, losses.p, m * sizeof(double), cudaMemcpyDeviceToHost), "cudaMemcpy (losses)");
+    check(cudaMemcpy(out + b, losses, m * sizeof(double), cudaMemcpyDeviceToHost), "cudaMemcpy (losses)");
   }
 }
 
 template <typename S>
 void minibatch_chunks_in(const portable::Plan& plan, portable::StreamKey key, std::uint64_t count,
                          std::uint64_t chunk, double* loss, double* dW) {
-  const DevicePlan dp(plan);
+  const WorkspacePool::Lease w(WorkspacePool::instance());
+  const portable::PlanView dp = upload(plan, *w);
   constexpr int kBlock = 128;
   const long long grad = dW ? plan.grad_size() : 0;
   const auto per = static_cast<std::uint64_t>(dW ? plan.grad_scratch_per_prompt() : plan.scratch_per_prompt()),
@@ -242,40 +282,40 @@ void minibatch_chunks_in(const portable::Plan& plan, portable::StreamKey key, st
   // A multiple of the block size and of the chunk of prompts.
   const std::uint64_t batch =
       launch_prompts(per * sizeof(double) + (per32 + G) * sizeof(S), std::lcm<std::uint64_t>(kBlock, chunk), count);
-  DeviceArray<double> scratch(static_cast<std::size_t>(batch * per));
-  DeviceArray<S> scratch32(static_cast<std::size_t>(batch * per32)), g(static_cast<std::size_t>(batch * G));
-  DeviceArray<double> losses(static_cast<std::size_t>(batch));
+  double* const scratch = w->scratch.get<double>(static_cast<std::size_t>(batch * per));
+  S* const s32 = per32 ? w->scratch32.get<S>(static_cast<std::size_t>(batch * per32)) : nullptr;
+  S* const g = w->g.get<S>(static_cast<std::size_t>(batch * G));
+  double* const losses = w->losses.get<double>(static_cast<std::size_t>(batch));
   const std::uint64_t max_chunks = batch / chunk;
-  DeviceArray<double> chunk_loss(static_cast<std::size_t>(max_chunks)),
-      chunk_dW(static_cast<std::size_t>(max_chunks * G));
+  double* const chunk_loss = w->chunk_loss.get<double>(static_cast<std::size_t>(max_chunks));
+  double* const chunk_dW = w->chunk_dW.get<double>(static_cast<std::size_t>(max_chunks * G));
   const bool by_block = schedule() == Schedule::block;
   for (std::uint64_t b = 0; b < count; b += batch) {
     const std::uint64_t m = std::min(batch, count - b), chunks = (m + chunk - 1) / chunk;
     const auto blocks = static_cast<unsigned>((m + kBlock - 1) / kBlock);
-    S* const s32 = per32 ? scratch32.p : nullptr;
     const auto P = static_cast<long long>(per), P32 = static_cast<long long>(per32);
     if (by_block && dW)
       prompt_grad_block_kernel<S><<<static_cast<unsigned>(m), kBlockThreads>>>(
-          dp.pd, dp.net<S>(), dp.zig.p, key, b, scratch.p, s32, P, P32, static_cast<long long>(batch), grad, g.p,
-          losses.p);
+          dp.prompt, dp.network<S>(), dp.zig, key, b, scratch, s32, P, P32, static_cast<long long>(batch), grad, g,
+          losses);
     else if (by_block)
-      prompt_loss_block_kernel<S><<<static_cast<unsigned>(m), kBlockThreads>>>(dp.pd, dp.net<S>(), dp.zig.p, key, b,
-                                                                               scratch.p, s32, P, P32, losses.p);
+      prompt_loss_block_kernel<S><<<static_cast<unsigned>(m), kBlockThreads>>>(dp.prompt, dp.network<S>(), dp.zig,
+                                                                               key, b, scratch, s32, P, P32, losses);
     else if (dW)
-      prompt_grad_kernel<S><<<blocks, kBlock>>>(dp.pd, dp.net<S>(), dp.zig.p, key, b, m, scratch.p, s32,
-                                                static_cast<long long>(batch), grad, g.p, losses.p);
+      prompt_grad_kernel<S><<<blocks, kBlock>>>(dp.prompt, dp.network<S>(), dp.zig, key, b, m, scratch, s32,
+                                                static_cast<long long>(batch), grad, g, losses);
     else
-      prompt_loss_kernel<S><<<blocks, kBlock>>>(dp.pd, dp.net<S>(), dp.zig.p, key, b, m, scratch.p, s32,
-                                                static_cast<long long>(batch), losses.p);
+      prompt_loss_kernel<S><<<blocks, kBlock>>>(dp.prompt, dp.network<S>(), dp.zig, key, b, m, scratch, s32,
+                                                static_cast<long long>(batch), losses);
     check(cudaGetLastError(), "kernel launch");
     const std::uint64_t threads = chunks * (G + 1);
     chunk_sum_kernel<S><<<static_cast<unsigned>((threads + kBlock - 1) / kBlock), kBlock>>>(
-        m, chunk, static_cast<long long>(batch), grad, g.p, losses.p, chunk_loss.p, chunk_dW.p);
+        m, chunk, static_cast<long long>(batch), grad, g, losses, chunk_loss, chunk_dW);
     check(cudaGetLastError(), "kernel launch (chunk sums)");
     const std::uint64_t c0 = b / chunk;
-    check(cudaMemcpy(loss + c0, chunk_loss.p, chunks * sizeof(double), cudaMemcpyDeviceToHost), "cudaMemcpy (loss)");
+    check(cudaMemcpy(loss + c0, chunk_loss, chunks * sizeof(double), cudaMemcpyDeviceToHost), "cudaMemcpy (loss)");
     if (dW)
-      check(cudaMemcpy(dW + c0 * G, chunk_dW.p, chunks * G * sizeof(double), cudaMemcpyDeviceToHost),
+      check(cudaMemcpy(dW + c0 * G, chunk_dW, chunks * G * sizeof(double), cudaMemcpyDeviceToHost),
             "cudaMemcpy (gradients)");
   }
 }

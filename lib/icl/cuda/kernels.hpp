@@ -29,8 +29,8 @@ void set_schedule(Schedule s);
 const char* schedule_name(Schedule s);
 
 // out[i] = portable::prompt_loss of prompt first + i of the stream `key`, i < count, computed on device 0 (one
-// thread or one block per prompt: schedule(); in launches of at most a few GiB of scratch), copied back in prompt
-// order. Throws std::runtime_error with the CUDA error's text when a call fails.
+// thread or one block per prompt: schedule(); in launches of at most a few GiB of scratch, in device memory kept for
+// the next calls), copied back in prompt order. Throws std::runtime_error with the CUDA error's text when a call fails.
 void prompt_losses(const portable::Plan& plan, portable::StreamKey key, std::uint64_t first, std::uint64_t count,
                    double* out);
 
