@@ -8,8 +8,9 @@
 // losses and minibatch().
 //
 // Each in float64 and in float32 (portable::Precision: the kernel in float against the portable path in float), and
-// each under both of the kernels' schedules (cuda::Schedule, ICL_CUDA_SCHEDULE: one thread per prompt, one block per
-// prompt); then the two schedules against each other on the GPU, where no exp or log can differ: bit for bit.
+// each under the kernels' three schedules (cuda::Schedule, ICL_CUDA_SCHEDULE: one thread per prompt; one block per
+// prompt, its scratch in shared memory where it fits or always in global memory); then the schedules against each
+// other on the GPU, where no exp or log can differ: bit for bit.
 //
 // Expected: equal bit for bit. The one source of a difference the design admits: a prompt whose ziggurat draws take
 // the wedge or tail path calls exp or log, glibc's on the CPU and CUDA's on the GPU, which can differ in the last
@@ -19,7 +20,7 @@
 // `icl-cuda-equality --time` also times losses() of sja.thm2-sized LSA stacks (d = 4, n = 200 and d = 8, n = 1600,
 // 1 and 3 layers) and minibatch() of acds form (8) (d = 5, n = 20, batch 4000) and of sja.fig1's 12-layer bilinear
 // model on the cuda backend against the cpu backend on one thread, the LSA losses and the bilinear step in float32
-// too, the two minibatch() timings under both schedules (bench/gpu/check.sh runs it).
+// too, every timing under the three schedules (bench/gpu/check.sh runs it).
 #include "icl/cuda/cuda_executor.hpp"
 #include "icl/cuda/kernels.hpp"
 #include "icl/execute/executor.hpp"
@@ -64,6 +65,16 @@ double seconds_per_call(int repeats, F&& f) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / repeats;
 }
 
+// A prompt's scratch in bytes (the loss, or the loss with its gradient): block keeps it in shared memory up to 48 KB.
+long long scratch_bytes(const portable::Plan& plan, bool grad) {
+  const long long per = grad ? plan.grad_scratch_per_prompt() : plan.scratch_per_prompt(),
+                  per32 = grad ? plan.grad_scratch32_per_prompt() : plan.scratch32_per_prompt();
+  return per * 8 + per32 * (plan.precision == portable::Precision::f32 ? 4 : 8);
+}
+
+// Every schedule of the kernels (kernels.hpp).
+constexpr cuda::Schedule kSchedules[] = {cuda::Schedule::thread, cuda::Schedule::block, cuda::Schedule::block_global};
+
 // Masked dense LSA layers, N(0, 0.36 / rows) weights.
 Network stack(int rows, int layers, std::uint64_t seed) {
   return test::random_lsa_stack(rows, layers, true, 0.0, seed, 0.6 / std::sqrt(static_cast<double>(rows)));
@@ -73,12 +84,14 @@ Network stack(int rows, int layers, std::uint64_t seed) {
 
 int main(int argc, char** argv) {
   const bool timing = argc > 1 && std::string(argv[1]) == "--time";
-  // ICL_CUDA_SCHEDULE's values (no GPU needed): unset or empty, thread, block; anything else refused in one line.
+  // ICL_CUDA_SCHEDULE's values (no GPU needed): unset or empty, thread, block, block-global; anything else refused in
+  // one line.
   {
     using cuda::Schedule;
     bool parsed = cuda::parse_schedule(nullptr) == Schedule::thread && cuda::parse_schedule("") == Schedule::thread &&
                   cuda::parse_schedule("thread") == Schedule::thread &&
-                  cuda::parse_schedule("block") == Schedule::block;
+                  cuda::parse_schedule("block") == Schedule::block &&
+                  cuda::parse_schedule("block-global") == Schedule::block_global;
     try {
       cuda::parse_schedule("blocks");
       parsed = false;
@@ -109,10 +122,13 @@ int main(int argc, char** argv) {
                                                      acds_shape(5, 20))}};
   const auto gpu = execute::make_executor(execute::Backend::cuda, 1);
   bool ok = true;
-  for (const cuda::Schedule schedule : {cuda::Schedule::thread, cuda::Schedule::block}) {
+  for (const cuda::Schedule schedule : kSchedules) {
     cuda::set_schedule(schedule);
-    std::printf("\nschedule %s (one %s per prompt):\n", cuda::schedule_name(schedule),
-                schedule == cuda::Schedule::block ? "block" : "thread");
+    std::printf("\nschedule %s (%s):\n", cuda::schedule_name(schedule),
+                schedule == cuda::Schedule::thread ? "one thread per prompt"
+                : schedule == cuda::Schedule::block
+                    ? "one block per prompt, its scratch in shared memory where it fits in 48 KB"
+                    : "one block per prompt, its scratch in global memory");
     for (const auto& c : cases)
       for (int layers : {1, 2, 3})
         for (std::uint64_t seed : {1ull, 77ull}) {
@@ -248,8 +264,9 @@ int main(int argc, char** argv) {
       }
     }
   }
-  // The two schedules against each other: the same kernels' arithmetic on the same device, so every loss and chunk
-  // sum bit for bit (the exp and log of the draw are CUDA's in both).
+  // The schedules against each other: the same kernels' arithmetic on the same device, so every loss and chunk sum
+  // bit for bit (the exp and log of the draw are CUDA's in all). The 3-layer stack's losses fit in shared memory
+  // under block, the bilinear stack's gradient scratch does not (it runs in global memory there too).
   {
     const Network net = stack(cases[0].source.rows, 3, 8);
     const learn::Parameterisation params = learn::sja_bilinear(4, 4, 2, learn::BilinearForm::dense);
@@ -259,9 +276,10 @@ int main(int argc, char** argv) {
       const auto bplan =
           execute::plan_portable(params.network(theta), cases[0].source, learn::LossSpec::sja(), "test", precision);
       const std::uint64_t count = 5000, chunk = execute::Executor::kBatchChunk, chunks = (count + chunk - 1) / chunk;
-      std::vector<double> losses[2], chunk_loss[2], chunk_dW[2];
-      for (int s = 0; s < 2; ++s) {
-        cuda::set_schedule(s == 0 ? cuda::Schedule::thread : cuda::Schedule::block);
+      constexpr int kS = static_cast<int>(std::size(kSchedules));
+      std::vector<double> losses[kS], chunk_loss[kS], chunk_dW[kS];
+      for (int s = 0; s < kS; ++s) {
+        cuda::set_schedule(kSchedules[s]);
         losses[s].assign(count, 0.0);
         cuda::prompt_losses(*plan, execute::portable_stream_key(2, 5), 0, count, losses[s].data());
         chunk_loss[s].assign(chunks, 0.0);
@@ -269,12 +287,16 @@ int main(int argc, char** argv) {
         cuda::minibatch_chunks(*bplan, execute::portable_stream_key(2, 5), count, chunk, chunk_loss[s].data(),
                                chunk_dW[s].data());
       }
-      const bool pass = losses[0] == losses[1] && chunk_loss[0] == chunk_loss[1] && chunk_dW[0] == chunk_dW[1];
-      ok = ok && pass;
-      std::printf("thread vs block schedule, %s: %llu losses, %zu chunk sums of an sja bilinear stack: %s\n",
-                  precision == portable::Precision::f32 ? "float32" : "float64",
-                  static_cast<unsigned long long>(count), chunk_loss[0].size() + chunk_dW[0].size(),
-                  pass ? "equal bit for bit, ok" : "differ, FAIL");
+      for (int s = 1; s < kS; ++s) {
+        const bool pass = losses[0] == losses[s] && chunk_loss[0] == chunk_loss[s] && chunk_dW[0] == chunk_dW[s];
+        ok = ok && pass;
+        std::printf("thread vs %s schedule, %s: %llu losses (scratch %lld bytes a prompt), %zu chunk sums of an sja "
+                    "bilinear stack (%lld bytes): %s\n",
+                    cuda::schedule_name(kSchedules[s]), precision == portable::Precision::f32 ? "float32" : "float64",
+                    static_cast<unsigned long long>(count), scratch_bytes(*plan, false),
+                    chunk_loss[0].size() + chunk_dW[0].size(), scratch_bytes(*bplan, true),
+                    pass ? "equal bit for bit, ok" : "differ, FAIL");
+      }
     }
     cuda::set_schedule(cuda::Schedule::thread);
   }
@@ -293,14 +315,18 @@ int main(int argc, char** argv) {
                  static_cast<double>(count);
         };
         const double cpu_s = run(*cpu, cpu_count);
-        run(*gpu, 1000);  // warm-up (context, first launch)
-        const double gpu_s = run(*gpu, gpu_count);
-        execute::set_default_precision(portable::Precision::f32);
-        const double gpu32_s = run(*gpu, gpu_count);
-        execute::set_default_precision(portable::Precision::f64);
-        std::printf("  d=%d n=%d layers=%d: cpu 1 thread %.3g us, cuda %.3g us (ratio %.0fx), cuda float32 %.3g us "
-                    "(ratio %.0fx)\n", d, n, layers, cpu_s * 1e6, gpu_s * 1e6, cpu_s / gpu_s, gpu32_s * 1e6,
-                    cpu_s / gpu32_s);
+        std::printf("  d=%d n=%d layers=%d: cpu 1 thread %.3g us\n", d, n, layers, cpu_s * 1e6);
+        for (const cuda::Schedule schedule : kSchedules) {
+          cuda::set_schedule(schedule);
+          run(*gpu, 1000);  // warm-up (context, first launch, the workspace)
+          const double gpu_s = run(*gpu, gpu_count);
+          execute::set_default_precision(portable::Precision::f32);
+          const double gpu32_s = run(*gpu, gpu_count);
+          execute::set_default_precision(portable::Precision::f64);
+          std::printf("    cuda, schedule %-12s %.3g us (ratio %.0fx), cuda float32 %.3g us (ratio %.0fx)\n",
+                      cuda::schedule_name(schedule), gpu_s * 1e6, cpu_s / gpu_s, gpu32_s * 1e6, cpu_s / gpu32_s);
+        }
+        cuda::set_schedule(cuda::Schedule::thread);
       }
   }
   if (timing) {
@@ -319,12 +345,12 @@ int main(int argc, char** argv) {
     };
     const double cpu_s = seconds_per_call(3, step(*cpu, params, theta, source, learn::LossSpec::acds()));
     std::printf("  cpu 1 thread %.3g ms\n", cpu_s * 1e3);
-    for (const cuda::Schedule schedule : {cuda::Schedule::thread, cuda::Schedule::block}) {
+    for (const cuda::Schedule schedule : kSchedules) {
       cuda::set_schedule(schedule);
       const auto gpu_step = step(*gpu, params, theta, source, learn::LossSpec::acds());
       gpu_step();  // warm-up
       const double gpu_s = seconds_per_call(20, gpu_step);
-      std::printf("  cuda, schedule %-6s %.3g ms, ratio %.0fx\n", cuda::schedule_name(schedule), gpu_s * 1e3,
+      std::printf("  cuda, schedule %-12s %.3g ms, ratio %.0fx\n", cuda::schedule_name(schedule), gpu_s * 1e3,
                   cpu_s / gpu_s);
     }
     // sja.fig1's 12-layer bilinear model (6 blocks of bilinear + LSA, d = 4, dbar = 12, n = 200), batch 4000.
@@ -335,7 +361,7 @@ int main(int argc, char** argv) {
     const double cpu_b = seconds_per_call(1, step(*cpu, sja, th, sja_source, learn::LossSpec::sja()));
     std::printf("minibatch() of sja.fig1's 12-layer bilinear model (d = 4, dbar = 12, n = 200), batch 4000:\n"
                 "  cpu 1 thread %.3g s\n", cpu_b);
-    for (const cuda::Schedule schedule : {cuda::Schedule::thread, cuda::Schedule::block}) {
+    for (const cuda::Schedule schedule : kSchedules) {
       cuda::set_schedule(schedule);
       const auto gpu_step = step(*gpu, sja, th, sja_source, learn::LossSpec::sja());
       gpu_step();  // warm-up
@@ -344,7 +370,7 @@ int main(int argc, char** argv) {
       execute::set_default_precision(portable::Precision::f32);
       const double gpu32_b = seconds_per_call(5, gpu_step);
       execute::set_default_precision(portable::Precision::f64);
-      std::printf("  cuda, schedule %-6s %.3g ms (ratio %.0fx), cuda float32 %.3g ms (ratio %.0fx)\n",
+      std::printf("  cuda, schedule %-12s %.3g ms (ratio %.0fx), cuda float32 %.3g ms (ratio %.0fx)\n",
                   cuda::schedule_name(schedule), gpu_b * 1e3, cpu_b / gpu_b, gpu32_b * 1e3, cpu_b / gpu32_b);
     }
     cuda::set_schedule(cuda::Schedule::thread);

@@ -133,20 +133,41 @@ __global__ void prompt_grad_kernel(portable::PromptDesc pd, portable::StackDescT
                                       portable::StridedT<S>{g + t, stride});
 }
 
-// The block schedule: block b of the launch computes prompt first + b with kBlockThreads threads (portable::Block);
-// its scratch is contiguous, stride 1, at scratch + b * per (and scratch32 + b * per32). The grid is exactly the
-// launch's prompts: every thread of a block must reach every step's __syncthreads.
+// The block schedules: block b of the launch computes prompt first + b with kBlockThreads threads (portable::Block).
+// Its scratch is contiguous, stride 1: in shared memory (`shared`: schedule block where the prompt's scratch fits in
+// kSharedScratch bytes; the doubles, then the floats) or else at scratch + b * per (and scratch32 + b * per32) in
+// global memory. The same sums in the same order either way, so the same bits. The grid is exactly the launch's
+// prompts: every thread of a block must reach every step's __syncthreads.
 constexpr int kBlockThreads = 128;
+// The dynamic shared memory a block may use without opting in (cudaFuncSetAttribute): four such blocks fit an
+// H200 SM's 228 KB.
+constexpr std::uint64_t kSharedScratch = 48 * 1024;
+
+template <typename S>
+__device__ inline void block_scratch(bool shared, double* scratch, S* scratch32, long long per, long long per32,
+                                     double*& s, S*& s32) {
+  extern __shared__ double block_shared[];
+  const long long b = blockIdx.x;
+  if (shared) {
+    s = block_shared;
+    s32 = per32 ? reinterpret_cast<S*>(block_shared + per) : nullptr;
+  } else {
+    s = scratch + b * per;
+    s32 = scratch32 ? scratch32 + b * per32 : nullptr;
+  }
+}
 
 template <typename S>
 __global__ void __launch_bounds__(kBlockThreads)
     prompt_loss_block_kernel(portable::PromptDesc pd, portable::StackDescT<S> nd, const double* zig,
-                             portable::StreamKey key, std::uint64_t first, double* scratch, S* scratch32,
+                             portable::StreamKey key, std::uint64_t first, bool shared, double* scratch, S* scratch32,
                              long long per, long long per32, double* out) {
   const long long b = blockIdx.x;
-  const double loss =
-      portable::prompt_loss<portable::Block>(pd, nd, portable::Plan::ziggurat_view(zig), key, first + b,
-                                             scratch + b * per, scratch32 ? scratch32 + b * per32 : nullptr, 1);
+  double* s = nullptr;
+  S* s32 = nullptr;
+  block_scratch(shared, scratch, scratch32, per, per32, s, s32);
+  const double loss = portable::prompt_loss<portable::Block>(pd, nd, portable::Plan::ziggurat_view(zig), key,
+                                                             first + b, s, s32, 1);
   if (threadIdx.x == 0) out[b] = loss;
 }
 
@@ -155,13 +176,15 @@ __global__ void __launch_bounds__(kBlockThreads)
 template <typename S>
 __global__ void __launch_bounds__(kBlockThreads)
     prompt_grad_block_kernel(portable::PromptDesc pd, portable::StackDescT<S> nd, const double* zig,
-                             portable::StreamKey key, std::uint64_t first, double* scratch, S* scratch32,
+                             portable::StreamKey key, std::uint64_t first, bool shared, double* scratch, S* scratch32,
                              long long per, long long per32, long long stride, long long grad, S* g, double* out) {
   const long long b = blockIdx.x;
+  double* s = nullptr;
+  S* s32 = nullptr;
+  block_scratch(shared, scratch, scratch32, per, per32, s, s32);
   portable::Block::each(grad, [&](long long e) { g[e * stride + b] = S(0); });
   const double loss = portable::prompt_loss_grad<portable::Block>(
-      pd, nd, portable::Plan::ziggurat_view(zig), key, first + b, scratch + b * per,
-      scratch32 ? scratch32 + b * per32 : nullptr, 1, portable::StridedT<S>{g + b, stride});
+      pd, nd, portable::Plan::ziggurat_view(zig), key, first + b, s, s32, 1, portable::StridedT<S>{g + b, stride});
   if (threadIdx.x == 0) out[b] = loss;
 }
 
@@ -197,15 +220,20 @@ Schedule parse_schedule(const char* value) {
   const std::string v = value ? value : "";
   if (v.empty() || v == "thread") return Schedule::thread;
   if (v == "block") return Schedule::block;
+  if (v == "block-global") return Schedule::block_global;
   throw std::invalid_argument("ICL_CUDA_SCHEDULE=" + v +
-                              ": expected thread (one thread per prompt, the default) or block (one block per prompt)");
+                              ": expected thread (one thread per prompt, the default), block (one block per prompt, "
+                              "its scratch in shared memory where it fits) or block-global (its scratch in global "
+                              "memory)");
 }
 
 Schedule schedule() { return static_cast<Schedule>(schedule_state().load()); }
 
 void set_schedule(Schedule s) { schedule_state().store(static_cast<int>(s)); }
 
-const char* schedule_name(Schedule s) { return s == Schedule::block ? "block" : "thread"; }
+const char* schedule_name(Schedule s) {
+  return s == Schedule::block ? "block" : s == Schedule::block_global ? "block-global" : "thread";
+}
 
 int device_count(std::string* why) {
   int n = 0;
@@ -241,6 +269,12 @@ std::uint64_t launch_prompts(std::uint64_t bytes_per_prompt, std::uint64_t unit,
   return std::min(batch, (count + unit - 1) / unit * unit);
 }
 
+// Whether a launch in the schedule `sch` keeps each prompt's scratch (per doubles and per32 S) in shared memory.
+template <typename S>
+bool shared_scratch(Schedule sch, std::uint64_t per, std::uint64_t per32) {
+  return sch == Schedule::block && per * sizeof(double) + per32 * sizeof(S) <= kSharedScratch;
+}
+
 template <typename S>
 void prompt_losses_in(const portable::Plan& plan, portable::StreamKey key, std::uint64_t first, std::uint64_t count,
                       double* out) {
@@ -250,16 +284,18 @@ void prompt_losses_in(const portable::Plan& plan, portable::StreamKey key, std::
   const auto per = static_cast<std::uint64_t>(plan.scratch_per_prompt()),
              per32 = static_cast<std::uint64_t>(plan.scratch32_per_prompt());
   const std::uint64_t batch = launch_prompts(per * sizeof(double) + per32 * sizeof(S), kBlock, count);
-  double* const scratch = w->scratch.get<double>(static_cast<std::size_t>(batch * per));
-  S* const scratch32 = per32 ? w->scratch32.get<S>(static_cast<std::size_t>(batch * per32)) : nullptr;
+  const Schedule sch = schedule();
+  const bool by_block = sch != Schedule::thread, shared = shared_scratch<S>(sch, per, per32);
+  const std::size_t shared_bytes = shared ? per * sizeof(double) + per32 * sizeof(S) : 0;
+  double* const scratch = shared ? nullptr : w->scratch.get<double>(static_cast<std::size_t>(batch * per));
+  S* const scratch32 = per32 && !shared ? w->scratch32.get<S>(static_cast<std::size_t>(batch * per32)) : nullptr;
   double* const losses = w->losses.get<double>(static_cast<std::size_t>(batch));
-  const bool by_block = schedule() == Schedule::block;
   for (std::uint64_t b = 0; b < count; b += batch) {
     const std::uint64_t m = std::min(batch, count - b);
     const auto blocks = static_cast<unsigned>((m + kBlock - 1) / kBlock);
     if (by_block)
-      prompt_loss_block_kernel<S><<<static_cast<unsigned>(m), kBlockThreads>>>(
-          dp.prompt, dp.network<S>(), dp.zig, key, first + b, scratch, scratch32, static_cast<long long>(per),
+      prompt_loss_block_kernel<S><<<static_cast<unsigned>(m), kBlockThreads, shared_bytes>>>(
+          dp.prompt, dp.network<S>(), dp.zig, key, first + b, shared, scratch, scratch32, static_cast<long long>(per),
           static_cast<long long>(per32), losses);
     else
       prompt_loss_kernel<S><<<blocks, kBlock>>>(dp.prompt, dp.network<S>(), dp.zig, key, first + b, m, scratch,
@@ -282,25 +318,27 @@ void minibatch_chunks_in(const portable::Plan& plan, portable::StreamKey key, st
   // A multiple of the block size and of the chunk of prompts.
   const std::uint64_t batch =
       launch_prompts(per * sizeof(double) + (per32 + G) * sizeof(S), std::lcm<std::uint64_t>(kBlock, chunk), count);
-  double* const scratch = w->scratch.get<double>(static_cast<std::size_t>(batch * per));
-  S* const s32 = per32 ? w->scratch32.get<S>(static_cast<std::size_t>(batch * per32)) : nullptr;
+  const Schedule sch = schedule();
+  const bool by_block = sch != Schedule::thread, shared = shared_scratch<S>(sch, per, per32);
+  const std::size_t shared_bytes = shared ? per * sizeof(double) + per32 * sizeof(S) : 0;
+  double* const scratch = shared ? nullptr : w->scratch.get<double>(static_cast<std::size_t>(batch * per));
+  S* const s32 = per32 && !shared ? w->scratch32.get<S>(static_cast<std::size_t>(batch * per32)) : nullptr;
   S* const g = w->g.get<S>(static_cast<std::size_t>(batch * G));
   double* const losses = w->losses.get<double>(static_cast<std::size_t>(batch));
   const std::uint64_t max_chunks = batch / chunk;
   double* const chunk_loss = w->chunk_loss.get<double>(static_cast<std::size_t>(max_chunks));
   double* const chunk_dW = w->chunk_dW.get<double>(static_cast<std::size_t>(max_chunks * G));
-  const bool by_block = schedule() == Schedule::block;
   for (std::uint64_t b = 0; b < count; b += batch) {
     const std::uint64_t m = std::min(batch, count - b), chunks = (m + chunk - 1) / chunk;
     const auto blocks = static_cast<unsigned>((m + kBlock - 1) / kBlock);
     const auto P = static_cast<long long>(per), P32 = static_cast<long long>(per32);
     if (by_block && dW)
-      prompt_grad_block_kernel<S><<<static_cast<unsigned>(m), kBlockThreads>>>(
-          dp.prompt, dp.network<S>(), dp.zig, key, b, scratch, s32, P, P32, static_cast<long long>(batch), grad, g,
-          losses);
+      prompt_grad_block_kernel<S><<<static_cast<unsigned>(m), kBlockThreads, shared_bytes>>>(
+          dp.prompt, dp.network<S>(), dp.zig, key, b, shared, scratch, s32, P, P32, static_cast<long long>(batch),
+          grad, g, losses);
     else if (by_block)
-      prompt_loss_block_kernel<S><<<static_cast<unsigned>(m), kBlockThreads>>>(dp.prompt, dp.network<S>(), dp.zig,
-                                                                               key, b, scratch, s32, P, P32, losses);
+      prompt_loss_block_kernel<S><<<static_cast<unsigned>(m), kBlockThreads, shared_bytes>>>(
+          dp.prompt, dp.network<S>(), dp.zig, key, b, shared, scratch, s32, P, P32, losses);
     else if (dW)
       prompt_grad_kernel<S><<<blocks, kBlock>>>(dp.prompt, dp.network<S>(), dp.zig, key, b, m, scratch, s32,
                                                 static_cast<long long>(batch), grad, g, losses);

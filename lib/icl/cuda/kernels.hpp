@@ -17,10 +17,12 @@ int device_count(std::string* why);
 std::string device_name();
 
 // How the kernels below split the work: one thread per prompt (thread: every step of a prompt on its thread, the
-// prompts' scratch interleaved) or one block per prompt (block: the block's threads split each step's entries,
-// portable::Block, each prompt's scratch contiguous). The same bits either way (execute/portable/schedule.hpp).
-enum class Schedule { thread, block };
-// "thread" or "block" (null or empty: thread); another value throws std::invalid_argument naming it.
+// prompts' scratch interleaved in global memory) or one block per prompt (the block's threads split each step's
+// entries, portable::Block, each prompt's scratch contiguous): block keeps a prompt's scratch in the block's shared
+// memory where it fits in 48 KB (else in global memory), block-global always in global memory. The same bits in all
+// three (execute/portable/schedule.hpp).
+enum class Schedule { thread, block, block_global };
+// "thread", "block" or "block-global" (null or empty: thread); another value throws std::invalid_argument naming it.
 Schedule parse_schedule(const char* value);
 // The schedule in force: the environment variable ICL_CUDA_SCHEDULE (parse_schedule), read once, at the first
 // call, unless set_schedule has chosen one (tests/gpu/cuda_equality.cpp runs its checks under both).

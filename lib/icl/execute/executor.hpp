@@ -16,10 +16,10 @@
 // split: chunks.hpp); `cuda` (built where CMake finds nvcc: lib/icl/cuda/; losses() and minibatch() of stacks of
 // dense LSA, bilinear and softmax-attention layers on Gaussian-task or unstructured prompts, the portable per-prompt
 // code of execute/portable/ as kernels, one GPU thread per prompt, or one block per prompt with
-// ICL_CUDA_SCHEDULE=block); `portable` (always built: the cuda backend's host code,
-// execute/planned_executor.hpp, with the kernels' per-prompt arithmetic on the CPU's thread pool, a chunk per task;
-// the same networks as cuda, and the same numbers as the portable path of execute/portable_path.hpp at any thread
-// count). Neither cuda nor portable splits work across MPI ranks; both refuse what the portable code does not run
+// ICL_CUDA_SCHEDULE=block (its scratch in shared memory where it fits) or block-global); `portable` (always built:
+// the cuda backend's host code, execute/planned_executor.hpp, with the kernels' per-prompt arithmetic on the CPU's
+// thread pool, a chunk per task; the same networks as cuda, and the same numbers as the portable path of
+// execute/portable_path.hpp at any thread count). Neither cuda nor portable splits work across MPI ranks; both refuse what the portable code does not run
 // (another layer, another prompt source) with Unsupported naming it. Asking for a backend that is not built, or for
 // cuda where no GPU is present, is bad input: backend_from_name() says which are built.
 #pragma once
