@@ -15,10 +15,13 @@
 #   bench/gpu/check.sh --paper CLAIM [SECONDS]
 #                                   there: build icl-verify and run CLAIM at the paper budget on the GPU
 #                                   (--backend cuda) with its training checkpointed in $OUT/checkpoint (or
-#                                   bench/gpu/out/checkpoint), stopped after SECONDS (default 540: the device tool's
-#                                   10-minute command limit) with SIGTERM, which saves every run's state. The same
-#                                   command with that folder carried back goes on from it; the finished reports go
-#                                   to $OUT/paper, to be committed under reports/paper/ (provenance: backend cuda).
+#                                   bench/gpu/out/checkpoint), stopped with SIGTERM, which saves every run's state, so
+#                                   that the whole command, the build included, ends within SECONDS (default 540: the
+#                                   device tool's 10-minute command limit). The same command with that folder carried
+#                                   back goes on from it; the finished reports go to $OUT/paper, to be committed under
+#                                   reports/paper/ (provenance: backend cuda).
+# How to run both through the device tool, within a session's 30 minutes: bench/gpu/README.md. Each phase prints
+# the seconds the script has run so far ([N s]).
 # Env: BUILD_DIR (default build-gpu), CUDA_ARCH (default 90, the H200), OUT (default bench/gpu/out), BACKEND (--paper
 # only; default cuda, `portable` for a dry run on a machine without a GPU).
 set -euo pipefail
@@ -56,20 +59,23 @@ if [[ "${1:-}" == "--paper" ]]; then
   out=${OUT:-bench/gpu/out}
   mkdir -p "$out/checkpoint" "$out/paper"
   cmake --build "$BUILD_DIR" -j"$(nproc)" --target icl-verify
-  echo "date: $(date -u +%Y-%m-%dT%H:%MZ); GPU: $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
+  echo "[${SECONDS} s] built; date: $(date -u +%Y-%m-%dT%H:%MZ); GPU: $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
   "$BUILD_DIR"/icl-verify run "$claim" --budget paper --backend "$backend" --estimate || true
+  # What is left of SECONDS, less 20 s for the run to save its state after SIGTERM.
+  left=$((seconds - SECONDS - 20))
+  [[ $left -ge 30 ]] || { echo "--paper: ${SECONDS}s spent before the run, too little left of ${seconds}s" >&2; exit 2; }
   rc=0
-  timeout -s TERM "$seconds" "$BUILD_DIR"/icl-verify run "$claim" --budget paper --backend "$backend" \
+  timeout -s TERM "$left" "$BUILD_DIR"/icl-verify run "$claim" --budget paper --backend "$backend" \
       --checkpoint "$out/checkpoint" --checkpoint-every 60 --out "$out/paper" || rc=$?
   case $rc in
-    0|1) echo "$claim: finished at the paper budget (exit $rc); reports in $out/paper" ;;
-    4|124) echo "$claim: stopped after ${seconds}s, state saved in $out/checkpoint; run the same command again" ;;
+    0|1) echo "[${SECONDS} s] $claim: finished at the paper budget (exit $rc); reports in $out/paper" ;;
+    4|124) echo "[${SECONDS} s] $claim: stopped after ${left}s of training, state saved in $out/checkpoint; run the same command again" ;;
     *) echo "$claim: failed (exit $rc)"; exit "$rc" ;;
   esac
   exit 0
 fi
 cmake --build "$BUILD_DIR" -j"$(nproc)" --target icl-cuda-equality icl-verify
-echo "date: $(date -u +%Y-%m-%dT%H:%MZ); CPU: $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1)"
+echo "[${SECONDS} s] built; date: $(date -u +%Y-%m-%dT%H:%MZ); CPU: $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1)"
 # (a failure is reported and the check goes on: the timings and comparisons below are wanted either way)
 "$BUILD_DIR"/icl-cuda-equality --time || echo "icl-cuda-equality: exit $? (0 passed, 1 a difference, 77 no GPU)"
 
@@ -77,6 +83,7 @@ echo "date: $(date -u +%Y-%m-%dT%H:%MZ); CPU: $(sed -n 's/^model name[^:]*: //p'
 # and per-prompt arithmetic on the CPU): sja.fig2 (bilinear stacks) and xlssc.onelayer (softmax attention on
 # unstructured prompts) at --quick, float64 and float32. Expected the same reports, but for prompts whose normals
 # took the ziggurat's exp/log paths (docs/engine.md).
+echo "[${SECONDS} s] the equality test and its timings are done"
 cmp_out=${OUT:-bench/gpu/out}/claims
 for claim in sja.fig2 xlssc.onelayer; do
   for prec in float64 float32; do
@@ -89,6 +96,7 @@ for claim in sja.fig2 xlssc.onelayer; do
   done
 done
 
+echo "[${SECONDS} s] the claims are compared"
 # The PyTorch baselines of the same computations on the same GPU, float64 and float32 (bench/torch_sja_thm2.py,
 # bench/torch_train_step.py, bench/torch_sja_fig1_step.py with --device cuda; checked here on the CPU only): the
 # sja.thm2 estimator at d = 4, n = 200 and at d = 8, n = 1600, one Adam step of acds form (8) (3 layers, d = 5,
@@ -103,3 +111,4 @@ if python3 -c "import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1
 else
   echo "no PyTorch with CUDA here: the PyTorch GPU baselines are skipped"
 fi
+echo "[${SECONDS} s] done"
