@@ -287,6 +287,20 @@ int main(int argc, char** argv) {
         cuda::minibatch_chunks(*bplan, execute::portable_stream_key(2, 5), count, chunk, chunk_loss[s].data(),
                                chunk_dW[s].data());
       }
+      // The thread schedule's calls again, after the other schedules' calls have used the workspace (device memory
+      // kept between calls, kernels.cu): the same bits.
+      {
+        cuda::set_schedule(kSchedules[0]);
+        std::vector<double> again(count, 0.0), again_loss(chunks, 0.0), again_dW(chunk_dW[0].size(), 0.0);
+        cuda::prompt_losses(*plan, execute::portable_stream_key(2, 5), 0, count, again.data());
+        cuda::minibatch_chunks(*bplan, execute::portable_stream_key(2, 5), count, chunk, again_loss.data(),
+                               again_dW.data());
+        const bool pass = again == losses[0] && again_loss == chunk_loss[0] && again_dW == chunk_dW[0];
+        ok = ok && pass;
+        std::printf("the same calls again, the workspace reused, %s: %s\n",
+                    precision == portable::Precision::f32 ? "float32" : "float64",
+                    pass ? "equal bit for bit, ok" : "differ, FAIL");
+      }
       for (int s = 1; s < kS; ++s) {
         const bool pass = losses[0] == losses[s] && chunk_loss[0] == chunk_loss[s] && chunk_dW[0] == chunk_dW[s];
         ok = ok && pass;
