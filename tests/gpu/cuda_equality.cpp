@@ -65,13 +65,6 @@ double seconds_per_call(int repeats, F&& f) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / repeats;
 }
 
-// A prompt's scratch in bytes (the loss, or the loss with its gradient): block keeps it in shared memory up to 48 KB.
-long long scratch_bytes(const portable::Plan& plan, bool grad) {
-  const long long per = grad ? plan.grad_scratch_per_prompt() : plan.scratch_per_prompt(),
-                  per32 = grad ? plan.grad_scratch32_per_prompt() : plan.scratch32_per_prompt();
-  return per * 8 + per32 * (plan.precision == portable::Precision::f32 ? 4 : 8);
-}
-
 // Every schedule of the kernels (kernels.hpp).
 constexpr cuda::Schedule kSchedules[] = {cuda::Schedule::thread, cuda::Schedule::block, cuda::Schedule::block_global};
 
@@ -307,8 +300,8 @@ int main(int argc, char** argv) {
         std::printf("thread vs %s schedule, %s: %llu losses (scratch %lld bytes a prompt), %zu chunk sums of an sja "
                     "bilinear stack (%lld bytes): %s\n",
                     cuda::schedule_name(kSchedules[s]), precision == portable::Precision::f32 ? "float32" : "float64",
-                    static_cast<unsigned long long>(count), scratch_bytes(*plan, false),
-                    chunk_loss[0].size() + chunk_dW[0].size(), scratch_bytes(*bplan, true),
+                    static_cast<unsigned long long>(count), plan->scratch_bytes(false),
+                    chunk_loss[0].size() + chunk_dW[0].size(), bplan->scratch_bytes(true),
                     pass ? "equal bit for bit, ok" : "differ, FAIL");
       }
     }

@@ -269,10 +269,26 @@ std::uint64_t launch_prompts(std::uint64_t bytes_per_prompt, std::uint64_t unit,
   return std::min(batch, (count + unit - 1) / unit * unit);
 }
 
-// Whether a launch in the schedule `sch` keeps each prompt's scratch (per doubles and per32 S) in shared memory.
+// Where a launch's prompts keep their scratch (`grad`: the loss with its gradient): in shared memory, shared_bytes
+// a block, under schedule block where a prompt's fits in kSharedScratch; else in the workspace's global arrays,
+// `batch` prompts' worth (scratch32 null where the plan has no floats).
 template <typename S>
-bool shared_scratch(Schedule sch, std::uint64_t per, std::uint64_t per32) {
-  return sch == Schedule::block && per * sizeof(double) + per32 * sizeof(S) <= kSharedScratch;
+struct LaunchScratch {
+  std::size_t shared_bytes = 0;
+  double* scratch = nullptr;
+  S* scratch32 = nullptr;
+  bool shared() const { return shared_bytes > 0; }
+};
+
+template <typename S>
+LaunchScratch<S> launch_scratch(const portable::Plan& plan, bool grad, Schedule sch, Workspace& w,
+                                std::uint64_t batch) {
+  const auto bytes = static_cast<std::uint64_t>(plan.scratch_bytes(grad));
+  if (sch == Schedule::block && bytes <= kSharedScratch) return {static_cast<std::size_t>(bytes), nullptr, nullptr};
+  const auto per = static_cast<std::uint64_t>(grad ? plan.grad_scratch_per_prompt() : plan.scratch_per_prompt()),
+             per32 = static_cast<std::uint64_t>(grad ? plan.grad_scratch32_per_prompt() : plan.scratch32_per_prompt());
+  return {0, w.scratch.get<double>(static_cast<std::size_t>(batch * per)),
+          per32 ? w.scratch32.get<S>(static_cast<std::size_t>(batch * per32)) : nullptr};
 }
 
 template <typename S>
@@ -285,21 +301,19 @@ void prompt_losses_in(const portable::Plan& plan, portable::StreamKey key, std::
              per32 = static_cast<std::uint64_t>(plan.scratch32_per_prompt());
   const std::uint64_t batch = launch_prompts(per * sizeof(double) + per32 * sizeof(S), kBlock, count);
   const Schedule sch = schedule();
-  const bool by_block = sch != Schedule::thread, shared = shared_scratch<S>(sch, per, per32);
-  const std::size_t shared_bytes = shared ? per * sizeof(double) + per32 * sizeof(S) : 0;
-  double* const scratch = shared ? nullptr : w->scratch.get<double>(static_cast<std::size_t>(batch * per));
-  S* const scratch32 = per32 && !shared ? w->scratch32.get<S>(static_cast<std::size_t>(batch * per32)) : nullptr;
+  const bool by_block = sch != Schedule::thread;
+  const LaunchScratch<S> ls = launch_scratch<S>(plan, false, sch, *w, batch);
   double* const losses = w->losses.get<double>(static_cast<std::size_t>(batch));
   for (std::uint64_t b = 0; b < count; b += batch) {
     const std::uint64_t m = std::min(batch, count - b);
     const auto blocks = static_cast<unsigned>((m + kBlock - 1) / kBlock);
     if (by_block)
-      prompt_loss_block_kernel<S><<<static_cast<unsigned>(m), kBlockThreads, shared_bytes>>>(
-          dp.prompt, dp.network<S>(), dp.zig, key, first + b, shared, scratch, scratch32, static_cast<long long>(per),
-          static_cast<long long>(per32), losses);
+      prompt_loss_block_kernel<S><<<static_cast<unsigned>(m), kBlockThreads, ls.shared_bytes>>>(
+          dp.prompt, dp.network<S>(), dp.zig, key, first + b, ls.shared(), ls.scratch, ls.scratch32,
+          static_cast<long long>(per), static_cast<long long>(per32), losses);
     else
-      prompt_loss_kernel<S><<<blocks, kBlock>>>(dp.prompt, dp.network<S>(), dp.zig, key, first + b, m, scratch,
-                                                scratch32, static_cast<long long>(batch), losses);
+      prompt_loss_kernel<S><<<blocks, kBlock>>>(dp.prompt, dp.network<S>(), dp.zig, key, first + b, m, ls.scratch,
+                                                ls.scratch32, static_cast<long long>(batch), losses);
     check(cudaGetLastError(), "kernel launch");
     check(cudaMemcpy(out + b, losses, m * sizeof(double), cudaMemcpyDeviceToHost), "cudaMemcpy (losses)");
   }
@@ -319,10 +333,8 @@ void minibatch_chunks_in(const portable::Plan& plan, portable::StreamKey key, st
   const std::uint64_t batch =
       launch_prompts(per * sizeof(double) + (per32 + G) * sizeof(S), std::lcm<std::uint64_t>(kBlock, chunk), count);
   const Schedule sch = schedule();
-  const bool by_block = sch != Schedule::thread, shared = shared_scratch<S>(sch, per, per32);
-  const std::size_t shared_bytes = shared ? per * sizeof(double) + per32 * sizeof(S) : 0;
-  double* const scratch = shared ? nullptr : w->scratch.get<double>(static_cast<std::size_t>(batch * per));
-  S* const s32 = per32 && !shared ? w->scratch32.get<S>(static_cast<std::size_t>(batch * per32)) : nullptr;
+  const bool by_block = sch != Schedule::thread;
+  const LaunchScratch<S> ls = launch_scratch<S>(plan, dW != nullptr, sch, *w, batch);
   S* const g = w->g.get<S>(static_cast<std::size_t>(batch * G));
   double* const losses = w->losses.get<double>(static_cast<std::size_t>(batch));
   const std::uint64_t max_chunks = batch / chunk;
@@ -333,18 +345,18 @@ void minibatch_chunks_in(const portable::Plan& plan, portable::StreamKey key, st
     const auto blocks = static_cast<unsigned>((m + kBlock - 1) / kBlock);
     const auto P = static_cast<long long>(per), P32 = static_cast<long long>(per32);
     if (by_block && dW)
-      prompt_grad_block_kernel<S><<<static_cast<unsigned>(m), kBlockThreads, shared_bytes>>>(
-          dp.prompt, dp.network<S>(), dp.zig, key, b, shared, scratch, s32, P, P32, static_cast<long long>(batch),
-          grad, g, losses);
+      prompt_grad_block_kernel<S><<<static_cast<unsigned>(m), kBlockThreads, ls.shared_bytes>>>(
+          dp.prompt, dp.network<S>(), dp.zig, key, b, ls.shared(), ls.scratch, ls.scratch32, P, P32,
+          static_cast<long long>(batch), grad, g, losses);
     else if (by_block)
-      prompt_loss_block_kernel<S><<<static_cast<unsigned>(m), kBlockThreads, shared_bytes>>>(
-          dp.prompt, dp.network<S>(), dp.zig, key, b, shared, scratch, s32, P, P32, losses);
+      prompt_loss_block_kernel<S><<<static_cast<unsigned>(m), kBlockThreads, ls.shared_bytes>>>(
+          dp.prompt, dp.network<S>(), dp.zig, key, b, ls.shared(), ls.scratch, ls.scratch32, P, P32, losses);
     else if (dW)
-      prompt_grad_kernel<S><<<blocks, kBlock>>>(dp.prompt, dp.network<S>(), dp.zig, key, b, m, scratch, s32,
-                                                static_cast<long long>(batch), grad, g, losses);
+      prompt_grad_kernel<S><<<blocks, kBlock>>>(dp.prompt, dp.network<S>(), dp.zig, key, b, m, ls.scratch,
+                                                ls.scratch32, static_cast<long long>(batch), grad, g, losses);
     else
-      prompt_loss_kernel<S><<<blocks, kBlock>>>(dp.prompt, dp.network<S>(), dp.zig, key, b, m, scratch, s32,
-                                                static_cast<long long>(batch), losses);
+      prompt_loss_kernel<S><<<blocks, kBlock>>>(dp.prompt, dp.network<S>(), dp.zig, key, b, m, ls.scratch,
+                                                ls.scratch32, static_cast<long long>(batch), losses);
     check(cudaGetLastError(), "kernel launch");
     const std::uint64_t threads = chunks * (G + 1);
     chunk_sum_kernel<S><<<static_cast<unsigned>((threads + kBlock - 1) / kBlock), kBlock>>>(

@@ -54,6 +54,11 @@ struct Plan {
   long long grad_scratch32_per_prompt() const {
     return precision == Precision::f32 ? static_cast<long long>(prompt.rows) * prompt.cols + grad_work() : 0;
   }
+  // A prompt's scratch in bytes, both arrays (the floats exist in f32 only): the loss, or the loss with its gradient.
+  long long scratch_bytes(bool grad) const {
+    return (grad ? grad_scratch_per_prompt() : scratch_per_prompt()) * static_cast<long long>(sizeof(double)) +
+           (grad ? grad_scratch32_per_prompt() : scratch32_per_prompt()) * static_cast<long long>(sizeof(float));
+  }
   // Entries of one prompt's (or one sum's) gradient: every layer's weights, in their layout.
   long long grad_size() const { return weight_count; }
 

@@ -94,7 +94,7 @@ private:
     if (!p) return nullptr;
     const auto a = reinterpret_cast<std::uintptr_t>(p);
     for (const Array& r : arrays_)
-      if (a >= r.begin && a - r.begin < r.bytes + (r.bytes == 0 ? 1 : 0))  // (an empty array: its data() itself)
+      if (a == r.begin || (a > r.begin && a - r.begin < r.bytes))  // (an empty array: its data() itself)
         return reinterpret_cast<const T*>(base + r.at + (a - r.begin));
     throw std::logic_error("PlanImage: a descriptor points outside the plan's arrays");
   }
