@@ -1,114 +1,225 @@
 #!/usr/bin/env bash
-# The GPU check of issue 27 (first part): on a machine with an NVIDIA GPU, nvcc and CMake but none of this project's
-# Debian packages and no network, build the cuda backend from Debian packages carried along, run the CPU-vs-GPU
-# equality test (tests/gpu/cuda_equality.cpp: the kernel's per-prompt losses against the portable path's, the same
-# seeds) and time losses() of sja.thm2-sized LSA stacks on the GPU against one CPU core of the same machine.
-# Then, where PyTorch finds CUDA, the PyTorch GPU baselines of the same computations (float64 and float32).
-# It also times minibatch() of acds form (8) and of sja.fig1's 12-layer bilinear model on the GPU (the training
-# step, float64 and float32) against one CPU core.
-# Status: the whole script was run on the 2-core development machine without a GPU (25 November 2026): download,
-# unpacking, configuring and building icl-cuda-equality and icl-verify against the unpacked packages took 5 min 12 s;
-# every GPU step then reported "no GPU" and the script went on to its end. It has not been run on a GPU.
+# The GPU run (issue 41) as ONE command that ends within SECONDS (default 540), for a lent GPU machine (one H100 or
+# H200, 16 cores, nvcc, CMake and PyTorch, none of our Debian packages, no network; 15 minutes of device time a
+# session, starts included; at most 10 minutes a command; at most 8 files back from $OUT). How to run it through the
+# device tool: bench/gpu/README.md.
 #
-#   bench/gpu/check.sh --download   here (Debian 12 with apt): the -dev packages into bench/gpu/debs/ (git-ignored)
-#   bench/gpu/check.sh              there: unpack them (dpkg -x) into build-gpu/prefix, configure, build, run
-#   bench/gpu/check.sh --paper CLAIM [SECONDS]
-#                                   there: build icl-verify and run CLAIM at the paper budget on the GPU
-#                                   (--backend cuda) with its training checkpointed in $OUT/checkpoint (or
-#                                   bench/gpu/out/checkpoint), stopped with SIGTERM, which saves every run's state, so
-#                                   that the whole command, the build included, ends within SECONDS (default 540: the
-#                                   device tool's 10-minute command limit). The same command with that folder carried
-#                                   back goes on from it; the finished reports go to $OUT/paper, to be committed under
-#                                   reports/paper/ (provenance: backend cuda).
-# How to run both through the device tool, within a session's 30 minutes: bench/gpu/README.md. Each phase prints
-# the seconds the script has run so far ([N s]).
-# Env: BUILD_DIR (default build-gpu), CUDA_ARCH (default 90, the H200), OUT (default bench/gpu/out), BACKEND (--paper
-# only; default cuda, `portable` for a dry run on a machine without a GPU).
-set -euo pipefail
+#   bench/gpu/check.sh --download     here (Debian 12 with apt): the -dev packages into bench/gpu/debs/ (git-ignored)
+#   bench/gpu/check.sh --prebuild     here: icl-verify and icl-cuda-equality for the GPU machine (sm_90, no MPI, no
+#                                     Python) into bench/gpu/prebuilt/ (git-ignored), so that the device's minutes
+#                                     go to the GPU rather than to the compiler
+#   bench/gpu/check.sh [SECONDS]      there: the run below; here with BACKEND=portable, the rehearsal
+#   bench/gpu/check.sh --unpack TAR   here: what came back (gpu-run.tar.gz) into bench/gpu/out/, where the next run
+#                                     resumes the paper run from
+#
+# The run, each phase under a timeout cut to what is left of SECONDS (a phase that fails or runs out is reported and
+# the run goes on), each printing the seconds the script has run ([N s]):
+#   1. the binaries: the carried prebuilt ones where they start on this machine, else built from the carried packages
+#      (dpkg -x, no root needed) with every core;
+#   2. the machine: GPU, driver, CPU, cores, PyTorch;
+#   3. icl-cuda-equality: every schedule's losses and minibatches against the portable path on the CPU, bit for bit;
+#   4. icl-cuda-equality --time-only: the speed table (losses() and acds form (8) and sja.fig1 training steps, each
+#      against one CPU core of this machine, every schedule, float64 and float32);
+#   5. bench/gpu/torch_baselines.py: the PyTorch baselines of the same computations on the same GPU;
+#   6. sja.fig2 and xlssc.onelayer at --quick, cuda against portable, float64 and float32: the same reports;
+#   7. the paper budget (PAPER_CLAIMS, default sja.fig2, then sja.fig1) on the GPU with what is left, checkpointed,
+#      stopped with SIGTERM 35 s before the end (the state is saved at the next step), resumed from bench/gpu/out/
+#      or, where that is empty, from the committed bench/gpu/paper-state.tar.gz;
+#   8. everything packed into $OUT: gpu-run.tar.gz (bench/gpu/out: checkpoints, reports, logs) and summary.txt.
+#      The caller tees the whole output into $OUT/check.log.
+#
+# Env: OUT (default bench/gpu/out/ret), PYTHON (default python3: the one with PyTorch), BACKEND (default cuda; portable: the rehearsal without a GPU, which runs the
+# same phases with icl-cuda-equality --rehearse), PAPER_CLAIMS, BUILD_DIR (default build-gpu), CUDA_ARCH (default 90).
+set -uo pipefail
 cd "$(dirname "$0")/../.."
 DEBS=bench/gpu/debs
-# What configuring and building icl-cuda-equality needs (the library's headers and libraries, doctest for the
-# test configuration); no Python, no benchmarks.
-# libzip4's own dependencies (libbz2, libssl3, zlib) come along in case the GPU machine's image lacks them.
+PREBUILT=bench/gpu/prebuilt
+WORK=bench/gpu/out            # relative on purpose: a checkpoint's run.json records its --out as spelled
+STATE=bench/gpu/paper-state.tar.gz
+# What configuring and building needs (the library's headers and libraries, doctest for the test configuration);
+# no Python, no benchmarks. libzip4's own dependencies come along in case the GPU machine's image lacks them.
 PACKAGES="libeigen3-dev libboost1.74-dev libfmt-dev libfmt9 libcli11-dev nlohmann-json3-dev libzip-dev libzip4
           librandom123-dev doctest-dev libbz2-1.0 libssl3 zlib1g"
 
-if [[ "${1:-}" == "--download" ]]; then
-  mkdir -p "$DEBS"
-  (cd "$DEBS" && apt-get download $PACKAGES)
-  du -sh "$DEBS"
-  exit 0
-fi
+configure() {  # configure $1 against the unpacked packages in prefix $2 (/: the installed ones)
+  local args=()
+  command -v ninja >/dev/null 2>&1 && args=(-G Ninja)
+  [[ $2 != / ]] && args+=(-DCMAKE_PREFIX_PATH="$2/usr"
+                          -DCMAKE_EXE_LINKER_FLAGS="-Wl,-rpath-link,$2/usr/lib/x86_64-linux-gnu:$2/lib/x86_64-linux-gnu")
+  cmake -S . -B "$1" "${args[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-90}" \
+        -DICL_BUILD_PYTHON=OFF -DICL_BUILD_BENCH=OFF -DCMAKE_DISABLE_FIND_PACKAGE_MPI=ON >/dev/null
+}
 
+case "${1:-}" in
+  --download)
+    mkdir -p "$DEBS"
+    (cd "$DEBS" && apt-get download $PACKAGES) || exit 2
+    du -sh "$DEBS"
+    exit 0 ;;
+  --prebuild)
+    command -v nvcc >/dev/null || export PATH=/usr/local/cuda/bin:$PATH
+    configure build-gpu-pre / || exit 2
+    cmake --build build-gpu-pre -j"$(nproc)" --target icl-verify icl-cuda-equality || exit 2
+    mkdir -p "$PREBUILT"
+    for b in icl-verify icl-cuda-equality; do strip -o "$PREBUILT/$b" "build-gpu-pre/$b" || exit 2; done
+    git rev-parse HEAD >"$PREBUILT/commit"
+    git status --porcelain --untracked-files=no | grep -q . && echo "(uncommitted changes)" >>"$PREBUILT/commit"
+    du -sh "$PREBUILT"
+    exit 0 ;;
+  --unpack)
+    tarball=${2:?"--unpack TAR"}
+    rm -rf "$WORK" && mkdir -p "$WORK" && tar -xzf "$tarball" -C "$WORK" || exit 2
+    ls "$WORK"
+    exit 0 ;;
+  ""|[0-9]*) ;;
+  *) echo "check.sh: unknown option '$1' (--download, --prebuild, --unpack TAR or SECONDS)" >&2; exit 2 ;;
+esac
+
+T=${1:-540}
+BACKEND=${BACKEND:-cuda}
+OUT=${OUT:-$WORK/ret}
+PAPER_CLAIMS=${PAPER_CLAIMS:-"sja.fig2 sja.fig1"}
 BUILD_DIR=${BUILD_DIR:-build-gpu}
-ls "$DEBS"/*.deb >/dev/null 2>&1 || { echo "no packages in $DEBS: run bench/gpu/check.sh --download on a Debian machine" >&2; exit 2; }
-command -v nvcc >/dev/null || export PATH=/usr/local/cuda/bin:$PATH
-command -v nvcc >/dev/null || { echo "nvcc not found" >&2; exit 2; }
-case $BUILD_DIR in /*) prefix=$BUILD_DIR/prefix ;; *) prefix=$PWD/$BUILD_DIR/prefix ;; esac
-mkdir -p "$prefix"
-for deb in "$DEBS"/*.deb; do dpkg -x "$deb" "$prefix"; done
-libs="$prefix/usr/lib/x86_64-linux-gnu:$prefix/lib/x86_64-linux-gnu"
-export LD_LIBRARY_PATH="$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix/usr" \
-      -DCMAKE_EXE_LINKER_FLAGS="-Wl,-rpath-link,$libs" \
-      -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-90}" -DICL_BUILD_PYTHON=OFF -DICL_BUILD_BENCH=OFF >/dev/null
-if [[ "${1:-}" == "--paper" ]]; then
-  claim=${2:?"--paper CLAIM [SECONDS]"}
-  seconds=${3:-540}
-  backend=${BACKEND:-cuda}  # BACKEND=portable: a dry run of this path without a GPU
-  out=${OUT:-bench/gpu/out}
-  mkdir -p "$out/checkpoint" "$out/paper"
-  cmake --build "$BUILD_DIR" -j"$(nproc)" --target icl-verify
-  echo "[${SECONDS} s] built; date: $(date -u +%Y-%m-%dT%H:%MZ); GPU: $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
-  "$BUILD_DIR"/icl-verify run "$claim" --budget paper --backend "$backend" --estimate || true
-  # What is left of SECONDS, less 20 s for the run to save its state after SIGTERM.
-  left=$((seconds - SECONDS - 20))
-  [[ $left -ge 30 ]] || { echo "--paper: ${SECONDS}s spent before the run, too little left of ${seconds}s" >&2; exit 2; }
-  rc=0
-  timeout -s TERM "$left" "$BUILD_DIR"/icl-verify run "$claim" --budget paper --backend "$backend" \
-      --checkpoint "$out/checkpoint" --checkpoint-every 60 --out "$out/paper" || rc=$?
+REHEARSE=()
+[[ "$BACKEND" == portable ]] && REHEARSE=(--rehearse)
+mkdir -p "$OUT" "$WORK/logs" || exit 2
+say() { echo "[${SECONDS} s] $*"; }
+# The timeout of a phase: at most $1 seconds, and no more than leaves $2 seconds of T for what comes after it.
+cut_to() { local left=$((T - SECONDS - $2)); ((left > $1)) && left=$1; ((left < 5)) && left=5; echo "$left"; }
+# Runs a phase under `timeout`, its output into the log and into $WORK/logs/$1.log; says how it ended.
+phase() {
+  local name=$1 limit=$2 rc
+  shift 2
+  say "$name: start (timeout ${limit} s)"
+  timeout -k 10 "$limit" "$@" 2>&1 | tee "$WORK/logs/$name.log"
+  rc=${PIPESTATUS[0]}
   case $rc in
-    0|1) echo "[${SECONDS} s] $claim: finished at the paper budget (exit $rc); reports in $out/paper" ;;
-    4|124) echo "[${SECONDS} s] $claim: stopped after ${left}s of training, state saved in $out/checkpoint; run the same command again" ;;
-    *) echo "$claim: failed (exit $rc)"; exit "$rc" ;;
+    0) say "$name: done" ;;
+    124|137) say "$name: STOPPED at its timeout of ${limit} s" ;;
+    *) say "$name: exit $rc" ;;
   esac
-  exit 0
-fi
-cmake --build "$BUILD_DIR" -j"$(nproc)" --target icl-cuda-equality icl-verify
-echo "[${SECONDS} s] built; date: $(date -u +%Y-%m-%dT%H:%MZ); CPU: $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1)"
-# (a failure is reported and the check goes on: the timings and comparisons below are wanted either way)
-"$BUILD_DIR"/icl-cuda-equality --time || echo "icl-cuda-equality: exit $? (0 passed, 1 a difference, 77 no GPU)"
+  return 0
+}
 
-# A whole claim through the executor on the GPU against the same claim on the portable backend (the same host code
-# and per-prompt arithmetic on the CPU): sja.fig2 (bilinear stacks) and xlssc.onelayer (softmax attention on
-# unstructured prompts) at --quick, float64 and float32. Expected the same reports, but for prompts whose normals
-# took the ziggurat's exp/log paths (docs/engine.md).
-echo "[${SECONDS} s] the equality test and its timings are done"
-cmp_out=${OUT:-bench/gpu/out}/claims
-for claim in sja.fig2 xlssc.onelayer; do
-  for prec in float64 float32; do
-    for b in cuda portable; do
-      "$BUILD_DIR"/icl-verify run "$claim" --quick --seed 1 --backend "$b" --precision "$prec" \
-          --out "$cmp_out/$claim/$b-$prec" >/dev/null || echo "$claim on $b, $prec: exit $?"
-    done
-    echo "$claim --quick, $prec, cuda against portable:"
-    python3 reports/compare_reports.py "$cmp_out/$claim/portable-$prec" "$cmp_out/$claim/cuda-$prec" || true
+say "1. the binaries"
+command -v nvcc >/dev/null || export PATH=/usr/local/cuda/bin:$PATH
+prefix=/tmp/icl-gpu-prefix
+ICL_LIBS=""  # what our binaries (and they alone: PyTorch keeps the machine's own) load from the carried packages
+if ls "$DEBS"/*.deb >/dev/null 2>&1; then
+  mkdir -p "$prefix/icl-libs"
+  for deb in "$DEBS"/*.deb; do dpkg -x "$deb" "$prefix" || say "dpkg -x $deb failed"; done
+  # libfmt and libzip, which the image lacks; the rest of the unpacked libraries only where the machine lacks them
+  ln -sf "$prefix"/usr/lib/x86_64-linux-gnu/lib{fmt,zip}.so.* "$prefix/icl-libs/"
+  for lib in libbz2.so.1.0 libssl.so.3 libcrypto.so.3 libz.so.1; do
+    ldconfig -p 2>/dev/null | grep -q "$lib " || ln -sf "$prefix"/{usr/,}lib/x86_64-linux-gnu/"$lib"* "$prefix/icl-libs/" 2>/dev/null
   done
-done
-
-echo "[${SECONDS} s] the claims are compared"
-# The PyTorch baselines of the same computations on the same GPU, float64 and float32 (bench/torch_sja_thm2.py,
-# bench/torch_train_step.py, bench/torch_sja_fig1_step.py with --device cuda; checked here on the CPU only): the
-# sja.thm2 estimator at d = 4, n = 200 and at d = 8, n = 1600, one Adam step of acds form (8) (3 layers, d = 5,
-# n = 20, batch 4000) and one of sja.fig1's 12-layer bilinear model (d = 4, dbar = 12, n = 200, batch 4000).
-if python3 -c "import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)" 2>/dev/null; then
-  for dt in float64 float32; do
-    python3 bench/torch_sja_thm2.py --device cuda --dtype "$dt" --threads 0 --prompts 1048576 --batch 65536
-    python3 bench/torch_sja_thm2.py --device cuda --dtype "$dt" --threads 0 --d 8 --n 1600 --prompts 65536 --batch 4096
-    python3 bench/torch_train_step.py --device cuda --dtype "$dt" --batch 4000 --d 5 --n 20 --layers 3 --steps 50
-    python3 bench/torch_sja_fig1_step.py --device cuda --dtype "$dt" --batch 4000 --d 4 --dbar 12 --n 200 --steps 20
-  done
+  ICL_LIBS="$prefix/icl-libs"
 else
-  echo "no PyTorch with CUDA here: the PyTorch GPU baselines are skipped"
+  prefix=/  # here: the installed packages
 fi
-echo "[${SECONDS} s] done"
+RUN=(env "LD_LIBRARY_PATH=$ICL_LIBS${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}")
+BIN=""
+if [[ -x "$PREBUILT/icl-verify" && -x "$PREBUILT/icl-cuda-equality" ]] &&
+   "${RUN[@]}" "$PREBUILT/icl-verify" --version >/dev/null 2>&1 &&
+   "${RUN[@]}" "$PREBUILT/icl-verify" list >/dev/null 2>&1; then
+  BIN=$PREBUILT
+  say "prebuilt binaries start here (built from $(head -c 12 "$PREBUILT/commit" 2>/dev/null)): $("${RUN[@]}" "$BIN/icl-verify" --version)"
+else
+  [[ -d $PREBUILT ]] && { say "the prebuilt binaries do not start here:"; "${RUN[@]}" "$PREBUILT/icl-verify" --version 2>&1 | head -3; }
+  say "building in $BUILD_DIR with $(nproc) cores"
+  configure "$BUILD_DIR" "$prefix" &&
+    timeout "$(cut_to 330 150)" cmake --build "$BUILD_DIR" -j"$(nproc)" --target icl-verify icl-cuda-equality \
+      >"$WORK/logs/build.log" 2>&1 && BIN=$BUILD_DIR
+  [[ -n $BIN ]] || { tail -30 "$WORK/logs/build.log"; say "the build failed: nothing to run"; }
+fi
+
+say "2. the machine"
+{
+  echo "date: $(date -u +%Y-%m-%dT%H:%MZ)"
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.sm --format=csv 2>/dev/null ||
+    echo "nvidia-smi: none"
+  echo "CPU: $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1), $(nproc) cores"
+  echo "nvcc: $(nvcc --version 2>/dev/null | tail -1)"
+  python3 -c "import torch; print('torch', torch.__version__, 'cuda', torch.cuda.is_available())" 2>/dev/null ||
+    echo "torch: none"
+  echo "backend: $BACKEND; binaries: ${BIN:-none}; budget: $T s"
+} 2>&1 | tee "$WORK/logs/machine.log"
+
+if [[ -n $BIN ]]; then
+  say "3. the equality check"
+  phase equality "$(cut_to 170 250)" "${RUN[@]}" "$BIN/icl-cuda-equality" "${REHEARSE[@]}"
+  say "4. the speed table"
+  phase timings "$(cut_to 150 170)" "${RUN[@]}" "$BIN/icl-cuda-equality" --time-only "${REHEARSE[@]}"
+fi
+
+say "5. the PyTorch baselines on the same GPU"
+PY=${PYTHON:-python3}
+if $PY -c "import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)" 2>/dev/null; then
+  phase torch "$(cut_to 120 140)" env PYTHONUNBUFFERED=1 "$PY" bench/gpu/torch_baselines.py --device cuda
+elif [[ $BACKEND == portable ]] && $PY -c "import torch" 2>/dev/null; then
+  say "no GPU for PyTorch: the rehearsal runs the baselines' plumbing on the CPU (--smoke), timing nothing"
+  phase torch "$(cut_to 120 140)" env PYTHONUNBUFFERED=1 "$PY" bench/gpu/torch_baselines.py --device cpu --smoke
+else
+  say "no PyTorch with CUDA here: skipped"
+fi
+
+if [[ -n $BIN ]]; then
+  say "6. whole claims at --quick, $BACKEND against portable"
+  compare() {
+    for claim in sja.fig2 xlssc.onelayer; do
+      for prec in float64 float32; do
+        for b in "$BACKEND" portable; do
+          $ICL "$BIN/icl-verify" run "$claim" --quick --seed 1 --backend "$b" --precision "$prec" \
+              --out "$WORK/claims/$claim/$b-$prec" >/dev/null || echo "$claim on $b, $prec: exit $?"
+        done
+        echo "$claim --quick, $prec, $BACKEND against portable:"
+        python3 reports/compare_reports.py "$WORK/claims/$claim/portable-$prec" "$WORK/claims/$claim/$BACKEND-$prec" &&
+          echo "  the same reports"
+      done
+    done
+  }
+  rm -rf "$WORK/claims"
+  phase claims "$(cut_to 100 100)" bash -c "$(declare -f compare); ICL='${RUN[*]}' BIN=$BIN WORK=$WORK BACKEND=$BACKEND compare"
+
+  say "7. the paper budget: $PAPER_CLAIMS"
+  # The schedule gives the same bits (icl-cuda-equality checks it), so the paper run takes the one that phase 4 timed
+  # fastest on sja.fig1's training step in float64 (ICL_CUDA_SCHEDULE; unset, the default).
+  fastest=$(awk '/^minibatch\(\) of sja.fig1/ {f = 1} f && /cuda, schedule/ {print $3, $4}' "$WORK/logs/timings.log" \
+            2>/dev/null | sort -k2 -g | head -1 | cut -d' ' -f1)
+  [[ -n $fastest && $BACKEND == cuda ]] && export ICL_CUDA_SCHEDULE=$fastest && say "schedule: $fastest (fastest in phase 4)"
+  if [[ ! -d "$WORK/checkpoint" && -f "$STATE" ]]; then
+    tar -xzf "$STATE" -C "$WORK" checkpoint paper 2>/dev/null && say "resuming from the committed $STATE"
+  fi
+  for claim in $PAPER_CLAIMS; do
+    if [[ -f "$WORK/paper/$claim/$claim.json" ]]; then say "$claim: finished earlier"; continue; fi
+    left=$((T - SECONDS - 35 - 15))  # 35 s for the state to be saved after SIGTERM, 15 s to pack
+    ((left >= 30)) || { say "$claim: ${left} s left, too little to start"; break; }
+    ck="$WORK/checkpoint/$claim"
+    mode=(--checkpoint "$ck")  # the same command with the same folder goes on from its saved state
+    [[ -f "$ck/run.json" ]] && say "$claim: goes on from $ck ($(find "$ck" -name '*.state' | wc -l) runs part-way," \
+                                   "$(find "$ck" -name '*.done' | wc -l) finished)"
+    mkdir -p "$WORK/paper"
+    say "$claim: ${mode[0]} $ck, stopped with SIGTERM after $left s"
+    rc=0
+    timeout -s TERM -k 35 "$left" "${RUN[@]}" "$BIN/icl-verify" run "$claim" --budget paper --backend "$BACKEND" "${mode[@]}" \
+        --checkpoint-every 60 --out "$WORK/paper/$claim" 2>&1 | tee -a "$WORK/logs/paper-$claim.log"
+    rc=${PIPESTATUS[0]}
+    case $rc in
+      0|1) say "$claim: finished at the paper budget (exit $rc); reports in $WORK/paper/$claim" ;;
+      4|124) say "$claim: stopped, its state saved in $ck; the same command goes on from it"; break ;;
+      *) say "$claim: failed (exit $rc)"; break ;;
+    esac
+  done
+fi
+
+say "8. packing into $OUT"
+{
+  echo "# bench/gpu/check.sh, backend $BACKEND, $(date -u +%Y-%m-%dT%H:%MZ)"
+  cat "$WORK/logs/machine.log" 2>/dev/null
+  grep -hE "^(PASSED|FAILED|FAIL|GPU:|REHEARSAL)" "$WORK/logs/equality.log" 2>/dev/null
+  grep -hE "cpu 1 thread|cuda, schedule|^minibatch|^losses" "$WORK/logs/timings.log" 2>/dev/null
+  grep -hE "^(per_step_ms|prompts_per_s|torch |# )" "$WORK/logs/torch.log" 2>/dev/null
+  grep -hE "against portable|the same reports|differ|exit" "$WORK/logs/claims.log" 2>/dev/null
+} >"$OUT/summary.txt"
+tar -czf "$OUT/gpu-run.tar.gz" --exclude=./ret -C "$WORK" . && say "gpu-run.tar.gz: $(du -h "$OUT/gpu-run.tar.gz" | cut -f1)"
+say "end"
