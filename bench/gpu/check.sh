@@ -107,7 +107,8 @@ prefix=/tmp/icl-gpu-prefix
 ICL_LIBS=""  # what our binaries (and they alone: PyTorch keeps the machine's own) load from the carried packages
 if ls "$DEBS"/*.deb >/dev/null 2>&1; then
   mkdir -p "$prefix/icl-libs"
-  for deb in "$DEBS"/*.deb; do dpkg -x "$deb" "$prefix" || say "dpkg -x $deb failed"; done
+  # the libraries now; the -dev packages (boost's headers alone are thousands of files) only for a build
+  for deb in "$DEBS"/*.deb; do [[ $deb == *-dev_* ]] || dpkg -x "$deb" "$prefix" || say "dpkg -x $deb failed"; done
   # libfmt and libzip, which the image lacks; the rest of the unpacked libraries only where the machine lacks them
   ln -sf "$prefix"/usr/lib/x86_64-linux-gnu/lib{fmt,zip}.so.* "$prefix/icl-libs/"
   for lib in libbz2.so.1.0 libssl.so.3 libcrypto.so.3 libz.so.1; do
@@ -127,6 +128,7 @@ if [[ -x "$PREBUILT/icl-verify" && -x "$PREBUILT/icl-cuda-equality" ]] &&
 else
   [[ -d $PREBUILT ]] && { say "the prebuilt binaries do not start here:"; "${RUN[@]}" "$PREBUILT/icl-verify" --version 2>&1 | head -3; }
   say "building in $BUILD_DIR with $(nproc) cores"
+  [[ $prefix != / ]] && for deb in "$DEBS"/*-dev_*.deb; do dpkg -x "$deb" "$prefix" || say "dpkg -x $deb failed"; done
   configure "$BUILD_DIR" "$prefix" &&
     timeout "$(cut_to 330 150)" cmake --build "$BUILD_DIR" -j"$(nproc)" --target icl-verify icl-cuda-equality \
       >"$WORK/logs/build.log" 2>&1 && BIN=$BUILD_DIR
