@@ -341,7 +341,10 @@ def case_lock(tmp):
     args = ["run", "acds.exp43", "--quick", "--set", "steps=1500", "--threads", "1", "--out", out]
     a = subprocess.Popen([ARGS.binary, *args, "--seed", "1"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                          preexec_fn=limits())
-    time.sleep(1.5)
+    deadline = time.monotonic() + 5  # until the first run holds the folder (its lock file is there)
+    while time.monotonic() < deadline and not os.path.exists(os.path.join(out, ".icl-verify.lock")) and a.poll() is None:
+        time.sleep(0.05)
+    time.sleep(0.2)
     if a.poll() is not None:
         raise Failed("the first run ended before the second started (make it longer)")
     b = cli(*args, "--seed", "2", timeout=120)
