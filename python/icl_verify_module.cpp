@@ -11,7 +11,11 @@
 //   iv.exact_loss(P, Q, n, sigma=...), iv.mc_loss(weights, n, sigma=..., samples=...), iv.optimal_gamma(sigma, n)
 //   iv.test_covariance(d, kind), iv.sample_prompt(d, n, seed=1, index=0, sigma=None)
 // Bad input (an unknown claim, a malformed weight array, a d that does not match) raises ValueError with the
-// same one-line message the command line prints.
+// same one-line message the command line prints. Every argument is taken as a Python object and checked as the
+// command line checks it (below, "Arguments"): numbers finite and within eval's ranges (d, n, noise; exact
+// integration up to d = 12 linear, 3 quadratic), seed, samples and threads by the rules of --seed, --samples,
+// --threads, matrices finite, weights floating-point (an integer array is refused, as an integer .npy file is), so
+// that no call raises a TypeError listing signatures or takes a value the command line refuses.
 #include "icl/cli/engine.hpp"
 #include "icl/cli/eval.hpp"
 #include "icl/cli/formula_claim.hpp"
@@ -82,12 +86,17 @@ py::object as_array_like(const py::handle& obj) {
   return py::reinterpret_borrow<py::object>(obj);
 }
 
-// A NumPy array of real numbers as an NpyArray (C order, float64); anything else is a ValueError.
+// A NumPy array of floating-point numbers as an NpyArray (C order, float64); anything else is a ValueError. Integer
+// arrays are refused as weights, as the command line refuses an integer .npy or .safetensors file.
 NpyArray to_npy(const py::handle& obj, const std::string& name) {
   py::array raw = py::array::ensure(as_array_like(obj));
   if (!raw) throw py::value_error(fmt::format("{}: not an array", name));
   const char kind = raw.dtype().kind();
-  if (kind != 'f' && kind != 'i' && kind != 'u')
+  if (kind == 'i' || kind == 'u')
+    throw py::value_error(fmt::format("{}: dtype {} is not a floating-point type: weights are float64, float32, float16 "
+                                      "or bfloat16, as the command line reads them",
+                                      name, std::string(py::str(raw.dtype()))));
+  if (kind != 'f')
     throw py::value_error(fmt::format("{}: dtype {} is not a real number type", name, std::string(py::str(raw.dtype()))));
   auto a = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(raw);
   NpyArray r;
@@ -99,6 +108,133 @@ NpyArray to_npy(const py::handle& obj, const std::string& name) {
 
 bool is_path(const py::handle& obj) {
   return py::isinstance<py::str>(obj) || py::hasattr(obj, "__fspath__");
+}
+
+// ---- Arguments, validated as the command line validates them: one ValueError with its one-line message (never a
+// TypeError listing signatures, never a value taken that the command line refuses).
+
+std::string type_name(const py::handle& v) { return py::str(py::type::of(v).attr("__name__")); }
+
+bool is_real_like(const py::handle& v) {
+  if (py::isinstance<py::bool_>(v) || py::isinstance<py::array>(v)) return false;
+  if (py::isinstance<py::float_>(v) || py::isinstance<py::int_>(v)) return true;
+  if (!py::hasattr(v, "dtype")) return false;  // NumPy scalars: np.float32(1), np.int64(2)
+  const std::string kind = py::str(v.attr("dtype").attr("kind"));
+  return kind == "f" || kind == "i" || kind == "u";
+}
+
+// A number's text for the command line's parsers: an integer's digits, a float in the shortest form that reads back
+// ("100000", "1e+20", "0.5", "nan").
+std::string number_text(const py::handle& v, const std::string& name) {
+  if (!is_real_like(v)) throw py::value_error(fmt::format("{}: expected a number, got {}", name, type_name(v)));
+  const std::string kind = py::hasattr(v, "dtype") ? std::string(py::str(v.attr("dtype").attr("kind"))) : "";
+  if (py::isinstance<py::int_>(v) || kind == "i" || kind == "u") return py::str(py::int_(py::reinterpret_borrow<py::object>(v)));
+  return fmt::format("{}", v.cast<double>());
+}
+
+double real(const py::handle& v, const std::string& name) {
+  if (!is_real_like(v)) throw py::value_error(fmt::format("{}: expected a number, got {}", name, type_name(v)));
+  try {
+    return py::float_(py::reinterpret_borrow<py::object>(v)).cast<double>();
+  } catch (const py::error_already_set&) {  // an int beyond float range
+    throw py::value_error(fmt::format("{}: {} is out of range", name, printable_line(py::str(v), 60)));
+  }
+}
+
+// The command line's whole-number options (engine.hpp: parse_seed, parse_samples, parse_threads).
+template <class Parse>
+auto whole(const py::handle& v, const std::string& name, Parse parse) {
+  try {
+    return parse(number_text(v, name));
+  } catch (const UsageError& e) {
+    throw py::value_error(e.what());
+  }
+}
+std::uint64_t seed_arg(const py::handle& v) { return whole(v, "seed", parse_seed); }
+std::optional<long long> samples_arg(const py::handle& v) {
+  if (v.is_none()) return std::nullopt;
+  return static_cast<long long>(whole(v, "samples", parse_samples));
+}
+std::optional<int> threads_arg(const py::handle& v) {
+  if (v.is_none()) return std::nullopt;
+  return whole(v, "threads", parse_threads);
+}
+
+// An integer parameter of eval (d, n, cov) or a value in its range, as `--set` checks it.
+int int_param(const py::handle& v, const std::string& owner, const ParamSpec& spec) {
+  const double x = real(v, spec.name);
+  try {
+    check_param_value(owner, spec, x);
+  } catch (const UsageError& e) {
+    throw py::value_error(e.what());
+  }
+  return static_cast<int>(x);
+}
+double real_param(const py::handle& v, const std::string& owner, const ParamSpec& spec) {
+  const double x = real(v, spec.name);
+  try {
+    check_param_value(owner, spec, x);
+  } catch (const UsageError& e) {
+    throw py::value_error(e.what());
+  }
+  return x;
+}
+
+std::string text(const py::handle& v, const std::string& name) {
+  if (!py::isinstance<py::str>(v)) throw py::value_error(fmt::format("{}: expected a string, got {}", name, type_name(v)));
+  return py::str(v);
+}
+
+bool flag(const py::handle& v, const std::string& name) {
+  if (!py::isinstance<py::bool_>(v) && !(py::hasattr(v, "dtype") && !py::isinstance<py::array>(v) &&
+                                         std::string(py::str(v.attr("dtype").attr("kind"))) == "b"))
+    throw py::value_error(fmt::format("{}: expected True or False, got {}", name, type_name(v)));
+  return v.cast<bool>();
+}
+
+// A matrix argument: a 2-D array of real numbers (integers refused for weights, as in to_npy), every entry finite;
+// at most `max_rows` x `max_cols`.
+Eigen::MatrixXd matrix(const py::handle& obj, const std::string& name, bool weights, long long max_rows, long long max_cols) {
+  py::array raw = py::array::ensure(as_array_like(obj));
+  if (!raw) throw py::value_error(fmt::format("{}: not an array", name));
+  const char kind = raw.dtype().kind();
+  if (weights && (kind == 'i' || kind == 'u'))
+    throw py::value_error(fmt::format("{}: dtype {} is not a floating-point type: weights are float64, float32, float16 "
+                                      "or bfloat16, as the command line reads them",
+                                      name, std::string(py::str(raw.dtype()))));
+  if (kind != 'f' && kind != 'i' && kind != 'u')
+    throw py::value_error(fmt::format("{}: dtype {} is not a real number type", name, std::string(py::str(raw.dtype()))));
+  if (raw.ndim() != 2) {
+    std::string shape;
+    for (py::ssize_t k = 0; k < raw.ndim(); ++k) shape += fmt::format("{}{}", k ? ", " : "", raw.shape(k));
+    throw py::value_error(fmt::format("{}: expected a matrix (2 dimensions), got shape ({}{})", name, shape,
+                                      raw.ndim() == 1 ? "," : ""));
+  }
+  if (raw.shape(0) > max_rows || raw.shape(1) > max_cols)
+    throw py::value_error(fmt::format("{}: {} x {} is larger than {} x {}", name, raw.shape(0), raw.shape(1), max_rows,
+                                      max_cols));
+  auto a = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(raw);
+  Eigen::MatrixXd m(a.shape(0), a.shape(1));
+  for (Eigen::Index i = 0; i < m.rows(); ++i)
+    for (Eigen::Index j = 0; j < m.cols(); ++j) {
+      const double x = a.data()[i * m.cols() + j];
+      if (!std::isfinite(x))
+        throw py::value_error(fmt::format("{} has a non-finite entry ({}) at [{}, {}]", name, x, i, j));
+      m(i, j) = x;
+    }
+  return m;
+}
+
+// A covariance (d x d, d <= eval's limit) checked as `eval --sigma` checks one; nothing for None.
+std::optional<Eigen::MatrixXd> covariance_arg(const py::handle& obj, int d) {
+  if (obj.is_none()) return std::nullopt;
+  const Eigen::MatrixXd s = matrix(obj, "sigma", false, kEvalMaxD, kEvalMaxD);
+  try {
+    check_covariance(s, d < 0 ? static_cast<int>(s.rows()) : d, "sigma");
+  } catch (const UsageError& e) {
+    throw py::value_error(e.what());
+  }
+  return s;
 }
 
 // A mapping of names to arrays: a dict (a state_dict is an OrderedDict), or anything with keys() and
@@ -143,35 +279,47 @@ py::array to_numpy(const NpyArray& a) {
   return out;
 }
 
-// keyword parameters as --set strings: a number or a sequence of numbers.
+// keyword parameters as --set strings: a number or a sequence of numbers, each written so that --set reads it back
+// exactly (and refuses what it refuses: nan, inf).
 std::vector<std::string> sets_from(const py::kwargs& params) {
   std::vector<std::string> sets;
   for (auto item : params) {
     const std::string key = py::str(item.first);
-    std::vector<double> values;
-    if (py::isinstance<py::str>(item.second))
+    std::vector<std::string> values;
+    const auto add = [&](const py::handle& v) {
+      if (!is_real_like(v)) throw py::value_error(fmt::format("parameter {}: expected a number or a list of numbers", key));
+      const std::string kind = py::hasattr(v, "dtype") ? std::string(py::str(v.attr("dtype").attr("kind"))) : "";
+      values.push_back(py::isinstance<py::int_>(v) || kind == "i" || kind == "u" ? number_text(v, key)
+                                                                                 : fmt::format("{:.17g}", v.cast<double>()));
+    };
+    if (py::isinstance<py::str>(item.second) || py::isinstance<py::bytes>(item.second))
       throw py::value_error(fmt::format("parameter {}: expected a number or a list of numbers", key));
     if (py::isinstance<py::sequence>(item.second) || py::isinstance<py::array>(item.second)) {
-      for (auto v : item.second) values.push_back(v.cast<double>());
+      for (auto v : item.second) add(v);
     } else {
-      values.push_back(item.second.cast<double>());
+      add(item.second);
     }
     if (values.empty()) throw py::value_error(fmt::format("parameter {}: no values", key));
     std::string s = key + "=";
-    for (std::size_t i = 0; i < values.size(); ++i) s += fmt::format("{}{:.17g}", i ? "," : "", values[i]);
+    for (std::size_t i = 0; i < values.size(); ++i) s += (i ? "," : "") + values[i];
     sets.push_back(s);
   }
   return sets;
 }
 
-GaussianIclModel task_model(const std::string& task, const Eigen::MatrixXd& sigma, double noise) {
-  if (task != "linear" && task != "quadratic") throw py::value_error("task must be 'linear' or 'quadratic'");
-  if (noise < 0) throw py::value_error("noise must be >= 0");
+// A task's name, linear or quadratic.
+std::string task_arg(const py::handle& v, const std::string& owner) {
+  const std::string task = text(v, "task");
+  if (task != "linear" && task != "quadratic")
+    throw py::value_error(fmt::format("{}: unknown task '{}' (linear, quadratic)", owner, printable_line(task, 40)));
+  return task;
+}
+
+// The task's model: `task` (task_arg), `noise` as eval's --set noise, sigma d x d (checked before).
+GaussianIclModel task_model(const std::string& owner, const std::string& task, const Eigen::MatrixXd& sigma,
+                            const py::handle& noise_arg) {
+  const double noise = real_param(noise_arg, owner, eval_param("noise"));
   const int d = static_cast<int>(sigma.rows());
-  if (d < 1 || sigma.cols() != d) throw py::value_error("sigma must be a square (d, d) matrix");
-  Eigen::LLT<Eigen::MatrixXd> llt(sigma);
-  if (!sigma.allFinite() || !sigma.isApprox(sigma.transpose()) || llt.info() != Eigen::Success)
-    throw py::value_error("sigma must be symmetric positive definite");
   GaussianIclModel m = GaussianIclModel::from_task(
       task == "linear" ? PolynomialTask::linear(d) : PolynomialTask::quadratic(d), sigma);
   m.noise_sd = noise;
@@ -182,8 +330,19 @@ Eigen::MatrixXd sigma_or_identity(const std::optional<Eigen::MatrixXd>& sigma, i
   return sigma ? *sigma : Eigen::MatrixXd::Identity(d, d);
 }
 
-void check_prompt(const Eigen::MatrixXd& Z) {
+// A prompt Z: (d+1) x (n+1) within eval's limits, finite.
+Eigen::MatrixXd prompt_arg(const py::handle& obj) {
+  Eigen::MatrixXd Z = matrix(obj, "Z", false, kEvalMaxD + 1, kEvalMaxN + 1);
   if (Z.rows() < 2 || Z.cols() < 2) throw py::value_error("Z must have at least 2 rows and 2 columns");
+  return Z;
+}
+
+// The memory a Monte Carlo of `threads` workers on prompts of d, n needs, against what is available (as eval).
+void check_memory(const std::string& owner, int d, int n, int threads) {
+  const double need = threads * acds_shape(d, n).workspace_bytes(), mem = available_memory_bytes();
+  if (need > 0.8 * mem)
+    throw py::value_error(fmt::format("{}: d = {}, n = {} needs about {:.1f} GiB, only {:.1f} GiB available", owner, d,
+                                      n, need / (1 << 30), mem / (1 << 30)));
 }
 
 // check()'s grid: {name: a number or a list of numbers}. d, n and cov are whole numbers; any other parameter is
@@ -197,20 +356,20 @@ std::vector<ParamSpec> grid_from(const py::dict& grid, std::set<std::string>& in
     p.name = name;
     bool all_int = true;
     auto add = [&](const py::handle& v) {
-      if (py::isinstance<py::str>(v) || py::isinstance<py::bool_>(v))
-        throw py::value_error(fmt::format("grid[{}]: expected numbers", name));
+      if (!is_real_like(v)) throw py::value_error(fmt::format("grid[{}]: expected numbers", name));
       all_int &= py::isinstance<py::int_>(v) ||
                  (py::hasattr(v, "dtype") && std::string(py::str(v.attr("dtype").attr("kind"))) == "i");
-      p.defaults.push_back(v.cast<double>());
+      p.defaults.push_back(real(v, "grid[" + name + "]"));
     };
     if (py::isinstance<py::sequence>(item.second) || py::isinstance<py::array>(item.second)) {
       for (auto v : item.second) add(v);
     } else {
       add(item.second);
     }
+    // d, n, cov and noise within eval's limits (eval.hpp); a parameter of one's own: any finite number.
     p.integer = name == "d" || name == "n" || name == "cov" || all_int;
     p.min = name == "d" || name == "n" ? 1 : name == "cov" || name == "noise" ? 0 : -1e300;
-    p.max = name == "d" ? 64 : name == "n" ? 1e6 : name == "cov" ? 3 : 1e300;
+    p.max = name == "d" ? kEvalMaxD : name == "n" ? kEvalMaxN : name == "cov" ? 3 : name == "noise" ? kEvalMaxNoise : 1e300;
     p.help = name == "d"       ? "input dimension"
              : name == "n"     ? "context length"
              : name == "cov"   ? "covariance: 0 isotropic, 1 diagonal, 2 rotated, 3 rotated ill-conditioned (kappa 100)"
@@ -294,20 +453,20 @@ PYBIND11_MODULE(icl_verify, m) {
 
   m.def(
       "run",
-      [](const std::string& claim, bool quick, std::uint64_t seed, std::optional<long long> samples,
-         std::optional<int> threads, double alpha, const std::string& backend, const std::string& precision,
+      [](const py::object& claim_arg, const py::object& quick, const py::object& seed, const py::object& samples,
+         const py::object& threads, const py::object& alpha, const py::object& backend, const py::object& precision,
          const py::kwargs& params) {
+        const std::string claim = text(claim_arg, "claim");
         if (claim == "all") throw py::value_error("run: name one claim (a list comes from list_claims())");
-        const BackendScope scope(backend, precision);
         RunOptions o;
         o.claims = {claim};
-        o.quick = quick;
-        o.seed = seed;
-        o.samples = samples;
-        o.threads = threads ? *threads : 0;
-        if (threads && *threads < 1) throw py::value_error("threads must be >= 1");
-        o.alpha = alpha;
+        o.quick = flag(quick, "quick");
+        o.seed = seed_arg(seed);
+        o.samples = samples_arg(samples);
+        o.threads = threads_arg(threads).value_or(0);
+        o.alpha = real(alpha, "alpha");
         o.sets = sets_from(params);
+        const BackendScope scope(text(backend, "backend"), text(precision, "precision"));
         nlohmann::ordered_json r;
         try {
           const auto plan = plan_run(o);
@@ -328,22 +487,23 @@ PYBIND11_MODULE(icl_verify, m) {
 
   m.def(
       "eval_weights",
-      [](const py::object& weights, const std::string& task, std::optional<Eigen::MatrixXd> sigma, bool quick,
-         std::uint64_t seed, std::optional<long long> samples, std::optional<int> threads, double alpha,
-         double tolerance, const std::string& backend, const std::string& precision, const py::kwargs& params) {
-        const BackendScope scope(backend, precision);
-        const LsaStack w = to_stack(weights);
+      [](const py::object& weights, const py::object& task, const py::object& sigma_arg, const py::object& quick,
+         const py::object& seed, const py::object& samples, const py::object& threads, const py::object& alpha,
+         const py::object& tolerance, const py::object& backend, const py::object& precision,
+         const py::kwargs& params) {
         EvalOptions o;
-        if (is_path(weights)) o.weights = py::str(py::module_::import("os").attr("fspath")(weights));
-        o.tolerance = tolerance;
-        o.task = task;
-        o.quick = quick;
-        o.seed = seed;
-        o.samples = samples;
-        if (threads && *threads < 1) throw py::value_error("threads must be >= 1");
-        o.threads = threads ? *threads : 0;
-        o.alpha = alpha;
+        o.tolerance = real(tolerance, "tolerance");
+        o.task = text(task, "task");
+        o.quick = flag(quick, "quick");
+        o.seed = seed_arg(seed);
+        o.samples = samples_arg(samples);
+        o.threads = threads_arg(threads).value_or(0);
+        o.alpha = real(alpha, "alpha");
         o.sets = sets_from(params);
+        const BackendScope scope(text(backend, "backend"), text(precision, "precision"));
+        const LsaStack w = to_stack(weights);
+        if (is_path(weights)) o.weights = py::str(py::module_::import("os").attr("fspath")(weights));
+        const std::optional<Eigen::MatrixXd> sigma = covariance_arg(sigma_arg, w.d);
         nlohmann::ordered_json r;
         try {
           py::gil_scoped_release release;
@@ -369,22 +529,29 @@ PYBIND11_MODULE(icl_verify, m) {
 
   m.def(
       "check",
-      [](const std::string& claim_id, const std::string& statement, const py::object& stated, const py::object& model,
-         const std::string& task, const py::dict& grid, std::uint64_t samples, std::uint64_t seed, const py::object& out,
-         const std::string& kind, const std::string& title, const std::string& source, double tolerance,
-         std::optional<int> threads, double alpha) {
+      [](const py::object& claim_id_arg, const py::object& statement, const py::object& stated, const py::object& model,
+         const py::object& task, const py::object& grid_arg, const py::object& samples_given, const py::object& seed_given,
+         const py::object& out, const py::object& kind, const py::object& title, const py::object& source,
+         const py::object& tolerance, const py::object& threads_given, const py::object& alpha_given) {
+        const std::string claim_id = text(claim_id_arg, "claim_id");
         if (!PyCallable_Check(stated.ptr()) || !PyCallable_Check(model.ptr()))
           throw py::value_error("check: `stated` and `model` must be functions of the grid's parameters");
-        if (threads && *threads < 1) throw py::value_error("threads must be >= 1");
+        if (!py::isinstance<py::dict>(grid_arg))
+          throw py::value_error(fmt::format("grid: expected a dict {{name: value or list}}, got {}", type_name(grid_arg)));
+        const py::dict grid = py::reinterpret_borrow<py::dict>(grid_arg);
+        const std::uint64_t samples = *samples_arg(samples_given);
+        const std::uint64_t seed = seed_arg(seed_given);
+        const std::optional<int> threads = threads_arg(threads_given);
+        const double alpha = real(alpha_given, "alpha");
         std::set<std::string> integer;
         FormulaClaim f;
         f.id = claim_id;
-        f.statement = statement;
-        f.title = title;
-        f.source = source;
-        f.kind = kind;
-        f.task = task;
-        f.tolerance = tolerance;
+        f.statement = text(statement, "statement");
+        f.title = text(title, "title");
+        f.source = text(source, "source");
+        f.kind = text(kind, "kind");
+        f.task = text(task, "task");
+        f.tolerance = real(tolerance, "tolerance");
         f.samples = samples;
         f.grid = grid_from(grid, integer);
         // The functions are called with the GIL; the handles stay valid because this call holds `stated` and `model`.
@@ -410,6 +577,8 @@ PYBIND11_MODULE(icl_verify, m) {
         };
         py::object tmp = py::none();
         std::string folder;
+        if (!out.is_none() && !is_path(out))
+          throw py::value_error(fmt::format("out: expected a folder name, got {}", type_name(out)));
         if (out.is_none()) {
           tmp = py::module_::import("tempfile").attr("mkdtemp")(py::arg("prefix") = "icl-verify-check-");
           folder = py::str(tmp);
@@ -418,8 +587,8 @@ PYBIND11_MODULE(icl_verify, m) {
         }
         const std::string command = fmt::format(
             "python: icl_verify.check({}, task={}, kind={}, grid={}, samples={}, seed={}, tolerance={})",
-            std::string(py::repr(py::str(claim_id))), std::string(py::repr(py::str(task))),
-            std::string(py::repr(py::str(kind))), std::string(py::repr(grid)), samples, seed, tolerance);
+            std::string(py::repr(py::str(claim_id))), std::string(py::repr(py::str(f.task))),
+            std::string(py::repr(py::str(f.kind))), std::string(py::repr(grid)), samples, seed, f.tolerance);
         nlohmann::ordered_json r;
         try {
           py::gil_scoped_release release;
@@ -462,6 +631,8 @@ PYBIND11_MODULE(icl_verify, m) {
   m.def(
       "read_arrays",
       [](const py::object& path_like) {
+        if (!is_path(path_like))
+          throw py::value_error(fmt::format("path: expected a file name, got {}", type_name(path_like)));
         const std::string path = py::str(py::module_::import("os").attr("fspath")(path_like));
         auto ends_with = [&](const std::string& e) {
           if (path.size() < e.size()) return false;
@@ -491,8 +662,16 @@ PYBIND11_MODULE(icl_verify, m) {
 
   m.def(
       "lsa_layer",
-      [](Eigen::MatrixXd Z, const Eigen::MatrixXd& P, const Eigen::MatrixXd& Q, bool masked, double scale) {
-        check_prompt(Z);
+      [](const py::object& Z_arg, const py::object& P_arg, const py::object& Q_arg, const py::object& masked_arg,
+         const py::object& scale_arg) {
+        Eigen::MatrixXd Z = prompt_arg(Z_arg);
+        const Eigen::Index D = Z.rows();
+        const Eigen::MatrixXd P = matrix(P_arg, "P", true, D, D), Q = matrix(Q_arg, "Q", true, D, D);
+        if (P.rows() != D || P.cols() != D || Q.rows() != D || Q.cols() != D)
+          throw py::value_error(fmt::format("P and Q must be {} x {} for Z of {} rows", D, D, D));
+        const bool masked = flag(masked_arg, "masked");
+        const double scale = real(scale_arg, "scale");
+        if (!std::isfinite(scale)) throw py::value_error("scale: expected a finite number");
         ForwardWorkspace ws;
         LinearSelfAttention{P, Q, masked, scale}.apply(Z, ws);
         return Z;
@@ -502,8 +681,12 @@ PYBIND11_MODULE(icl_verify, m) {
 
   m.def(
       "bilinear_layer",
-      [](Eigen::MatrixXd Z, const Eigen::MatrixXd& W0, const Eigen::MatrixXd& W1) {
-        check_prompt(Z);
+      [](const py::object& Z_arg, const py::object& W0_arg, const py::object& W1_arg) {
+        Eigen::MatrixXd Z = prompt_arg(Z_arg);
+        const Eigen::Index d = Z.rows() - 1;
+        const Eigen::MatrixXd W0 = matrix(W0_arg, "W0", true, d, d), W1 = matrix(W1_arg, "W1", true, d, d);
+        if (W0.rows() != d || W0.cols() != d || W1.rows() != d || W1.cols() != d)
+          throw py::value_error(fmt::format("W0 and W1 must be {} x {} for Z of {} rows", d, d, d + 1));
         ForwardWorkspace ws;
         BilinearLayer{W0, W1}.apply(Z, ws);
         return Z;
@@ -513,8 +696,8 @@ PYBIND11_MODULE(icl_verify, m) {
 
   m.def(
       "forward",
-      [](Eigen::MatrixXd Z, const py::object& weights) {
-        check_prompt(Z);
+      [](const py::object& Z_arg, const py::object& weights) {
+        Eigen::MatrixXd Z = prompt_arg(Z_arg);
         const LsaStack w = to_stack(weights);
         if (Z.rows() != w.d + 1) throw py::value_error(fmt::format("Z has {} rows, the weights need d + 1 = {}", Z.rows(), w.d + 1));
         ForwardWorkspace ws;
@@ -527,14 +710,22 @@ PYBIND11_MODULE(icl_verify, m) {
 
   m.def(
       "exact_loss",
-      [](const Eigen::MatrixXd& P, const Eigen::MatrixXd& Q, int n, std::optional<Eigen::MatrixXd> sigma,
-         const std::string& task, double noise) {
-        if (n < 1) throw py::value_error("n must be >= 1");
+      [](const py::object& P_arg, const py::object& Q_arg, const py::object& n_arg, const py::object& sigma_arg,
+         const py::object& task_given, const py::object& noise) {
+        const std::string task = task_arg(task_given, "exact_loss");
+        const int max_d = exact_max_d(task);
+        const Eigen::MatrixXd P = matrix(P_arg, "P", true, kEvalMaxD + 1, kEvalMaxD + 1),
+                              Q = matrix(Q_arg, "Q", true, kEvalMaxD + 1, kEvalMaxD + 1);
         const int d = static_cast<int>(P.rows()) - 1;
         if (d < 1 || P.cols() != d + 1 || Q.rows() != d + 1 || Q.cols() != d + 1)
           throw py::value_error("P and Q must be (d+1, d+1) with d >= 1");
-        const GaussianIclModel model = task_model(task, sigma_or_identity(sigma, d), noise);
-        if (model.d != d) throw py::value_error("sigma must be (d, d) for (d+1, d+1) weights");
+        if (d > max_d)
+          throw py::value_error(fmt::format("exact_loss: d = {} is beyond the exact integration (d <= {} on the linear "
+                                            "task, d <= {} on the quadratic one); mc_loss estimates it",
+                                            d, kExactMaxDLinear, kExactMaxDQuadratic));
+        const int n = int_param(n_arg, "exact_loss", eval_param("n"));
+        const auto sigma = covariance_arg(sigma_arg, d);
+        const GaussianIclModel model = task_model("exact_loss", task, sigma_or_identity(sigma, d), noise);
         py::gil_scoped_release release;
         const SingleLayerMoments mo = single_layer_moments(model, identity_features(d));
         return single_layer_loss(mo, single_layer_coefficients({LinearSelfAttention{P, Q}}, d, n), n);
@@ -546,9 +737,16 @@ PYBIND11_MODULE(icl_verify, m) {
 
   m.def(
       "optimal_gamma",
-      [](const Eigen::MatrixXd& sigma, int n, const std::string& task, double noise) {
-        if (n < 1) throw py::value_error("n must be >= 1");
-        const GaussianIclModel model = task_model(task, sigma, noise);
+      [](const py::object& sigma_arg, const py::object& n_arg, const py::object& task_given, const py::object& noise) {
+        const std::string task = task_arg(task_given, "optimal_gamma");
+        const Eigen::MatrixXd sigma = *covariance_arg(sigma_arg, -1);
+        const int d = static_cast<int>(sigma.rows());
+        if (d > exact_max_d(task))
+          throw py::value_error(fmt::format("optimal_gamma: d = {} is beyond the exact integration (d <= {} on the linear "
+                                            "task, d <= {} on the quadratic one)",
+                                            d, kExactMaxDLinear, kExactMaxDQuadratic));
+        const int n = int_param(n_arg, "optimal_gamma", eval_param("n"));
+        const GaussianIclModel model = task_model("optimal_gamma", task, sigma, noise);
         py::gil_scoped_release release;
         const FeatureMoments fm = model_feature_moments(model, identity_features(model.d));
         return optimal_sparse_gamma(fm, n);
@@ -559,15 +757,20 @@ PYBIND11_MODULE(icl_verify, m) {
 
   m.def(
       "mc_loss",
-      [](const py::object& weights, int n, std::optional<Eigen::MatrixXd> sigma, const std::string& task, double noise,
-         long long samples, std::uint64_t seed, std::optional<int> threads, double confidence) {
+      [](const py::object& weights, const py::object& n_arg, const py::object& sigma_arg, const py::object& task_given,
+         const py::object& noise, const py::object& samples_given, const py::object& seed_given,
+         const py::object& threads_given, const py::object& confidence_arg) {
         const LsaStack w = to_stack(weights);
-        if (n < 1) throw py::value_error("n must be >= 1");
-        if (samples < 1) throw py::value_error("samples must be >= 1");
+        if (w.d > kEvalMaxD) throw py::value_error(fmt::format("mc_loss: d = {} is larger than {}", w.d, kEvalMaxD));
+        const int n = int_param(n_arg, "mc_loss", eval_param("n"));
+        const long long samples = *samples_arg(samples_given);
+        const std::uint64_t seed = seed_arg(seed_given);
+        const std::optional<int> threads = threads_arg(threads_given);
+        const double confidence = real(confidence_arg, "confidence");
         if (!(confidence > 0 && confidence < 1)) throw py::value_error("confidence must be in (0, 1)");
-        if (threads && *threads < 1) throw py::value_error("threads must be >= 1");
-        const GaussianIclModel model = task_model(task, sigma_or_identity(sigma, w.d), noise);
-        if (model.d != w.d) throw py::value_error("sigma must be (d, d) for the weights' d");
+        const auto sigma = covariance_arg(sigma_arg, w.d);
+        const GaussianIclModel model = task_model("mc_loss", task_arg(task_given, "mc_loss"), sigma_or_identity(sigma, w.d), noise);
+        check_memory("mc_loss", w.d, n, threads ? *threads : default_thread_count());
         Estimate e;
         {
           py::gil_scoped_release release;
@@ -588,20 +791,30 @@ PYBIND11_MODULE(icl_verify, m) {
 
   m.def(
       "test_covariance",
-      [](int d, int kind) {
-        if (d < 1 || kind < 0 || kind > 3) throw py::value_error("d >= 1 and kind in 0..3");
-        return test_covariance(d, kind);
+      [](const py::object& d_arg, const py::object& kind_arg) {
+        const int d = int_param(d_arg, "test_covariance", eval_param("d"));
+        ParamSpec kind = eval_param("cov");
+        kind.name = "kind";
+        return test_covariance(d, int_param(kind_arg, "test_covariance", kind));
       },
       py::arg("d"), py::arg("kind"),
       "The project's test covariances: 0 isotropic, 1 diagonal, 2 rotated, 3 rotated with condition number 100.");
 
   m.def(
       "sample_prompt",
-      [](int d, int n, std::uint64_t seed, std::uint64_t index, std::optional<Eigen::MatrixXd> sigma,
-         const std::string& task) {
-        if (d < 1 || n < 1) throw py::value_error("d, n >= 1");
-        const GaussianIclModel model = task_model(task, sigma_or_identity(sigma, d), 0.0);
-        if (model.d != d) throw py::value_error("sigma must be (d, d)");
+      [](const py::object& d_arg, const py::object& n_arg, const py::object& seed_given, const py::object& index_arg,
+         const py::object& sigma_arg, const py::object& task_given) {
+        const int d = int_param(d_arg, "sample_prompt", eval_param("d"));
+        const int n = int_param(n_arg, "sample_prompt", eval_param("n"));
+        const std::uint64_t seed = seed_arg(seed_given);
+        const std::uint64_t index = whole(index_arg, "index", [](const std::string& t) {
+          const auto v = whole_number(t);
+          if (!v) throw UsageError(fmt::format("index '{}': expected a whole number in [0, 2^64)", printable_line(t, 60)));
+          return *v;
+        });
+        const auto sigma = covariance_arg(sigma_arg, d);
+        const GaussianIclModel model =
+            task_model("sample_prompt", task_arg(task_given, "sample_prompt"), sigma_or_identity(sigma, d), py::float_(0.0));
         const Transformer none;
         const PromptShape shape = acds_shape(d, n);
         ModelPromptWorker w(none, model, shape, seed, stable_hash("python/sample_prompt"));

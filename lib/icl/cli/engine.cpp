@@ -1,6 +1,7 @@
 #include "icl/cli/engine.hpp"
 
 #include "icl/claim/param_names.hpp"
+#include "icl/cli/output_folder.hpp"
 #include "icl/execute/executor.hpp"
 #include "icl/montecarlo/montecarlo.hpp"
 #include "icl/execute/ranks.hpp"
@@ -17,6 +18,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <charconv>
 #include <chrono>
 #include <csignal>
 #include <cmath>
@@ -108,19 +110,39 @@ std::string unknown_claim(const std::string& id) {
 }
 
 double parse_number(const std::string& key, const std::string& text) {
-  std::size_t pos = 0;
-  double v = 0;
-  try {
-    v = std::stod(text, &pos);
-  } catch (...) {
-    pos = 0;
-  }
-  if (text.empty() || pos != text.size() || !std::isfinite(v))
-    throw UsageError(fmt::format("--set {}: '{}' is not a number", shown(key), shown(text)));
-  return v;
+  const auto v = decimal_number(text);
+  if (!v) throw UsageError(fmt::format("--set {}: '{}' is not a number", shown(key), shown(text)));
+  return *v;
 }
 
 }  // namespace
+
+std::optional<double> decimal_number(const std::string& text) {
+  // -? (digits [. digits?] | . digits) ([eE] [+-]? digits)?
+  std::size_t i = 0;
+  const auto digits = [&] {
+    const std::size_t start = i;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
+    return i - start;
+  };
+  if (i < text.size() && text[i] == '-') ++i;
+  std::size_t mantissa = digits();
+  if (i < text.size() && text[i] == '.') {
+    ++i;
+    mantissa += digits();
+  }
+  if (mantissa == 0) return std::nullopt;
+  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    ++i;
+    if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+    if (digits() == 0) return std::nullopt;
+  }
+  if (i != text.size()) return std::nullopt;
+  double v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
 
 std::map<std::string, std::vector<double>> parse_sets(const std::vector<std::string>& sets) {
   std::map<std::string, std::vector<double>> r;
@@ -162,13 +184,16 @@ std::vector<std::string> resolve_value_names(const std::vector<std::string>& set
     while (true) {
       const auto comma = s.find(',', start);
       const std::string tok = s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-      bool numeric = false;
-      try {
-        std::size_t pos = 0;
-        (void)std::stod(tok, &pos);
-        numeric = pos == tok.size();
-      } catch (...) {
-      }
+      // Anything that reads as a number, even one parse_sets refuses ("0x19", " 25", "1e999"), is not a name.
+      bool numeric = decimal_number(tok).has_value();
+      if (!numeric) try {
+          std::size_t pos = 0;
+          (void)std::stod(tok, &pos);
+          numeric = pos == tok.size();
+        } catch (const std::out_of_range&) {
+          numeric = true;
+        } catch (...) {
+        }
       std::string value = tok;
       if (!numeric && !tok.empty()) {
         std::set<double> found;
@@ -196,15 +221,13 @@ std::vector<std::string> resolve_value_names(const std::vector<std::string>& set
   return out;
 }
 
-namespace {
-// A parameter value against its declared integrality and range (throws UsageError).
-void check_param_value(const Claim& c, const ParamSpec& p, double v) {
+void check_param_value(const std::string& owner, const ParamSpec& p, double v) {
+  if (!std::isfinite(v)) throw UsageError(fmt::format("{}: parameter {} must be a finite number, got {}", owner, p.name, v));
   if (p.integer && v != std::floor(v))
-    throw UsageError(fmt::format("{}: parameter {} must be an integer, got {:g}", c.id, p.name, v));
+    throw UsageError(fmt::format("{}: parameter {} must be an integer, got {:g}", owner, p.name, v));
   if (v < p.min || v > p.max)
-    throw UsageError(fmt::format("{}: parameter {} must be in [{:g}, {:g}], got {:g}", c.id, p.name, p.min, p.max, v));
+    throw UsageError(fmt::format("{}: parameter {} must be in [{:g}, {:g}], got {:g}", owner, p.name, p.min, p.max, v));
 }
-}  // namespace
 
 std::map<std::string, double> build_settings(const Claim& c, const std::map<std::string, std::vector<double>>& sets,
                                              Budget budget) {
@@ -215,7 +238,7 @@ std::map<std::string, double> build_settings(const Claim& c, const std::map<std:
     if (auto it = sets.find(p.name); it != sets.end()) values = it->second;
     if (values.size() != 1)
       throw UsageError(fmt::format("{}: {} is a budget setting: give one value (--set {}=V)", c.id, p.name, p.name));
-    check_param_value(c, p, values.front());
+    check_param_value(c.id, p, values.front());
     out[p.name] = values.front();
   }
   return out;
@@ -236,7 +259,7 @@ std::vector<Case> build_cases(const Claim& c, const std::map<std::string, std::v
     if (p.budget) continue;  // one value for the whole run (build_settings)
     std::vector<double> values = grid(p, budget);
     if (auto it = sets.find(p.name); it != sets.end()) values = it->second;
-    for (double v : values) check_param_value(c, p, v);
+    for (double v : values) check_param_value(c.id, p, v);
     std::vector<Case> next;
     for (const auto& base : cases)
       for (double v : values) {
@@ -318,7 +341,7 @@ int parse_threads(const std::string& text) {
   return static_cast<int>(parse_whole(text, "--threads", 1, kMaxThreads, fmt::format("[1, {}]", kMaxThreads)));
 }
 
-void prepare_output_folder(const std::string& dir, const char* option) {
+std::vector<std::string> prepare_output_folder(const std::string& dir, const char* option) {
   const auto bad = [&](const std::string& why) {
     return UsageError(fmt::format("{} '{}': {}", option, shown(dir), why));
   };
@@ -366,6 +389,29 @@ void prepare_output_folder(const std::string& dir, const char* option) {
     undo();
     throw;
   }
+  std::vector<std::string> created;
+  for (const auto& m : missing) created.push_back(m.string());  // deepest first
+  return created;
+}
+
+std::string resolved_path(const std::string& path) {
+  std::error_code ec;
+  fs::path p = fs::absolute(path.empty() ? fs::path(".") : fs::path(path), ec);
+  if (ec) return path;
+  const fs::path r = fs::weakly_canonical(p, ec);
+  return (ec ? p.lexically_normal() : r).string();
+}
+
+bool same_path(const std::string& a, const std::string& b) { return resolved_path(a) == resolved_path(b); }
+
+CreatedFolders::~CreatedFolders() {
+  if (kept_) return;
+  std::error_code ec;
+  for (const auto& f : folders_) fs::remove(f, ec);  // deepest first; fails harmlessly where not empty
+}
+
+void CreatedFolders::add(const std::vector<std::string>& folders) {
+  folders_.insert(folders_.end(), folders.begin(), folders.end());
 }
 
 std::vector<PlannedClaim> plan_run(const RunOptions& o) {
@@ -570,14 +616,13 @@ int estimate_command(const std::vector<PlannedClaim>& plan, const RunOptions& o)
 }  // namespace
 
 // --checkpoint DIR / --resume DIR (learn/checkpoint.hpp): the folder holds run.json, what the run is (claims,
-// settings, seed, budget, where it writes), and the training states. The same run goes on from its saved state;
-// another run is refused (one line, exit 2), as is --resume on a folder without a run.
-void start_checkpoints(const std::vector<PlannedClaim>& plan, const RunOptions& o) {
-  if (!o.checkpoint) return;
-  if (o.estimate) throw UsageError("--estimate writes nothing: it cannot go with --checkpoint or --resume");
-  const std::string dir = *o.checkpoint;
-  const char* option = o.resume ? "--resume" : "--checkpoint";
-  if (!(o.checkpoint_every > 0)) throw UsageError("--checkpoint-every: expected a number of seconds > 0");
+// settings, seed, budget, where it writes: the output folder's resolved path, so that `--out r` and `--out $PWD/r`
+// are one run), and the training states. The same run goes on from its saved state; another run is refused (one
+// line, exit 2), as is --resume on a folder without a run, and a folder holding a checkpoint file that fails its
+// check (learn/checkpoint.hpp: every file is checked before the run starts, so it never half-resumes).
+namespace {
+
+nlohmann::ordered_json checkpoint_manifest(const std::vector<PlannedClaim>& plan, const RunOptions& o) {
   nlohmann::ordered_json run;
   for (const auto& p : plan) run["claims"].push_back(p.claim->id);
   run["sets"] = o.sets;
@@ -585,39 +630,69 @@ void start_checkpoints(const std::vector<PlannedClaim>& plan, const RunOptions& 
   run["seed"] = o.seed;
   run["budget"] = to_string(run_budget(o));
   run["alpha"] = o.alpha;
-  run["out"] = o.out ? *o.out : std::string();
+  run["out"] = resolved_path(*o.out);
+  return run;
+}
+
+// Whether DIR holds a run; throws UsageError when it holds another one (or an unreadable run.json), or none under
+// --resume. `out_default`: the folder an older run.json's "" (no --out) stands for.
+bool check_manifest(const std::string& dir, const nlohmann::ordered_json& run, const RunOptions& o,
+                    const std::string& out_default) {
+  const char* option = o.resume ? "--resume" : "--checkpoint";
   const fs::path manifest = fs::path(dir) / "run.json";
   std::error_code ec;
-  if (fs::is_regular_file(manifest, ec)) {
-    nlohmann::ordered_json held;
-    try {
-      held = nlohmann::ordered_json::parse(read_file(manifest.string()));
-    } catch (const std::exception&) {
-      throw UsageError(fmt::format("{} '{}': its run.json is not readable", option, shown(dir)));
-    }
-    if (held != run)
-      throw UsageError(fmt::format("{} '{}' holds the state of another run ({}); give the same command, or another "
-                                   "folder",
-                                   option, shown(dir), printable_line(held.dump(), 160)));
-  } else {
+  if (!fs::is_regular_file(manifest, ec)) {
     if (o.resume)
       throw UsageError(fmt::format("--resume '{}': no run to resume there (no run.json); start one with --checkpoint",
                                    shown(dir)));
-    prepare_output_folder(dir, option);
-    if (rank_comm().rank == 0) write_file_atomic(manifest.string(), run.dump(2) + "\n");
+    return false;
   }
-  learn::set_checkpoints({dir, o.checkpoint_every});
-  // SIGTERM (and Ctrl-C) stop the run at the next training step with its state saved (exit status 4).
-  std::signal(SIGTERM, [](int) { learn::stop_requested().store(true); });
-  std::signal(SIGINT, [](int) { learn::stop_requested().store(true); });
+  nlohmann::ordered_json held;
+  try {
+    held = nlohmann::ordered_json::parse(read_file(manifest.string()));
+  } catch (const std::exception&) {
+    throw UsageError(fmt::format("{} '{}': its run.json is not readable", option, shown(dir)));
+  }
+  nlohmann::ordered_json same = held;
+  if (same.is_object() && same.contains("out") && same["out"].is_string()) {
+    const std::string h = same["out"].get<std::string>();
+    same["out"] = resolved_path(h.empty() ? out_default : h);  // written by an older icl-verify: as given
+  }
+  if (same != run)
+    throw UsageError(fmt::format("{} '{}' holds the state of another run ({}); give the same command, or another "
+                                 "folder",
+                                 option, shown(dir), printable_line(held.dump(), 160)));
+  return true;
 }
+
+// Runs `f` on rank 0 (the one that writes); under MPI every rank learns whether it failed and fails too, so that no
+// rank goes on alone. Rank 0 rethrows its own error; the others throw UsageError(`others`).
+template <class F>
+void on_lead(F&& f, const std::string& others) {
+  std::exception_ptr error;
+  std::uint64_t failed = 0;
+  if (rank_comm().rank == 0) try {
+      f();
+    } catch (...) {
+      error = std::current_exception();
+      failed = 1;
+    }
+  if (rank_comm().size > 1 && rank_comm().or_all) rank_comm().or_all(&failed, 1);
+  if (error) std::rethrow_exception(error);
+  if (failed) throw UsageError(others);
+}
+
+}  // namespace
 
 int run_command(const RunOptions& options) {
   const auto plan = plan_run(options);  // all validation before anything is written
   if (options.estimate && !options.checkpoint) return estimate_command(plan, options);
-  start_checkpoints(plan, options);
+  if (options.estimate) throw UsageError("--estimate writes nothing: it cannot go with --checkpoint or --resume");
+  if (options.checkpoint && !(options.checkpoint_every > 0))
+    throw UsageError("--checkpoint-every: expected a number of seconds > 0");
   RunOptions o = options;
-  if (!o.out) o.out = default_out_folder(o, plan.size());
+  const std::string out_default = default_out_folder(o, plan.size());
+  if (!o.out) o.out = out_default;
   const std::string& out = *o.out;
   std::optional<Verdict> expect;
   if (o.expect) expect = verdict_from_string(*o.expect);
@@ -638,10 +713,46 @@ int run_command(const RunOptions& options) {
                                      "to another folder (--out DIR)",
                                      shown(out), p.claim->id, run_mode_of(o)));
     }
-  prepare_output_folder(out, "--out");
+  nlohmann::ordered_json manifest;
+  if (o.checkpoint) {
+    manifest = checkpoint_manifest(plan, o);
+    check_manifest(*o.checkpoint, manifest, o, out_default);  // read only: nothing is made for a refused run
+  }
+
+  // From here on the run writes. Its folders are made (and removed again, where empty, if it ends before its
+  // reports are in), held (one run per folder: output_folder.hpp), and only then is anything in them used.
+  const bool lead = rank_comm().rank == 0;
+  CreatedFolders created;
+  created.add(prepare_output_folder(out, "--out"));
+  std::optional<FolderLock> out_lock, ck_lock;
+  on_lead([&] { out_lock.emplace(out, "--out"); },
+          fmt::format("--out '{}' is in use by another icl-verify run", shown(out)));
+  if (o.checkpoint) {
+    const std::string& dir = *o.checkpoint;
+    const char* option = o.resume ? "--resume" : "--checkpoint";
+    created.add(prepare_output_folder(dir, option));
+    if (!same_path(dir, out))
+      on_lead([&] { ck_lock.emplace(dir, option); },
+              fmt::format("{} '{}' is in use by another icl-verify run", option, shown(dir)));
+    const bool held = check_manifest(dir, manifest, o, out_default);  // again, now that the folder is held
+    try {
+      learn::verify_checkpoint_folder(dir);
+    } catch (const learn::CheckpointError& e) {
+      throw UsageError(fmt::format("{} '{}': {}", option, shown(dir), e.what()));
+    }
+    if (!held && lead) write_file_atomic((fs::path(dir) / "run.json").string(), manifest.dump(2) + "\n");
+    learn::set_checkpoints({dir, o.checkpoint_every});
+    // SIGTERM, Ctrl-C and SIGUSR1 stop the run at the next training step with its state saved (exit status 4).
+    // SIGUSR1 is the one Open MPI's mpirun forwards to the ranks and then exits with their status (4); on SIGTERM it
+    // aborts the job itself (its exit status 1) after the ranks have saved their state (docs/budgets.md).
+    for (int sig : {SIGTERM, SIGINT, SIGUSR1}) std::signal(sig, [](int) { learn::stop_requested().store(true); });
+  }
+
+  // Every report file of the run is written aside and moved in when all are written (output_folder.hpp).
+  std::optional<StagedFiles> staged;  // rank 0 writes
+  if (lead) staged.emplace(out);
   std::vector<std::string> expectation_failed;  // "claim got verdict" for each claim whose verdict differs
   // Under mpirun every rank runs every claim on the same numbers (execute/ranks.hpp); rank 0 writes.
-  const bool lead = rank_comm().rank == 0;
   for (const auto& p : plan) {
     std::map<std::string, std::string> files;
     nlohmann::ordered_json r;
@@ -652,10 +763,10 @@ int run_command(const RunOptions& options) {
                                    execute::to_string(execute::default_backend()), p.claim->id, e.what()));
     }
     if (!lead) continue;
-    write_file_atomic(out + "/" + p.claim->id + ".json", r.dump(2) + "\n");
-    for (const auto& [suffix, content] : files) write_file_atomic(out + "/" + p.claim->id + "." + suffix, content);
-    write_file_atomic(out + "/" + p.claim->id + ".tex", latex_table(r));
-    if (needs_cases_appendix(r)) write_file_atomic(out + "/" + p.claim->id + ".cases.tex", latex_cases_longtable(r));
+    staged->add(p.claim->id + ".json", r.dump(2) + "\n");
+    for (const auto& [suffix, content] : files) staged->add(p.claim->id + "." + suffix, content);
+    staged->add(p.claim->id + ".tex", latex_table(r));
+    if (needs_cases_appendix(r)) staged->add(p.claim->id + ".cases.tex", latex_cases_longtable(r));
     const std::string v = r["verdict"];
     // The verdict has its column: the summary goes on after its own opening verdict.
     std::printf("%-14s %-12s %6.1f s  %s\n", p.claim->id.c_str(), v.c_str(), r["elapsed_s"].get<double>(),
@@ -663,9 +774,21 @@ int run_command(const RunOptions& options) {
     std::fflush(stdout);
     if (expect && v != to_string(*expect)) expectation_failed.push_back(p.claim->id + " got " + v);
   }
-  if (!lead) return 0;
+  if (!lead) {
+    created.keep();
+    return 0;
+  }
+  // summary.md, all.tex, ...: of the reports already in the folder and this run's, rendered and staged too.
+  std::vector<std::string> reports;
+  std::set<std::string> fresh(staged->names().begin(), staged->names().end());
+  for (const auto& f : report_json_files(out))
+    if (!fresh.count(fs::path(f).filename().string())) reports.push_back(f);
+  for (const auto& name : staged->names())
+    if (fs::path(name).extension() == ".json") reports.push_back(staged->staged_path(name));
   std::vector<std::string> skipped;
-  rebuild_reports(out, &skipped);
+  for (const auto& [name, content] : render_report_folder(reports, &skipped)) staged->add(name, content);
+  staged->commit();
+  created.keep();
   for (const auto& f : skipped)
     std::fprintf(stderr, "icl-verify: note: %s is not an icl-verify report; left out of summary.md\n", shown(f).c_str());
   std::printf("reports written to %s (summary.md, <claim>.json, <claim>.tex)\n", out.c_str());
@@ -692,8 +815,12 @@ int report_command(const std::string& dir) {
   }
   if (found == 0) throw UsageError(fmt::format("report: no icl-verify JSON reports in '{}'", shown(dir)));
   prepare_output_folder(dir, "report --from");
+  const FolderLock lock(dir, "report --from");
   std::vector<std::string> skipped;
-  const int n = rebuild_reports(dir, &skipped);
+  int n = 0;
+  StagedFiles staged(dir);  // every file rewritten, or none
+  for (const auto& [name, content] : render_report_folder(report_json_files(dir), &skipped, &n)) staged.add(name, content);
+  staged.commit();
   for (const auto& f : skipped)
     std::fprintf(stderr, "icl-verify: note: %s is not an icl-verify report; left out\n", shown(f).c_str());
   std::printf("rebuilt %s: summary.md, %d LaTeX tables with all.tex, preview.tex and icl-verify.bib, and the SVG "

@@ -73,7 +73,10 @@ struct PlannedClaim {
 // -> "my.claim", "runn" -> "run"), if at most `max_edits` away; "" if none is.
 std::string nearest_name(const std::string& word, const std::vector<std::string>& candidates, std::size_t max_edits = 2);
 
-// "KEY=V1,V2,..." options as key -> values (throws UsageError on a malformed one).
+// A --set value: a decimal number, -? (digits [. digits] | . digits) ([eE] [+-]? digits), finite; nothing for
+// anything else ("0x19", " 25", "25 ", "+5", "inf", "nan", "1e999").
+std::optional<double> decimal_number(const std::string& text);
+// "KEY=V1,V2,..." options as key -> values, each a decimal_number (throws UsageError on a malformed one).
 std::map<std::string, std::vector<double>> parse_sets(const std::vector<std::string>& sets);
 // --set values given as names ("cov=rotated") replaced by their numbers for the named claims
 // (claim/param_names.hpp); an unknown name of a coded parameter is a UsageError listing the names.
@@ -81,6 +84,9 @@ std::vector<std::string> resolve_value_names(const std::vector<std::string>& set
 // The grid of a claim's cases: defaults (or the --quick grid) overridden by `sets`, each value checked
 // against the parameter's range and integrality (throws UsageError).
 std::vector<Case> build_cases(const Claim& c, const std::map<std::string, std::vector<double>>& sets, Budget budget);
+// A parameter value against its declared range and integrality: a finite number in [min, max], whole where the
+// parameter is an integer (throws UsageError "OWNER: parameter NAME must be ..."; `owner` is the claim ID).
+void check_param_value(const std::string& owner, const ParamSpec& p, double v);
 // The claim's budget settings (ParamSpec::budget): one value each, --set's or the default (throws UsageError).
 std::map<std::string, double> build_settings(const Claim& c, const std::map<std::string, std::vector<double>>& sets,
                                              Budget budget);
@@ -98,8 +104,26 @@ std::uint64_t parse_samples(const std::string& text);
 // The --threads text: a whole number in [1, kMaxThreads] (throws UsageError).
 int parse_threads(const std::string& text);
 // Creates the output folder if needed and checks that a file can be written there (throws UsageError and
-// leaves nothing behind if not).
-void prepare_output_folder(const std::string& dir, const char* option);
+// leaves nothing behind if not). Returns the folders it created, deepest first.
+std::vector<std::string> prepare_output_folder(const std::string& dir, const char* option);
+// Folders a command created, removed again (each where empty, deepest first) unless keep() is called: a command
+// that fails after making its output folder leaves none behind.
+class CreatedFolders {
+public:
+  CreatedFolders() = default;
+  ~CreatedFolders();
+  CreatedFolders(const CreatedFolders&) = delete;
+  CreatedFolders& operator=(const CreatedFolders&) = delete;
+  void add(const std::vector<std::string>& folders);
+  void keep() { kept_ = true; }
+
+private:
+  std::vector<std::string> folders_;
+  bool kept_ = false;
+};
+// The absolute path with ".", ".." and symbolic links resolved as far as the path exists ("r" and "$PWD/r" are one).
+std::string resolved_path(const std::string& path);
+bool same_path(const std::string& a, const std::string& b);
 // Limits on what one run may ask for (bad input beyond them).
 inline constexpr std::size_t kMaxCasesPerClaim = 10000;
 inline constexpr int kMaxThreads = 1024;

@@ -2,6 +2,7 @@
 
 #include "icl/claim/case_json.hpp"
 #include "icl/claim/parts.hpp"
+#include "icl/cli/output_folder.hpp"
 #include "icl/exact/feature_moments.hpp"
 #include "icl/exact/optimal_attention.hpp"
 #include "icl/montecarlo/prompt_loss.hpp"
@@ -21,11 +22,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Largest d for which the single-layer moments are integrated exactly (their cost grows like the number of
-// pairs of (d+1)^2 products times the terms of degree-8 (linear) or degree-12 (quadratic) polynomials).
-constexpr int kExactMaxDLinear = 12;
-constexpr int kExactMaxDQuadratic = 3;
-constexpr int kMaxD = 64;
+constexpr int kMaxD = kEvalMaxD;
 const Tolerance kTol{0.05, 0.0};  // Monte Carlo against the exact loss (relative standard deviations of 2-4 per prompt)
 
 GaussianIclModel eval_model(const std::string& task, int d, const Eigen::MatrixXd& sigma, double noise) {
@@ -35,21 +32,8 @@ GaussianIclModel eval_model(const std::string& task, int d, const Eigen::MatrixX
   return m;
 }
 
-void check_covariance(const Eigen::MatrixXd& s, int d, const std::string& what) {
-  if (s.rows() != d || s.cols() != d)
-    throw UsageError(fmt::format("{}: the covariance is {}x{}, the weights have d = {}", what, s.rows(), s.cols(), d));
-  if (!s.allFinite()) throw UsageError(fmt::format("{}: the covariance has a non-finite entry", what));
-  const double scale = std::max(1.0, s.cwiseAbs().maxCoeff());
-  if ((s - s.transpose()).cwiseAbs().maxCoeff() > 1e-12 * scale)
-    throw UsageError(fmt::format("{}: the covariance is not symmetric", what));
-  Eigen::LLT<Eigen::MatrixXd> llt(s);
-  if (llt.info() != Eigen::Success) throw UsageError(fmt::format("{}: the covariance is not positive definite", what));
-}
-
 // Whether the single-layer moments of the task are integrated exactly at this d.
-bool moments_feasible(const std::string& task, int d) {
-  return d <= (task == "linear" ? kExactMaxDLinear : kExactMaxDQuadratic);
-}
+bool moments_feasible(const std::string& task, int d) { return d <= exact_max_d(task); }
 
 // The optimum of one layer and the layer's own exact loss.
 struct OneLayerExact {
@@ -205,12 +189,6 @@ void check_output_folder(const std::string& out) {
   if (::access(p.c_str(), W_OK | X_OK) != 0) throw UsageError(fmt::format("--out {}: {} is not writable", out, p.string()));
 }
 
-// The coded covariance of test_covariance(), by number or name (--set cov=rotated).
-ParamSpec cov_param() {
-  return with_names(ParamSpec{"cov", {0}, {0}, 0, 3, true,
-                              "covariance: 0 isotropic, 1 diagonal, 2 rotated, 3 rotated ill-conditioned (kappa 100)"},
-                    test_covariance_names());
-}
 
 // The layout of eval's LaTeX table (report/table.hpp): the weights' loss against the exact single-layer optimum.
 ClaimTable eval_table() {
@@ -231,13 +209,37 @@ ClaimTable eval_table() {
 Claim eval_report_claim() {
   Claim c;
   c.id = "eval";
-  c.params = {cov_param()};
+  c.params = {eval_param("cov")};
   c.table = eval_table();
   return c;
 }
 const RegisterUnlistedClaim kEvalReports{eval_report_claim()};
 
 }  // namespace
+
+void check_covariance(const Eigen::MatrixXd& s, int d, const std::string& what) {
+  if (s.rows() != d || s.cols() != d)
+    throw UsageError(fmt::format("{}: the covariance is {}x{}, the weights have d = {}", what, s.rows(), s.cols(), d));
+  if (!s.allFinite()) throw UsageError(fmt::format("{}: the covariance has a non-finite entry", what));
+  const double scale = std::max(1.0, s.cwiseAbs().maxCoeff());
+  if ((s - s.transpose()).cwiseAbs().maxCoeff() > 1e-12 * scale)
+    throw UsageError(fmt::format("{}: the covariance is not symmetric", what));
+  Eigen::LLT<Eigen::MatrixXd> llt(s);
+  if (llt.info() != Eigen::Success) throw UsageError(fmt::format("{}: the covariance is not positive definite", what));
+}
+
+int exact_max_d(const std::string& task) { return task == "linear" ? kExactMaxDLinear : kExactMaxDQuadratic; }
+
+ParamSpec eval_param(const std::string& name) {
+  if (name == "d") return ParamSpec{"d", {1}, {1}, 1, kEvalMaxD, true, "input dimension (must match the weights)"};
+  if (name == "n") return ParamSpec{"n", {20}, {20}, 1, kEvalMaxN, true, "context length"};
+  if (name == "cov")  // the coded covariance of test_covariance(), by number or name (--set cov=rotated)
+    return with_names(ParamSpec{"cov", {0}, {0}, 0, 3, true,
+                                "covariance: 0 isotropic, 1 diagonal, 2 rotated, 3 rotated ill-conditioned (kappa 100)"},
+                      test_covariance_names());
+  if (name == "noise") return ParamSpec{"noise", {0}, {0}, 0, kEvalMaxNoise, false, "label noise standard deviation"};
+  throw std::invalid_argument("eval has no parameter '" + name + "'");
+}
 
 nlohmann::ordered_json evaluate_weights(const LsaStack& w, const EvalOptions& o,
                                         const std::optional<Eigen::MatrixXd>& sigma) {
@@ -263,11 +265,11 @@ nlohmann::ordered_json evaluate_weights(const LsaStack& w, const EvalOptions& o,
       "verdict is on the weights: their exact loss exceeds the exact optimum of a single layer on the same task by at "
       "most {:.3g}% of it (--tolerance); Monte Carlo excluding the exact loss leaves a case inconclusive.",
       w.num_layers(), o.task, 100 * o.tolerance);
-  c.params = {ParamSpec{"d", {static_cast<double>(w.d)}, {static_cast<double>(w.d)}, 1, kMaxD, true,
-                        "input dimension (must match the weights)"},
-              ParamSpec{"n", {20}, {20}, 1, 100000, true, "context length"}};
-  if (!sigma) c.params.push_back(cov_param());
-  c.params.push_back(ParamSpec{"noise", {0}, {0}, 0, 1e6, false, "label noise standard deviation"});
+  ParamSpec d_param = eval_param("d");
+  d_param.defaults = d_param.quick = {static_cast<double>(w.d)};
+  c.params = {d_param, eval_param("n")};
+  if (!sigma) c.params.push_back(eval_param("cov"));
+  c.params.push_back(eval_param("noise"));
   c.default_samples = 200000;
   c.quick_samples = 20000;
   c.parts = {PartSpec{"a",
@@ -350,12 +352,19 @@ int eval_command(const EvalOptions& o) {
     throw UsageError(e.what());
   }
   check_output_folder(o.out);
-  // Everything is validated inside evaluate_weights before any work; the folder is created only afterwards.
+  // The folder is made and held (one run at a time: output_folder.hpp) before the evaluation, and removed again if
+  // the evaluation refuses its input (evaluate_weights validates everything before any work); the three files
+  // appear together or not at all.
+  CreatedFolders created;
+  created.add(prepare_output_folder(o.out, "--out"));
+  const FolderLock lock(o.out, "--out");
   const nlohmann::ordered_json r = evaluate_weights(w, o, sigma);
-  fs::create_directories(o.out);
-  write_file_atomic(o.out + "/eval.json", r.dump(2) + "\n");
-  write_file_atomic(o.out + "/eval.md", markdown_claim(r));
-  write_file_atomic(o.out + "/eval.tex", latex_table(r));
+  StagedFiles staged(o.out);
+  staged.add("eval.json", r.dump(2) + "\n");
+  staged.add("eval.md", markdown_claim(r));
+  staged.add("eval.tex", latex_table(r));
+  staged.commit();
+  created.keep();
   const std::string v = r["verdict"].get<std::string>();
   std::printf("%-14s %-12s %6.1f s  %s\n", "eval", v.c_str(), r["elapsed_s"].get<double>(),
               summary_after_verdict(r["summary"].get<std::string>(), v).c_str());

@@ -57,6 +57,21 @@ struct EvalOptions {
   std::string command;                    // the command line, for the report's provenance
 };
 
+// The limits of eval's parameters (and of the Python module's functions that take them): d <= 64, n <= 100000,
+// label noise sd <= 1e6; the single-layer moments are integrated exactly for d <= 12 (linear task) or d <= 3
+// (quadratic): their cost grows like the number of pairs of (d+1)^2 products times the terms of degree-8 (linear) or
+// degree-12 (quadratic) polynomials (d = 199 took 6 GB).
+inline constexpr int kEvalMaxD = 64;
+inline constexpr int kEvalMaxN = 100000;
+inline constexpr double kEvalMaxNoise = 1e6;
+inline constexpr int kExactMaxDLinear = 12;
+inline constexpr int kExactMaxDQuadratic = 3;
+int exact_max_d(const std::string& task);  // kExactMaxDLinear for "linear", else kExactMaxDQuadratic
+// A covariance for weights of dimension d: d x d, finite, symmetric, positive definite (throws UsageError "WHAT: ...").
+void check_covariance(const Eigen::MatrixXd& s, int d, const std::string& what);
+// eval's parameter `name` (d, n, cov, noise): its range, integrality, defaults (check_param_value checks a value).
+ParamSpec eval_param(const std::string& name);
+
 // Evaluates weights already read and returns the whole report (schema icl-verify/report/v1, claim "eval").
 // `sigma`, if set, replaces the `cov` grid. Validates everything before any work: throws UsageError.
 nlohmann::ordered_json evaluate_weights(const LsaStack& w, const EvalOptions& o,

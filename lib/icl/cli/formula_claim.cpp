@@ -2,6 +2,7 @@
 
 #include "icl/claim/case_json.hpp"
 #include "icl/cli/engine.hpp"
+#include "icl/cli/eval.hpp"
 #include "icl/exact/feature_moments.hpp"
 #include "icl/exact/optimal_attention.hpp"
 #include "icl/model/gaussian_model.hpp"
@@ -21,10 +22,6 @@
 namespace icl {
 
 namespace {
-
-// The largest d whose single-layer moments are integrated exactly (as `eval`, cli/eval.cpp).
-constexpr int kExactMaxDLinear = 12;
-constexpr int kExactMaxDQuadratic = 3;
 
 bool has_param(const Case& c, const std::string& name) {
   return std::any_of(c.params.begin(), c.params.end(), [&](const auto& p) { return p.first == name; });
@@ -66,7 +63,7 @@ ClaimResult run_formula(const FormulaClaim& f, const ClaimContext& ctx) {
     const PromptShape shape = acds_shape(d, n);
 
     std::optional<double> exact;
-    if (w.num_layers() == 1 && d <= (f.task == "linear" ? kExactMaxDLinear : kExactMaxDQuadratic)) {
+    if (w.num_layers() == 1 && d <= exact_max_d(f.task)) {
       const SingleLayerMoments m = single_layer_moments(model, identity_features(d));
       exact = single_layer_loss(m, single_layer_coefficients(w.layers[0], d, n), n);
     }
@@ -130,6 +127,12 @@ void check_id(const std::string& id) {
       }) || id.front() == '.' || id.front() == '-')
     throw UsageError(fmt::format("claim id '{}': use 1 to 64 letters, digits, '.', '_' or '-' (it names the report files)",
                                  printable_line(id, 80)));
+  // A word the command line reads as something else: 'all' (every claim of the catalogue) or a subcommand.
+  for (const char* word : {"all", "list", "run", "report", "eval", "help"})
+    if (id == word)
+      throw UsageError(fmt::format("claim id '{}' is a word of the command line ('all' runs the whole catalogue); "
+                                   "choose another name",
+                                   id));
 }
 
 // Registered for the time of one run, so that run_command finds it; removed again however the run ends.

@@ -29,7 +29,7 @@
 namespace icl {
 
 struct FormulaClaim {
-  std::string id;         // letters, digits, '.', '_', '-'; not a claim the library already has
+  std::string id;         // letters, digits, '.', '_', '-'; not a claim the library already has, nor 'all' or a subcommand
   std::string title;      // default: the statement, cut to 100 characters
   std::string source;     // default: "stated by the user"
   std::string statement;  // required

@@ -1,8 +1,10 @@
 // icl-verify: command line (docs/reports.md). Exit status: 0 run completed, 1 --expect did not hold,
-// 2 bad usage or bad input (one line on stderr, nothing written), 3 internal failure.
+// 2 bad usage or bad input (one line on stderr, nothing written), 3 internal failure (or a report file that could not
+// be written), 4 stopped on request with --checkpoint (SIGTERM, Ctrl-C, SIGUSR1), the state saved.
 #include "icl/cli/engine.hpp"
 #include "icl/learn/checkpoint.hpp"
 #include "icl/cli/eval.hpp"
+#include "icl/cli/output_folder.hpp"
 #include "icl/cli/ranks_mpi.hpp"
 #include "icl/execute/executor.hpp"
 #include "icl/report/provenance.hpp"
@@ -69,7 +71,7 @@ int main(int argc, char** argv) {
                 "nothing");
   std::string resume_dir;
   run->add_option("--checkpoint", o.checkpoint,
-                  "Save training state in DIR (every --checkpoint-every seconds and on SIGTERM); the same command "
+                  "Save training state in DIR (every --checkpoint-every seconds and on SIGTERM or SIGUSR1); the same command "
                   "with the same DIR goes on from it, bitwise");
   run->add_option("--resume", resume_dir, "Go on with the run saved in DIR (the same command, --checkpoint DIR)");
   run->add_option("--checkpoint-every", o.checkpoint_every, "Seconds between saves of a training run's state")
@@ -167,7 +169,7 @@ int main(int argc, char** argv) {
     o.seed = icl::parse_seed(seed);
     o.command = icl::command_line(argc, argv);
     if (!resume_dir.empty()) {
-      if (o.checkpoint && *o.checkpoint != resume_dir)
+      if (o.checkpoint && !icl::same_path(*o.checkpoint, resume_dir))
         throw icl::UsageError("--resume and --checkpoint name different folders");
       o.checkpoint = resume_dir;
       o.resume = true;
@@ -177,6 +179,10 @@ int main(int argc, char** argv) {
     return fail(4, std::string("stopped on request: ") + e.what() + "; the same command goes on from there");
   } catch (const icl::UsageError& e) {
     return fail(2, e.what());
+  } catch (const icl::learn::CheckpointError& e) {  // a checkpoint file damaged while the run went on
+    return fail(2, e.what());
+  } catch (const icl::WriteError& e) {  // a full disk: none of the run's report files written
+    return fail(3, e.what());
   } catch (const std::bad_alloc&) {
     return fail(3, "internal failure: out of memory");
   } catch (const std::exception& e) {

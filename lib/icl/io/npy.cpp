@@ -1,16 +1,16 @@
 #include "icl/io/npy.hpp"
 
+#include "icl/io/regular_file.hpp"
+
 #include <fmt/format.h>
 #include <zip.h>
 
 #include <algorithm>
 #include <bit>
 #include <cstring>
-#include <fstream>
 #include <limits>
 #include <memory>
 #include <set>
-#include <sstream>
 
 namespace icl {
 
@@ -26,6 +26,9 @@ namespace {
 [[noreturn]] void fail(const std::string& name, const std::string& what) {
   throw ArrayFileError(fmt::format("{}: {}", name, what));
 }
+
+// NumPy writes headers of a few hundred bytes (and reads at most 10000 by default).
+constexpr std::size_t kMaxNpyHeader = 1 << 20;
 
 // The header's Python dict literal, e.g. {'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }
 class HeaderParser {
@@ -130,13 +133,15 @@ std::uint32_t little_endian(const unsigned char* p, int bytes) {
   return v;
 }
 
-std::string read_whole_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw ArrayFileError(fmt::format("{}: cannot open the file", path));
-  std::ostringstream s;
-  s << f.rdbuf();
-  if (f.bad()) throw ArrayFileError(fmt::format("{}: read error", path));
-  return s.str();
+// The weight file opened through RegularFile (regular_file.hpp), its errors as ArrayFileError.
+template <class F>
+auto with_file(const std::string& path, F&& f) {
+  try {
+    const RegularFile file(path, kMaxWeightFileBytes, "a weight file");
+    return f(file);
+  } catch (const FileReadError& e) {
+    throw ArrayFileError(e.what());
+  }
 }
 
 struct ZipCloser {
@@ -146,11 +151,30 @@ struct ZipFileCloser {
   void operator()(zip_file_t* f) const { zip_fclose(f); }
 };
 
-}  // namespace
+// What the header says, checked against the file's `total` size; `bytes` holds the file's first bytes, at least
+// min(total, the header's end) of them (read_npy reads only those before checking).
+struct NpyLayout {
+  NpyArray array;  // shape and dtype (no data yet)
+  bool fortran = false;
+  std::size_t data_start = 0, count = 0, item = 0;
+};
 
-NpyArray parse_npy(std::string_view bytes, const std::string& name) {
+// The header's end (magic, version, length, header) where the first bytes say it, else 0.
+std::size_t npy_header_end(std::string_view bytes) {
   static constexpr char kMagic[] = "\x93NUMPY";
-  if (bytes.empty()) fail(name, "empty file");
+  if (bytes.size() < 8 || std::memcmp(bytes.data(), kMagic, 6) != 0) return 0;
+  const auto* u = reinterpret_cast<const unsigned char*>(bytes.data());
+  const int major = u[6];
+  if (major < 1 || major > 3) return 0;
+  const std::size_t len_bytes = major == 1 ? 2 : 4;
+  if (bytes.size() < 8 + len_bytes) return 0;
+  return 8 + len_bytes + little_endian(u + 8, static_cast<int>(len_bytes));
+}
+
+NpyLayout npy_layout(std::string_view bytes, std::uint64_t total, const std::string& name) {
+  static constexpr char kMagic[] = "\x93NUMPY";
+  // (bytes holds the whole file where it is shorter than 12 bytes)
+  if (total == 0) fail(name, "empty file");
   if (bytes.size() < 8 || std::memcmp(bytes.data(), kMagic, 6) != 0) {
     if (bytes.size() < 8 && std::memcmp(bytes.data(), kMagic, std::min<std::size_t>(6, bytes.size())) == 0)
       fail(name, fmt::format("truncated .npy file ({} bytes)", bytes.size()));
@@ -160,37 +184,38 @@ NpyArray parse_npy(std::string_view bytes, const std::string& name) {
   const int major = u[6], minor = u[7];
   if (major < 1 || major > 3 || minor != 0) fail(name, fmt::format(".npy format version {}.{} is not 1.0, 2.0 or 3.0", major, minor));
   const std::size_t len_bytes = major == 1 ? 2 : 4;
-  if (bytes.size() < 8 + len_bytes) fail(name, fmt::format("truncated .npy file ({} bytes)", bytes.size()));
+  if (total < 8 + len_bytes) fail(name, fmt::format("truncated .npy file ({} bytes)", total));
   const std::size_t header_len = little_endian(u + 8, static_cast<int>(len_bytes));
-  const std::size_t data_start = 8 + len_bytes + header_len;
-  if (bytes.size() < data_start)
+  if (header_len > kMaxNpyHeader)
+    fail(name, fmt::format("the .npy header is {} bytes long, more than the {} read", header_len, kMaxNpyHeader));
+  NpyLayout l;
+  l.data_start = 8 + len_bytes + header_len;
+  if (total < l.data_start)
     fail(name, fmt::format("truncated .npy header ({} header bytes announced, {} present)", header_len,
-                           bytes.size() - 8 - len_bytes));
+                           total - 8 - len_bytes));
   const std::string_view header = bytes.substr(8 + len_bytes, header_len);
   for (char c : header)
     if (static_cast<unsigned char>(c) >= 0x80 || (c < ' ' && c != '\n' && c != '\t'))
       fail(name, "malformed .npy header: non-ASCII or control characters");
 
-  NpyArray a;
-  bool fortran = false;
-  HeaderParser(header, name).parse(a.dtype, fortran, a.shape);
+  NpyArray& a = l.array;
+  HeaderParser(header, name).parse(a.dtype, l.fortran, a.shape);
 
-  std::size_t item = 0;
   if (a.dtype == "<f8" || a.dtype == ">f8")
-    item = 8;
+    l.item = 8;
   else if (a.dtype == "<f4" || a.dtype == ">f4")
-    item = 4;
+    l.item = 4;
   else
     fail(name, fmt::format("dtype '{}' is not float32 or float64 (<f4, <f8, >f4, >f8)", a.dtype));
-  const bool big_endian = a.dtype[0] == '>';
 
-  const std::size_t available = bytes.size() - data_start;
+  const std::uint64_t available = total - l.data_start;
   std::size_t count = 1;
   for (std::int64_t s : a.shape) {
     if (s != 0 && count > std::numeric_limits<std::size_t>::max() / static_cast<std::size_t>(s))
       fail(name, fmt::format("shape {} is too large", a.shape_text()));
     count *= static_cast<std::size_t>(s);
   }
+  const std::size_t item = l.item;
   if (count > available / item)
     fail(name, fmt::format("truncated .npy data: shape {} of {} needs {} bytes, {} present", a.shape_text(), a.dtype,
                            count <= std::numeric_limits<std::size_t>::max() / item ? fmt::format("{}", count * item)
@@ -199,6 +224,18 @@ NpyArray parse_npy(std::string_view bytes, const std::string& name) {
   if (count * item < available)
     fail(name, fmt::format("{} bytes after the data of shape {} ({} expected)", available - count * item,
                            a.shape_text(), count * item));
+  l.count = count;
+  return l;
+}
+
+}  // namespace
+
+NpyArray parse_npy(std::string_view bytes, const std::string& name) {
+  NpyLayout l = npy_layout(bytes, bytes.size(), name);
+  NpyArray& a = l.array;
+  const std::size_t count = l.count, item = l.item, data_start = l.data_start;
+  const bool fortran = l.fortran;
+  const bool big_endian = a.dtype[0] == '>';
 
   const bool swap = big_endian != (std::endian::native == std::endian::big);
   std::vector<double> raw(count);
@@ -219,7 +256,7 @@ NpyArray parse_npy(std::string_view bytes, const std::string& name) {
   }
   if (!fortran || a.shape.size() < 2) {
     a.data = std::move(raw);
-    return a;
+    return std::move(l.array);
   }
   // Fortran order: the first index varies fastest. Reorder to C order.
   a.data.resize(count);
@@ -237,30 +274,44 @@ NpyArray parse_npy(std::string_view bytes, const std::string& name) {
       idx[j] = 0;
     }
   }
-  return a;
+  return std::move(l.array);
 }
 
-NpyArray read_npy(const std::string& path) { return parse_npy(read_whole_file(path), path); }
+NpyArray read_npy(const std::string& path) {
+  return with_file(path, [&](const RegularFile& f) {
+    // The header first, checked against the file's size; the data only then.
+    const std::string head = f.read(0, std::min<std::uint64_t>(f.size(), 12));
+    std::size_t end = npy_header_end(head);  // 0 where the first bytes do not say (npy_layout then refuses them)
+    end = std::min<std::size_t>(end, 12 + kMaxNpyHeader);  // a longer header is refused before it is read
+    (void)npy_layout(end > head.size() ? f.read(0, std::min<std::uint64_t>(f.size(), end)) : head, f.size(), path);
+    return parse_npy(f.read_all(), path);
+  });
+}
 
 std::vector<std::pair<std::string, NpyArray>> read_npz(const std::string& path) {
-  {
-    std::ifstream probe(path, std::ios::binary);
-    if (!probe) throw ArrayFileError(fmt::format("{}: cannot open the file", path));
-  }
-  int code = 0;
-  std::unique_ptr<zip_t, ZipCloser> z(zip_open(path.c_str(), ZIP_RDONLY | ZIP_CHECKCONS, &code));
-  if (!z) {
-    zip_error_t e;
-    zip_error_init_with_code(&e, code);
-    const std::string msg = zip_error_strerror(&e);
-    zip_error_fini(&e);
+  // Read whole (a regular file, within the limit), then opened by libzip from memory: libzip never opens the path.
+  const std::string archive = with_file(path, [](const RegularFile& f) { return f.read_all(); });
+  zip_error_t zerr;
+  zip_error_init(&zerr);
+  zip_source_t* src = zip_source_buffer_create(archive.data(), archive.size(), 0, &zerr);
+  if (!src) {
+    const std::string msg = zip_error_strerror(&zerr);
+    zip_error_fini(&zerr);
     fail(path, "not a readable .npz (zip) archive: " + msg);
   }
+  std::unique_ptr<zip_t, ZipCloser> z(zip_open_from_source(src, ZIP_RDONLY | ZIP_CHECKCONS, &zerr));
+  if (!z) {
+    zip_source_free(src);
+    const std::string msg = zip_error_strerror(&zerr);
+    zip_error_fini(&zerr);
+    fail(path, "not a readable .npz (zip) archive: " + msg);
+  }
+  zip_error_fini(&zerr);
   const zip_int64_t n = zip_get_num_entries(z.get(), 0);
   if (n < 0) fail(path, "not a readable .npz (zip) archive");
   std::vector<std::pair<std::string, NpyArray>> out;
   std::set<std::string> names;
-  constexpr zip_uint64_t kMaxMember = zip_uint64_t{1} << 31;
+  std::uint64_t unpacked = 0;  // the members' sizes so far, within the weight files' limit
   for (zip_int64_t i = 0; i < n; ++i) {
     zip_stat_t st;
     zip_stat_init(&st);
@@ -271,7 +322,11 @@ std::vector<std::pair<std::string, NpyArray>> read_npz(const std::string& path) 
     const std::string label = path + ": " + member;
     if (member.size() < 5 || member.compare(member.size() - 4, 4, ".npy") != 0)
       fail(path, fmt::format("member '{}' is not a .npy array", member));
-    if (st.size > kMaxMember) fail(label, "member too large (over 2 GiB)");
+    if (st.size > kMaxWeightFileBytes - unpacked)
+      fail(label, fmt::format("member of {} bytes: the archive's members hold more than the {} bytes a weight file "
+                              "may have",
+                              st.size, kMaxWeightFileBytes));
+    unpacked += st.size;
     std::unique_ptr<zip_file_t, ZipFileCloser> f(zip_fopen_index(z.get(), static_cast<zip_uint64_t>(i), 0));
     if (!f) fail(label, std::string("cannot open the member: ") + zip_strerror(z.get()));
     std::string buf(st.size, '\0');

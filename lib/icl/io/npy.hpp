@@ -7,6 +7,11 @@
 // with exactly the keys 'descr', 'fortran_order' and 'shape', then exactly prod(shape) items. Anything else
 // (a short or long file, another dtype, a malformed header, an object array) is an ArrayFileError whose
 // message is one line naming the file and what is wrong.
+//
+// Files are read through regular_file.hpp: only a regular file (a folder, FIFO or device is refused, also behind a
+// link), of at most kMaxWeightFileBytes; read_npy reads the header first and checks the size it implies against the
+// file's before it reads the data. An .npz is read whole (within that limit) and opened from memory; its members'
+// sizes, from the archive's directory, must together stay within the same limit before any is unpacked.
 #pragma once
 #include <cstdint>
 #include <stdexcept>

@@ -1,5 +1,7 @@
 #include "icl/io/safetensors.hpp"
 
+#include "icl/io/regular_file.hpp"
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -8,10 +10,8 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <fstream>
 #include <limits>
 #include <set>
-#include <sstream>
 
 namespace icl {
 
@@ -86,20 +86,33 @@ struct Entry {
   std::uint64_t begin = 0, end = 0;
 };
 
-}  // namespace
+// The file's layout from its first bytes (`bytes`: at least min(total, 8 + the header length) of them), checked
+// against its `total` size: every tensor's place in the byte buffer, before any of the buffer is read.
+struct SafetensorsLayout {
+  std::uint64_t header_bytes = 0;
+  std::vector<Entry> entries;
+  std::map<std::string, std::string> metadata;
+};
 
-SafetensorsFile parse_safetensors(std::string_view bytes, const std::string& name) {
-  if (bytes.empty()) fail(name, "empty file");
-  if (bytes.size() < 8)
-    fail(name, fmt::format("truncated .safetensors file ({} bytes; the 8-byte header length is missing)", bytes.size()));
+// The header length the first 8 bytes give (0 when there are fewer).
+std::uint64_t header_length(std::string_view bytes) { return bytes.size() < 8 ? 0 : load_le<std::uint64_t>(bytes.data()); }
+
+SafetensorsLayout safetensors_layout(std::string_view bytes, std::uint64_t total, const std::string& name) {
+  if (total == 0) fail(name, "empty file");
+  if (total < 8)
+    fail(name, fmt::format("truncated .safetensors file ({} bytes; the 8-byte header length is missing)", total));
   const std::uint64_t n = load_le<std::uint64_t>(bytes.data());
   if (n > kMaxHeader)
     fail(name, fmt::format("not a .safetensors file: header length {} is over the format's limit of 100 MB", n));
-  if (n > bytes.size() - 8)
-    fail(name, fmt::format("truncated .safetensors header ({} bytes announced, {} present)", n, bytes.size() - 8));
+  if (n > total - 8)
+    fail(name, fmt::format("truncated .safetensors header ({} bytes announced, {} present)", n, total - 8));
   const std::string_view header = bytes.substr(8, n);
   if (header.empty() || header[0] != '{')
     fail(name, "malformed .safetensors header: it must begin with '{' (the format's rule)");
+  // JSON text holds no raw NUL, and the format pads with spaces only (nlohmann's parser would stop at a NUL and take
+  // what precedes it).
+  if (const auto nul = header.find('\0'); nul != std::string_view::npos)
+    fail(name, fmt::format("malformed .safetensors header: a NUL byte at offset {} (the format pads with spaces)", 8 + nul));
 
   // Duplicate keys are refused at every level (nlohmann keeps the last one silently).
   std::vector<std::set<std::string>> keys;
@@ -125,8 +138,9 @@ SafetensorsFile parse_safetensors(std::string_view bytes, const std::string& nam
   }
   if (!h.is_object()) fail(name, "malformed .safetensors header: not a JSON object");
 
-  SafetensorsFile out;
-  std::vector<Entry> entries;
+  SafetensorsLayout out;
+  out.header_bytes = n;
+  std::vector<Entry>& entries = out.entries;
   for (auto it = h.begin(); it != h.end(); ++it) {
     const std::string& key = it.key();
     const Json& v = it.value();
@@ -177,7 +191,7 @@ SafetensorsFile parse_safetensors(std::string_view bytes, const std::string& nam
   }
 
   // The byte buffer: entirely indexed, no holes, no overlaps.
-  const std::uint64_t buffer = bytes.size() - 8 - n;
+  const std::uint64_t buffer = total - 8 - n;
   std::vector<const Entry*> order;
   for (const auto& e : entries) order.push_back(&e);
   std::stable_sort(order.begin(), order.end(),
@@ -201,8 +215,17 @@ SafetensorsFile parse_safetensors(std::string_view bytes, const std::string& nam
     fail(name, fmt::format("{} bytes after the last tensor's data ({} of {} bytes indexed): the format allows none",
                            buffer - at, at, buffer));
 
-  const char* data = bytes.data() + 8 + n;
-  for (const auto& e : entries) {
+  return out;
+}
+
+}  // namespace
+
+SafetensorsFile parse_safetensors(std::string_view bytes, const std::string& name) {
+  const SafetensorsLayout layout = safetensors_layout(bytes, bytes.size(), name);
+  SafetensorsFile out;
+  out.metadata = layout.metadata;
+  const char* data = bytes.data() + 8 + layout.header_bytes;
+  for (const auto& e : layout.entries) {
     NpyArray a;
     a.shape = e.shape;
     a.dtype = e.dtype;
@@ -226,12 +249,17 @@ SafetensorsFile parse_safetensors(std::string_view bytes, const std::string& nam
 }
 
 SafetensorsFile read_safetensors(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw ArrayFileError(fmt::format("{}: cannot open the file", path));
-  std::ostringstream s;
-  s << f.rdbuf();
-  if (f.bad()) throw ArrayFileError(fmt::format("{}: read error", path));
-  return parse_safetensors(s.str(), path);
+  try {
+    const RegularFile f(path, kMaxWeightFileBytes, "a weight file");
+    // The header first, checked against the file's size (every tensor's bytes in place); the data only then.
+    const std::string head = f.read(0, std::min<std::uint64_t>(f.size(), 8));
+    const std::uint64_t n = header_length(head);
+    const bool whole_header = head.size() == 8 && n <= kMaxHeader && n <= f.size() - 8;
+    (void)safetensors_layout(whole_header ? f.read(0, 8 + n) : head, f.size(), path);  // refuses a bad length unread
+    return parse_safetensors(f.read_all(), path);
+  } catch (const FileReadError& e) {
+    throw ArrayFileError(e.what());
+  }
 }
 
 }  // namespace icl

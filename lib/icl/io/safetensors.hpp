@@ -13,6 +13,9 @@
 // exactly to double); any other (integers, BOOL, F8_*) is refused by name. NaN and inf entries are read as they
 // are (the format allows them; the weight loader refuses them, attention_weights.hpp).
 //
+// A NUL byte in the header is refused (JSON holds none; the padding is spaces). The file itself is read through
+// regular_file.hpp (a regular file of at most kMaxWeightFileBytes), the header checked before the data is read.
+//
 // Every fault is an ArrayFileError (npy.hpp) with a one-line message naming the file and what is wrong; tensor
 // names from the file are printed with control characters escaped, so the message stays one line.
 #pragma once

@@ -3,14 +3,17 @@
 #include "icl/execute/executor.hpp"
 #include "icl/execute/precision.hpp"
 #include "icl/execute/ranks.hpp"
+#include "icl/io/regular_file.hpp"
 
+#include <boost/crc.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
+#include <string_view>
 
 namespace icl::learn {
 
@@ -18,7 +21,16 @@ namespace {
 
 CheckpointSettings g_settings;
 
-constexpr char kMagic[8] = {'I', 'C', 'L', 'C', 'K', 'P', 'T', '1'};
+constexpr char kMagic[7] = {'I', 'C', 'L', 'C', 'K', 'P', 'T'};  // then the version digit
+constexpr char kVersion = '2';
+constexpr std::size_t kHeaderBytes = 16;  // magic and version, length
+constexpr std::size_t kCrcBytes = 4;
+
+std::uint32_t crc32_of(std::string_view bytes) {
+  boost::crc_32_type crc;
+  crc.process_bytes(bytes.data(), bytes.size());
+  return crc.checksum();
+}
 
 // FNV-1a over the bytes fed to it.
 struct Hash {
@@ -68,96 +80,135 @@ struct Writer {
   }
 };
 
+// Reads a body that checked_checkpoint_body has accepted; a field that runs past the end (which the checksum makes
+// a bug, not a damaged file) is still refused, naming the file.
 struct Reader {
-  const std::string& buf;
-  const std::string& file;
+  std::string_view buf;
+  std::string file;
   std::size_t at = 0;
   [[noreturn]] void damaged() const {
-    throw std::runtime_error("checkpoint file '" + file + "' is damaged (truncated or not a checkpoint); remove it");
+    throw CheckpointError(fmt::format("checkpoint file '{}' is damaged (its fields do not fit its length); remove it",
+                                      file));
   }
   std::uint64_t u64() {
-    if (at + 8 > buf.size()) damaged();
+    if (buf.size() - at < 8) damaged();
     std::uint64_t v;
     std::memcpy(&v, buf.data() + at, 8);
     at += 8;
     return v;
   }
-  std::uint64_t count() {
+  // A count of items of `item_bytes` each: no more than the bytes left can hold.
+  std::uint64_t count(std::size_t item_bytes) {
     const std::uint64_t n = u64();
-    if (n > buf.size()) damaged();  // no count can exceed the file's bytes
+    if (n > (buf.size() - at) / std::max<std::size_t>(item_bytes, 1)) damaged();
     return n;
   }
   long long i64() { return static_cast<long long>(u64()); }
   double f64() { return std::bit_cast<double>(u64()); }
   std::string str() {
-    const std::uint64_t n = count();
-    if (at + n > buf.size()) damaged();
-    std::string s = buf.substr(at, n);
+    const std::uint64_t n = count(1);
+    std::string s(buf.substr(at, n));
     at += n;
     return s;
   }
   Eigen::VectorXd vec() {
-    Eigen::VectorXd v(static_cast<Eigen::Index>(count()));
+    Eigen::VectorXd v(static_cast<Eigen::Index>(count(8)));
     for (Eigen::Index i = 0; i < v.size(); ++i) v[i] = f64();
     return v;
   }
   std::vector<double> dvec() {
-    std::vector<double> v(count());
+    std::vector<double> v(count(8));
     for (double& x : v) x = f64();
     return v;
   }
   TrainCurve curve() {
     TrainCurve c;
-    c.step.resize(count());
+    c.step.resize(count(8));
     for (int& s : c.step) s = static_cast<int>(i64());
     c.train_loss = dvec();
     c.test_loss = dvec();
     c.grad_norm = dvec();
-    c.extra_names.resize(count());
+    c.extra_names.resize(count(8));
     for (auto& n : c.extra_names) n = str();
-    c.extra.resize(count());
+    c.extra.resize(count(8));
     for (auto& e : c.extra) e = dvec();
     return c;
   }
+  void end() const {
+    if (at != buf.size()) damaged();
+  }
 };
+
+// The fields in the order save_finished and save_state write them; the whole body, nothing after it.
+TrainResult read_finished(Reader& r) {
+  TrainResult res;
+  res.status = static_cast<TrainStatus>(r.u64());
+  res.reason = r.str();
+  res.theta = r.vec();
+  res.steps_done = static_cast<int>(r.i64());
+  res.final_train_loss = r.f64();
+  res.final_test_loss = r.f64();
+  res.seconds = r.f64();
+  res.ranks = static_cast<int>(r.i64());
+  res.curve = r.curve();
+  r.end();
+  return res;
+}
+
+TrainState read_state(Reader& r) {
+  TrainState s;
+  s.t = static_cast<int>(r.i64());
+  s.theta = r.vec();
+  s.good = r.vec();
+  s.adam_m = r.vec();
+  s.adam_v = r.vec();
+  s.adam_t = static_cast<long>(r.i64());
+  s.window = r.f64();
+  s.gnorm = r.f64();
+  s.last_loss = r.f64();
+  s.seconds = r.f64();
+  s.window_n = static_cast<int>(r.i64());
+  s.ranks = static_cast<int>(r.i64());
+  s.curve = r.curve();
+  r.end();
+  return s;
+}
+
+// Far above any state the claims train (the largest, GPT-2 stacks, are a few MB).
+constexpr std::uint64_t kMaxCheckpointBytes = std::uint64_t{1} << 34;
 
 std::string path_of(std::uint64_t key, const char* kind) {
   return (std::filesystem::path(g_settings.dir) / fmt::format("train-{:016x}.{}", key, kind)).string();
 }
 
-std::optional<std::string> read_whole(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return std::nullopt;
-  std::ostringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
-
-// The file's body after its magic and key (nothing if it does not exist).
-std::optional<Reader> open(const std::string& path, std::uint64_t key, std::string& holder) {
-  auto text = read_whole(path);
-  if (!text) return std::nullopt;
-  holder = std::move(*text);
-  Reader r{holder, path};
-  if (holder.size() < 16 || std::memcmp(holder.data(), kMagic, 8) != 0) r.damaged();
-  r.at = 8;
-  if (r.u64() != key) r.damaged();
-  return r;
+// The file's checked body (nothing if it does not exist).
+std::optional<std::string> load_body(const std::string& path, std::uint64_t key) {
+  std::error_code ec;
+  if (!std::filesystem::exists(std::filesystem::symlink_status(path, ec))) return std::nullopt;
+  std::string bytes;
+  try {
+    bytes = read_regular_file(path, kMaxCheckpointBytes, "a checkpoint file");
+  } catch (const FileReadError& e) {
+    throw CheckpointError(fmt::format("checkpoint file {}; remove it", e.what()));
+  }
+  return checked_checkpoint_body(bytes, path, key);
 }
 
 // Whole or not at all: a temporary file next to it, flushed, then renamed over it.
 void write(const std::string& path, std::uint64_t key, const Writer& body) {
   if (rank_comm().rank != 0) return;  // under MPI every rank holds the same state: rank 0 writes it
-  Writer k;
-  k.u64(key);
+  const std::string bytes = checkpoint_file_bytes(key, body.buf);
   const std::string tmp = path + ".tmp";
   {
     std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    f.write(kMagic, 8);
-    f.write(k.buf.data(), static_cast<std::streamsize>(k.buf.size()));
-    f.write(body.buf.data(), static_cast<std::streamsize>(body.buf.size()));
+    f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
     f.flush();
-    if (!f) throw std::runtime_error("cannot write the checkpoint file '" + tmp + "'");
+    if (!f) {
+      f.close();
+      std::error_code ec;
+      std::filesystem::remove(tmp, ec);
+      throw std::runtime_error("cannot write the checkpoint file '" + tmp + "'");
+    }
   }
   std::error_code ec;
   std::filesystem::rename(tmp, path, ec);
@@ -165,6 +216,85 @@ void write(const std::string& path, std::uint64_t key, const Writer& body) {
 }
 
 }  // namespace
+
+std::string checkpoint_file_bytes(std::uint64_t key, const std::string& body) {
+  std::string out(kMagic, sizeof kMagic);
+  out += kVersion;
+  Writer w;
+  w.u64(8 + body.size());  // the key and the body
+  w.u64(key);
+  out += w.buf;
+  out += body;
+  const std::uint32_t crc = crc32_of(out);
+  for (int i = 0; i < 4; ++i) out += static_cast<char>((crc >> (8 * i)) & 0xff);
+  return out;
+}
+
+std::string checked_checkpoint_body(const std::string& bytes, const std::string& path, std::uint64_t key) {
+  const auto refuse = [&](const std::string& why) {
+    return CheckpointError(fmt::format("checkpoint file '{}' {}; remove it (its training run then starts afresh)", path, why));
+  };
+  const std::size_t n = bytes.size();
+  if (n < sizeof kMagic + 1 || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0)
+    throw refuse(n == 0 ? "is empty" : "is not an icl-verify checkpoint (no ICLCKPT magic)");
+  if (bytes[7] != kVersion)
+    throw refuse(bytes[7] >= '0' && bytes[7] <= '9'
+                     ? fmt::format("has format version {}; this icl-verify reads version {} (with a checksum) only",
+                                   bytes[7], kVersion)
+                     : fmt::format("is not an icl-verify checkpoint (version byte 0x{:02x})",
+                                   static_cast<unsigned char>(bytes[7])));
+  if (n < kHeaderBytes + 8 + kCrcBytes) throw refuse(fmt::format("is truncated ({} bytes)", n));
+  std::uint64_t length;
+  std::memcpy(&length, bytes.data() + 8, 8);
+  if (length != n - kHeaderBytes - kCrcBytes)
+    throw refuse(fmt::format("is damaged: its header gives {} bytes of content, the file holds {} (truncated or "
+                             "extended)",
+                             length, n - kHeaderBytes - kCrcBytes));
+  std::uint32_t stored = 0;
+  for (int i = 0; i < 4; ++i) stored |= static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[n - 4 + i])) << (8 * i);
+  const std::uint32_t crc = crc32_of(std::string_view(bytes).substr(0, n - kCrcBytes));
+  if (crc != stored) throw refuse(fmt::format("is damaged: checksum {:08x}, expected {:08x}", crc, stored));
+  std::uint64_t k;
+  std::memcpy(&k, bytes.data() + kHeaderBytes, 8);
+  if (k != key) throw refuse(fmt::format("holds training run {:016x}, not {:016x} (renamed or copied?)", k, key));
+  return bytes.substr(kHeaderBytes + 8, n - kHeaderBytes - 8 - kCrcBytes);
+}
+
+void verify_checkpoint_folder(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return;
+  std::vector<fs::path> files;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) files.push_back(it->path());
+  if (ec) throw CheckpointError(fmt::format("checkpoint folder '{}' cannot be read ({})", dir, ec.message()));
+  std::sort(files.begin(), files.end());
+  for (const auto& p : files) {
+    const std::string name = p.filename().string();
+    const bool state = name.ends_with(".state"), done = name.ends_with(".done");
+    if (!name.starts_with("train-") || !(state || done)) continue;  // run.json, temporary files of a crash
+    const std::string hex = name.substr(6, name.size() - 6 - (state ? 6 : 5));
+    std::uint64_t key = 0;
+    const bool hex_ok = hex.size() == 16 && std::all_of(hex.begin(), hex.end(), [](char c) {
+      return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+    });
+    if (!hex_ok)
+      throw CheckpointError(fmt::format("checkpoint file '{}' is not named train-<16 hex digits>.state or .done; remove it",
+                                        p.string()));
+    key = std::stoull(hex, nullptr, 16);
+    std::string bytes;
+    try {
+      bytes = read_regular_file(p.string(), kMaxCheckpointBytes, "a checkpoint file");
+    } catch (const FileReadError& e) {
+      throw CheckpointError(fmt::format("checkpoint file {}; remove it", e.what()));
+    }
+    const std::string body = checked_checkpoint_body(bytes, p.string(), key);
+    Reader r{body, p.string()};  // the fields fit the length, as the loaders will read them
+    if (state)
+      (void)read_state(r);
+    else
+      (void)read_finished(r);
+  }
+}
 
 void set_checkpoints(CheckpointSettings s) { g_settings = std::move(s); }
 const CheckpointSettings& checkpoints() { return g_settings; }
@@ -198,21 +328,11 @@ std::uint64_t training_key(const Parameterisation& params, const Eigen::VectorXd
 
 std::optional<TrainResult> load_finished(std::uint64_t key) {
   if (g_settings.dir.empty()) return std::nullopt;
-  std::string holder;
-  auto r = open(path_of(key, "done"), key, holder);
-  if (!r) return std::nullopt;
-  TrainResult res;
-  res.status = static_cast<TrainStatus>(r->u64());
-  res.reason = r->str();
-  res.theta = r->vec();
-  res.steps_done = static_cast<int>(r->i64());
-  res.final_train_loss = r->f64();
-  res.final_test_loss = r->f64();
-  res.seconds = r->f64();
-  res.ranks = static_cast<int>(r->i64());
-  res.curve = r->curve();
-  if (r->at != holder.size()) r->damaged();
-  return res;
+  const std::string path = path_of(key, "done");
+  const auto body = load_body(path, key);
+  if (!body) return std::nullopt;
+  Reader r{*body, path};
+  return read_finished(r);
 }
 
 void save_finished(std::uint64_t key, const TrainResult& res) {
@@ -234,25 +354,11 @@ void save_finished(std::uint64_t key, const TrainResult& res) {
 
 std::optional<TrainState> load_state(std::uint64_t key) {
   if (g_settings.dir.empty()) return std::nullopt;
-  std::string holder;
-  auto r = open(path_of(key, "state"), key, holder);
-  if (!r) return std::nullopt;
-  TrainState s;
-  s.t = static_cast<int>(r->i64());
-  s.theta = r->vec();
-  s.good = r->vec();
-  s.adam_m = r->vec();
-  s.adam_v = r->vec();
-  s.adam_t = static_cast<long>(r->i64());
-  s.window = r->f64();
-  s.gnorm = r->f64();
-  s.last_loss = r->f64();
-  s.seconds = r->f64();
-  s.window_n = static_cast<int>(r->i64());
-  s.ranks = static_cast<int>(r->i64());
-  s.curve = r->curve();
-  if (r->at != holder.size()) r->damaged();
-  return s;
+  const std::string path = path_of(key, "state");
+  const auto body = load_body(path, key);
+  if (!body) return std::nullopt;
+  Reader r{*body, path};
+  return read_state(r);
 }
 
 void save_state(std::uint64_t key, const TrainState& s) {

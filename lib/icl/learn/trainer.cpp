@@ -2,6 +2,7 @@
 
 #include "icl/execute/executor.hpp"
 #include "icl/execute/precision.hpp"
+#include "icl/execute/ranks.hpp"
 #include "icl/learn/checkpoint.hpp"
 #include "icl/learn/training_estimate.hpp"
 #include "icl/report/progress_line.hpp"
@@ -310,7 +311,11 @@ TrainResult train_steps(const Parameterisation& params, Eigen::VectorXd theta, c
     }
     progress.update(t + 1, L, seconds());
     if (saves_state) {
-      const bool stop = stop_requested().load();
+      // Under MPI every rank stops at the same step (each gets the signal at its own moment; a rank that stopped
+      // alone would leave the others waiting in the next step's exchange).
+      std::uint64_t stop_word = stop_requested().load() ? 1 : 0;
+      if (rank_comm().size > 1 && rank_comm().or_all) rank_comm().or_all(&stop_word, 1);
+      const bool stop = stop_word != 0;
       if (stop || seconds() - last_save >= checkpoints().every_seconds) save(t + 1);
       if (stop)
         throw Interrupted(fmt::format("{}: stopped at step {} of {}; its state is saved in {}", cfg.label, t + 1,

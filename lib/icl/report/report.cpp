@@ -688,13 +688,14 @@ std::string markdown_summary(const std::vector<nlohmann::ordered_json>& reports)
   return s;
 }
 
-int rebuild_reports(const std::string& dir, std::vector<std::string>* skipped, bool dry_run) {
-  std::vector<std::string> files;
-  for (const auto& e : fs::directory_iterator(dir))
-    if (e.path().extension() == ".json" && e.is_regular_file()) files.push_back(e.path().string());
-  std::sort(files.begin(), files.end());
+std::vector<std::pair<std::string, std::string>> render_report_folder(const std::vector<std::string>& json_files,
+                                                                     std::vector<std::string>* skipped, int* count) {
+  std::vector<std::string> files = json_files;
+  std::sort(files.begin(), files.end(), [](const std::string& a, const std::string& b) {
+    return fs::path(a).filename() < fs::path(b).filename();  // by name, wherever each lies
+  });
   std::vector<nlohmann::ordered_json> reports;
-  std::vector<std::pair<std::string, std::string>> out;  // path, content
+  std::vector<std::pair<std::string, std::string>> out;  // file name, content
   for (const auto& f : files) {
     try {
       auto j = nlohmann::ordered_json::parse(read_file(f));
@@ -707,27 +708,42 @@ int rebuild_reports(const std::string& dir, std::vector<std::string>* skipped, b
       std::string tex = latex_table(j);
       std::string cases_tex = needs_cases_appendix(j) ? latex_cases_longtable(j) : std::string();
       markdown_claim(j);  // renders, or throws on fields of the wrong type
-      out.emplace_back(dir + "/" + claim + ".tex", std::move(tex));
+      out.emplace_back(claim + ".tex", std::move(tex));
       // Figures whose data the report holds are redrawn: <claim>.<name>.svg.
       if (j.contains("figures") && j["figures"].is_object())
         for (auto it = j["figures"].begin(); it != j["figures"].end(); ++it)
           if (it.value().is_object() && it.key().find('/') == std::string::npos)
-            out.emplace_back(dir + "/" + claim + "." + it.key() + ".svg", svg_plot(plot_from_json(it.value())));
-      if (!cases_tex.empty()) out.emplace_back(dir + "/" + claim + ".cases.tex", std::move(cases_tex));
+            out.emplace_back(claim + "." + it.key() + ".svg", svg_plot(plot_from_json(it.value())));
+      if (!cases_tex.empty()) out.emplace_back(claim + ".cases.tex", std::move(cases_tex));
       reports.push_back(std::move(j));
     } catch (const std::exception&) {
       if (skipped) skipped->push_back(f);
     }
   }
   if (!reports.empty()) {
-    out.emplace_back(dir + "/summary.md", markdown_summary(reports));
-    out.emplace_back(dir + "/all.tex", latex_all(reports));
-    out.emplace_back(dir + "/preview.tex", latex_preview());
-    out.emplace_back(dir + "/icl-verify.bib", bibtex_all());
+    out.emplace_back("summary.md", markdown_summary(reports));
+    out.emplace_back("all.tex", latex_all(reports));
+    out.emplace_back("preview.tex", latex_preview());
+    out.emplace_back("icl-verify.bib", bibtex_all());
   }
+  if (count) *count = static_cast<int>(reports.size());
+  return out;
+}
+
+std::vector<std::string> report_json_files(const std::string& dir) {
+  std::vector<std::string> files;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().extension() == ".json" && e.is_regular_file()) files.push_back(e.path().string());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+int rebuild_reports(const std::string& dir, std::vector<std::string>* skipped, bool dry_run) {
+  int count = 0;
+  const auto out = render_report_folder(report_json_files(dir), skipped, &count);
   if (!dry_run)
-    for (const auto& [path, content] : out) write_file_atomic(path, content);
-  return static_cast<int>(reports.size());
+    for (const auto& [name, content] : out) write_file_atomic(dir + "/" + name, content);
+  return count;
 }
 
 }  // namespace icl

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace icl {
@@ -42,6 +43,13 @@ std::string markdown_summary(const std::vector<nlohmann::ordered_json>& reports)
 // type) is left out and named in `skipped`. Everything is rendered before anything is written, so a failure
 // writes nothing; dry_run renders only (to count the reports).
 int rebuild_reports(const std::string& dir, std::vector<std::string>* skipped = nullptr, bool dry_run = false);
+// What rebuild_reports writes, rendered from the reports `json_files` (paths, anywhere; taken in the order of their
+// file names) and not written: (file name, content) pairs. `count` receives the number of reports among them.
+std::vector<std::pair<std::string, std::string>> render_report_folder(const std::vector<std::string>& json_files,
+                                                                     std::vector<std::string>* skipped = nullptr,
+                                                                     int* count = nullptr);
+// The *.json files of `dir` (paths, sorted).
+std::vector<std::string> report_json_files(const std::string& dir);
 
 // "0.0352", "1.2e-05": short, round-trippable enough for tables.
 std::string format_number(double v);
