@@ -185,7 +185,7 @@ if [[ -n $BIN ]]; then
 
   say "7. the paper budget: $PAPER_CLAIMS"
   # The schedule gives the same bits (icl-cuda-equality checks it), so the paper run takes the one that phase 4 timed
-  # fastest on sja.fig1's training step in float64 (ICL_CUDA_SCHEDULE; unset, the default).
+  # fastest on sja.fig1's training step in float64 (ICL_CUDA_SCHEDULE; unset: auto, block for gradients).
   fastest=$(awk '/^minibatch\(\) of sja.fig1/ {f = 1} f && /cuda, schedule/ {print $3, $4}' "$WORK/logs/timings.log" \
             2>/dev/null | sort -k2 -g | head -1 | cut -d' ' -f1)
   [[ -n $fastest && $BACKEND == cuda ]] && export ICL_CUDA_SCHEDULE=$fastest && say "schedule: $fastest (fastest in phase 4)"

@@ -340,7 +340,7 @@ bool check_equality(const Device& dev) {
       }
     }
   }
-  dev.schedule(cuda::Schedule::thread);
+  dev.schedule(cuda::Schedule::automatic);  // the default again
   return ok;
 }
 
@@ -375,7 +375,7 @@ void time_calls(const Device& dev) {
         std::printf("    cuda, schedule %-12s %.3g us (ratio %.0fx), cuda float32 %.3g us (ratio %.0fx)\n",
                     cuda::schedule_name(schedule), gpu_s * 1e6, cpu_s / gpu_s, gpu32_s * 1e6, cpu_s / gpu32_s);
       }
-      dev.schedule(cuda::Schedule::thread);
+      dev.schedule(cuda::Schedule::automatic);
     }
   std::printf("\nminibatch() (loss and gradient) of acds form (8), 3 layers, d = 5, n = 20, batch 4000, cuda vs cpu "
               "on one thread:\n");
@@ -424,7 +424,7 @@ void time_calls(const Device& dev) {
     std::printf("  cuda, schedule %-12s %.3g ms (ratio %.0fx), cuda float32 %.3g ms (ratio %.0fx)\n",
                 cuda::schedule_name(schedule), gpu_b * 1e3, cpu_b / gpu_b, gpu32_b * 1e3, cpu_b / gpu32_b);
   }
-  dev.schedule(cuda::Schedule::thread);
+  dev.schedule(cuda::Schedule::automatic);
 }
 
 }  // namespace
@@ -445,14 +445,19 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  // ICL_CUDA_SCHEDULE's values (no GPU needed): unset or empty, thread, block, block-global; anything else refused in
-  // one line.
+  // ICL_CUDA_SCHEDULE's values (no GPU needed): unset, empty or auto, thread, block, block-global; anything else
+  // refused in one line; auto resolves to thread for losses and block for gradients, the others to themselves.
   {
     using cuda::Schedule;
-    bool parsed = cuda::parse_schedule(nullptr) == Schedule::thread && cuda::parse_schedule("") == Schedule::thread &&
+    bool parsed = cuda::parse_schedule(nullptr) == Schedule::automatic &&
+                  cuda::parse_schedule("") == Schedule::automatic && cuda::parse_schedule("auto") == Schedule::automatic &&
+                  cuda::resolve_schedule(Schedule::automatic, false) == Schedule::thread &&
+                  cuda::resolve_schedule(Schedule::automatic, true) == Schedule::block &&
                   cuda::parse_schedule("thread") == Schedule::thread &&
                   cuda::parse_schedule("block") == Schedule::block &&
                   cuda::parse_schedule("block-global") == Schedule::block_global;
+    for (const Schedule s : kSchedules)
+      parsed = parsed && cuda::resolve_schedule(s, false) == s && cuda::resolve_schedule(s, true) == s;
     try {
       cuda::parse_schedule("blocks");
       parsed = false;

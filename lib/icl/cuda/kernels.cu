@@ -218,13 +218,14 @@ std::atomic<int>& schedule_state() {
 
 Schedule parse_schedule(const char* value) {
   const std::string v = value ? value : "";
-  if (v.empty() || v == "thread") return Schedule::thread;
+  if (v.empty() || v == "auto") return Schedule::automatic;
+  if (v == "thread") return Schedule::thread;
   if (v == "block") return Schedule::block;
   if (v == "block-global") return Schedule::block_global;
   throw std::invalid_argument("ICL_CUDA_SCHEDULE=" + v +
-                              ": expected thread (one thread per prompt, the default), block (one block per prompt, "
-                              "its scratch in shared memory where it fits) or block-global (its scratch in global "
-                              "memory)");
+                              ": expected auto (the default: thread for losses, block for gradients), thread (one "
+                              "thread per prompt), block (one block per prompt, its scratch in shared memory where it "
+                              "fits) or block-global (its scratch in global memory)");
 }
 
 Schedule schedule() { return static_cast<Schedule>(schedule_state().load()); }
@@ -232,7 +233,15 @@ Schedule schedule() { return static_cast<Schedule>(schedule_state().load()); }
 void set_schedule(Schedule s) { schedule_state().store(static_cast<int>(s)); }
 
 const char* schedule_name(Schedule s) {
-  return s == Schedule::block ? "block" : s == Schedule::block_global ? "block-global" : "thread";
+  return s == Schedule::automatic ? "auto"
+         : s == Schedule::block  ? "block"
+         : s == Schedule::block_global ? "block-global"
+                                       : "thread";
+}
+
+Schedule resolve_schedule(Schedule s, bool gradient) {
+  if (s != Schedule::automatic) return s;
+  return gradient ? Schedule::block : Schedule::thread;
 }
 
 int device_count(std::string* why) {
@@ -300,7 +309,7 @@ void prompt_losses_in(const portable::Plan& plan, portable::StreamKey key, std::
   const auto per = static_cast<std::uint64_t>(plan.scratch_per_prompt()),
              per32 = static_cast<std::uint64_t>(plan.scratch32_per_prompt());
   const std::uint64_t batch = launch_prompts(per * sizeof(double) + per32 * sizeof(S), kBlock, count);
-  const Schedule sch = schedule();
+  const Schedule sch = resolve_schedule(schedule(), false);
   const bool by_block = sch != Schedule::thread;
   const LaunchScratch<S> ls = launch_scratch<S>(plan, false, sch, *w, batch);
   double* const losses = w->losses.get<double>(static_cast<std::size_t>(batch));
@@ -332,7 +341,7 @@ void minibatch_chunks_in(const portable::Plan& plan, portable::StreamKey key, st
   // A multiple of the block size and of the chunk of prompts.
   const std::uint64_t batch =
       launch_prompts(per * sizeof(double) + (per32 + G) * sizeof(S), std::lcm<std::uint64_t>(kBlock, chunk), count);
-  const Schedule sch = schedule();
+  const Schedule sch = resolve_schedule(schedule(), dW != nullptr);
   const bool by_block = sch != Schedule::thread;
   const LaunchScratch<S> ls = launch_scratch<S>(plan, dW != nullptr, sch, *w, batch);
   S* const g = w->g.get<S>(static_cast<std::size_t>(batch * G));

@@ -20,10 +20,16 @@ std::string device_name();
 // prompts' scratch interleaved in global memory) or one block per prompt (the block's threads split each step's
 // entries, portable::Block, each prompt's scratch contiguous): block keeps a prompt's scratch in the block's shared
 // memory where it fits in 48 KB (else in global memory), block-global always in global memory. The same bits in all
-// three (execute/portable/schedule.hpp).
-enum class Schedule { thread, block, block_global };
-// "thread", "block" or "block-global" (null or empty: thread); another value throws std::invalid_argument naming it.
+// three (execute/portable/schedule.hpp). automatic, the default, takes per call the one measured fastest on an H200
+// (bench/gpu/RESULTS.md, 27 November 2026): thread for losses alone (2 to 18 times block's speed at sja.thm2's sizes),
+// block for a loss with its gradient (4.7 times thread's on sja.fig1's 12-layer training step, even with thread on
+// acds form (8)'s).
+enum class Schedule { automatic, thread, block, block_global };
+// "auto", "thread", "block" or "block-global" (null or empty: auto); another value throws std::invalid_argument
+// naming it.
 Schedule parse_schedule(const char* value);
+// The schedule a call runs under: s itself, or for automatic, block where the call computes gradients, else thread.
+Schedule resolve_schedule(Schedule s, bool gradient);
 // The schedule in force: the environment variable ICL_CUDA_SCHEDULE (parse_schedule), read once, at the first
 // call, unless set_schedule has chosen one (tests/gpu/cuda_equality.cpp runs its checks under both).
 Schedule schedule();
