@@ -449,8 +449,17 @@ def case_same_path(tmp):
             raise Failed(f"resume with {' '.join(args)}: {r.describe()}")
     r = cli("run", "sja.thm2", "--quick", "--threads", "1", "--out", "other", "--resume", "ck", cwd=work, timeout=60)
     line = expect_refused(r, "holds the state of another run", "resume into another folder")
-    return (f"{len(spellings)} resumes naming the same folders another way (absolute, with ./ and ..): accepted; "
-            "another --out is still refused", normalise(line, tmp), len(spellings) + 1)
+    # A folder saved with a relative --out goes on after the checkout moves (another clone, another machine: the GPU
+    # run's committed state, bench/gpu/): run.json keeps --out as given.
+    moved = os.path.join(tmp, "moved")
+    os.rename(work, moved)
+    r = cli("run", "sja.thm2", "--quick", "--threads", "1", "--out", "rel/out", "--checkpoint", "ck", cwd=moved,
+            timeout=300)
+    if r.status != 0:
+        raise Failed(f"resume after the folder moved: {r.describe()}")
+    return (f"{len(spellings)} resumes naming the same folders another way (absolute, with ./ and ..) and one after "
+            "the checkout moved: accepted; another --out is still refused", normalise(line, tmp),
+            len(spellings) + 2)
 
 
 def case_mpirun(tmp):

@@ -616,8 +616,9 @@ int estimate_command(const std::vector<PlannedClaim>& plan, const RunOptions& o)
 }  // namespace
 
 // --checkpoint DIR / --resume DIR (learn/checkpoint.hpp): the folder holds run.json, what the run is (claims,
-// settings, seed, budget, where it writes: the output folder's resolved path, so that `--out r` and `--out $PWD/r`
-// are one run), and the training states. The same run goes on from its saved state; another run is refused (one
+// settings, seed, budget, where it writes: the output folder as given, compared by resolved path, so that `--out r`
+// and `--out $PWD/r` are one run, and a folder saved with a relative --out goes on in another checkout or on another
+// machine: bench/gpu/'s state travels between GPU machines), and the training states. The same run goes on from its saved state; another run is refused (one
 // line, exit 2), as is --resume on a folder without a run, and a folder holding a checkpoint file that fails its
 // check (learn/checkpoint.hpp: every file is checked before the run starts, so it never half-resumes).
 namespace {
@@ -630,7 +631,7 @@ nlohmann::ordered_json checkpoint_manifest(const std::vector<PlannedClaim>& plan
   run["seed"] = o.seed;
   run["budget"] = to_string(run_budget(o));
   run["alpha"] = o.alpha;
-  run["out"] = resolved_path(*o.out);
+  run["out"] = *o.out;
   return run;
 }
 
@@ -653,12 +654,14 @@ bool check_manifest(const std::string& dir, const nlohmann::ordered_json& run, c
   } catch (const std::exception&) {
     throw UsageError(fmt::format("{} '{}': its run.json is not readable", option, shown(dir)));
   }
-  nlohmann::ordered_json same = held;
+  // The output folders compared by resolved path (an older icl-verify wrote "" for no --out).
+  nlohmann::ordered_json same = held, want = run;
   if (same.is_object() && same.contains("out") && same["out"].is_string()) {
     const std::string h = same["out"].get<std::string>();
-    same["out"] = resolved_path(h.empty() ? out_default : h);  // written by an older icl-verify: as given
+    same["out"] = resolved_path(h.empty() ? out_default : h);
   }
-  if (same != run)
+  want["out"] = resolved_path(run["out"].get<std::string>());
+  if (same != want)
     throw UsageError(fmt::format("{} '{}' holds the state of another run ({}); give the same command, or another "
                                  "folder",
                                  option, shown(dir), printable_line(held.dump(), 160)));
