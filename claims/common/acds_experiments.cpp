@@ -197,7 +197,8 @@ struct CaseRuns {
   int runs = 0;
   std::vector<RunOutcome> outs;
   std::string diverged;           // the first run that did not finish, or empty
-  std::vector<std::string> diff;  // what differs from the paper's stated settings
+  std::vector<std::string> diff;  // what the run reduces from the paper's stated settings
+  std::vector<std::string> more;  // what it takes beyond them (more runs): not a reduction
   std::vector<double> rel_loss, rel_test_mean, rel_test_median, tail_share, dist_pre_max, dist_pre_drop, dist_gap,
       dist_raw_min, dist_B_max, ratio01, ratio12;
   double fam_opt = NAN, dist_sinv = NAN;
@@ -264,7 +265,8 @@ CaseRuns train_case(const ClaimContext& ctx, const Case& c, bool form11, int L, 
   }
   if (s.batch != 20000) k.diff.push_back(fmt::format("minibatch {} (paper 20000)", s.batch));
   if (s.resample != 100) k.diff.push_back(fmt::format("resampled every {} steps (paper 100)", s.resample));
-  if (k.runs != 5) k.diff.push_back(fmt::format("{} runs (paper 5)", k.runs));
+  if (k.runs < 5) k.diff.push_back(fmt::format("{} runs (paper 5)", k.runs));
+  if (k.runs > 5) k.more.push_back(fmt::format("{} runs (paper 5; more runs are not a reduction)", k.runs));
   if (s.n != (form11 ? 10 : 20)) k.diff.push_back(fmt::format("n = {} (paper {})", s.n, form11 ? 10 : 20));
   return k;
 }
@@ -272,7 +274,9 @@ CaseRuns train_case(const ClaimContext& ctx, const Case& c, bool form11, int L, 
 // The first case's statement of what differs from the paper (training.paper_settings_differences).
 std::string settings_differences(const CaseRuns& k, bool form11) {
   const RunSettings& s = k.s;
-  std::string differences = k.diff.empty() ? "none stated by the paper" : fmt::format("{}", fmt::join(k.diff, "; "));
+  std::vector<std::string> all = k.diff;
+  all.insert(all.end(), k.more.begin(), k.more.end());
+  std::string differences = all.empty() ? "none stated by the paper" : fmt::format("{}", fmt::join(all, "; "));
   differences += fmt::format(
       "; not stated by the paper (ours): {} steps, Adam learning rate {} halved every {} steps, initialisation "
       "A_i{} ~ N(0, {}^2) entrywise, final test loss on {} fresh prompts",
@@ -303,9 +307,10 @@ Decision settle(Decision d, const CaseRuns& k, bool paper) {
 }
 
 // One part's case (without progress: the unit of progress is the claim's case, all its parts).
+// `own_rule`: d already follows its part's own rule (part e), not settle's.
 void emit(ClaimRun& r, const Case& c, const CaseRuns& k, bool paper, double alpha, const std::string& part, Decision d,
-          const std::string& name, const std::vector<double>& values, double bound) {
-  d = settle(std::move(d), k, paper);
+          const std::string& name, const std::vector<double>& values, double bound, bool own_rule = false) {
+  if (!own_rule) d = settle(std::move(d), k, paper);
   CaseJson j(c);
   j.part(part);
   j.quantity("bound", bound);
@@ -380,11 +385,26 @@ void judge_parts(ClaimRun& r, const Case& c, const CaseRuns& k, bool paper, doub
   if (k.s.form11) {
     put("d", judge_bound_over_runs(k.dist_B_max, kDistSmall, true, alpha, "max_i Dist(B_i, I), i = 0, 1, at the end"),
         "dist_B_small", k.dist_B_max, kDistSmall);
-    const Decision d01 = judge_bound_over_runs(k.ratio01, 0.0, false, alpha / 2, "log(||A_1|| / ||A_0||)");
-    const Decision d12 = judge_bound_over_runs(k.ratio12, 0.0, false, alpha / 2, "log(||A_2|| / ||A_1||)");
+    // Part e by the rule stated before the runs that decide it (docs/budgets.md): among the converged runs (part a's
+    // bound, per run), how many end with both inequalities; exact binomial tests (judge_most_runs: most runs have
+    // it, or more runs lack it than a failure fraction of 1/4 allows), at least 15 converged runs. A refutation at
+    // reduced settings (fewer runs, a smaller minibatch) is not one. Per run: min of the two log ratios.
+    int converged = 0, holds = 0;
     std::vector<double> mins;
-    for (std::size_t i = 0; i < k.ratio01.size(); ++i) mins.push_back(std::min(k.ratio01[i], k.ratio12[i]));
-    put("e", both_of(d01, d12, d01.why + ". " + d12.why), "norms_increase", mins, 0.0);
+    for (std::size_t i = 0; i < k.ratio01.size(); ++i) {
+      mins.push_back(std::min(k.ratio01[i], k.ratio12[i]));
+      if (!k.outs[i].result.ok() || !(k.rel_loss[i] <= kAlmostZero)) continue;
+      ++converged;
+      if (k.ratio01[i] > 0 && k.ratio12[i] > 0) ++holds;
+    }
+    Decision e = judge_most_runs(holds, converged, 0.25, alpha, 15, "||A_0|| < ||A_1|| < ||A_2|| at the end");
+    e.why += fmt::format(" ({} of {} runs converged: final training loss / E[y_q^2] <= {}; the others left out)",
+                         converged, k.runs, kAlmostZero);
+    if (e.verdict == Verdict::refuted && !paper) {
+      e.verdict = Verdict::inconclusive;
+      e.why = fmt::format("not a refutation at reduced settings ({}): ", fmt::join(k.diff, "; ")) + e.why;
+    }
+    emit(r, c, k, paper, alpha, "e", e, "norms_increase", mins, 0.0, true);
   }
 }
 
@@ -454,7 +474,16 @@ ClaimResult run_training_experiment(const ClaimContext& ctx, bool form11) {
   // The findings block is written (empty for form (11)) where it always stood, after error_rates.
   r.extra("findings") = nlohmann::ordered_json::array();
   for (const auto& id : part_ids)
-    r.part(id).on_refuted(Refutation{RefutationClass::substantive,
+    if (id == "e")
+      r.part(id).on_refuted(Refutation{RefutationClass::missing_assumption,
+                                       "at the paper's stated setup (with our choice of the steps and learning rate it "
+                                       "does not state) training does not reliably give the ordering: more runs lack it "
+                                       "than a failure fraction of 1/4 allows (docs/budgets.md); the statement holds at "
+                                       "best under settings the paper leaves out",
+                                       {},
+                                       ""});
+    else
+      r.part(id).on_refuted(Refutation{RefutationClass::substantive,
                                      "at the paper's stated settings the re-run does not reproduce the asserted outcome "
                                      "(see the part's case: the interval over runs excludes it)",
                                      {},

@@ -63,4 +63,26 @@ TEST_CASE("over trials: a bound over runs is the t interval against it, with the
   CHECK(below.why.find(fmt::format("[{:.4g}, {:.4g}]", e.ci_low, e.ci_high)) != std::string::npos);
 }
 
+TEST_CASE("over trials: most runs, the exact binomial rule of acds.exp51 part e (docs/budgets.md)") {
+  // Tails against hand-computed sums: P(X >= 17 | 20, 1/2) = (1140 + 190 + 20 + 1) / 2^20.
+  CHECK(binomial_upper_tail(17, 20, 0.5) == doctest::Approx(1351.0 / 1048576).epsilon(1e-12));
+  CHECK(binomial_upper_tail(0, 20, 0.3) == 1.0);
+  CHECK(binomial_upper_tail(21, 20, 0.3) == 0.0);
+  CHECK(binomial_upper_tail(5, 5, 0.5) == doctest::Approx(sign_test_p(5, 5)));
+  CHECK_THROWS(binomial_upper_tail(1, 3, 1.5));
+  // The thresholds docs/budgets.md states for 20 runs at alpha 0.01 / 6: confirmed from 17 runs with the property,
+  // refuted from 12 without it (8 with it), undecided between.
+  const double a = 0.01 / 6;
+  CHECK(judge_most_runs(17, 20, 0.25, a, 15, "ordering").verdict == Verdict::confirmed);
+  CHECK(judge_most_runs(16, 20, 0.25, a, 15, "ordering").verdict == Verdict::inconclusive);
+  CHECK(judge_most_runs(9, 20, 0.25, a, 15, "ordering").verdict == Verdict::inconclusive);
+  CHECK(judge_most_runs(8, 20, 0.25, a, 15, "ordering").verdict == Verdict::refuted);
+  // Too few runs decide nothing, whatever they show.
+  const Decision few = judge_most_runs(5, 5, 0.25, a, 15, "ordering");
+  CHECK(few.verdict == Verdict::inconclusive);
+  CHECK(few.why.find("fewer than the 15 runs") != std::string::npos);
+  CHECK_THROWS(judge_most_runs(6, 5, 0.25, a, 1, "ordering"));
+}
+
 }  // namespace test_over_trials
+

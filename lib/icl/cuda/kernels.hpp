@@ -21,9 +21,9 @@ std::string device_name();
 // entries, portable::Block, each prompt's scratch contiguous): block keeps a prompt's scratch in the block's shared
 // memory where it fits in 48 KB (else in global memory), block-global always in global memory. The same bits in all
 // three (execute/portable/schedule.hpp). automatic, the default, takes per call the one measured fastest on an H200
-// (bench/gpu/RESULTS.md, 27 November 2026): thread for losses alone (2 to 18 times block's speed at sja.thm2's sizes),
-// block for a loss with its gradient (4.7 times thread's on sja.fig1's 12-layer training step, even with thread on
-// acds form (8)'s).
+// (bench/gpu/RESULTS.md, 27 November 2026): thread for losses alone (2 to 18 times block's speed on dense LSA stacks
+// at d = 4, n = 200 and d = 8, n = 1600), block for a loss with its gradient (4.7 times thread's on the training step
+// of a 12-layer bilinear stack at batch 4000, even with thread on a 3-layer LSA form's).
 enum class Schedule { automatic, thread, block, block_global };
 // "auto", "thread", "block" or "block-global" (null or empty: auto); another value throws std::invalid_argument
 // naming it.

@@ -2,6 +2,7 @@
 
 #include "icl/montecarlo/statistics.hpp"
 
+#include <boost/math/distributions/binomial.hpp>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -116,6 +117,39 @@ double sign_test_p(int successes, int trials) {
     c = c * (trials - j) / (j + 1);
   }
   return p / std::ldexp(1.0, trials);
+}
+
+double binomial_upper_tail(int k, int n, double p) {
+  if (n < 0 || !(p >= 0 && p <= 1)) throw std::invalid_argument("binomial_upper_tail: n >= 0, 0 <= p <= 1");
+  if (k <= 0) return 1;
+  if (k > n) return 0;
+  return boost::math::cdf(boost::math::complement(boost::math::binomial_distribution<double>(n, p), k - 1));
+}
+
+Decision judge_most_runs(int holds, int runs, double fail_fraction, double alpha, int min_runs, const std::string& what) {
+  if (holds < 0 || holds > runs) throw std::invalid_argument("judge_most_runs: 0 <= holds <= runs");
+  Decision d;
+  d.verdict = Verdict::inconclusive;
+  if (runs < min_runs) {
+    d.why = fmt::format("{}: in {} of {} runs; fewer than the {} runs the rule needs, not decided", what, holds, runs,
+                        min_runs);
+    return d;
+  }
+  const double p_most = binomial_upper_tail(holds, runs, 0.5);
+  const double p_fails = binomial_upper_tail(runs - holds, runs, fail_fraction);
+  const std::string stats = fmt::format("in {} of {} runs (P(X >= {}) = {:.3g} for a fraction 1/2; P({} or more without "
+                                        "it) = {:.3g} for a failure fraction {:.3g}; alpha {:.3g})",
+                                        holds, runs, holds, p_most, runs - holds, p_fails, fail_fraction, alpha);
+  if (p_most <= alpha) {
+    d.verdict = Verdict::confirmed;
+    d.why = fmt::format("{}: holds in most runs, {}", what, stats);
+  } else if (p_fails <= alpha) {
+    d.verdict = Verdict::refuted;
+    d.why = fmt::format("{}: fails in too many runs for a property training reliably gives, {}", what, stats);
+  } else {
+    d.why = fmt::format("{}: not decided, {}", what, stats);
+  }
+  return d;
 }
 
 }  // namespace icl

@@ -13,6 +13,12 @@
 //                            estimate against an upper or lower bound (decision.hpp), with the count of runs where
 //                            the comparison holds and the sign test's p-value beside it in the evidence.
 //   sign_test_p              one-sided sign test: P(X >= successes), X ~ Binomial(trials, 1/2).
+//   judge_most_runs          "training gives the property": `holds` of `runs` runs have it. Exact one-sided binomial
+//                            tests (Boost.Math) at alpha: confirmed where that many is unlikely for a fraction of 1/2
+//                            (P(X >= holds) <= alpha, X ~ Binomial(runs, 1/2)); refuted where that many runs without
+//                            it are unlikely for a failure fraction of `fail_fraction` (P(Y >= runs - holds) <= alpha,
+//                            Y ~ Binomial(runs, fail_fraction)): the property is not what training reliably gives;
+//                            else inconclusive. Fewer than `min_runs` runs: inconclusive.
 #pragma once
 #include "icl/verdict/decision.hpp"
 
@@ -26,5 +32,8 @@ Decision judge_less_over_trials(const std::vector<double>& lower, const std::vec
 Decision judge_bound_over_runs(const std::vector<double>& values, double bound, bool upper, double alpha,
                                const std::string& what);
 double sign_test_p(int successes, int trials);
+// P(X >= k), X ~ Binomial(n, p) (1 for k <= 0).
+double binomial_upper_tail(int k, int n, double p);
+Decision judge_most_runs(int holds, int runs, double fail_fraction, double alpha, int min_runs, const std::string& what);
 
 }  // namespace icl
