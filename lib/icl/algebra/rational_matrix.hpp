@@ -11,6 +11,7 @@
 
 #include <Eigen/Dense>
 
+#include <algorithm>
 #include <stdexcept>
 #include <vector>
 
