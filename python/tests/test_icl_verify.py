@@ -600,6 +600,10 @@ class ProposedCorrection(unittest.TestCase):
                      model=self.layer, grid=self.grid, samples=131072, propose=False)
         self.assertEqual(r["verdict"], "refuted")
         self.assertNotIn("proposed_correction", r)
+        r = iv.check("mine.gd_quad", statement="s", stated=lambda **p: 1e6, model=self.layer, task="quadratic",
+                     grid={"d": [1, 2], "n": [20], "c": [0.5]}, samples=4096)
+        self.assertEqual(r["verdict"], "refuted")
+        self.assertIn("quadratic task's loss is integrated exactly up to d = 3", r["proposed_correction"]["why"])
         with self.assertRaises(ValueError) as cm:
             iv.check("mine.bad", statement="s", stated=gd_loss, model=gd_layer, grid={"d": 1, "n": 10, "eta": 0.5},
                      samples=256, propose="yes")

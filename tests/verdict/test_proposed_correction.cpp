@@ -145,6 +145,17 @@ TEST_CASE("proposed correction: quantities of another form are not given a formu
   }
 }
 
+TEST_CASE("proposed correction: a search out of time says so and proposes nothing") {
+  auto s = search_dn([](const std::vector<Rational>& p, std::string&) -> std::optional<Rational> { return quartic(p); });
+  s.time_budget_s = 0;
+  const auto c = propose_correction(s);
+  CHECK(c.searched);
+  CHECK_FALSE(c.found);
+  CHECK_FALSE(c.verified);
+  CHECK(c.why.find("time budget") != std::string::npos);
+  CHECK(c.to_json()["formula"].is_null());
+}
+
 TEST_CASE("proposed correction: claim cases, fewer than 3 held-out points, the per-case quantity") {
   auto exact = [](const std::vector<Rational>& p, std::string&) -> std::optional<Rational> { return quartic(p); };
   auto s = search_dn(exact);

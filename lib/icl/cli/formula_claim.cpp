@@ -65,7 +65,13 @@ ProposedCorrection search_correction(const FormulaClaim& f, const ClaimContext& 
               "the loss is integrated as an exact fraction for isotropic inputs only (cov 0); this grid has cov = {:g}", v));
       fixed.emplace_back("cov", 0.0);
     } else if (p.name == "d") {
-      axes.push_back(GridAxis{"d", FitRole::polynomial, true, p.min, std::min<double>(p.max, exact_max_d(f.task) + 0.0), vals, true});
+      const double dmax = std::min<double>(p.max, exact_max_d(f.task));
+      if (dmax < 8)  // six values to fit and two beyond them
+        return no_correction_search(fmt::format(
+            "the {} task's loss is integrated exactly up to d = {:g} only: too few values of d to fit a polynomial in d "
+            "and check it beyond the fit (d = 1..8 needed)",
+            f.task, dmax));
+      axes.push_back(GridAxis{"d", FitRole::polynomial, true, p.min, dmax, vals, true});
     } else if (p.name == "n") {
       n_axis = GridAxis{"n", FitRole::reciprocal, true, p.min, p.max, vals, false};
     } else if (vals.size() >= 2) {
@@ -266,6 +272,8 @@ Claim formula_claim(const FormulaClaim& f) {
   if (!(f.tolerance > 0 && f.tolerance < 1)) throw UsageError(f.id + ": tolerance must be in (0, 1)");
   if (!(f.exact_tolerance >= 0 && f.exact_tolerance < 1)) throw UsageError(f.id + ": exact_tolerance must be in [0, 1)");
   if (f.samples < 1) throw UsageError(f.id + ": samples must be >= 1");
+  if (!(f.propose_budget_s > 0 && f.propose_budget_s <= 86400))
+    throw UsageError(f.id + ": propose_budget_s must be in (0, 86400] seconds");
   std::set<std::string> names;
   for (const auto& p : f.grid) {
     if (!names.insert(p.name).second) throw UsageError(fmt::format("{}: grid parameter '{}' given twice", f.id, p.name));

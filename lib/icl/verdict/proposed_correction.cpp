@@ -290,7 +290,7 @@ ProposedCorrection propose_correction(const CorrectionSearch& s) {
   std::vector<Rational> data(total);
   std::vector<Rational> point(k);
   for (std::size_t idx = 0; idx < total; ++idx) {
-    if (elapsed() > s.time_budget_s) return finish(out_of_time(idx, total, "exact values of the fitting grid"));
+    if (elapsed() >= s.time_budget_s) return finish(out_of_time(idx, total, "exact values of the fitting grid"));
     std::size_t r = idx;
     for (std::size_t i = k; i-- > 0;) {
       point[i] = s.variables[i].values[r % m[i]];
@@ -356,7 +356,7 @@ ProposedCorrection propose_correction(const CorrectionSearch& s) {
   bool all_equal = true;
   std::string first_mismatch;
   for (std::size_t h = 0; h < s.held_out.size(); ++h) {
-    if (elapsed() > s.time_budget_s) {
+    if (elapsed() >= s.time_budget_s) {
       out.found = false;
       return finish(out_of_time(h, s.held_out.size(), "held-out cases"));
     }
