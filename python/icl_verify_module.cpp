@@ -532,7 +532,8 @@ PYBIND11_MODULE(icl_verify, m) {
       [](const py::object& claim_id_arg, const py::object& statement, const py::object& stated, const py::object& model,
          const py::object& task, const py::object& grid_arg, const py::object& samples_given, const py::object& seed_given,
          const py::object& out, const py::object& kind, const py::object& title, const py::object& source,
-         const py::object& tolerance, const py::object& threads_given, const py::object& alpha_given) {
+         const py::object& tolerance, const py::object& threads_given, const py::object& alpha_given,
+         const py::object& propose) {
         const std::string claim_id = text(claim_id_arg, "claim_id");
         if (!PyCallable_Check(stated.ptr()) || !PyCallable_Check(model.ptr()))
           throw py::value_error("check: `stated` and `model` must be functions of the grid's parameters");
@@ -553,6 +554,9 @@ PYBIND11_MODULE(icl_verify, m) {
         f.task = text(task, "task");
         f.tolerance = real(tolerance, "tolerance");
         f.samples = samples;
+        if (!py::isinstance<py::bool_>(propose))
+          throw py::value_error(fmt::format("propose: expected True or False, got {}", type_name(propose)));
+        f.propose = propose.cast<bool>();
         f.grid = grid_from(grid, integer);
         // The functions are called with the GIL; the handles stay valid because this call holds `stated` and `model`.
         const py::handle stated_fn = stated, model_fn = model;
@@ -606,7 +610,7 @@ PYBIND11_MODULE(icl_verify, m) {
       py::arg("claim_id"), py::kw_only(), py::arg("statement"), py::arg("stated"), py::arg("model"),
       py::arg("task") = "linear", py::arg("grid"), py::arg("samples") = 262144, py::arg("seed") = 1,
       py::arg("out") = py::none(), py::arg("kind") = "equality", py::arg("title") = "", py::arg("source") = "",
-      py::arg("tolerance") = 0.05, py::arg("threads") = py::none(), py::arg("alpha") = 0.01,
+      py::arg("tolerance") = 0.05, py::arg("threads") = py::none(), py::arg("alpha") = 0.01, py::arg("propose") = true,
       "Check a claim of one's own about the in-context loss of a model one builds, with the mechanism of the\n"
       "catalogue's claims; returns the same report dict as `icl-verify run` and writes its files to `out`\n"
       "(OUT/CLAIM.json, CLAIM.tex, summary.md, ...; out=None: a temporary folder, removed afterwards).\n"
@@ -626,6 +630,13 @@ PYBIND11_MODULE(icl_verify, m) {
       "Per case: stated; exact, the library's own exact loss of the weights where it integrates one (one layer;\n"
       "d <= 12 linear, d <= 3 quadratic); mc, Monte Carlo through the forward pass. Confirmed when both place the\n"
       "stated value within the tolerance, refuted when both exclude it (the claim then names a counterexample).\n"
+      "  propose    a refuted equality gets a proposed correction (propose=False: none searched): `model` is called\n"
+      "             at a grid the toolkit chooses (d = 1..6, six values of n and of every parameter of one's own\n"
+      "             the grid varies) and beyond it; the exact loss of its weights (one layer, cov 0) is fitted by the\n"
+      "             smallest polynomial in d and those parameters and in 1/n, and returned under\n"
+      "             'proposed_correction' {formula, latex, fitted_on, held_out, verified, ...} only when it equals\n"
+      "             the exact loss at every held-out case (larger d and n) and every case of the grid; each case\n"
+      "             then has the quantity 'proposed'. Otherwise 'proposed_correction' says why (formula None).\n"
       "Ctrl-C stops the run between cases (KeyboardInterrupt).");
 
   m.def(

@@ -14,6 +14,7 @@ import signal
 import struct
 import tempfile
 import unittest
+from fractions import Fraction
 
 import numpy as np
 
@@ -508,6 +509,105 @@ class Check(unittest.TestCase):
         with self.assertRaises(ZeroDivisionError):
             iv.check("mine.bad", statement="s", stated=lambda **p: 1 / 0, model=gd_layer,
                      grid={"d": 1, "n": 10, "eta": 0.5}, samples=256)
+
+
+def exact_gd_loss(d, n, c):
+    """The GD step's loss for x ~ N(0, I) as a fraction: d (c^2 (n + d + 1) / n - 2 c + 1) (Isserlis, by hand)."""
+    d, n, c = Fraction(d), Fraction(n), Fraction(c)
+    return d * (c * c * (n + d + 1) / n - 2 * c + 1)
+
+
+def evaluate_formula(text, params):
+    """A proposed formula's plain text ('d*(c^2 - 2*c + 1) + ...') evaluated exactly with Fractions."""
+    expr = text.replace("^", "**")
+    return eval(expr, {"__builtins__": {}}, {k: Fraction(v) for k, v in params.items()})
+
+
+class ProposedCorrection(unittest.TestCase):
+    """A refuted equality gets the closed form the exact values follow, verified on held-out cases (issue 45)."""
+
+    grid = {"d": [2, 5], "n": [20, 50], "c": [0.5, 1]}
+
+    @staticmethod
+    def layer(d, n, c, **_):
+        return gd_layer(d, n, c)
+
+    def test_gd_step_stated_ten_percent_too_small(self):
+        stated = lambda d, n, c: 0.9 * float(exact_gd_loss(d, n, c))
+        with tempfile.TemporaryDirectory() as out:
+            r = iv.check("mine.gd_small", statement="one GD step: loss 0.9 d (c^2 (n+d+1)/n - 2c + 1)", stated=stated,
+                         model=self.layer, grid=self.grid, samples=131072, out=out)
+            with open(os.path.join(out, "mine.gd_small.tex")) as f:
+                tex = f.read()
+            with open(os.path.join(out, "summary.md")) as f:
+                md = f.read()
+        self.assertEqual(r["verdict"], "refuted", r["summary"])
+        p = r["proposed_correction"]
+        self.assertTrue(p["verified"], p)
+        self.assertGreaterEqual(p["held_out"], 3)
+        self.assertEqual(p["fitted_on"], 6 * 6 * 6)
+        self.assertEqual(p["claim_cases"], {"checked": 8, "equal": 8})
+        # The formula is the exact loss as a polynomial: equal to the hand-derived fraction at the held-out cases
+        # (larger d and n than any it was fitted on) and anywhere else.
+        held = p["held_out_cases"]
+        self.assertGreaterEqual(len(held), 3)
+        self.assertTrue(any(h["params"]["d"] > max(p["fitting_grid"]["d"]) and
+                            h["params"]["n"] > max(p["fitting_grid"]["n"]) for h in held))
+        for h in held:
+            self.assertTrue(h["equal"])
+            want = exact_gd_loss(**h["params"])
+            self.assertEqual(Fraction(h["exact"]), want)  # the library's exact fraction, independently
+            self.assertEqual(evaluate_formula(p["formula"], h["params"]), want)
+        for d, n, c in ((1, 1, Fraction(1, 3)), (11, 97, Fraction(-7, 5)), (30, 100000, Fraction(5))):
+            self.assertEqual(evaluate_formula(p["formula"], {"d": d, "n": n, "c": c}), exact_gd_loss(d, n, c))
+        self.assertEqual(p["formula"], "d*(c^2 - 2*c + 1) + d*c^2*(d + 1)/n")
+        self.assertIn("\\frac", p["latex"])
+        for case in r["cases"]:
+            q = case["quantities"]
+            self.assertAlmostEqual(q["proposed"]["value"], q["exact"]["value"], places=10)
+            self.assertAlmostEqual(q["proposed"]["value"], float(exact_gd_loss(**case["params"])), places=10)
+        self.assertIn("loss = d*(c^2 - 2*c + 1)", r["refutation"]["corrected"])
+        self.assertIn("Proposed", tex)
+        self.assertIn(p["latex"], tex)
+        self.assertIn(p["formula"], md)
+        self.assertNotIn("agree", json.dumps(r).lower())
+
+    def test_no_formula_fits_a_step_of_two_to_the_minus_d(self):
+        # A step 2^-d (exact in double precision): the loss is not polynomial in d, and nothing may be proposed.
+        layer = lambda d, n, c, **_: gd_layer(d, n, c * 2.0 ** -d)
+        stated = lambda d, n, c: 0.9 * float(exact_gd_loss(d, n, Fraction(c) / 2 ** d))
+        r = iv.check("mine.gd_pow", statement="one GD step of size c 2^-d", stated=stated, model=layer,
+                     grid=self.grid, samples=131072)
+        self.assertEqual(r["verdict"], "refuted", r["summary"])
+        p = r["proposed_correction"]
+        self.assertFalse(p["verified"])
+        self.assertIsNone(p["formula"])
+        self.assertIsNone(p["latex"])
+        self.assertIn("no formula in the searched family fits", p["why"])
+        self.assertIn("along d", p["why"])
+        self.assertIn("no correction proposed", r["summary"])
+        self.assertFalse(any("proposed" in c["quantities"] for c in r["cases"]))
+        self.assertEqual(r["refutation"].get("corrected", ""), "")
+
+    def test_not_searched_when_the_exact_fraction_is_out_of_reach_or_not_asked_for(self):
+        stated = lambda d, n, c, cov=0: 0.9 * gd_loss(d, n, c, cov)
+        r = iv.check("mine.gd_cov", statement="s", stated=stated, model=self.layer,
+                     grid={**self.grid, "cov": [0, 2]}, samples=131072)
+        self.assertEqual(r["verdict"], "refuted")
+        self.assertFalse(r["proposed_correction"]["verified"])
+        self.assertIn("isotropic", r["proposed_correction"]["why"])
+        r = iv.check("mine.gd_off", statement="s", stated=lambda d, n, c: 0.9 * float(exact_gd_loss(d, n, c)),
+                     model=self.layer, grid=self.grid, samples=131072, propose=False)
+        self.assertEqual(r["verdict"], "refuted")
+        self.assertNotIn("proposed_correction", r)
+        r = iv.check("mine.gd_quad", statement="s", stated=lambda **p: 1e6, model=self.layer, task="quadratic",
+                     grid={"d": [1, 2], "n": [20], "c": [0.5]}, samples=4096)
+        self.assertEqual(r["verdict"], "refuted")
+        self.assertIn("quadratic task's loss is integrated exactly up to d = 3", r["proposed_correction"]["why"])
+        with self.assertRaises(ValueError) as cm:
+            iv.check("mine.bad", statement="s", stated=gd_loss, model=gd_layer, grid={"d": 1, "n": 10, "eta": 0.5},
+                     samples=256, propose="yes")
+        self.assertIn("propose", str(cm.exception))
 
 
 class EvalWeights(unittest.TestCase):

@@ -11,6 +11,8 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <functional>
 #include <filesystem>
 #include <string>
 
@@ -91,6 +93,56 @@ TEST_CASE("formula claim: a true loss formula is confirmed, a wrong one refuted,
   CHECK(check_formula_claim(b, out, 1, 2)["verdict"] == "confirmed");
   b.kind = "lower_bound";
   CHECK(check_formula_claim(b, out, 1, 2)["verdict"] == "refuted");
+}
+
+// The GD step's loss with a step of one's own `c` (d, n, c varied), stated `factor` x too small; `step` maps (d, c) to
+// the layer's step.
+FormulaClaim gd_small(const std::string& id, std::function<double(int, double)> step) {
+  FormulaClaim f;
+  f.id = id;
+  f.statement = "one GD step: loss 0.9 d (c^2 (n+d+1)/n - 2c + 1)";
+  f.grid = {ParamSpec{"d", {2, 5}, {2, 5}, 1, 64, true, "input dimension"},
+            ParamSpec{"n", {20, 50}, {20, 50}, 1, 1e5, true, "context length"},
+            ParamSpec{"c", {0.5, 1}, {0.5, 1}, -1e300, 1e300, false, "step"}};
+  f.stated = [step](const Case& k) {
+    const double d = k.geti("d"), n = k.geti("n"), c = step(k.geti("d"), k.get("c"));
+    return 0.9 * d * (c * c * (n + d + 1) / n - 2 * c + 1);
+  };
+  f.model = [step](const Case& k) {
+    Case g;
+    g.params = {{"d", k.get("d")}, {"eta", step(k.geti("d"), k.get("c"))}};
+    return gd_layer(g);
+  };
+  f.samples = 131072;
+  return f;
+}
+
+TEST_CASE("formula claim: a refuted loss formula gets a proposed correction, verified exactly on held-out cases") {
+  test::ScratchDir dir;
+  const std::string out = (dir.path / "report").string();
+  const auto r = check_formula_claim(gd_small("mine.gd_small", [](int, double c) { return c; }), out, 1, 2);
+  REQUIRE(r["verdict"] == "refuted");
+  const auto& p = r["proposed_correction"];
+  CHECK(p["verified"] == true);
+  CHECK(p["formula"] == "d*(c^2 - 2*c + 1) + d*c^2*(d + 1)/n");
+  CHECK(p["fitted_on"] == 216);
+  CHECK(p["held_out"].get<int>() >= 3);
+  CHECK(p["claim_cases"]["equal"] == 8);
+  for (const auto& h : p["held_out_cases"]) CHECK(h["equal"] == true);
+  for (const auto& c : r["cases"])
+    CHECK(c["quantities"]["proposed"]["value"].get<double>() ==
+          doctest::Approx(c["quantities"]["exact"]["value"].get<double>()).epsilon(1e-12));
+  CHECK(r["refutation"]["corrected"].get<std::string>().find("loss = d*(c^2 - 2*c + 1)") != std::string::npos);
+
+  // A step 2^-d: the loss is no polynomial in d; the report says so and proposes nothing.
+  const auto w = check_formula_claim(gd_small("mine.gd_pow", [](int d, double c) { return std::ldexp(c, -d); }), out, 1, 2);
+  REQUIRE(w["verdict"] == "refuted");
+  const auto& q = w["proposed_correction"];
+  CHECK(q["verified"] == false);
+  CHECK(q["formula"].is_null());
+  CHECK(q["why"].get<std::string>().find("no formula in the searched family fits: along d") != std::string::npos);
+  for (const auto& c : w["cases"]) CHECK_FALSE(c["quantities"].contains("proposed"));
+  CHECK(w["refutation"].value("corrected", "") == "");
 }
 
 TEST_CASE("formula claim: bad descriptions are usage errors, and the claim is not left registered") {

@@ -159,6 +159,32 @@ private:
   std::map<Exponent, T> terms_;
 };
 
+// The exact rational twin of a double polynomial: every coefficient's exact value (a double is a dyadic rational).
+inline Polynomial<Rational> to_rational_poly(const Polynomial<double>& p) {
+  Polynomial<Rational> r(p.nvars());
+  for (const auto& [e, c] : p.terms()) r += Polynomial<Rational>::monomial(e, Rational(c));
+  return r;
+}
+
+// E over the variables [first, first + count) only, x ~ N(0, I), the others kept as they are (exact for
+// T = Rational); the result has the same variable count. (flat_polynomial.hpp's expect_over is the double twin.)
+template <class T>
+Polynomial<T> partial_gaussian_expectation(const Polynomial<T>& p, int first, int count) {
+  if (first < 0 || count < 0 || first + count > p.nvars())
+    throw std::invalid_argument("partial_gaussian_expectation: variables out of range");
+  Polynomial<T> r(p.nvars());
+  for (const auto& [e, c] : p.terms()) {
+    std::int64_t m = 1;
+    Exponent kept = e;
+    for (int i = first; i < first + count && m; ++i) {
+      m *= gaussian_moment_1d(e[i]);
+      kept[i] = 0;
+    }
+    if (m) r += Polynomial<T>::monomial(kept, c * T(m));
+  }
+  return r;
+}
+
 // E[p(x)] for x ~ N(0, Sigma), via x = L z with L the Cholesky factor of Sigma.
 inline double gaussian_expectation(const Polynomial<double>& p, const Eigen::MatrixXd& sigma) {
   const int d = p.nvars();

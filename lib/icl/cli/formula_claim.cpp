@@ -11,12 +11,14 @@
 #include "icl/report/quantities.hpp"
 #include "icl/report/report.hpp"
 #include "icl/verdict/checks.hpp"
+#include "icl/verdict/proposed_correction.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <map>
 #include <set>
 
 namespace icl {
@@ -36,6 +38,100 @@ Decision judge_exact_bound(double exact, double bound, const Tolerance& tol, boo
   d.why = fmt::format("exact {:.10g} {} the bound {:.10g}", exact,
                       holds ? (upper ? "lies below" : "lies above") : (upper ? "lies above" : "lies below"), bound);
   return d;
+}
+
+// The distinct values a parameter takes over the run's cases, in order of appearance.
+std::vector<double> values_of(const ClaimContext& ctx, const std::string& name) {
+  std::vector<double> v;
+  for (const auto& c : ctx.cases)
+    if (has_param(c, name) && std::find(v.begin(), v.end(), c.get(name)) == v.end()) v.push_back(c.get(name));
+  return v;
+}
+
+// The proposed correction of a refuted equality (formula_claim.hpp): the model's exact loss as a fraction on a grid
+// the toolkit chooses, fitted and verified by verdict/proposed_correction.hpp.
+ProposedCorrection search_correction(const FormulaClaim& f, const ClaimContext& ctx) {
+  std::vector<GridAxis> axes, own;
+  std::optional<GridAxis> n_axis;
+  std::vector<std::pair<std::string, double>> fixed;
+  std::string scope = fmt::format("task {}, x ~ N(0, I), w ~ N(0, I)", f.task);
+  for (const auto& p : f.grid) {
+    const std::vector<double> vals = values_of(ctx, p.name);
+    if (vals.empty()) continue;
+    if (p.name == "cov") {
+      for (double v : vals)
+        if (v != 0)
+          return no_correction_search(fmt::format(
+              "the loss is integrated as an exact fraction for isotropic inputs only (cov 0); this grid has cov = {:g}", v));
+      fixed.emplace_back("cov", 0.0);
+    } else if (p.name == "d") {
+      const double dmax = std::min<double>(p.max, exact_max_d(f.task));
+      if (dmax < 8)  // six values to fit and two beyond them
+        return no_correction_search(fmt::format(
+            "the {} task's loss is integrated exactly up to d = {:g} only: too few values of d to fit a polynomial in d "
+            "and check it beyond the fit (d = 1..8 needed)",
+            f.task, dmax));
+      axes.push_back(GridAxis{"d", FitRole::polynomial, true, p.min, dmax, vals, true});
+    } else if (p.name == "n") {
+      n_axis = GridAxis{"n", FitRole::reciprocal, true, p.min, p.max, vals, false};
+    } else if (vals.size() >= 2) {
+      own.push_back(GridAxis{p.name, FitRole::polynomial, p.integer, p.min, p.max, vals, false});
+    } else {
+      fixed.emplace_back(p.name, vals[0]);
+      scope += fmt::format(", {} = {:g}", p.name, vals[0]);
+    }
+  }
+  axes.insert(axes.end(), own.begin(), own.end());
+  if (n_axis) axes.push_back(*n_axis);
+  std::string why;
+  auto s = choose_correction_grid(axes, why);
+  if (!s) return no_correction_search(why);
+
+  auto moments = std::make_shared<std::map<std::pair<int, double>, ExactSingleLayerMoments>>();
+  s->exact = [&f, axes, fixed, moments](const std::vector<Rational>& pt, std::string& why) -> std::optional<Rational> {
+    Case c;
+    for (std::size_t i = 0; i < axes.size(); ++i) c.params.emplace_back(axes[i].name, pt[i].convert_to<double>());
+    for (const auto& kv : fixed) c.params.push_back(kv);
+    const int d = c.geti("d");
+    const double noise = has_param(c, "noise") ? c.get("noise") : 0.0;
+    LsaStack w;
+    try {
+      w = f.model(c);
+    } catch (const std::exception& e) {
+      why = fmt::format("model({}) raised: {}", c.label(), printable_line(e.what(), 200));
+      return std::nullopt;
+    }
+    if (w.d != d) {
+      why = fmt::format("the model at {} has d = {}", c.label(), w.d);
+      return std::nullopt;
+    }
+    if (w.num_layers() != 1) {
+      why = fmt::format("the model at {} has {} layers; the loss is integrated exactly for one layer", c.label(),
+                        w.num_layers());
+      return std::nullopt;
+    }
+    auto it = moments->find({d, noise});
+    if (it == moments->end()) {
+      GaussianIclModel model = GaussianIclModel::from_task(
+          f.task == "linear" ? PolynomialTask::linear(d) : PolynomialTask::quadratic(d), Eigen::MatrixXd::Identity(d, d));
+      model.noise_sd = noise;
+      it = moments->emplace(std::make_pair(d, noise), exact_single_layer_moments(model, identity_features(d))).first;
+    }
+    const Rational n(c.get("n"));
+    return single_layer_loss(it->second, exact_single_layer_coefficients(w.layers[0], d, n), n);
+  };
+  s->time_budget_s = f.propose_budget_s;
+  s->between = f.between_cases;
+  s->scope = scope;
+  ProposedCorrection pc = propose_correction(*s);
+  std::vector<std::vector<Rational>> claim_points;
+  for (const auto& c : ctx.cases) {
+    std::vector<Rational> pt;
+    for (const auto& a : axes) pt.push_back(Rational(c.get(a.name)));
+    claim_points.push_back(pt);
+  }
+  check_on_claim_cases(pc, claim_points, s->exact);
+  return pc;
 }
 
 ClaimResult run_formula(const FormulaClaim& f, const ClaimContext& ctx) {
@@ -107,17 +203,33 @@ ClaimResult run_formula(const FormulaClaim& f, const ClaimContext& ctx) {
     if (ctx.progress) ctx.progress(++done, ctx.cases.size());
   }
   const std::string what = equality ? "formula" : upper ? "upper bound" : "lower bound";
+  std::optional<ProposedCorrection> proposal;
+  if (equality && refuted > 0 && f.propose) proposal = search_correction(f, ctx);
+  std::string corrected;
+  if (proposal && proposal->verified)
+    corrected = fmt::format("loss = {} ({}; proposed correction: fitted on {} exact values, equal to the exact loss at "
+                            "each of {} held-out cases)",
+                            proposal->formula.text(), proposal->scope, proposal->fitted_on, proposal->held_out);
   if (refuted > 0)
     res.parts["a"].on_refuted(Refutation{
         RefutationClass::substantive,
         fmt::format("the stated {} fails: the exact loss of the model and its Monte Carlo loss through the forward pass "
                     "both exclude the stated value (within {:.3g}%).",
                     what, 100 * f.tolerance),
-        {}, ""});
+        {}, corrected});
   res.extra["error_rates"] = error_rates_json(ctx.alpha, ctx.cases.size(), looks, tol);
   res.summary = fmt::format("{}: of {} cases, {} confirm the stated {} and {} refute it ({} with the exact loss beside "
                             "Monte Carlo through the forward pass)",
                             to_string(claim_verdict(ctx, res)), ctx.cases.size(), confirmed, what, refuted, with_exact);
+  if (proposal) {
+    add_proposed_quantity(res.cases, *proposal);
+    res.extra["proposed_correction"] = proposal->to_json();
+    res.summary += proposal->verified
+                       ? fmt::format("; proposed correction: loss = {}, fitted on {} exact values and equal to the exact "
+                                     "loss at each of {} held-out cases",
+                                     proposal->formula.text(), proposal->fitted_on, proposal->held_out)
+                       : "; no correction proposed: " + proposal->why;
+  }
   return res;
 }
 
@@ -160,6 +272,8 @@ Claim formula_claim(const FormulaClaim& f) {
   if (!(f.tolerance > 0 && f.tolerance < 1)) throw UsageError(f.id + ": tolerance must be in (0, 1)");
   if (!(f.exact_tolerance >= 0 && f.exact_tolerance < 1)) throw UsageError(f.id + ": exact_tolerance must be in [0, 1)");
   if (f.samples < 1) throw UsageError(f.id + ": samples must be >= 1");
+  if (!(f.propose_budget_s > 0 && f.propose_budget_s <= 86400))
+    throw UsageError(f.id + ": propose_budget_s must be in (0, 86400] seconds");
   std::set<std::string> names;
   for (const auto& p : f.grid) {
     if (!names.insert(p.name).second) throw UsageError(fmt::format("{}: grid parameter '{}' given twice", f.id, p.name));

@@ -15,6 +15,16 @@
 // otherwise. A bound ("upper_bound": loss <= stated; "lower_bound": loss >= stated): the same combination of an
 // exact and a Monte Carlo decision. Monte Carlo excluding the exact loss leaves the case inconclusive (an internal
 // inconsistency). A refuted claim carries the first refuted case as its counterexample.
+//
+// A refuted equality gets a proposed correction (verdict/proposed_correction.hpp) where the library computes the loss
+// as an exact fraction: one layer, isotropic inputs (cov 0 in every case). The model is called at a fitting grid the
+// toolkit chooses beyond the user's (d = 1..6, six values of n and of every parameter of one's own the grid varies;
+// parameters with one value, and noise with one, are held fixed at it) and at held-out cases beyond that grid (larger
+// d and n); the exact loss of its weights at each is fitted by a polynomial in d and those parameters and in 1/n, and
+// reported only when it equals the exact loss at every held-out case and at every case of the user's grid. The report
+// then holds `proposed_correction` and each case the quantity `proposed`; otherwise `proposed_correction` says why
+// nothing is proposed. An exception from `model` at a point of the search ends the search (the report says where
+// and why), not the run.
 #pragma once
 #include "icl/claim/claim.hpp"
 #include "icl/model/attention_weights.hpp"
@@ -42,6 +52,8 @@ struct FormulaClaim {
   double tolerance = 0.05;              // Monte Carlo against the stated and the exact value, relative
   double exact_tolerance = 1e-9;        // exact against stated (floating point), relative (plus 1e-12 absolute)
   std::uint64_t samples = 262144;       // Monte Carlo prompts per case (the budget of the sequential looks)
+  bool propose = true;                  // search for a correction when a stated equality is refuted (above)
+  double propose_budget_s = 60;         // the search's time budget (wall clock)
 };
 
 // The claim, ready to register. Throws UsageError (engine.hpp) for an invalid description.

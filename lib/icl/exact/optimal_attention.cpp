@@ -74,6 +74,83 @@ SingleLayerMoments single_layer_moments(const GaussianIclModel& model, const std
   return m;
 }
 
+ExactSingleLayerMoments exact_single_layer_moments(const GaussianIclModel& model, const std::vector<Poly>& u) {
+  if (model.sigma.rows() != model.d || !model.sigma.isApprox(Eigen::MatrixXd::Identity(model.d, model.d), 0.0))
+    throw std::invalid_argument("exact_single_layer_moments: the inputs must be isotropic (Sigma = I)");
+  ExactSingleLayerMoments m;
+  m.p = static_cast<int>(u.size());
+  const int D = m.D(), ex = model.example_vars();
+  std::vector<Polynomial<Rational>> z;
+  for (const auto& f : u) z.push_back(to_rational_poly(model.compose(f)));  // isotropic: composing is exact
+  z.push_back(to_rational_poly(model.label()));
+  std::vector<int> pair_index(D * D);
+  std::vector<Polynomial<Rational>> pair, G;
+  for (int a = 0; a < D; ++a)
+    for (int b = a; b < D; ++b) {
+      pair_index[a * D + b] = pair_index[b * D + a] = static_cast<int>(pair.size());
+      pair.push_back(z[a] * z[b]);
+      G.push_back(partial_gaussian_expectation(pair.back(), 0, ex));
+    }
+  const int np = static_cast<int>(pair.size());
+  RationalMatrix T(np, np), GG(np, np);
+  for (int s = 0; s < np; ++s)
+    for (int t = s; t < np; ++t) {
+      T(s, t) = T(t, s) = (pair[s] * pair[t]).gaussian_expectation();
+      GG(s, t) = GG(t, s) = (G[s] * G[t]).gaussian_expectation();
+    }
+  std::vector<Polynomial<Rational>> xi;
+  for (int j = 0; j < m.p; ++j) xi.push_back(partial_gaussian_expectation(z[j] * z[D - 1], 0, ex));
+  RationalMatrix GX(np, m.p);
+  for (int s = 0; s < np; ++s)
+    for (int j = 0; j < m.p; ++j) GX(s, j) = (G[s] * xi[j]).gaussian_expectation();
+  m.T4 = RationalMatrix(D * D, D * D);
+  m.G2 = RationalMatrix(D * D, D * D);
+  m.X3 = RationalMatrix(D * D, m.p);
+  for (int r = 0; r < D * D; ++r) {
+    for (int c = 0; c < D * D; ++c) {
+      m.T4(r, c) = T(pair_index[r], pair_index[c]);
+      m.G2(r, c) = GG(pair_index[r], pair_index[c]);
+    }
+    for (int j = 0; j < m.p; ++j) m.X3(r, j) = GX(pair_index[r], j);
+  }
+  m.Lambda = RationalMatrix(m.p, m.p);
+  for (int a = 0; a < m.p; ++a)
+    for (int b = 0; b < m.p; ++b) m.Lambda(a, b) = pair[pair_index[a * D + b]].gaussian_expectation();
+  m.Ey2 = pair[pair_index[(D - 1) * D + (D - 1)]].gaussian_expectation();
+  return m;
+}
+
+RationalMatrix exact_single_layer_coefficients(const std::vector<LinearSelfAttention>& heads, int p, const Rational& n) {
+  const int D = p + 1;
+  RationalMatrix C(D * D, p);
+  for (const auto& h : heads) {
+    if (h.P.rows() != D || h.P.cols() != D || h.Q.rows() != D || h.Q.cols() != D)
+      throw std::invalid_argument("exact_single_layer_coefficients: P, Q must be (p+1) x (p+1)");
+    if (!h.masked) throw std::invalid_argument("exact_single_layer_coefficients: the heads must be masked");
+    const Rational f = h.scale != 0.0 ? Rational(h.scale) * n : Rational(1);
+    for (int a = 0; a < D; ++a) {
+      if (h.P(D - 1, a) == 0.0) continue;
+      const Rational fp = f * Rational(h.P(D - 1, a));
+      for (int b = 0; b < D; ++b)
+        for (int c = 0; c < p; ++c)
+          if (h.Q(b, c) != 0.0) C(a * D + b, c) += fp * Rational(h.Q(b, c));
+    }
+  }
+  return C;
+}
+
+Rational single_layer_loss(const ExactSingleLayerMoments& m, const RationalMatrix& C, const Rational& n) {
+  const int D = m.D();
+  if (C.rows() != D * D || C.cols() != m.p) throw std::invalid_argument("single_layer_loss: C must be D^2 x p");
+  const RationalMatrix CL = C * m.Lambda, Ct = C.transpose();
+  const Rational quad_t4 = (Ct * m.T4 * CL).trace(), quad_g2 = (Ct * m.G2 * CL).trace();
+  Rational lin(0);
+  for (int r = 0; r < D * D; ++r)
+    for (int j = 0; j < m.p; ++j)
+      if (C(r, j) != 0) lin += C(r, j) * m.X3(r, j);
+  return quad_t4 / n + (Rational(1) - Rational(1) / n) * quad_g2 + Rational(2) * lin + m.Ey2;
+}
+
 namespace {
 
 // K_b[k, l] = sum_{a, e} b_a b_e E[H_ka H_le]

@@ -60,6 +60,21 @@ double single_layer_loss(const SingleLayerMoments& m, const Eigen::MatrixXd& C, 
 // when their symmetrised coefficients agree (the loss depends on C only through them).
 Eigen::MatrixXd symmetrised_coefficients(const Eigen::MatrixXd& C, int D);
 
+// The same loss as an exact fraction, for a model whose inputs are isotropic (Sigma = I exactly; noise and a fixed w
+// enter with the exact values of their doubles): the moments in rational arithmetic, the coefficients C of the
+// heads' exact weights (n P[D-1, a] Q[b, c] with the 1/n of the default scale cancelled exactly, not rounded), the
+// loss tr(C^T E[HH] C Lam) + 2 <C, X3> + Ey2 with E[HH] = T4 / n + (1 - 1/n) G2. For the reconstruction of closed
+// forms from exact values (verdict/proposed_correction.hpp); throws std::invalid_argument for a non-isotropic model.
+struct ExactSingleLayerMoments {
+  int p = 0;
+  RationalMatrix Lambda, T4, G2, X3;
+  Rational Ey2;
+  int D() const { return p + 1; }
+};
+ExactSingleLayerMoments exact_single_layer_moments(const GaussianIclModel& model, const std::vector<Poly>& u);
+RationalMatrix exact_single_layer_coefficients(const std::vector<LinearSelfAttention>& heads, int p, const Rational& n);
+Rational single_layer_loss(const ExactSingleLayerMoments& m, const RationalMatrix& C, const Rational& n);
+
 struct SingleLayerOptimum {
   Eigen::VectorXd b;
   Eigen::MatrixXd A;

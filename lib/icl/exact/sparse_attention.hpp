@@ -10,6 +10,7 @@
 // w), K4 = E[y^2 u u^T], E y^2. All are Gaussian moments of polynomials, computed exactly.
 #pragma once
 #include "icl/algebra/gaussian_moments.hpp"
+#include "icl/algebra/rational_matrix.hpp"
 #include "icl/model/tasks.hpp"
 
 #include <Eigen/Dense>
@@ -32,6 +33,16 @@ FeatureMoments feature_moments_fixed_w(const std::vector<Polynomial<Rational>>& 
                                        const Eigen::VectorXd& w);
 
 double sparse_lsa_loss(const FeatureMoments& m, const Eigen::MatrixXd& Gamma, double n);
+
+// The same moments as exact fractions, averaged over w ~ N(0, I), and the loss as one: for a value that must come out
+// exactly (the reconstruction of a closed form from exact values, verdict/proposed_correction.hpp). The double
+// functions above stay as they are: their numbers are what the reports have always held.
+struct ExactFeatureMoments {
+  RationalMatrix Lambda, S, K4;
+  Rational Ey2;
+};
+ExactFeatureMoments exact_feature_moments(const std::vector<Polynomial<Rational>>& u, const PolynomialTask& task);
+Rational sparse_lsa_loss(const ExactFeatureMoments& m, const RationalMatrix& Gamma, const Rational& n);
 // Its gradient in Gamma: 2 S + 2 M Gamma Lam, M = (1 - 1/n) S + (1/n) K4 (S, Lam, K4 symmetric).
 Eigen::MatrixXd sparse_lsa_gradient(const FeatureMoments& m, const Eigen::MatrixXd& Gamma, double n);
 

@@ -297,15 +297,46 @@ std::string latex_params_inline(const std::string& claim, const nlohmann::ordere
   return s;
 }
 
-// The columns of a claim's case table that at least one case has.
+// The columns of a claim's case table that at least one case has; a proposed correction's values (the quantity
+// `proposed`, verdict/proposed_correction.hpp) get a column of their own where the layout has none for them.
 std::vector<TableColumn> present_columns(const ClaimTable& t, const nlohmann::ordered_json& cases) {
   std::vector<TableColumn> cols;
+  bool proposed_declared = false;
   for (const auto& col : t.columns) {
+    proposed_declared |= col.quantity == "proposed";
     bool any = false;
     for (const auto& c : cases) any |= !quantity(c, col.quantity.c_str()).is_null();
     if (any) cols.push_back(col);
   }
+  bool any_proposed = false;
+  for (const auto& c : cases) any_proposed |= !quantity(c, "proposed").is_null();
+  if (any_proposed && !proposed_declared)
+    cols.push_back({"proposed", "Proposed", "the proposed correction (in these notes), fitted on exact values and verified "
+                                            "exactly on held-out cases"});
   return cols;
+}
+
+// The sentence on a report's proposed correction (verdict/proposed_correction.hpp), for the notes under its table or
+// its Markdown; "" without one.
+std::string proposed_sentence(const nlohmann::ordered_json& r, bool latex) {
+  if (!r.contains("proposed_correction") || !r["proposed_correction"].is_object()) return "";
+  const auto& p = r["proposed_correction"];
+  const auto esc = [&](const std::string& s) { return latex ? latex_escape(s) : s; };
+  std::string scope;
+  if (p.contains("scope") && p["scope"].is_string()) scope = " (" + esc(p["scope"].get<std::string>()) + ")";
+  if (p.value("verified", false) && p.contains("formula") && p["formula"].is_string()) {
+    const std::string formula = latex && p.contains("latex") && p["latex"].is_string()
+                                    ? "$" + p["latex"].get<std::string>() + "$"
+                                    : "`" + p["formula"].get<std::string>() + "`";
+    return fmt::format(" Proposed correction{}: {}, the smallest polynomial in the parameters and 1/n through {} exact "
+                       "values, equal to the exact value at each of {} held-out cases.",
+                       scope, formula, p.value("fitted_on", 0), p.value("held_out", 0));
+  }
+  std::string why = p.contains("why") && p["why"].is_string() ? p["why"].get<std::string>() : std::string("not verified");
+  // Under a table, the reason's first clause (its numbers, long fractions among them, stay in the JSON).
+  if (latex && why.find(':') != std::string::npos) why = esc(why.substr(0, why.find(':'))) + " (the report's proposed\\_correction says where)";
+  else why = esc(why);
+  return " No correction proposed" + scope + ": " + why + ".";
 }
 
 // Header line and rows of the case table (shared by the compact table and the appendix longtable).
@@ -500,7 +531,7 @@ std::string latex_table(const nlohmann::ordered_json& r) {
                            latex_escape(p.value("strength", "")), latex_escape(p.value("verdict", "")));
     notes.back() = '.';
   }
-  notes += cr.constant + columns_sentence(t, r);
+  notes += cr.constant + columns_sentence(t, r) + proposed_sentence(r, true);
   // Caption above the table, as journals set tables; the notes below it.
   s += "\\caption[{" + caption_short(r, t) + "}]{" + caption_head(r, t) + "}\n\\label{tab:" + label + "}\n\\smallskip\n" +
        body + "\\par\\smallskip\n{\\footnotesize\\raggedright" + notes + "\\par}\n\\end{table}\n";
@@ -623,6 +654,7 @@ std::string markdown_claim(const nlohmann::ordered_json& r) {
                      "`{}.json` and `{}.cases.tex`.\n",
                      sel.size(), r["cases"].size(), id, id);
   s += "\nMonte Carlo entries: mean ± half-width of the interval, rounded to the uncertainty.\n";
+  if (const std::string p = proposed_sentence(r, false); !p.empty()) s += "\n" + p.substr(1) + "\n";
   if (r.contains("findings"))
     for (const auto& f : r["findings"]) s += "\n**Finding.** " + f.get<std::string>() + "\n";
   s += "\n";
