@@ -40,15 +40,21 @@ namespace acds_exp43 {  // named, so that a unity build (several claim files in 
 
 // The layout of the claim's LaTeX table (report/table.hpp).
 ClaimTable table_layout() {
-  return {TableKind::training,
+  return with_part_text({TableKind::training,
           "Section~4.3",
           "Trained 3-layer form (8) reaches the preconditioned-GD solution",
           {{"over_runs", "Statistic over runs",
-            "the part's statistic per run (summary.md names it): mean over the runs $\\pm$ half-width of its interval"},
+            "per run, the statistic of the row's part: (a) the final training loss$/\\mathbb{E}[y_q^2]$; (b) "
+            "$\\max_i \\mathrm{Dist}(\\Sigma^{1/2}A_i\\Sigma^{1/2}, I)$; (c) $\\min_i \\mathrm{Dist}(A_i, I)$; mean over "
+            "the runs $\\pm$ half-width of its interval"},
            {"bound", "Threshold", "the bound the statistic is compared with"},
            {"zero_predictor_loss", "$\\mathbb{E}[y_q^2]$", "loss of the zero predictor"},
            {"family_optimum_loss", "Family opt.", "exact optimum over the paper's family"},
-           {"dist_sigma_inverse", "$\\mathrm{Dist}(\\Sigma^{-1}, I)$", "the same distance for $A=\\Sigma^{-1}$"}}};
+           {"dist_sigma_inverse", "$\\mathrm{Dist}(\\Sigma^{-1}, I)$", "the same distance for $A=\\Sigma^{-1}$"}}},
+      {
+       {"a", "the training loss converges to an almost $0$ value"},
+       {"b", "$\\mathrm{Dist}(\\Sigma^{1/2}A_i\\Sigma^{1/2}, I)\\to 0$ (the critical point of Theorem~3, $A_i\\propto\\Sigma^{-1}$)"},
+       {"c", "$\\mathrm{Dist}(A_i, I)$ stays away from $0$ (the trained network is not plain gradient descent)"}});
 }
 
 const RegisterClaim reg{with_table(Claim{

@@ -33,14 +33,22 @@ namespace acds_exp51 {  // named, so that a unity build (several claim files in 
 
 // The layout of the claim's LaTeX table (report/table.hpp).
 ClaimTable table_layout() {
-  return {TableKind::training,
+  return with_part_text({TableKind::training,
           "Section~5.1",
           "Trained 3-layer form (11): $B_i \\approx I$, $A_i \\approx \\Sigma^{-1}$, growing $\\|A_i\\|$",
           {{"over_runs", "Statistic over runs",
-            "the part's statistic per run (summary.md names it): mean over the runs $\\pm$ half-width of its interval"},
+            "per run, the statistic of the row's part: (a) the final training loss$/\\mathbb{E}[y_q^2]$; (b) "
+            "$\\max_i \\mathrm{Dist}(\\Sigma^{1/2}A_i\\Sigma^{1/2}, I)$; (c) $\\min_i \\mathrm{Dist}(A_i, I)$; (d) $\\max_i \\mathrm{Dist}(B_i, I)$; (e) the smaller of $\\log(\\|A_1\\|/\\|A_0\\|)$ and $\\log(\\|A_2\\|/\\|A_1\\|)$; mean over "
+            "the runs $\\pm$ half-width of its interval"},
            {"bound", "Threshold", "the bound the statistic is compared with"},
            {"zero_predictor_loss", "$\\mathbb{E}[y_q^2]$", "loss of the zero predictor"},
-           {"dist_sigma_inverse", "$\\mathrm{Dist}(\\Sigma^{-1}, I)$", "the same distance for $A=\\Sigma^{-1}$"}}};
+           {"dist_sigma_inverse", "$\\mathrm{Dist}(\\Sigma^{-1}, I)$", "the same distance for $A=\\Sigma^{-1}$"}}},
+      {
+       {"a", "the training loss converges to about $0$"},
+       {"b", "$\\mathrm{Dist}(\\Sigma^{1/2}A_i\\Sigma^{1/2}, I)\\to 0$ ($A_i\\propto\\Sigma^{-1}$)"},
+       {"c", "$\\mathrm{Dist}(A_i, I)$ stays away from $0$"},
+       {"d", "$\\mathrm{Dist}(B_i, I)\\to 0$ for $B_0, B_1$"},
+       {"e", "$\\|A_0\\| < \\|A_1\\| < \\|A_2\\|$"}});
 }
 
 const RegisterClaim reg{with_table(Claim{

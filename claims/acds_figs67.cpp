@@ -241,7 +241,7 @@ ClaimResult run(const ClaimContext& ctx) {
       "1..4; --set n=2,6,10,14,18,22 --set L=1,2,3,4 reaches them); one trained model per point",
       paper ? "minibatch 20000 as Sec. 4.3" : fmt::format("minibatch {} (paper 20000, Sec. 4.3)", gr.batch), gr.steps, gr.lr,
       gr.steps / 4);
-  r.result().files["training.svg"] = learn::training_svg("acds.figs67: trained L-layer form (8), d = 5, one run per (n, L)", curves);
+  r.result().files["training.svg"] = learn::training_svg("Trained L-layer form (8), d = 5, one run per (n, L)", curves);
   r.error_rates(Tolerance{kTol, 0});
   r.part("a").on_refuted(Refutation{RefutationClass::substantive,
                                     "at the paper's minibatch the trained 3-layer model's test loss lies above 3-step "
@@ -257,13 +257,16 @@ ClaimResult run(const ClaimContext& ctx) {
 
 // The layout of the claim's LaTeX table (report/table.hpp).
 ClaimTable table_layout() {
-  return {TableKind::training,
+  return with_part_text({TableKind::training,
           "Figures~6--7",
           "Trained $L$-layer LSA vs.\\ $L$ steps of preconditioned and plain GD",
           {{"mc", "Trained", "the trained model's test loss"},
            {"stated", "Precond.\\ GD", "exact loss of $L$ steps of preconditioned GD at its best step"},
            {"precond_gd_eta", "$\\eta$", "that step size"},
-           {"gd_mc", "Plain GD", "loss of $L$ steps of plain GD at its best step"}}};
+           {"gd_mc", "Plain GD", "loss of $L$ steps of plain GD at its best step"}}},
+      {
+       {"a", "Fig.~6 ($L=3$, over $n$): the trained model is at least as good as 3-step preconditioned GD"},
+       {"b", "Fig.~7 ($n=20$, over $L$): the trained $L$-layer model is at least as good as $L$-step preconditioned GD"}});
 }
 
 const RegisterClaim reg{with_table(Claim{

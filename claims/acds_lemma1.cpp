@@ -266,7 +266,8 @@ ClaimTable table_layout() {
           "Lemma~1",
           "$L$-layer sparse LSA $= L$ steps of preconditioned GD",
           {{"max_rel_error", "Stated", "largest relative error of the stated recursion"},
-           {"max_rel_error_corrected", "With $A_\\ell^\\top$", "the same with $A_\\ell^\\top$"}}};
+           {"max_rel_error_corrected", "With $A_\\ell^\\top$", "the same with $A_\\ell^\\top$"}},
+          {{"sym", "$A_\\ell$"}}};
 }
 
 const RegisterClaim reg{with_table(Claim{

@@ -292,7 +292,7 @@ ClaimResult run(const ClaimContext& ctx) {
   if (t.trained) {
     r.extra("training") = learn::training_json(t.trained->config, {ctx.seed}, false, ctx.claim_id + ".training.svg");
     r.result().files["training.svg"] =
-        learn::training_svg("acds.thm1: single layer, form (8), d = 5, n = 20, isotropic", {{"A_0", &t.trained->result}});
+        learn::training_svg("Single layer, form (8), d = 5, n = 20, isotropic", {{"A_0", &t.trained->result}});
   }
   return r.finish([&](Verdict v) {
     return fmt::format(

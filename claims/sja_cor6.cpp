@@ -638,7 +638,7 @@ ClaimResult run(const ClaimContext& ctx) {
 
 // The layout of the claim's LaTeX table (report/table.hpp).
 ClaimTable table_layout() {
-  return {TableKind::slope,
+  return with_part_text({TableKind::slope,
           "Corollary~6",
           "Algorithm~1 trains the App.~C block; its loss decays as $1/n$",
           {{"stage1_loss", "Stage 1", "loss after stage~1 of Algorithm~1 (part a)"},
@@ -646,7 +646,14 @@ ClaimTable table_layout() {
            {"exact", "Exact", "exact value (b: loss at $n_{\\max}$; c: local slope there)"},
            {"fit_slope", "Fitted slope", "least-squares log--log slope over $[n_{\\min}, n_{\\max}]$"},
            {"n_times_loss_at_n_max", "$n\\,\\mathcal{L}$", "$n$ times the exact loss at $n_{\\max}$"},
-           {"appC_n_times_loss", "App.~C", "the same for the App.~C block's constants"}}};
+           {"appC_n_times_loss", "App.~C", "the same for the App.~C block's constants"}},
+          {{"gamma", "Frozen $\\Gamma$"}},
+          {{"gamma",
+            {{"0", "$-I$"}, {"1", "$-\\mathrm{diag}(0.5..2)$"}, {"2", "$-I$, one entry $+1$"}, {"3", "$+I$"}}}}},
+      {
+       {"a", "stage~1 gives a bilinear layer $x\\mapsto Mv$, $v$ the features (8), with $M$ invertible ($n\\in\\Omega(d^3)$)"},
+       {"b", "stage~2's attention approximately solves ordinary least squares on the layer's features (as $n$ grows)"},
+       {"c", "the learned block's in-context loss is at most $O(1/n)$"}});
 }
 
 const RegisterClaim reg{with_table(Claim{

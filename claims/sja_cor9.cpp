@@ -216,7 +216,9 @@ ClaimTable table_layout() {
           "Orthonormal features: $\\tilde d < m$ forces $L \\ge m-\\tilde d$",
           {{"stated", "Bound", "the stated lower bound $m-\\tilde d$"},
            {"exact", "Exact inf.", "exact infimum over the family"},
-           {"mc", "Construction (MC)", "a finite-$n$ construction by Monte Carlo"}}};
+           {"mc", "Construction (MC)", "a finite-$n$ construction by Monte Carlo"}},
+          {{"basis", "Features"}},
+          {{"basis", {{"lemma3", "$v_{ij}$ of Lemma~3"}, {"gram-schmidt", "Gram--Schmidt"}}}}};
 }
 
 const RegisterClaim reg{with_table(Claim{

@@ -64,7 +64,7 @@ Groups group_cases(const ClaimContext& ctx) {
       Group g;
       g.d = c.geti("d"), g.dbar = c.geti("dbar"), g.L = c.geti("L");
       g.s = Settings::from_case(c);
-      if (g.dbar < g.d + 1) throw std::invalid_argument(fmt::format("sja.fig4: dbar = {} < d + 1 = {}", g.dbar, g.d + 1));
+      if (g.dbar < g.d + 1) throw std::invalid_argument(fmt::format("Dbar = {} < d + 1 = {}", g.dbar, g.d + 1));
       groups[k] = g;
       gs.order.push_back(k);
     }
@@ -166,7 +166,7 @@ nlohmann::ordered_json write_models(ClaimRun& r, const Groups& gs, const Group*&
     }
     if (first->L != 4) extra += fmt::format("{}L = {} blocks (paper 4, 8 layers)", extra.empty() ? "" : "; ", first->L);
     r.extra("training") = sja_train::training_block(first->config, first->s, first->models.front().seeds, r.ctx().claim_id, extra);
-    r.result().files["training.svg"] = sja_train::curves_svg("sja.fig4: quadratic ICL by training prompt length, training loss (trial 1)", curves);
+    r.result().files["training.svg"] = sja_train::curves_svg("Quadratic ICL by training prompt length, training loss (trial 1)", curves);
   }
   return findings;
 }
@@ -202,12 +202,15 @@ ClaimResult run(const ClaimContext& ctx) {
 
 // The layout of the claim's LaTeX table (report/table.hpp).
 ClaimTable table_layout() {
-  return {
+  return with_part_text({
       TableKind::training,
       "Figure~4",
       "Trained bilinear Transformers by training prompt length",
       {{"larger_n_train_mean_loss|short_mean_loss", "Left", "mean test loss over trials of the comparison's left side, $\\pm$ half-width of its interval over trials"},
-       {"smaller_n_train_mean_loss|train_length_mean_loss", "Right", "the same for its right side"}}};
+       {"smaller_n_train_mean_loss|train_length_mean_loss", "Right", "the same for its right side"}}},
+      {
+       {"a", "a larger $n_{\\mathrm{train}}$ gives a lower loss on long test prompts"},
+       {"b", "the loss degrades quickly for test prompts shorter than $n_{\\mathrm{train}}$"}});
 }
 
 const RegisterClaim reg{with_table(Claim{

@@ -173,10 +173,18 @@ ClaimResult run(const ClaimContext& ctx) {
 
 // The layout of the claim's LaTeX table (report/table.hpp).
 ClaimTable table_layout() {
-  return {TableKind::equality,
-          "Lemma~12",
-          "Loss decomposition of a sparse LSA on i.i.d.\\ pairs",
-          {paper_value_column(), exact_column(), mc_column()}};
+  return with_param_text({TableKind::equality,
+                          "Lemma~12",
+                          "Loss decomposition of a sparse LSA on i.i.d.\\ pairs",
+                          {paper_value_column(), exact_column(), mc_column()}},
+                         {{"setting", "Task, features, $w$"}},
+                         {{"setting",
+                           {{"quad-fixed-w", "quadratic, $\\bar x$, fixed $w$"},
+                            {"quad-avg-w", "quadratic, $\\bar x$, averaged $w$"},
+                            {"quad-avg-w-random-gamma", "quadratic, $\\bar x$, averaged $w$, random $\\Gamma$"},
+                            {"lin-avg-w", "linear, $x$, averaged $w$"},
+                            {"lin-fixed-w", "linear, $x$, fixed $w$"},
+                            {"quad-raw", "quadratic, $(1, x)$, averaged $w$"}}}});
 }
 
 const RegisterClaim reg{with_table(Claim{

@@ -280,7 +280,7 @@ void write_search_runs(const ClaimContext& ctx, ClaimRun& r, const RunState& st)
   std::vector<std::pair<std::string, const learn::TrainResult*>> curves;
   for (const auto& [L, run] : st.shown) curves.push_back({fmt::format("depth {} ({})", L, run.first), &run.second});
   r.result().files["training.svg"] =
-      learn::training_svg("sja.prop1: search for the worst-case LSA stack (kept start)", curves);
+      learn::training_svg("Search for the worst-case LSA stack (kept start)", curves);
   std::string line;
   for (const auto& [L, gap] : st.best_by_depth) line += fmt::format("{}depth {}: {:+.2f}%", line.empty() ? "" : ", ", L, 100 * gap);
   r.finding("Worst case over LSA stacks found by optimisation (clipped SGD on the loss the claim bounds, every entry of "
@@ -316,7 +316,13 @@ ClaimTable table_layout() {
           "No LSA stack beats the best linear predictor: $\\mathbb{E}[(\\hat y+y_q)^2] \\ge \\min_{\\alpha,\\beta}"
           "\\mathbb{E}[(\\langle x_q,\\beta\\rangle+\\alpha+y_q)^2]$",
           {{"stated", "Linear bound", "the best linear predictor's error (the lower bound)"},
-           {"mc", "LSA stack (MC)", "the stack's loss by Monte Carlo"}}};
+           {"mc", "LSA stack (MC)", "the stack's loss by Monte Carlo"}},
+          {{"model", "LSA stack"}},
+          {{"model",
+            {{"optimal", "optimal, 1 layer"}, {"gd1", "GD-style, 1 layer"}, {"gd2", "GD-style, 2 layers"},
+             {"gd3", "GD-style, 3 layers"}, {"gd4", "GD-style, 4 layers"}, {"random1", "optimised, 1 layer"},
+             {"random2", "optimised, 2 layers"}, {"random3", "optimised, 3 layers"},
+             {"random4", "optimised, 4 layers"}}}}};
 }
 
 const RegisterClaim reg{with_table(Claim{

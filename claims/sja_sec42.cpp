@@ -348,13 +348,19 @@ ClaimResult run(const ClaimContext& ctx) {
 
 // The layout of the claim's LaTeX table (report/table.hpp).
 ClaimTable table_layout() {
-  return {TableKind::bound,
+  return with_part_text({TableKind::bound,
           "Section~4.2",
           "Sparse bilinear stacks cannot compose degree $>2$; dense stacks can",
           {{"floor", "Floor", "the loss floor of degree-2 features"},
            {"exact", "Exact", "exact loss of the stack"},
            mc_column(),
-           {"feature_degree", "Degree", "feature degree the stack composes"}}};
+           {"feature_degree", "Degree", "feature degree the stack composes"}},
+          {{"stack", "Stack"}},
+          {{"stack", {{"sparse-row-writing", "sparse, row-writing"}}}}},
+      {
+       {"a", "with the sparse weights (12), successive bilinear layers can only use the original inputs to compute new features (so they compose no feature of degree $>2$)"},
+       {"b", "with the dense weights (11), bilinear layers use the features of previous layers to compute new ones of higher degree"},
+       {"c", "if the construction (attention writing only the label row) reflects how bilinear Transformers learn in context, the sparse version prevents learning higher-order polynomials in context (on the Sec.~4.2 cubic the loss stays at or above the part of the target outside degree $\\le 2$)"}});
 }
 
 const RegisterClaim reg{with_table(Claim{

@@ -422,13 +422,16 @@ ClaimResult run(const ClaimContext& ctx) {
 
 // The layout of the claim's LaTeX table (report/table.hpp).
 ClaimTable table_layout() {
-  return {TableKind::bound,
+  return with_part_text({TableKind::bound,
           "Theorem~5",
           "Optimal attention is sparse; bound on $\\|\\Gamma^*+\\mathbb{E}[\\bar x\\bar x^\\top]^{-1}\\|_F$",
           {{"stated", "Stated bound", "the stated bound"},
            {"exact", "Exact norm", "the exact norm at the optimum"},
            {"exact_over_stated", "Ratio", "exact / stated (above 1: the bound fails)"},
-           {"corrected", "Corrected", "the corrected bound"}}};
+           {"corrected", "Corrected", "the corrected bound"}}},
+      {
+       {"a", "with the bilinear layer fixed to the kernel (7), the optimal attention layer has the sparse form $P=ee^\\top$, $Q=\\mathrm{diag}(\\Gamma^*,0)$"},
+       {"b", "$\\|\\Gamma^*+\\mathbb{E}[\\bar x\\bar x^\\top]^{-1}\\|_F \\le n^{-1/2}\\sqrt{((d+2)(d+1)+d)/(d+2-\\sqrt{d^2+4d})}$, in $O(d^{3/2}/\\sqrt n)$, for every $n$"}});
 }
 
 const RegisterClaim reg{with_table(Claim{

@@ -195,7 +195,7 @@ PromptOutcome check_prompt(const Setup& s, std::uint64_t seed, std::uint64_t pur
         prev = Zk;
       };
   model.forward(Z, ws, &observe);
-  if (layers_seen != 2 * L) throw std::logic_error("sja.thm7: forward pass saw the wrong number of layers");
+  if (layers_seen != 2 * L) throw std::logic_error("Forward pass saw the wrong number of layers");
   o.forward = prediction(Z);
   o.reference = ref.final_query();
   o.err[kQueryPlain] = scaled_error(o.forward, o.reference, std::abs(o.reference));
@@ -419,7 +419,7 @@ void write_trained_stack(const ClaimContext& ctx, ClaimRun& r) {
   r.extra("trained_stack") = t.json;
   r.extra("training") = learn::training_json(t.config, {ctx.seed}, false, ctx.claim_id + ".training.svg");
   r.result().files["training.svg"] =
-      learn::training_svg("sja.thm7: trained 2L-layer bilinear stack (sparse (12))", {{"run", &t.result}});
+      learn::training_svg("Trained 2L-layer bilinear stack (sparse (12))", {{"run", &t.result}});
   r.finding(fmt::format(
       "Learned vs constructed (not part of the verdict): a {}-layer bilinear stack (sparse form (12), d = {}, dbar = {}, "
       "n = {}) trained with Adam ({} steps of {} prompts{}), its first 2l layers against l steps of block-coordinate "

@@ -577,12 +577,16 @@ ClaimResult run(const ClaimContext& ctx) {
 
 // The layout of the claim's LaTeX table (report/table.hpp).
 ClaimTable table_layout() {
-  return {TableKind::bound,
+  return with_part_text({TableKind::bound,
           "Section~4.2",
           "One-layer attention on unstructured prompts predicts $0$",
           {{"stated", "Paper", "the stated best loss $\\mathbb{E}[y_q^2]$ (predicting $0$)"},
            {"mc", "Best found", "loss of the best weights found, Monte Carlo on fresh prompts"},
-           {"gain_over_zero", "Gain", "gain over predicting $0$, Monte Carlo"}}};
+           {"gain_over_zero", "Gain", "gain over predicting $0$, Monte Carlo"}},
+          {{"act", "$\\phi$"}}},
+      {
+       {"a", "linear $\\phi$, $\\theta\\sim\\frac12\\delta_{\\theta_0}+\\frac12\\delta_{-\\theta_0}$, $D$ large enough: the loss is minimised only by $\\hat y_{\\mathrm{query}}=0$"},
+       {"b", "softmax $\\phi$: by the symmetry of $\\theta$'s law the best prediction is also $0$ (judged at each $D$: no one-layer softmax weights beat predicting $0$)"}});
 }
 
 const RegisterClaim reg{with_table(Claim{

@@ -310,11 +310,14 @@ ClaimResult run(const ClaimContext& ctx) {
 
 // The layout of the claim's LaTeX table (report/table.hpp).
 ClaimTable table_layout() {
-  return {
+  return with_part_text({
       TableKind::trend,
       "Section~4.3",
       "Two-layer look-ahead construction gives $y_q$ approximately",
-      {{"mc_at_D", "Loss at $D$", "Monte Carlo loss at $D$"}, {"mc", "At $D'$", "Monte Carlo loss at the next $D$"}}};
+      {{"mc_at_D", "Loss at $D$", "Monte Carlo loss at $D$"}, {"mc", "At $D'$", "Monte Carlo loss at the next $D$"}}},
+      {
+       {"a", "$\\hat y_q\\approx y_q$: the error term $\\epsilon/\\log D$ of eq.~(5) is small for large $D$, i.e.\\ $\\mathbb{E}(\\hat y_q-y_q)^2\\to 0$ as $D$ grows"},
+       {"b", "the error shrinks as $D$ grows"}});
 }
 
 const RegisterClaim reg{with_table(Claim{

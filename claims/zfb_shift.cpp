@@ -416,13 +416,20 @@ ClaimResult run(const ClaimContext& ctx) {
 
 // The layout of the claim's LaTeX table (report/table.hpp).
 ClaimTable table_layout() {
-  return {TableKind::equality,
+  return with_part_text({TableKind::equality,
           "covariate shift (after Theorems~5 and 8)",
           "Scaling by $c$ gives $c^2 x_q^\\top w$; $\\mathrm{Exp}(1)$ gives $\\tfrac13 w^\\top x_q$",
           {paper_value_column(),
            {"exact", "Exact", "exact value at this $n$"},
            {"exact_limit", "Limit", "exact limit"},
-           mc_column()}};
+           mc_column()},
+          {{"scenario", "Shift"}},
+          {{"scenario",
+            {{"scale-half", "$c=1/2$"}, {"scale-two", "$c=2$"}, {"exp-fixed-query", "Exp(1), fixed query"},
+             {"exp-drawn-query", "Exp(1), query drawn"}}}}},
+      {
+       {"a", "for a fixed $\\Lambda$, test covariates scaled by $c$ give $\\hat y\\to c^2x_q^\\top w$ as $M,N\\to\\infty$"},
+       {"b", "with $\\lambda_{\\tau,i}\\sim\\mathrm{Exp}(1)$ and $M,N\\to\\infty$, $\\mathbb{E}[\\hat y\\mid x_q,w]\\to\\frac13 w^\\top x_q$"}});
 }
 
 const RegisterClaim reg{with_table(Claim{

@@ -189,7 +189,9 @@ ClaimTable table_layout() {
           "Gradient flow converges to the stated $W_{KQ}^*, W_{PV}^*$",
           {{"distance_flow_to_stated", "Distance", "relative distance, flow endpoint to the stated limit"},
            {"stated", "$L(W^*)$", "loss at the stated limit $W^*$"},
-           mc_column()}};
+           mc_column()},
+          {},
+          {{"theta", {{"gauss-a", "Gaussian (a)"}, {"gauss-b", "Gaussian (b)"}, {"rank-one", "rank one"}}}}};
 }
 
 const RegisterClaim reg{with_table(Claim{

@@ -437,10 +437,17 @@ ClaimResult run(const ClaimContext& ctx) {
 
 // The layout of the claim's LaTeX table (report/table.hpp).
 ClaimTable table_layout() {
-  return {TableKind::bound,
+  return with_part_text({TableKind::bound,
           "Theorem~5",
           "Error decomposition of the limit model at test length $M$",
-          {{"stated", "Paper", "stated value or bound"}, {"exact", "Exact", "exact prediction error"}, mc_column()}};
+          {{"stated", "Paper", "stated value or bound"}, {"exact", "Exact", "exact prediction error"}, mc_column()},
+          {},
+          {{"task",
+            {{"noiseless", "linear, noiseless"}, {"noisy", "linear, noisy"}, {"quadratic", "quadratic"},
+             {"random-w", "linear, $w\\sim\\mathcal{N}(0,I)$"}}}}},
+      {
+       {"a", "for the limit model, any distribution with $x\\sim\\mathcal N(0,\\Lambda)$ and test length $M$: the error decomposition (16), with its noiseless-linear special form and per-$w$ bound"},
+       {"b", "for $w\\sim\\mathcal N(0,I)$: $\\mathbb{E}(\\hat y-\\langle w,x\\rangle)^2\\le (d+1)\\operatorname{tr}(\\Lambda)/M+(1+2d+d^2\\kappa)\\operatorname{tr}(\\Lambda)/N^2$"}});
 }
 
 const RegisterClaim reg{with_table(Claim{

@@ -268,7 +268,14 @@ ClaimTable table_layout() {
           "Gradient-flow limit with random diagonal covariances",
           {{"distance_flow_to_stated", "Distance", "relative distance, flow endpoint to the stated limit"},
            {"stated", "$L(W^*)$", "loss at the stated limit $W^*$"},
-           mc_column()}};
+           mc_column()},
+          {{"dist", "Law of $\\Lambda_\\tau$"}},
+          {{"dist",
+            {{"exp", "Exp(1)"}, {"gamma", "Gamma(2, 1/2)"}, {"uniform", "Uniform[0.5, 1.5]"},
+             {"lognormal", "LogNormal(0, 1/2)"}, {"mixed", "mixed"}, {"mixed-scaled", "mixed, scaled"}}},
+           {"theta",
+            {{"gauss-a", "Gaussian (a)"}, {"gauss-b", "Gaussian (b)"}, {"gauss-c", "Gaussian (c)"},
+             {"gauss-d", "Gaussian (d)"}, {"rank-one", "rank one"}}}}};
 }
 
 const RegisterClaim reg{with_table(Claim{

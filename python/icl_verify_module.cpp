@@ -22,6 +22,7 @@
 #include "icl/exact/feature_moments.hpp"
 #include "icl/execute/executor.hpp"
 #include "icl/execute/precision.hpp"
+#include "icl/execute/thread_pool.hpp"
 #include "icl/exact/optimal_attention.hpp"
 #include "icl/io/safetensors.hpp"
 #include "icl/model/attention_weights.hpp"
@@ -39,10 +40,15 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <chrono>
 #include <cmath>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace py = pybind11;
@@ -259,13 +265,16 @@ std::vector<std::pair<std::string, NpyArray>> mapping_arrays(const py::handle& o
 // weights: an allparam array (L, H, 2, d, d); a mapping of names to arrays or tensors (a state_dict, by the key
 // mapping of attention_weights.hpp: `allparam` alone, or P1, Q1, P2, Q2, ...); or a file name (.npy, .npz,
 // .safetensors).
-LsaStack to_stack(const py::object& weights) {
+LsaStack to_stack(const py::object& weights, const NameMap& names = {}) {
   try {
     if (is_path(weights)) {
       const std::string path = py::str(py::module_::import("os").attr("fspath")(weights));
-      return read_lsa_stack(path);
+      return read_lsa_stack(path, names);
     }
-    if (is_mapping(weights)) return lsa_stack_from_arrays(mapping_arrays(weights), "weights");
+    if (is_mapping(weights)) return lsa_stack_from_arrays(mapping_arrays(weights), "weights", names);
+    if (!names.empty())
+      throw py::value_error("names: the weights are one array (allparam); names map the arrays of a state dict, a "
+                            "mapping or a .npz / .safetensors file");
     return lsa_stack_from_allparam(to_npy(weights, "weights"), "weights");
   } catch (const ArrayFileError& e) {
     throw py::value_error(e.what());
@@ -277,6 +286,24 @@ py::array to_numpy(const NpyArray& a) {
   py::array_t<double> out(shape);
   std::copy(a.data.begin(), a.data.end(), out.mutable_data());
   return out;
+}
+
+// names: None, or a dict {canonical name: the array's own name} ({"P1": "attn.P", "Q1": "attn.Q"}), in order.
+NameMap names_arg(const py::handle& obj) {
+  NameMap names;
+  if (obj.is_none()) return names;
+  if (!py::isinstance<py::dict>(obj))
+    throw py::value_error(fmt::format("names: expected a dict such as {{'P1': 'attn.P', 'Q1': 'attn.Q'}}, got {}",
+                                      type_name(obj)));
+  for (auto item : py::reinterpret_borrow<py::dict>(obj)) {
+    if (!py::isinstance<py::str>(item.first) || !py::isinstance<py::str>(item.second))
+      throw py::value_error(fmt::format("names: every entry maps a name (allparam, P1, Q1, ...) to the array's own name "
+                                        "(strings); got {}: {}",
+                                        std::string(py::repr(item.first)), std::string(py::repr(item.second))));
+    names.emplace_back(py::str(item.first), py::str(item.second));
+  }
+  if (names.empty()) throw py::value_error("names: empty (give None, or at least one entry such as {'P1': 'attn.P'})");
+  return names;
 }
 
 // keyword parameters as --set strings: a number or a sequence of numbers, each written so that --set reads it back
@@ -393,6 +420,59 @@ py::dict case_kwargs(const Case& c, const std::set<std::string>& integer) {
   return kw;
 }
 
+// Runs `f` (library work, without the GIL) on a thread of its own while this thread, the caller's, checks Python's
+// signals every 50 ms: Ctrl-C (KeyboardInterrupt), or any signal handler's exception, asks the library to stop
+// (execute::request_cancel: its parallel loops stop taking tasks), and once `f` has returned or thrown, whatever it
+// gave is dropped and the handler's exception is raised: a call stops within a fraction of a second of Ctrl-C, as
+// far as its work runs in the library's parallel loops. (Python runs signal handlers only on the main thread, so
+// the library cannot check them itself.) A stop affects every library call running in the process at that moment.
+template <class F>
+auto interruptible(F&& f) -> decltype(f()) {
+  using Result = decltype(f());
+  std::optional<Result> result;
+  std::exception_ptr error;
+  bool interrupted = false;
+  {
+    py::gil_scoped_release release;
+    std::mutex m;
+    std::condition_variable cv;
+    bool done = false;
+    std::thread worker([&] {
+      try {
+        result.emplace(f());
+      } catch (...) {
+        error = std::current_exception();
+      }
+      const std::lock_guard<std::mutex> lock(m);
+      done = true;
+      cv.notify_one();
+    });
+    std::unique_lock<std::mutex> lock(m);
+    while (!done) {
+      cv.wait_for(lock, std::chrono::milliseconds(50));
+      if (done || interrupted) continue;
+      lock.unlock();
+      {
+        py::gil_scoped_acquire gil;
+        // A handler's exception stays set on this thread (PyErr_CheckSignals returned -1) until it is raised below.
+        if (PyErr_CheckSignals() != 0) {
+          interrupted = true;
+          execute::request_cancel();
+        }
+      }
+      lock.lock();
+    }
+    lock.unlock();
+    worker.join();
+  }
+  if (interrupted) {
+    execute::clear_cancel();
+    throw py::error_already_set();
+  }
+  if (error) std::rethrow_exception(error);
+  return std::move(*result);
+}
+
 // The backend and precision of one call (`--backend`, `--precision`: process-wide settings, execute/executor.hpp),
 // set for the call and restored after it, also when it throws; a bad name is a ValueError, as on the command line.
 class BackendScope {
@@ -470,8 +550,7 @@ PYBIND11_MODULE(icl_verify, m) {
         nlohmann::ordered_json r;
         try {
           const auto plan = plan_run(o);
-          py::gil_scoped_release release;
-          r = run_claim(plan.at(0), o);
+          r = interruptible([&] { return run_claim(plan.at(0), o); });
         } catch (const UsageError& e) {
           throw py::value_error(e.what());
         }
@@ -490,7 +569,7 @@ PYBIND11_MODULE(icl_verify, m) {
       [](const py::object& weights, const py::object& task, const py::object& sigma_arg, const py::object& quick,
          const py::object& seed, const py::object& samples, const py::object& threads, const py::object& alpha,
          const py::object& tolerance, const py::object& backend, const py::object& precision,
-         const py::kwargs& params) {
+         const py::object& names_given, const py::object& out, const py::kwargs& params) {
         EvalOptions o;
         o.tolerance = real(tolerance, "tolerance");
         o.task = text(task, "task");
@@ -501,13 +580,19 @@ PYBIND11_MODULE(icl_verify, m) {
         o.alpha = real(alpha, "alpha");
         o.sets = sets_from(params);
         const BackendScope scope(text(backend, "backend"), text(precision, "precision"));
-        const LsaStack w = to_stack(weights);
+        if (!out.is_none() && !is_path(out))
+          throw py::value_error(fmt::format("out: expected a folder name, got {}", type_name(out)));
+        const LsaStack w = to_stack(weights, names_arg(names_given));
         if (is_path(weights)) o.weights = py::str(py::module_::import("os").attr("fspath")(weights));
         const std::optional<Eigen::MatrixXd> sigma = covariance_arg(sigma_arg, w.d);
         nlohmann::ordered_json r;
         try {
-          py::gil_scoped_release release;
-          r = evaluate_weights(w, o, sigma);
+          r = interruptible([&] { return evaluate_weights(w, o, sigma); });
+          if (!out.is_none()) {
+            const std::string folder = py::str(py::module_::import("os").attr("fspath")(out));
+            py::gil_scoped_release release;
+            write_eval_report(r, folder);
+          }
         } catch (const UsageError& e) {
           throw py::value_error(e.what());
         }
@@ -516,16 +601,22 @@ PYBIND11_MODULE(icl_verify, m) {
       py::arg("weights"), py::arg("task") = "linear", py::arg("sigma") = py::none(), py::arg("quick") = false,
       py::arg("seed") = 1, py::arg("samples") = py::none(), py::arg("threads") = py::none(), py::arg("alpha") = 0.01,
       py::arg("tolerance") = 0.01, py::arg("backend") = "cpu", py::arg("precision") = "float64",
+      py::arg("names") = py::none(), py::arg("out") = py::none(),
       "The `icl-verify eval` report (a dict) of trained weights, given as\n"
       "  - an allparam array (L, H, 2, d, d) of the acds authors' code (chengxiang/LinearTransformer);\n"
       "  - a mapping of names to arrays or tensors, e.g. model.state_dict(): the key `allparam` (or `<prefix>.allparam`,\n"
       "    e.g. 'module.allparam') alone, or full (d+1, d+1) matrices 'P1', 'Q1', 'P2', 'Q2', ... (one head per layer);\n"
       "    values: NumPy arrays, anything with __array__, or PyTorch tensors (.detach().cpu().numpy() is taken);\n"
       "  - a file name: .npy (allparam), .npz or .safetensors (keys as above).\n"
+      "names: weights under any other names, e.g. names={'P1': 'attn.P', 'Q1': 'attn.Q'} (each a name above -> the\n"
+      "  array's own key); exactly the named arrays are read, the others are listed in the report's weights block.\n"
+      "out: a folder to write eval.json, eval.md and eval.tex to (as `icl-verify eval --out`); None writes nothing.\n"
       "Keyword parameters n, d, cov, noise (a number or a list); sigma: a (d, d) covariance instead of cov.\n"
       "backend, precision: as in run().\n"
       "The verdict is on the weights: confirmed when the exact loss exceeds the exact single-layer optimum by at most\n"
-      "`tolerance` x the optimum, refuted when by more; inconclusive without an exact value (several layers).");
+      "`tolerance` x the optimum, refuted when by more; inconclusive without an exact value (several layers).\n"
+      "Each case's quantities are explained in the report's `quantity_meanings`; where the weights fit far better read\n"
+      "with the opposite sign (yhat = +Z[d, n]), the evidence says so. Ctrl-C stops the call within moments.");
 
   m.def(
       "check",

@@ -2,6 +2,11 @@
 """PDF and SVG figures of an icl-verify report folder, drawn with matplotlib from the JSON reports.
 
     python3 reports/plot_figures.py reports/latest
+    python3 reports/plot_figures.py FOLDER --out DIR --per-claim
+
+`icl-verify run` and `icl-verify report` run this script themselves (the library embeds it) with --out and
+--per-claim on the reports they write, and put the PDFs in the report folder with the other files; ./verify runs it
+on the folder afterwards for the folder-wide depth figure.
 
 Writes, next to the reports:
   <claim>.<name>.pdf   every figure whose data a report holds in its `figures` block (the gradient-flow curves
@@ -12,6 +17,11 @@ Writes, next to the reports:
   <claim>.training.pdf the training curves a report holds (every `curve` block with `step` and `train_loss`: the
                        training loss against the step, one line per run), beside `icl-verify report`'s
                        <claim>.training.svg.
+Options: --out DIR writes the figures there instead of beside the reports; --per-claim draws only the figures of
+single claims (not depth.pdf). Without matplotlib the script says so in one line and exits 0, or 3 with --out (the
+command line then notes that its figures are SVG only).
+Titles name no claim ID (a title an older report holds as "sja.fig1: ..." loses its ID), so that a figure pastes
+into a paper as it is; the PDFs carry no creation date (the same data gives the same file).
 Within a figure no two series share a colour (tab10 up to 10 series, tab20 up to 20, then evenly spaced colours
 of a sequential map), and every axis has tick labels.
 matplotlib (Debian: python3-matplotlib) places legends outside the axes and draws tick labels, error bars and
@@ -19,7 +29,18 @@ PDF; without it the script says so and exits 0, so `./verify` goes on (the SVGs 
 """
 import json
 import os
+import re
 import sys
+
+# A claim ID at the start of a title ("sja.fig1: quadratic ICL"), left out of what is drawn.
+CLAIM_PREFIX = re.compile(r"^[a-z]+\.[a-z0-9_]+: ")
+# The depth tables' claims as a paper names them.
+DEPTH_SOURCES = {"sja.thm7": "Theorem 7", "sja.cor8": "Corollary 8"}
+
+
+def figure_title(title):
+    rest = CLAIM_PREFIX.sub("", title or "")
+    return rest[:1].upper() + rest[1:] if rest != title else title
 
 
 def load_reports(folder):
@@ -61,10 +82,13 @@ def finish(fig, ax, path_base, formats):
     if handles:
         ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2, fontsize=8, frameon=False)
     for ext in formats:
-        fig.savefig(path_base + "." + ext, bbox_inches="tight")
+        # No creation date in the file: the same data gives the same PDF (and SVG).
+        metadata = {"CreationDate": None} if ext == "pdf" else {"Date": None} if ext == "svg" else None
+        fig.savefig(path_base + "." + ext, bbox_inches="tight", metadata=metadata)
 
 
 def draw_figures(plt, folder, reports):
+    """Every figure of a report's `figures` block, as <claim>.<name>.pdf in `folder`."""
     written = []
     for r in reports:
         figs = r.get("figures")
@@ -87,7 +111,7 @@ def draw_figures(plt, folder, reports):
                 ax.set_yscale("log")
             ax.set_xlabel(spec.get("xlabel", ""))
             ax.set_ylabel(spec.get("ylabel", ""))
-            ax.set_title(spec.get("title", ""), fontsize=10)
+            ax.set_title(figure_title(spec.get("title", "")), fontsize=10)
             ax.grid(True, which="major", alpha=0.3)
             base = os.path.join(folder, "%s.%s" % (r["claim"], name))
             finish(fig, ax, base, ["pdf"])
@@ -99,17 +123,17 @@ def draw_figures(plt, folder, reports):
 def draw_depth(plt, folder, reports):
     series = []
     for r in reports:
-        if r["claim"] not in ("sja.thm7", "sja.cor8"):
+        if r["claim"] not in DEPTH_SOURCES:
             continue
         for t in r.get("depth", []) or []:
             rows = [row for row in t.get("table", []) if isinstance(row.get("blocks"), int)]
             if not rows:
                 continue
-            label = "%s d=%s" % (r["claim"], t.get("d"))
+            label = "%s, d=%s" % (DEPTH_SOURCES[r["claim"]], t.get("d"))
             if "p" in t:
-                label += " p=%s" % t["p"]
+                label += ", p=%s" % t["p"]
             if "damping" in t:
-                label += " damping %g" % t["damping"]
+                label += ", damping %g" % t["damping"]
             series.append((label, rows))
     if not series:
         return []
@@ -174,7 +198,7 @@ def draw_training(plt, folder, reports):
         ax.set_yscale("log")
         ax.set_xlabel("training step")
         ax.set_ylabel("training (minibatch) loss")
-        ax.set_title("%s: training curves (%d runs)" % (r["claim"], len(curves)), fontsize=10)
+        ax.set_title("Training curves (%d run%s)" % (len(curves), "" if len(curves) == 1 else "s"), fontsize=10)
         ax.grid(True, which="major", alpha=0.3)
         base = os.path.join(folder, "%s.training" % r["claim"])
         finish(fig, ax, base, ["pdf"])
@@ -184,10 +208,25 @@ def draw_training(plt, folder, reports):
 
 
 def main():
-    folder = sys.argv[1] if len(sys.argv) > 1 else "reports/latest"
-    if not os.path.isdir(folder):
-        print("plot_figures: %s is not a folder" % folder, file=sys.stderr)
+    args = sys.argv[1:]
+    out = None
+    per_claim = "--per-claim" in args
+    args = [a for a in args if a != "--per-claim"]
+    if "--out" in args:
+        k = args.index("--out")
+        if k + 1 >= len(args):
+            print("plot_figures: --out needs a folder", file=sys.stderr)
+            return 2
+        out = args[k + 1]
+        del args[k:k + 2]
+    if len(args) > 1 or any(a.startswith("-") for a in args):
+        print("plot_figures: usage: plot_figures.py [FOLDER] [--out DIR] [--per-claim]", file=sys.stderr)
         return 2
+    folder = args[0] if args else "reports/latest"
+    for f in [folder] + ([out] if out else []):
+        if not os.path.isdir(f):
+            print("plot_figures: %s is not a folder" % f, file=sys.stderr)
+            return 2
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -195,12 +234,15 @@ def main():
     except ImportError:
         print("plot_figures: matplotlib not found (Debian: apt-get install python3-matplotlib); PDF figures skipped, "
               "the SVG figures of `icl-verify report` are there", file=sys.stderr)
-        return 0
+        return 3 if out else 0
     matplotlib.rcParams["svg.hashsalt"] = "icl-verify"  # the same SVG for the same data
     matplotlib.rcParams["pdf.compression"] = 6
     reports = load_reports(folder)
-    written = draw_figures(plt, folder, reports) + draw_depth(plt, folder, reports) + draw_training(plt, folder, reports)
-    print("plot_figures: wrote %d files in %s" % (len(written), folder))
+    target = out or folder
+    written = draw_figures(plt, target, reports) + draw_training(plt, target, reports)
+    if not per_claim:
+        written += draw_depth(plt, target, reports)
+    print("plot_figures: wrote %d files in %s" % (len(written), target))
     return 0
 
 

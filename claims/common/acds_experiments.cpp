@@ -423,7 +423,7 @@ void write_training(ClaimRun& r, bool form11, const learn::TrainConfig& config0,
                "switch the optimiser of this claim."
              : "Adam (Sec. 4.3).";
   r.result().files["training.svg"] = learn::training_svg(
-      fmt::format("{}: form ({}), d = 5, L = 3, first case, {} runs (each its own U)", ctx.claim_id, form11 ? 11 : 8, kept.size()),
+      fmt::format("Form ({}), d = 5, L = 3, first case, {} runs (each its own U)", form11 ? 11 : 8, kept.size()),
       curves);
   r.extra("thresholds") = {{"almost_zero_relative_loss", kAlmostZero}, {"dist_small", kDistSmall}};
   r.error_rates(Tolerance{});

@@ -191,8 +191,8 @@ void add_flow_plot_series(const ZfbFlow& z, double lower, const std::string& nam
 void write_flow_plots(ClaimRun& r, const std::vector<PlotSeries>& loss_plot, const std::vector<PlotSeries>& dist_plot) {
   const std::string& id = r.ctx().claim_id;
   r.extra("plots") = {fmt::format("{}.loss.svg", id), fmt::format("{}.distance.svg", id)};
-  const PlotSpec loss_spec{fmt::format("{}: L(t) - global minimum", id), "t", "loss gap", true, true, loss_plot};
-  const PlotSpec dist_spec{fmt::format("{}: ||theta(t) - theta_*|| / ||theta_*||", id), "t", "relative distance", true,
+  const PlotSpec loss_spec{std::string("Loss gap L(t) - global minimum"), "t", "loss gap", true, true, loss_plot};
+  const PlotSpec dist_spec{std::string("||theta(t) - theta_*|| / ||theta_*||"), "t", "relative distance", true,
                            true, dist_plot};
   r.extra("figures") = {{"loss", plot_json(loss_spec)}, {"distance", plot_json(dist_spec)}};
   r.result().files["loss.svg"] = svg_plot(loss_spec);

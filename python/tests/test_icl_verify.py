@@ -677,5 +677,122 @@ class EvalWeights(unittest.TestCase):
             self.assertIn(message, str(cm.exception))
 
 
+class PaperReady(unittest.TestCase):
+    """Issue 46: weights under any names, out=, the sign convention, numbers explained, Ctrl-C in run()."""
+
+    d, n = 2, 10
+
+    def gd_layer(self, flip=1.0):
+        d, n = self.d, self.n
+        P = np.zeros((d + 1, d + 1))
+        P[d, d] = flip
+        Q = np.zeros((d + 1, d + 1))
+        Q[:d, :d] = acds_gamma(np.eye(d), n)
+        return P, Q
+
+    def test_names_map_any_state_dict(self):
+        P, Q = self.gd_layer()
+        plain = iv.eval_weights({"P1": P, "Q1": Q}, n=self.n, samples=4096)
+        state = collections.OrderedDict([("attn.P", P), ("attn.Q", Q), ("head.bias", np.zeros(3))])
+        r = iv.eval_weights(state, names={"P1": "attn.P", "Q1": "attn.Q"}, n=self.n, samples=4096)
+        self.assertEqual(r["cases"][0]["quantities"]["exact"], plain["cases"][0]["quantities"]["exact"])
+        self.assertEqual(r["weights"]["names"], {"P1": "attn.P", "Q1": "attn.Q"})
+        self.assertEqual(r["weights"]["unused_arrays"], ["head.bias"])
+        self.assertTrue(any("head.bias" in f for f in r["findings"]), r.get("findings"))
+        # Without names the same dict is refused, and the message says how to name the arrays.
+        with self.assertRaises(ValueError) as cm:
+            iv.eval_weights(state, n=self.n, samples=256)
+        self.assertIn("names={", str(cm.exception))
+        for names, message in (({"P1": "attn.P", "Q1": "nope"}, "no array 'nope' (for Q1)"),
+                               ({"P1": "attn.P", "Q1": "attn.P"}, "named both P1 and Q1"),
+                               ({"W1": "attn.P"}, "'W1' is not a name"),
+                               ({}, "names: empty"),
+                               (["P1"], "expected a dict")):
+            with self.assertRaises(ValueError) as cm:
+                iv.eval_weights(state, names=names, n=self.n, samples=256)
+            self.assertIn(message, str(cm.exception))
+        with self.assertRaises(ValueError) as cm:
+            iv.eval_weights(np.zeros((1, 1, 2, 2, 2)), names={"allparam": "x"}, samples=256)
+        self.assertIn("one array", str(cm.exception))
+
+    def test_names_in_a_file(self):
+        P, Q = self.gd_layer()
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "w.npz")
+            np.savez(path, **{"layer.P": P, "layer.Q": Q})
+            r = iv.eval_weights(path, names={"P1": "layer.P", "Q1": "layer.Q"}, n=self.n, samples=4096)
+            self.assertEqual(r["verdict"], "confirmed", r["summary"])
+
+    def test_out_writes_the_report_files(self):
+        P, Q = self.gd_layer()
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "eval-report")
+            r = iv.eval_weights({"P1": P, "Q1": Q}, n=self.n, samples=4096, out=out)
+            self.assertEqual(sorted(f for f in os.listdir(out) if not f.startswith(".")),
+                             ["eval.json", "eval.md", "eval.tex"])
+            with open(os.path.join(out, "eval.json")) as f:
+                self.assertEqual(json.load(f)["verdict"], r["verdict"])
+            with self.assertRaises(ValueError) as cm:
+                iv.eval_weights({"P1": P, "Q1": Q}, n=self.n, samples=256, out=3)
+            self.assertIn("out: expected a folder name", str(cm.exception))
+
+    def test_sign_convention_reported(self):
+        # The same layer trained to predict +Z[d, n] (zfb): far worse read as -Z[d, n], and the report says why.
+        P, Q = self.gd_layer(flip=-1.0)
+        r = iv.eval_weights({"P1": P, "Q1": Q}, n=self.n, samples=4096)
+        c = r["cases"][0]
+        self.assertEqual(c["verdict"], "refuted")
+        self.assertLess(c["quantities"]["flipped_sign_exact"]["value"], 0.5 * c["quantities"]["exact"]["value"])
+        self.assertIn("SIGN CONVENTION", c["evidence"])
+        self.assertIn("opposite sign convention", r["summary"])
+        # Two layers: Monte Carlo only, the flipped sign by Monte Carlo too.
+        r2 = iv.eval_weights({"P1": P, "Q1": Q * 0.5, "P2": P, "Q2": Q * 0.5}, n=self.n, samples=8192)
+        c2 = r2["cases"][0]
+        self.assertIn("flipped_sign_mc", c2["quantities"])
+        self.assertIn("SIGN CONVENTION", c2["evidence"])
+        # The right sign: no such note.
+        P, Q = self.gd_layer()
+        r3 = iv.eval_weights({"P1": P, "Q1": Q}, n=self.n, samples=4096)
+        self.assertNotIn("SIGN CONVENTION", r3["cases"][0]["evidence"])
+
+    def test_every_number_is_explained(self):
+        P, Q = self.gd_layer()
+        Q[0, 1] += 0.3
+        r = iv.eval_weights({"P1": P, "Q1": Q}, n=self.n, samples=4096)
+        meanings = r["quantity_meanings"]
+        for c in r["cases"]:
+            for name in c["quantities"]:
+                self.assertIn(name, meanings)
+                self.assertGreater(len(meanings[name]), 20)
+        self.assertNotRegex(r["summary"], r"distance [0-9]")  # no bare "distance 0.0746"
+        self.assertIn("from the optimum's", r["summary"])
+        self.assertIn("effective preconditioner", r["cases"][0]["evidence"])
+
+    def test_run_stops_soon_after_ctrl_c(self):
+        # As Ctrl-C: a signal handler's exception while the library computes. sja.thm2 at its standard budget takes
+        # a minute or more on one thread; the call must end within seconds of the signal.
+        class Stop(Exception):
+            pass
+
+        def handler(signum, frame):
+            raise Stop()
+
+        old = signal.signal(signal.SIGALRM, handler)
+        import time
+        try:
+            signal.setitimer(signal.ITIMER_REAL, 1.0)
+            t0 = time.monotonic()
+            with self.assertRaises(Stop):
+                iv.run("sja.thm2", threads=1)
+            stopped = time.monotonic() - t0
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, old)
+        self.assertLess(stopped, 6.0)
+        # The module works on after a stop (nothing is left cancelled).
+        r = iv.run("acds.thm1", quick=True, d=2, n=20, cov=0, threads=1)
+        self.assertEqual(r["verdict"], "confirmed")
+
+
 if __name__ == "__main__":
     unittest.main()

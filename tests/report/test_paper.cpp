@@ -161,12 +161,15 @@ TEST_CASE("paper: parameters and a verdict equal in every case go to the notes, 
   const std::string tex = latex_table(r);
   CHECK(tex.find("Every case has $d$$=$\\num{3}.") != std::string::npos);  // d is the same in both cases
   CHECK(tex.find("$d$ &") == std::string::npos);                           // and so is not a column
-  CHECK(tex.find("\\texttt{n\\_train} &") != std::string::npos);           // n_train differs: a column
+  CHECK(tex.find("$n_{\\mathrm{train}}$ &") != std::string::npos);          // n_train differs: a column, headed as
+  CHECK(tex.find("\\texttt{", tex.find("\\begin{tabular}")) == std::string::npos);  // the paper writes it, no code
+                                                                                   // name (the list of tables has the ID)
   CHECK(tex.find("Also") != std::string::npos);                            // n_test: only in the second case
   // Text over 26 characters wraps in a box; shorter text keeps its natural width.
-  CHECK(tex.find("\\parbox[t]{9em}{\\raggedright loss(n\\_test=50) \\textgreater{} loss(n\\_test=100)}") != std::string::npos);
-  CHECK(tex.find("n\\_train=200 \\textless{} n\\_train=100 &") != std::string::npos);
-  CHECK(tex.find("\\raggedright n\\_train=200") == std::string::npos);
+  CHECK(tex.find("\\parbox[t]{9em}{\\raggedright loss($n_{\\mathrm{test}}$=50) \\textgreater{} loss($n_{\\mathrm{test}}$=100)}") !=
+        std::string::npos);
+  CHECK(tex.find("$n_{\\mathrm{train}}$=200 \\textless{} $n_{\\mathrm{train}}$=100 &") != std::string::npos);
+  CHECK(tex.find("\\raggedright $n_{\\mathrm{train}}$=200") == std::string::npos);
   // Both cases are inconclusive: the notes say so once, and there is no Verdict column.
   CHECK(tex.find("Every case's verdict: inconclusive.") != std::string::npos);
   CHECK(tex.find("& Verdict") == std::string::npos);

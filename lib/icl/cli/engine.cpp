@@ -2,6 +2,8 @@
 
 #include "icl/claim/param_names.hpp"
 #include "icl/cli/output_folder.hpp"
+#include "icl/execute/thread_pool.hpp"
+#include "icl/report/figures_pdf.hpp"
 #include "icl/execute/executor.hpp"
 #include "icl/montecarlo/montecarlo.hpp"
 #include "icl/execute/ranks.hpp"
@@ -790,11 +792,20 @@ int run_command(const RunOptions& options) {
     if (fs::path(name).extension() == ".json") reports.push_back(staged->staged_path(name));
   std::vector<std::string> skipped;
   for (const auto& [name, content] : render_report_folder(reports, &skipped)) staged->add(name, content);
+  // The PDF figures of this run's claims (matplotlib, through python3): beside their SVGs, moved in with the rest.
+  std::vector<std::string> fresh_json;
+  for (const auto& name : staged->names())
+    if (fs::path(name).extension() == ".json") fresh_json.push_back(staged->staged_path(name));
+  const PdfFigures pdfs = pdf_figures(fresh_json);
+  for (const auto& [name, content] : pdfs.files) staged->add(name, content);
+  if (execute::cancel_requested()) throw execute::Cancelled();  // stopped (Ctrl-C): nothing is moved in
   staged->commit();
   created.keep();
   for (const auto& f : skipped)
     std::fprintf(stderr, "icl-verify: note: %s is not an icl-verify report; left out of summary.md\n", shown(f).c_str());
-  std::printf("reports written to %s (summary.md, <claim>.json, <claim>.tex)\n", out.c_str());
+  if (!pdfs.note.empty()) std::fprintf(stderr, "icl-verify: note: %s\n", pdfs.note.c_str());
+  std::printf("reports written to %s (summary.md, <claim>.json, <claim>.tex%s)\n", out.c_str(),
+              pdfs.files.empty() ? "" : ", figures as PDF and SVG");
   if (!expectation_failed.empty()) {
     std::string which;
     for (const auto& w : expectation_failed) which += (which.empty() ? "" : ", ") + w;
@@ -822,13 +833,18 @@ int report_command(const std::string& dir) {
   std::vector<std::string> skipped;
   int n = 0;
   StagedFiles staged(dir);  // every file rewritten, or none
-  for (const auto& [name, content] : render_report_folder(report_json_files(dir), &skipped, &n)) staged.add(name, content);
+  const auto json_files = report_json_files(dir);
+  for (const auto& [name, content] : render_report_folder(json_files, &skipped, &n)) staged.add(name, content);
+  const PdfFigures pdfs = pdf_figures(json_files);
+  for (const auto& [name, content] : pdfs.files) staged.add(name, content);
+  if (execute::cancel_requested()) throw execute::Cancelled();  // stopped (Ctrl-C): nothing is moved in
   staged.commit();
   for (const auto& f : skipped)
     std::fprintf(stderr, "icl-verify: note: %s is not an icl-verify report; left out\n", shown(f).c_str());
-  std::printf("rebuilt %s: summary.md, %d LaTeX tables with all.tex, preview.tex and icl-verify.bib, and the SVG "
-              "figures whose data the reports hold (PDF figures: python3 reports/plot_figures.py %s)\n",
-              dir.c_str(), n, dir.c_str());
+  if (!pdfs.note.empty()) std::fprintf(stderr, "icl-verify: note: %s\n", pdfs.note.c_str());
+  std::printf("rebuilt %s: summary.md, %d LaTeX tables with all.tex, preview.tex and icl-verify.bib, and the "
+              "figures whose data the reports hold (SVG%s)\n",
+              dir.c_str(), n, pdfs.files.empty() ? "" : " and PDF");
   return 0;
 }
 

@@ -3,6 +3,7 @@
 #include "icl/claim/case_json.hpp"
 #include "icl/claim/parts.hpp"
 #include "icl/cli/output_folder.hpp"
+#include "icl/execute/thread_pool.hpp"
 #include "icl/exact/feature_moments.hpp"
 #include "icl/exact/optimal_attention.hpp"
 #include "icl/montecarlo/prompt_loss.hpp"
@@ -68,6 +69,16 @@ Eigen::MatrixXd gd_block(const std::vector<LinearSelfAttention>& heads, int d, i
 
 std::string number(double v) { return format_number(v); }
 
+// The sentence a case gets when the weights fit far better read with the opposite sign: a model trained to predict
+// +Z[d, n] (the zfb convention), evaluated in this one (yhat = -Z[d, n], acds/sja).
+std::string sign_convention_note(double flipped, double loss, bool exact) {
+  return fmt::format("SIGN CONVENTION: read with the opposite sign, yhat = +Z[d, n] (the zfb convention) instead of "
+                     "-Z[d, n] (acds/sja, this report's), the weights' loss is {} instead of {} ({}): they were "
+                     "probably trained to predict +Z[d, n]; negating every P (one layer) evaluates them in this "
+                     "report's convention.",
+                     number(flipped), number(loss), exact ? "both exact" : "both by Monte Carlo");
+}
+
 ClaimResult run_eval(const LsaStack& w, const EvalOptions& o, const std::optional<Eigen::MatrixXd>& sigma_given,
                      const ClaimContext& ctx) {
   ClaimResult res;
@@ -100,9 +111,13 @@ ClaimResult run_eval(const LsaStack& w, const EvalOptions& o, const std::optiona
     if (opt && w.num_layers() == 1) {
       const Eigen::MatrixXd C = single_layer_coefficients(w.layers[0], d, n);
       const double exact = single_layer_loss(opt->moments, C, n);
+      // The same layer read in the opposite sign convention (yhat = +Z[d, n]): its coefficients negated.
+      const double flipped = single_layer_loss(opt->moments, -C, n);
       const int D = d + 1;
       const Eigen::MatrixXd Cs = symmetrised_coefficients(C, D), Co = symmetrised_coefficients(opt->C_opt, D);
       const double dist = (Cs - Co).norm() / Co.norm();
+      const Eigen::MatrixXd gamma = gd_block(w.layers[0], d, n);
+      const double gamma_dist = opt->gamma_opt.norm() > 0 ? (gamma - opt->gamma_opt).norm() / opt->gamma_opt.norm() : 0.0;
       const double excess = exact - opt->optimum;
       const double rel = opt->optimum > 0 ? excess / opt->optimum : 0.0;
       // The consistency check: Monte Carlo through the real forward pass against the exact loss.
@@ -123,21 +138,32 @@ ClaimResult run_eval(const LsaStack& w, const EvalOptions& o, const std::optiona
       } else {
         v = near;
       }
-      evidence = fmt::format("{}. Exact loss {}, distance to the optimum {:.3g} (relative, symmetrised coefficients); "
-                             "Monte Carlo check of the exact loss: {}.",
-                             v.why, number(exact), dist, mc_check.why);
+      evidence = fmt::format(
+          "{}. The weights' exact in-context loss is {}; the best single layer on this task reaches {}. Their "
+          "prediction differs from the optimum's by a relative {:.3g} (the distance between the two layers' loss "
+          "coefficients over the size of the optimum's: 0 means the same prediction on every prompt), and their "
+          "effective preconditioner Gamma (the d x d matrix the layer's gradient-descent step applies) lies a relative "
+          "{:.3g} from the optimum's. Monte Carlo check of the exact loss through the forward pass: {}.",
+          v.why, number(exact), number(opt->optimum), dist, gamma_dist, mc_check.why);
+      if (flipped < 0.5 * exact)
+        evidence += " " + sign_convention_note(flipped, exact, true);
       j.quantity("exact", exact);
       j.quantity("mc", est);
       j.quantity("optimum", opt->optimum);
       j.quantity("excess", excess);
       j.quantity("relative_excess", rel);
       j.quantity("distance_to_optimum", dist);
-      j.quantity("gamma", gd_block(w.layers[0], d, n));
+      j.quantity("gamma", gamma);
       j.quantity("optimum_gamma", opt->gamma_opt);
+      j.quantity("gamma_distance", gamma_dist);
+      j.quantity("flipped_sign_exact", flipped);
       j.decision("excess_vs_tolerance", near);
       j.decision("mc_vs_exact", mc_check);
-      line = fmt::format("{}: exact {}, {}, optimum {} (excess {:.3g}%, distance {:.3g})", c.label(), number(exact),
-                         mc_text, number(opt->optimum), 100 * rel, dist);
+      line = fmt::format("{}: exact loss {} ({}), {:.3g}% above the best single layer's {}; prediction a relative {:.3g} "
+                         "from the optimum's",
+                         c.label(), number(exact), mc_text, 100 * rel, number(opt->optimum), dist);
+      if (flipped < 0.5 * exact)
+        line += fmt::format("; with the opposite sign convention (yhat = +Z[d, n]) the loss would be {}", number(flipped));
       if (v.verdict == Verdict::refuted && !first_refuted) first_refuted = c.to_json();
     } else {
       v.why = w.num_layers() > 1
@@ -146,9 +172,18 @@ ClaimResult run_eval(const LsaStack& w, const EvalOptions& o, const std::optiona
                                 w.num_layers(), 2 * static_cast<long long>(std::pow(3.0, w.num_layers())))
                   : fmt::format("d = {} is beyond the exact moments of the {} task (d <= {}); Monte Carlo only", d,
                                 o.task, o.task == "linear" ? kExactMaxDLinear : kExactMaxDQuadratic);
-      evidence = v.why + ". " + mc_text + ".";
+      evidence = v.why + ". " + mc_text + " (the weights' in-context loss through the forward pass).";
       j.quantity("mc", est);
-      line = fmt::format("{}: {}", c.label(), mc_text);
+      line = fmt::format("{}: loss {}", c.label(), mc_text);
+      // The opposite sign convention (yhat = +Z[d, n]), by Monte Carlo on the same prompts.
+      MonteCarlo flip(1, ctx.threads);
+      flip.extend_to(ctx.samples, [&] { return ModelPromptWorker(stack, model, shape, ctx.seed, purpose, -1.0); });
+      const Estimate fe = make_estimate(flip.total(), 0, 1 - alpha_case);
+      j.quantity("flipped_sign_mc", fe);
+      if (fe.ci_high < 0.5 * est.ci_low) {
+        evidence += " " + sign_convention_note(fe.mean, est.mean, false);
+        line += fmt::format("; with the opposite sign convention (yhat = +Z[d, n]) the loss would be {}", number(fe.mean));
+      }
       if (opt) {
         evidence += fmt::format(" The best single layer reaches {} exactly (for reference).", number(opt->optimum));
         j.quantity("one_layer_optimum", opt->optimum);
@@ -216,6 +251,33 @@ Claim eval_report_claim() {
 const RegisterUnlistedClaim kEvalReports{eval_report_claim()};
 
 }  // namespace
+
+nlohmann::ordered_json eval_quantity_meanings() {
+  nlohmann::ordered_json m;
+  m["exact"] = "the weights' in-context loss E[(yhat - y_q)^2], yhat = -Z[d, n] after the layers (acds/sja "
+               "convention), integrated exactly over the prompt's Gaussian inputs and tasks (one layer only)";
+  m["mc"] = "the same loss estimated by Monte Carlo through the real forward pass: mean, standard error and "
+            "confidence interval over `samples` fresh prompts";
+  m["optimum"] = "the smallest loss any single linear-attention layer reaches on this task (exact): the yardstick "
+                 "of the verdict";
+  m["one_layer_optimum"] = "for weights of several layers: the single-layer optimum, for reference only";
+  m["excess"] = "exact - optimum: how much worse than the best single layer the weights are, in loss units";
+  m["relative_excess"] = "excess / optimum (0.2: 20% above the optimum); the verdict compares it with --tolerance";
+  m["distance_to_optimum"] =
+      "how far the weights' prediction is from the optimum's: the Frobenius distance between the two layers' "
+      "(symmetrised) loss coefficients over the norm of the optimum's; 0 means the same prediction on every prompt, 1 "
+      "as far as predicting 0; unchanged when P is scaled by g and Q by 1/g";
+  m["gamma"] = "the weights' effective preconditioner Gamma (d x d): the sum over heads of P[d, d] Q[0:d, 0:d] "
+               "(times n x the head's scale where one is set); the layer predicts like one gradient-descent step "
+               "preconditioned by it where P and Q have the sparse form";
+  m["optimum_gamma"] = "the optimum's Gamma (acds Theorem 1's for the linear task without noise)";
+  m["gamma_distance"] = "||gamma - optimum_gamma||_F / ||optimum_gamma||_F (0: the optimum's preconditioner)";
+  m["flipped_sign_exact"] = "the exact loss of the same weights read with the opposite sign, yhat = +Z[d, n] (the "
+                            "zfb convention): far below `exact`, the weights were trained in that convention";
+  m["flipped_sign_mc"] = "the same by Monte Carlo (several layers: no exact value)";
+  m["sigma"] = "the input covariance given with --sigma";
+  return m;
+}
 
 void check_covariance(const Eigen::MatrixXd& s, int d, const std::string& what) {
   if (s.rows() != d || s.cols() != d)
@@ -322,15 +384,45 @@ nlohmann::ordered_json evaluate_weights(const LsaStack& w, const EvalOptions& o,
   weights["heads"] = w.num_heads();
   weights["d"] = w.d;
   weights["tolerance"] = o.tolerance;
+  if (!w.names.empty()) {
+    nlohmann::ordered_json names = nlohmann::ordered_json::object();
+    for (const auto& [canonical, own] : w.names) names[canonical] = own;
+    weights["names"] = names;
+    weights["unused_arrays"] = w.unused;
+  }
   nlohmann::ordered_json out;
   for (auto it = r.begin(); it != r.end(); ++it) {
     if (it.key() == "cases") {
       out["weights"] = weights;
       out["task"] = o.task;
+      out["quantity_meanings"] = eval_quantity_meanings();
     }
     out[it.key()] = it.value();
   }
+  if (!w.unused.empty()) {
+    std::string list;
+    for (const auto& k : w.unused) list += (list.empty() ? "" : ", ") + k;
+    out["findings"].push_back(fmt::format("Arrays of the weights not named in the name map, left out: {}.", list));
+  }
   return out;
+}
+
+void stage_eval_report(const nlohmann::ordered_json& r, const std::string& out) {
+  StagedFiles staged(out);
+  staged.add("eval.json", r.dump(2) + "\n");
+  staged.add("eval.md", markdown_claim(r));
+  staged.add("eval.tex", latex_table(r));
+  if (execute::cancel_requested()) throw execute::Cancelled();  // stopped (Ctrl-C): nothing is moved in
+  staged.commit();
+}
+
+void write_eval_report(const nlohmann::ordered_json& r, const std::string& out) {
+  check_output_folder(out);
+  CreatedFolders created;
+  created.add(prepare_output_folder(out, "out"));
+  const FolderLock lock(out, "out");
+  stage_eval_report(r, out);
+  created.keep();
 }
 
 int eval_command(const EvalOptions& o) {
@@ -338,7 +430,7 @@ int eval_command(const EvalOptions& o) {
   LsaStack w;
   std::optional<Eigen::MatrixXd> sigma;
   try {
-    w = read_lsa_stack(o.weights);
+    w = read_lsa_stack(o.weights, o.names);
     if (o.sigma_file) {
       const NpyArray s = read_npy(*o.sigma_file);
       if (s.shape.size() != 2) throw UsageError(fmt::format("--sigma {}: shape {} is not (d, d)", *o.sigma_file, s.shape_text()));
@@ -359,11 +451,7 @@ int eval_command(const EvalOptions& o) {
   created.add(prepare_output_folder(o.out, "--out"));
   const FolderLock lock(o.out, "--out");
   const nlohmann::ordered_json r = evaluate_weights(w, o, sigma);
-  StagedFiles staged(o.out);
-  staged.add("eval.json", r.dump(2) + "\n");
-  staged.add("eval.md", markdown_claim(r));
-  staged.add("eval.tex", latex_table(r));
-  staged.commit();
+  stage_eval_report(r, o.out);
   created.keep();
   const std::string v = r["verdict"].get<std::string>();
   std::printf("%-14s %-12s %6.1f s  %s\n", "eval", v.c_str(), r["elapsed_s"].get<double>(),

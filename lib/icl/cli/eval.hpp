@@ -54,6 +54,7 @@ struct EvalOptions {
   double alpha = 0.01;
   double tolerance = 0.01;  // --tolerance: the excess over the single-layer optimum allowed, relative to it
   std::optional<std::string> sigma_file;  // a d x d covariance (.npy) instead of --set cov
+  NameMap names;                          // --name CANONICAL=KEY (attention_weights.hpp): weights under other names
   std::string command;                    // the command line, for the report's provenance
 };
 
@@ -76,6 +77,13 @@ ParamSpec eval_param(const std::string& name);
 // `sigma`, if set, replaces the `cov` grid. Validates everything before any work: throws UsageError.
 nlohmann::ordered_json evaluate_weights(const LsaStack& w, const EvalOptions& o,
                                         const std::optional<Eigen::MatrixXd>& sigma = std::nullopt);
+// What each quantity of an eval report means, in words (the report's `quantity_meanings`).
+nlohmann::ordered_json eval_quantity_meanings();
+// Writes eval.json, eval.md and eval.tex of report `r` into folder `out` (made where missing, held while written),
+// together or not at all: the Python module's eval_weights(out=...). Bad folder: UsageError.
+void write_eval_report(const nlohmann::ordered_json& r, const std::string& out);
+// As write_eval_report, into a folder already made and held by the caller.
+void stage_eval_report(const nlohmann::ordered_json& r, const std::string& out);
 // Reads the weights (and --sigma), evaluates, writes <out>/eval.json, eval.md and eval.tex, each whole or not
 // at all. A bad file or option: UsageError (one line), nothing written.
 int eval_command(const EvalOptions& o);

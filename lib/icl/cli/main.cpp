@@ -1,23 +1,28 @@
 // icl-verify: command line (docs/reports.md). Exit status: 0 run completed, 1 --expect did not hold,
 // 2 bad usage or bad input (one line on stderr, nothing written), 3 internal failure (or a report file that could not
-// be written), 4 stopped on request with --checkpoint (SIGTERM, Ctrl-C, SIGUSR1), the state saved.
+// be written), 4 stopped on request with --checkpoint (SIGTERM, Ctrl-C, SIGUSR1), the state saved, 130 stopped by
+// Ctrl-C without --checkpoint (one line on stderr; no report file of the run written).
 #include "icl/cli/engine.hpp"
 #include "icl/learn/checkpoint.hpp"
 #include "icl/cli/eval.hpp"
 #include "icl/cli/output_folder.hpp"
 #include "icl/cli/ranks_mpi.hpp"
 #include "icl/execute/executor.hpp"
+#include "icl/execute/ranks.hpp"
+#include "icl/execute/thread_pool.hpp"
 #include "icl/report/provenance.hpp"
 #include "icl/verdict/mutation.hpp"
 
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <exception>
 #include <new>
 #include <stdexcept>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 namespace {
@@ -26,6 +31,41 @@ namespace {
 int fail(int status, const std::string& message) {
   std::fprintf(stderr, "icl-verify: %s\n", icl::printable_line(message).c_str());
   return status;
+}
+
+// Ctrl-C (SIGINT) without --checkpoint: one line on stderr at once (over the progress line, where one is drawn), and
+// the run stops at its next task (execute::request_cancel: every parallel loop of the library stops taking tasks);
+// nothing of it is written (a run's files are moved in together at its end, and not once a stop is requested), and
+// the command exits 130. A second Ctrl-C ends the process at once. The messages are made before the handler is
+// installed: it only writes them (async-signal-safe).
+char g_interrupt_line[160], g_late_line[200];
+std::size_t g_interrupt_size = 0, g_late_size = 0;
+
+extern "C" void on_interrupt(int) {
+  if (icl::execute::cancel_flag().exchange(true)) _exit(130);
+  if (icl::commit_started().load()) {
+    if (::write(2, g_late_line, g_late_size) < 0) {}
+  } else if (::write(2, g_interrupt_line, g_interrupt_size) < 0) {
+  }
+}
+
+void install_interrupt_handler() {
+  struct sigaction old {};
+  if (::sigaction(SIGINT, nullptr, &old) != 0 || old.sa_handler == SIG_IGN) return;  // started with Ctrl-C ignored
+  if (icl::rank_comm().size > 1) return;  // under mpirun, which ends the job on Ctrl-C itself
+  const char* clear = ::isatty(2) == 1 ? "\r\033[K" : "";
+  g_interrupt_size = static_cast<std::size_t>(std::snprintf(
+      g_interrupt_line, sizeof g_interrupt_line,
+      "%sicl-verify: stopped by Ctrl-C (SIGINT); no report file of this run was written\n", clear));
+  g_late_size = static_cast<std::size_t>(std::snprintf(
+      g_late_line, sizeof g_late_line,
+      "%sicl-verify: stopped by Ctrl-C (SIGINT) after this run's report files were moved in (they are all there)\n",
+      clear));
+  struct sigaction sa {};
+  sa.sa_handler = on_interrupt;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;
+  ::sigaction(SIGINT, &sa, nullptr);
 }
 
 }  // namespace
@@ -95,6 +135,11 @@ int main(int argc, char** argv) {
   eval->add_option("--task", ev.task, "Task: linear or quadratic")->capture_default_str();
   eval->add_option("--set", ev.sets, "Parameters d, n, cov, noise: KEY=V1,V2,... (repeatable)");
   eval->add_option("--sigma", sigma_file, "Input covariance, a d x d .npy (instead of --set cov)");
+  std::vector<std::string> eval_names;
+  eval->add_option("--name", eval_names,
+                   "Weights under other names: NAME=KEY reads the array KEY of the file as NAME (allparam, P1, Q1, "
+                   "P2, ...), repeatable, e.g. --name P1=attn.P --name Q1=attn.Q; the arrays not named are left out "
+                   "and listed in the report");
   auto* eval_samples_opt = eval->add_option("--samples", eval_samples, "Monte Carlo prompts per case");
   eval->add_option("--seed", eval_seed, "Master seed in [0, 2^64)")->capture_default_str();
   auto* eval_threads_opt =
@@ -140,6 +185,12 @@ int main(int argc, char** argv) {
     }
     return fail(2, e.what());
   }
+  install_interrupt_handler();
+  // The command's status; 130 whatever it ended with once Ctrl-C stopped it (its one line is already on stderr).
+  const auto status = [](int s) { return icl::execute::cancel_requested() ? 130 : s; };
+  const auto failed = [&](int s, const std::string& message) {
+    return icl::execute::cancel_requested() ? 130 : fail(s, message);
+  };
   try {
     if (*list && list_sites) return icl::list_mutation_sites();
     if (*list) return icl::list_command(list_ids);
@@ -151,16 +202,23 @@ int main(int argc, char** argv) {
     }
     if (!mutant.empty())
       std::fprintf(stderr, "icl-verify: MUTANT RUN (ICL_MUTANT=%s): the results are deliberately wrong\n", mutant.c_str());
-    if (*report) return icl::report_command(from);
+    if (*report) return status(icl::report_command(from));
     if (*eval) {
       if (eval_samples_opt->count()) ev.samples = static_cast<long long>(icl::parse_samples(eval_samples));
       ev.seed = icl::parse_seed(eval_seed);
       if (!sigma_file.empty()) ev.sigma_file = sigma_file;
+      for (const auto& entry : eval_names) {
+        const auto eq = entry.find('=');
+        if (eq == std::string::npos || eq == 0 || eq + 1 == entry.size())
+          throw icl::UsageError("--name '" + icl::printable_line(entry, 60) +
+                                "': expected NAME=KEY, e.g. --name P1=attn.P (NAME: allparam, P1, Q1, P2, ...)");
+        ev.names.emplace_back(entry.substr(0, eq), entry.substr(eq + 1));
+      }
       if (eval_threads_opt->count()) ev.threads = icl::parse_threads(eval_threads);
       icl::select_backend(ev.backend);
       icl::select_precision(ev.precision);
       ev.command = icl::command_line(argc, argv);
-      return icl::eval_command(ev);
+      return status(icl::eval_command(ev));
     }
     if (samples_opt->count()) o.samples = static_cast<long long>(icl::parse_samples(samples));
     if (threads_opt->count()) o.threads = icl::parse_threads(threads);
@@ -174,18 +232,18 @@ int main(int argc, char** argv) {
       o.checkpoint = resume_dir;
       o.resume = true;
     }
-    return icl::run_command(o);
+    return status(icl::run_command(o));
   } catch (const icl::learn::Interrupted& e) {
-    return fail(4, std::string("stopped on request: ") + e.what() + "; the same command goes on from there");
+    return failed(4, std::string("stopped on request: ") + e.what() + "; the same command goes on from there");
   } catch (const icl::UsageError& e) {
-    return fail(2, e.what());
+    return failed(2, e.what());
   } catch (const icl::learn::CheckpointError& e) {  // a checkpoint file damaged while the run went on
-    return fail(2, e.what());
+    return failed(2, e.what());
   } catch (const icl::WriteError& e) {  // a full disk: none of the run's report files written
-    return fail(3, e.what());
+    return failed(3, e.what());
   } catch (const std::bad_alloc&) {
-    return fail(3, "internal failure: out of memory");
-  } catch (const std::exception& e) {
-    return fail(3, std::string("internal failure: ") + e.what());
+    return failed(3, "internal failure: out of memory");
+  } catch (const std::exception& e) {  // icl::execute::Cancelled after Ctrl-C among them: 130, its line already said
+    return failed(3, std::string("internal failure: ") + e.what());
   }
 }

@@ -129,7 +129,13 @@ void StagedFiles::add(const std::string& name, const std::string& content) {
 
 std::string StagedFiles::staged_path(const std::string& name) const { return (fs::path(staging_) / name).string(); }
 
+std::atomic<bool>& commit_started() {
+  static std::atomic<bool> started{false};
+  return started;
+}
+
 void StagedFiles::commit() {
+  commit_started().store(true);
   for (const auto& name : names_) {
     std::error_code ec;
     fs::rename(fs::path(staging_) / name, fs::path(dir_) / name, ec);

@@ -11,6 +11,7 @@
 // when every one of them is written (commit). A write that fails (a full disk, a file size limit) removes the
 // staging folder and throws, and none of the run's files appears in DIR; so does a run stopped before commit.
 #pragma once
+#include <atomic>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -25,6 +26,10 @@ inline constexpr const char* kLockFileName = ".icl-verify.lock";
 struct WriteError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+
+// Set, for the rest of the process, when a StagedFiles::commit() starts moving a run's files in (from then on the
+// run's files all appear, whatever happens): the command line's Ctrl-C handler reads it (async-signal-safe).
+std::atomic<bool>& commit_started();
 
 class FolderLock {
 public:

@@ -9,6 +9,12 @@
 
 namespace icl::execute {
 
+std::atomic<bool>& cancel_flag() {
+  static std::atomic<bool> flag{false};
+  static_assert(std::atomic<bool>::is_always_lock_free, "the SIGINT handler sets it");
+  return flag;
+}
+
 namespace {
 
 thread_local bool t_inside = false;

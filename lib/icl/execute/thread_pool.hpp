@@ -16,9 +16,23 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <stdexcept>
 #include <type_traits>
 
 namespace icl::execute {
+
+// Stopping on request (Ctrl-C: the command line's SIGINT handler; KeyboardInterrupt in the Python module): once
+// request_cancel() is called, every parallel loop (parallel_tasks, so every Monte Carlo, search and training loop of
+// the library) stops taking tasks and its call throws Cancelled. A run stopped so has no result: whoever requested
+// the stop discards what the run returns or throws (code that catches exceptions broadly cannot turn a stopped run
+// into a report). Setting the flag is async-signal-safe (a lock-free atomic store).
+struct Cancelled : std::runtime_error {
+  Cancelled() : std::runtime_error("stopped on request (Ctrl-C)") {}
+};
+std::atomic<bool>& cancel_flag();
+inline bool cancel_requested() { return cancel_flag().load(std::memory_order_relaxed); }
+inline void request_cancel() { cancel_flag().store(true); }
+inline void clear_cancel() { cancel_flag().store(false); }
 
 // Runs body(worker) on up to `threads` threads at once (worker 0 is the calling thread, the others numbered
 // 1..threads-1, each number used at most once per call; fewer when the pool's workers are busy) and returns when
@@ -47,7 +61,10 @@ void parallel_tasks(std::uint64_t tasks, int threads, MakeWorker&& make_worker) 
       if constexpr (std::is_invocable_v<MakeWorker&, int>) return make_worker(w);
       else return make_worker();
     }();
-    for (std::uint64_t i; (i = next.fetch_add(1)) < tasks;) worker(i);
+    for (std::uint64_t i; (i = next.fetch_add(1)) < tasks;) {
+      if (cancel_requested()) throw Cancelled();
+      worker(i);
+    }
   });
 }
 

@@ -90,7 +90,10 @@ LsaStack lsa_stack_from_named(const std::vector<std::pair<std::string, NpyArray>
   for (const auto& [key, arr] : arrays) {
     const bool ok = key.size() >= 2 && (key[0] == 'P' || key[0] == 'Q') && key[1] >= '1' && key[1] <= '9' &&
                     key.size() <= 5 && std::all_of(key.begin() + 1, key.end(), [](char c) { return c >= '0' && c <= '9'; });
-    if (!ok) fail(name, fmt::format("unexpected array '{}' (expected P1, Q1, P2, Q2, ...; present: {})", key, listing));
+    if (!ok)
+      fail(name, fmt::format("unexpected array '{}' (expected P1, Q1, P2, Q2, ...; present: {}); for weights under other "
+                             "names, map them: names={{\"P1\": \"{}\", ...}} in Python, --name P1={} on the command line",
+                             key, listing, key, key));
     (key[0] == 'P' ? P : Q)[std::stoi(key.substr(1))] = &arr;
   }
   if (P.empty() && Q.empty()) fail(name, "no arrays: expected allparam, or P1, Q1, P2, Q2, ...");
@@ -126,7 +129,46 @@ LsaStack lsa_stack_from_named(const std::vector<std::pair<std::string, NpyArray>
   return st;
 }
 
-LsaStack lsa_stack_from_arrays(const std::vector<std::pair<std::string, NpyArray>>& arrays, const std::string& name) {
+namespace {
+
+// A canonical name of the key mapping: allparam, or P<l> / Q<l> with l >= 1 (no leading zero).
+bool canonical_name(const std::string& k) {
+  if (k == "allparam") return true;
+  return k.size() >= 2 && k.size() <= 5 && (k[0] == 'P' || k[0] == 'Q') && k[1] >= '1' && k[1] <= '9' &&
+         std::all_of(k.begin() + 1, k.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+}  // namespace
+
+LsaStack lsa_stack_from_arrays(const std::vector<std::pair<std::string, NpyArray>>& arrays, const std::string& name,
+                               const NameMap& names) {
+  if (!names.empty()) {
+    std::vector<std::string> present;
+    for (const auto& [key, arr] : arrays) present.push_back(key);
+    const std::string listing = present.empty() ? "none" : fmt::format("{}", fmt::join(present, ", "));
+    std::vector<std::pair<std::string, NpyArray>> renamed;
+    std::map<std::string, std::string> used;  // the array's own name -> its canonical one
+    for (const auto& [canonical, own] : names) {
+      if (!canonical_name(canonical))
+        fail(name, fmt::format("names: '{}' is not a name of the weights' layout (allparam, or P1, Q1, P2, Q2, ...)",
+                               canonical));
+      for (const auto& [c, o] : renamed)
+        if (c == canonical) fail(name, fmt::format("names: '{}' is given twice", canonical));
+      if (auto it = used.find(own); it != used.end())
+        fail(name, fmt::format("names: the array '{}' is named both {} and {}", own, it->second, canonical));
+      const auto found =
+          std::find_if(arrays.begin(), arrays.end(), [&](const auto& kv) { return kv.first == own; });
+      if (found == arrays.end())
+        fail(name, fmt::format("names: no array '{}' (for {}); present: {}", own, canonical, listing));
+      used[own] = canonical;
+      renamed.emplace_back(canonical, found->second);
+    }
+    LsaStack st = lsa_stack_from_arrays(renamed, name);
+    st.names = names;
+    for (const auto& key : present)
+      if (!used.count(key)) st.unused.push_back(key);
+    return st;
+  }
   const auto is_allparam = [](const std::string& k) {
     static const std::string a = "allparam", dotted = ".allparam";
     return k == a || (k.size() > dotted.size() && k.compare(k.size() - dotted.size(), dotted.size(), dotted) == 0);
@@ -141,7 +183,7 @@ LsaStack lsa_stack_from_arrays(const std::vector<std::pair<std::string, NpyArray
   return st;
 }
 
-LsaStack read_lsa_stack(const std::string& path) {
+LsaStack read_lsa_stack(const std::string& path, const NameMap& names) {
   auto ends_with = [&](const char* ext) {
     const std::string e = ext;
     if (path.size() < e.size()) return false;
@@ -149,9 +191,15 @@ LsaStack read_lsa_stack(const std::string& path) {
     std::transform(tail.begin(), tail.end(), tail.begin(), [](unsigned char c) { return std::tolower(c); });
     return tail == e;
   };
-  if (ends_with(".npy")) return lsa_stack_from_allparam(read_npy(path), path);
-  if (ends_with(".npz")) return lsa_stack_from_arrays(read_npz(path), path);
-  if (ends_with(".safetensors")) return lsa_stack_from_arrays(read_safetensors(path).tensors, path);
+  if (ends_with(".npy")) {
+    if (!names.empty())
+      throw ArrayFileError(fmt::format("{}: a .npy file holds one array (allparam): names apply to the arrays of a "
+                                       ".npz or .safetensors file or a state dict",
+                                       path));
+    return lsa_stack_from_allparam(read_npy(path), path);
+  }
+  if (ends_with(".npz")) return lsa_stack_from_arrays(read_npz(path), path, names);
+  if (ends_with(".safetensors")) return lsa_stack_from_arrays(read_safetensors(path).tensors, path, names);
   const bool torch = ends_with(".pt") || ends_with(".pth") || ends_with(".bin") || ends_with(".ckpt");
   throw ArrayFileError(fmt::format(
       "{}: expected a .npy (allparam, shape (L, H, 2, d, d)), .npz or .safetensors (allparam, or P1, Q1, ...) file{}", path,

@@ -16,6 +16,12 @@
 // `model.state_dict()` of the acds authors' Transformer_F names it, with any prefix a wrapper adds, e.g.
 // `module.allparam`), is the allparam layout; otherwise the keys must be exactly P1, Q1, P2, Q2, ... Anything
 // beside them (a bias, an optimiser's state) is refused by name, so no array is silently ignored.
+//
+// Any other naming (`attn.P`, `layers.0.attention.q`, ...) is read through a name map given with the weights
+// (Python `names={"P1": "attn.P", "Q1": "attn.Q"}`, `icl-verify eval --name P1=attn.P`): each entry names the array
+// that is one of the canonical ones above (`allparam`, or P1, Q1, P2, ...). Then exactly the named arrays are read
+// (every name must be there, no array named twice); the others are left out and listed in LsaStack::unused, which
+// the report names, so that nothing is left out silently.
 #pragma once
 #include "icl/io/npy.hpp"
 #include "icl/layers/network.hpp"
@@ -30,6 +36,8 @@ struct LsaStack {
   int d = 0;
   std::vector<std::vector<LinearSelfAttention>> layers;  // layers[l][h]
   std::string layout;                                    // "allparam" or "named"
+  std::vector<std::pair<std::string, std::string>> names;  // the name map used: (canonical, the array's own name)
+  std::vector<std::string> unused;                       // arrays left out under a name map (none without one)
   int num_layers() const { return static_cast<int>(layers.size()); }
   int num_heads() const;  // the most heads of any layer
   // One layer per entry: a LinearSelfAttention for one head, LinearAttentionHeads for several.
@@ -40,9 +48,14 @@ struct LsaStack {
 // array, or a NaN/inf entry.
 LsaStack lsa_stack_from_allparam(const NpyArray& a, const std::string& name);
 LsaStack lsa_stack_from_named(const std::vector<std::pair<std::string, NpyArray>>& arrays, const std::string& name);
-// A mapping of names to arrays, by the key mapping above.
-LsaStack lsa_stack_from_arrays(const std::vector<std::pair<std::string, NpyArray>>& arrays, const std::string& name);
-// By extension: .npy (allparam), .npz or .safetensors (by key, lsa_stack_from_arrays).
-LsaStack read_lsa_stack(const std::string& path);
+// A mapping of names to arrays, by the key mapping above; with a name map (canonical name -> the array's own name),
+// through it (above). A name map that is malformed (a canonical name that is none, an array named twice or missing)
+// throws ArrayFileError naming the entry.
+using NameMap = std::vector<std::pair<std::string, std::string>>;
+LsaStack lsa_stack_from_arrays(const std::vector<std::pair<std::string, NpyArray>>& arrays, const std::string& name,
+                               const NameMap& names = {});
+// By extension: .npy (allparam; a name map is refused: the file holds one array), .npz or .safetensors (by key,
+// lsa_stack_from_arrays).
+LsaStack read_lsa_stack(const std::string& path, const NameMap& names = {});
 
 }  // namespace icl

@@ -149,6 +149,17 @@ std::string text_number(const Rounded& r) {
   return s;
 }
 
+std::string confidence_percent(double confidence, bool* rounded_down) {
+  // In hundredths of a percent, after rounding away the binary noise of the level (0.9975 * 10^4 is 9974.999...).
+  const double exact = std::round(confidence * 1e10) / 1e6;  // hundredths of a percent, to 1e-6
+  const double hundredths = std::floor(exact + 1e-6);
+  if (rounded_down) *rounded_down = exact - hundredths > 1e-6;
+  std::string s = fmt::format("{:.2f}", hundredths / 100);
+  while (s.back() == '0') s.pop_back();
+  if (s.back() == '.') s.pop_back();
+  return s;
+}
+
 std::string run_mode(const nlohmann::ordered_json& r) {
   if (r.contains("run_mode") && r["run_mode"].is_string()) return r["run_mode"];
   if (r.value("quick", false)) return "quick";

@@ -52,6 +52,11 @@ std::string latex_number(const Rounded& r);
 // Plain text: "0.66 ± 0.26", "3.49e6", "−0.5" (true minus sign).
 std::string text_number(const Rounded& r);
 
+// A confidence level as a percentage for a table: 0.9975 -> "99.75", 0.95 -> "95", 0.999955 -> "99.99": rounded
+// down to two decimals (a 99.9955% interval is also a 99.99% interval), trailing zeros dropped. `rounded_down` (if
+// given) is set when that changed the level.
+std::string confidence_percent(double confidence, bool* rounded_down = nullptr);
+
 // A report's run mode: "standard" (default grid and budget), "quick", or "custom" (--set or --samples).
 std::string run_mode(const nlohmann::ordered_json& report);
 

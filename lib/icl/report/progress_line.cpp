@@ -1,5 +1,7 @@
 #include "icl/report/progress_line.hpp"
 
+#include "icl/execute/thread_pool.hpp"
+
 #include <sys/ioctl.h>
 #include <unistd.h>
 
@@ -34,7 +36,9 @@ ProgressLine::ProgressLine(std::FILE* out, bool enabled, std::size_t width)
 ProgressLine::~ProgressLine() { clear(); }
 
 void ProgressLine::show(const std::string& text) {
-  if (!enabled_) return;
+  // Once a stop is requested (Ctrl-C), the command's one line says so where the progress line was: nothing is
+  // drawn over or after it.
+  if (!enabled_ || execute::cancel_requested()) return;
   std::string line;
   for (char c : text) line += (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? ' ' : c;  // one line
   line = fit_columns(line, width_ > 1 ? width_ - 1 : 0);
@@ -46,7 +50,7 @@ void ProgressLine::show(const std::string& text) {
 }
 
 void ProgressLine::clear() {
-  if (!enabled_ || drawn_ == 0) return;
+  if (!enabled_ || drawn_ == 0 || execute::cancel_requested()) return;
   std::fprintf(out_, "\r%s\r", std::string(drawn_, ' ').c_str());
   std::fflush(out_);
   drawn_ = 0;

@@ -9,7 +9,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -212,24 +215,66 @@ std::string label_of(const std::string& id) {
   return label;
 }
 
-// A parameter's column header: the papers' symbols where there is one.
-std::string latex_param_header(const std::string& name) {
+// A parameter's column head: the claim's own (ClaimTable::param_headers), else the papers' symbols where there is
+// one, plain words for the training settings, else the key in words ("prompts_per_n" -> "Prompts per n"); never
+// the key in typewriter type.
+std::string latex_param_header(const ClaimTable& t, const std::string& name) {
+  if (auto it = t.param_headers.find(name); it != t.param_headers.end()) return it->second;
   static const std::map<std::string, std::string> m = {
       {"d", "$d$"}, {"n", "$n$"}, {"N", "$N$"}, {"M", "$M$"}, {"L", "$L$"}, {"D", "$D$"}, {"D_next", "$D'$"},
-      {"dt", "$\\tilde d$"}, {"dbar", "$\\bar d$"}, {"p", "$p$"}, {"m", "$m$"}, {"h", "$h$"},
+      {"dt", "$\\tilde d$"}, {"dbar", "$\\bar d$"}, {"p", "$p$"}, {"m", "$m$"}, {"h", "$h$"}, {"k", "$k$"},
       {"sigma", "$\\sigma/\\sigma_{\\max}$"}, {"theta", "$\\Theta$"}, {"cov", "Cov."}, {"n_min", "$n_{\\min}$"},
-      {"n_max", "$n_{\\max}$"}};
+      {"n_max", "$n_{\\max}$"}, {"n_train", "$n_{\\mathrm{train}}$"}, {"n_test", "$n_{\\mathrm{test}}$"},
+      {"steps", "Steps"}, {"batch", "Minibatch"}, {"trials", "Trials"}, {"runs", "Runs"}, {"lr", "Learning rate"},
+      {"resample", "Resampled every"}, {"linear_layers", "Linear layers"}, {"heads", "Heads"},
+      {"noise", "Noise s.d."}};
   if (auto it = m.find(name); it != m.end()) return it->second;
-  return "\\texttt{" + latex_escape(name) + "}";
+  std::string words = name;
+  std::replace(words.begin(), words.end(), '_', ' ');
+  if (!words.empty()) words[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(words[0])));
+  return latex_escape(words);
 }
 
-std::string latex_param_value(const std::string& claim, const std::string& key, const nlohmann::ordered_json& v) {
+// Code words inside a text value ("loss(n) < loss(n_test)") in the papers' notation.
+std::string latex_text_value(const std::string& s) {
+  std::string r = latex_escape(s);
+  static const std::pair<const char*, const char*> words[] = {
+      {"n\\_test", "$n_{\\mathrm{test}}$"}, {"n\\_train", "$n_{\\mathrm{train}}$"}};
+  for (const auto& [from, to] : words)
+    for (std::size_t i = 0; (i = r.find(from, i)) != std::string::npos; i += std::strlen(to))
+      r.replace(i, std::strlen(from), to);
+  return r;
+}
+
+// A parameter's value for a cell: the claim's words for it (ClaimTable::param_values, by the value's name, its text
+// or the number as "{:g}" writes it), else the shared covariance names in words, else the coded value's name, the
+// text, or the number through siunitx.
+std::string latex_param_value(const ClaimTable& t, const std::string& claim, const std::string& key,
+                              const nlohmann::ordered_json& v) {
+  std::string name, lookup;
   if (v.is_number()) {
-    const std::string name = param_value_name(claim, key, v.get<double>());
-    if (!name.empty()) return latex_escape(name);
-    return latex_number(round_value(v.get<double>()));
+    name = param_value_name(claim, key, v.get<double>());
+    lookup = name.empty() ? fmt::format("{:g}", v.get<double>()) : name;
+  } else if (v.is_string()) {
+    lookup = v.get<std::string>();
   }
-  if (v.is_string()) return latex_escape(v.get<std::string>());
+  if (auto it = t.param_values.find(key); it != t.param_values.end())
+    if (auto jt = it->second.find(lookup); jt != it->second.end()) return jt->second;
+  if (!name.empty()) {
+    static const std::map<std::string, std::string> shared = {  // test_covariance_names() and zfb's covariances
+        {"rot-k100", "rotated, $\\kappa=100$"}, {"rot-k10", "rotated, $\\kappa=10$"},
+        {"rot-k30", "rotated, $\\kappa=30$"}, {"diag-k10", "diagonal, $\\kappa=10$"}};
+    if (auto it = shared.find(name); it != shared.end()) return it->second;
+    return latex_escape(name);
+  }
+  if (v.is_number()) return latex_number(round_value(v.get<double>()));
+  if (v.is_string()) return latex_text_value(v.get<std::string>());
+  if (v.is_array()) {  // a list of numbers (a spectrum): each rounded as a number is
+    std::string list;
+    for (const auto& e : v)
+      list += (list.empty() ? "" : ", ") + (e.is_number() ? latex_number(round_value(e.get<double>())) : latex_escape(e.dump()));
+    return "(" + list + ")";
+  }
   return latex_escape(v.dump());
 }
 
@@ -279,20 +324,40 @@ ParamLayout param_layout(const nlohmann::ordered_json& cases) {
 
 // A parameter value for a table cell. Text up to 26 characters (a short comparison, say) keeps its natural width;
 // longer text wraps in a 9 em box, so that a table of many columns still fits the text width.
-std::string latex_param_cell(const std::string& claim, const std::string& key, const nlohmann::ordered_json& v) {
-  const std::string s = latex_param_value(claim, key, v);
+std::string latex_param_cell(const ClaimTable& t, const std::string& claim, const std::string& key,
+                             const nlohmann::ordered_json& v) {
+  const std::string s = latex_param_value(t, claim, key, v);
   if (v.is_string() && v.get<std::string>().size() > 26) return "\\parbox[t]{9em}{\\raggedright " + s + "}";
   return s;
 }
 
-// "key=value, key=value" for the given keys a case has; text values may break after "=".
-std::string latex_params_inline(const std::string& claim, const nlohmann::ordered_json& p,
+// One parameter in running text: "$d$ $=$ 4" for a symbol, "200 steps" or "minibatch 1000" for a training setting,
+// "model: optimal" for a parameter in words.
+std::string latex_param_inline(const ClaimTable& t, const std::string& claim, const std::string& key,
+                               const nlohmann::ordered_json& v) {
+  const std::string value = latex_param_value(t, claim, key, v);
+  static const std::map<std::string, std::string> phrases = {
+      {"steps", "{} steps"}, {"batch", "minibatch {}"}, {"trials", "{} trials"}, {"runs", "{} runs"},
+      {"lr", "learning rate {}"}, {"resample", "minibatch resampled every {} steps"},
+      {"linear_layers", "{} linear layers"}, {"heads", "{} heads"}, {"cov", "covariance {}"}};
+  if (!t.param_headers.count(key))
+    if (auto it = phrases.find(key); it != phrases.end()) return fmt::format(fmt::runtime(it->second), value);
+  const std::string head = latex_param_header(t, key);
+  if (!head.empty() && head[0] == '$') return head + "$=$" + (v.is_string() ? "\\allowbreak " : "") + value;
+  std::string words = head;
+  if (words.size() > 1 && std::isupper(static_cast<unsigned char>(words[0])) &&
+      std::islower(static_cast<unsigned char>(words[1])))
+    words[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(words[0])));
+  return words + ": " + value;
+}
+
+// The given parameters a case has, in running text, separated by commas.
+std::string latex_params_inline(const ClaimTable& t, const std::string& claim, const nlohmann::ordered_json& p,
                                 const std::vector<std::string>& keys) {
   std::string s;
   for (const auto& k : keys) {
     if (!p.is_object() || !p.contains(k)) continue;
-    s += (s.empty() ? "" : ", ") + latex_param_header(k) + "$=$" + (p[k].is_string() ? "\\allowbreak " : "") +
-         latex_param_value(claim, k, p[k]);
+    s += (s.empty() ? "" : ", ") + latex_param_inline(t, claim, k, p[k]);
   }
   return s;
 }
@@ -339,13 +404,63 @@ std::string proposed_sentence(const nlohmann::ordered_json& r, bool latex) {
   return " No correction proposed" + scope + ": " + why + ".";
 }
 
+// A correction's column ("corrected", "proposed") whose cells equal an earlier column's in every case repeats it: the
+// table leaves it out and its notes say so.
+bool correction_column(const TableColumn& c) {
+  return c.quantity.find("corrected") != std::string::npos || c.quantity.find("proposed") != std::string::npos;
+}
+
+// The columns a case table shows, and the sentences for those it leaves out as repeats (" The corrected loss
+// $...$ equals Exact in every case.").
+std::vector<TableColumn> shown_columns(const ClaimTable& t, const nlohmann::ordered_json& cases, std::string* repeats) {
+  const auto present = present_columns(t, cases);
+  std::vector<TableColumn> shown;
+  for (const auto& col : present) {
+    const TableColumn* same_as = nullptr;
+    if (correction_column(col))
+      for (const auto& earlier : shown) {
+        // Scalars equal to a relative 1e-9 in every case that has the correction (none with the correction alone).
+        bool equal = !cases.empty(), any = false;
+        for (const auto& c : cases) {
+          const auto a = quantity(c, col.quantity.c_str()), b = quantity(c, earlier.quantity.c_str());
+          if (a.is_null()) continue;
+          any = true;
+          const bool scalars = a.is_object() && b.is_object() && a.contains("value") && b.contains("value") &&
+                               a["value"].is_number() && b["value"].is_number();
+          if (!scalars) {
+            equal = false;
+            break;
+          }
+          const double x = a["value"].get<double>(), y = b["value"].get<double>();
+          equal = equal && std::abs(x - y) <= 1e-9 * std::max(std::abs(x), std::abs(y));
+        }
+        if (equal && any) {
+          same_as = &earlier;
+          break;
+        }
+      }
+    if (!same_as) {
+      shown.push_back(col);
+      continue;
+    }
+    if (repeats)
+      *repeats += fmt::format(" {} ({}) equals {} in every case (to a relative $10^{{-9}}$); it has no column of its own.",
+                              col.header, col.meaning, same_as->header);
+  }
+  return shown;
+}
+
 // Header line and rows of the case table (shared by the compact table and the appendix longtable).
 struct CaseRows {
   std::string spec, header, rows;
+  std::vector<TableColumn> cols;  // the quantity columns shown
+  std::string repeats;            // sentences for correction columns left out as repeats (shown_columns)
   bool wrapped_case = false;
   bool verdict_column = true;  // false when every case has the same verdict (the notes say it)
   std::size_t text_columns = 0;  // parameter columns with text over 12 characters (a model's name, a comparison)
   std::string constant;  // " Every case has d=4, ..." for the caption (parameters equal in every case)
+  bool any_dash = false;      // a quantity cell of the rows shows "--" (not computed)
+  bool any_interval = false;  // a quantity cell of the rows shows a mean with its interval
 };
 // The cases a compact table shows: all of them when there are at most kCompactRows; otherwise the refuted
 // ones first (the refutation's counterexample among them), then evenly spaced others, in report order.
@@ -375,10 +490,11 @@ CaseRows case_rows(const nlohmann::ordered_json& r, const ClaimTable& t, const s
   const bool part_column = r.contains("parts") && r["parts"].is_array() && r["parts"].size() > 1;
   const ParamLayout layout = param_layout(cases);
   const auto& keys = layout.columns;
-  const auto cols = present_columns(t, cases);
   CaseRows out;
+  out.cols = shown_columns(t, cases, &out.repeats);
+  const auto& cols = out.cols;
   if (!layout.constant.empty())
-    out.constant = " Every case has " + latex_params_inline(id, cases[0]["params"], layout.constant) + ".";
+    out.constant = " Every case has " + latex_params_inline(t, id, cases[0]["params"], layout.constant) + ".";
   // A verdict every case shares goes into the notes, as a parameter every case shares does: a column fewer.
   bool same_verdict = cases.size() > 1;
   for (const auto& c : cases) same_verdict = same_verdict && c.value("verdict", "") == cases[0].value("verdict", "");
@@ -387,7 +503,7 @@ CaseRows case_rows(const nlohmann::ordered_json& r, const ClaimTable& t, const s
   std::vector<std::string> head;
   for (const auto& k : keys) {
     out.spec += "c";
-    head.push_back(latex_param_header(k));
+    head.push_back(latex_param_header(t, k));
     bool text = false;
     for (const auto& c : cases) text = text || (c["params"][k].is_string() && c["params"][k].get<std::string>().size() > 12);
     out.text_columns += text ? 1 : 0;
@@ -418,20 +534,25 @@ CaseRows case_rows(const nlohmann::ordered_json& r, const ClaimTable& t, const s
   for (const std::size_t idx : which) {
     const auto& c = cases[idx];
     std::vector<std::string> cells;
-    for (const auto& k : keys) cells.push_back(latex_param_cell(id, k, c["params"][k]));
+    for (const auto& k : keys) cells.push_back(latex_param_cell(t, id, k, c["params"][k]));
     if (!layout.other.empty()) {
       const auto p = c.value("params", nlohmann::ordered_json::object());
       std::size_t present = 0;
       bool text = false;
       for (const auto& k : layout.other)
-        if (p.contains(k)) ++present, text |= p[k].is_string();
-      const std::string inline_params = latex_params_inline(id, p, layout.other);
+        if (p.contains(k)) ++present, text |= p[k].is_string() || p[k].is_array();
+      const std::string inline_params = latex_params_inline(t, id, p, layout.other);
       // One number fits on a line; more, or text, wraps in a box.
       cells.push_back(present <= 1 && !text ? inline_params
                                             : "\\parbox[t]{9em}{\\raggedright " + inline_params + "}");
     }
     if (part_column) cells.push_back("(" + latex_escape(c.value("part", "a")) + ")");
-    for (const auto& col : cols) cells.push_back(latex_quantity(quantity(c, col.quantity.c_str())));
+    for (const auto& col : cols) {
+      const auto q = quantity(c, col.quantity.c_str());
+      cells.push_back(latex_quantity(q));
+      out.any_dash |= cells.back() == "--";
+      out.any_interval |= cells.back().find("+-") != std::string::npos;
+    }
     if (!same_verdict) cells.push_back(latex_verdict(c.value("verdict", "")));
     // A row that starts with "[" (a range such as [0,10]) would be read as the optional argument of the previous
     // row's \\: an empty group in front keeps it a cell.
@@ -454,8 +575,35 @@ std::string run_line_latex(const nlohmann::ordered_json& r) {
                      date.empty() ? "" : ", " + date, build.empty() ? "" : ", " + latex_escape(build));
 }
 
+// Whether a report's training ran at settings other than the paper's (its `training` block says so).
+bool reduced_training(const nlohmann::ordered_json& r) {
+  return r.contains("training") && r["training"].is_object() && r["training"].contains("paper_settings") &&
+         r["training"]["paper_settings"].is_boolean() && !r["training"]["paper_settings"].get<bool>();
+}
+
+// The caption's sentence for a run that is not the standard one (so that a quick table never reads as a standard
+// one), and for training at a reduced budget; "" for a standard run at the paper's training settings.
+std::string run_mode_sentence(const nlohmann::ordered_json& r) {
+  const std::string mode = run_mode(r);
+  const std::string prompts =
+      latex_number(round_value(r.value("sample_budget_per_case", 0.0))) + " Monte Carlo prompts per case";
+  std::string s;
+  if (mode == "quick")
+    s = " Quick run (a first look, not the standard budget): a reduced grid and " + prompts + ".";
+  else if (mode == "custom")
+    s = " Custom run (grid or budget changed from the standard one): " + prompts + ".";
+  else if (mode == "paper")
+    s = " Run at the paper's budget: " + prompts + ".";
+  else if (mode != "standard")
+    s = " Run at the budget `" + latex_escape(mode) + "': " + prompts + ".";
+  if (claim_table(r.value("claim", "")).kind == TableKind::training && reduced_training(r))
+    s += " Training at a reduced budget (below).";
+  return s;
+}
+
 // The one-line caption: what is tested, the paper's citation and the verdict ("App.~C bilinear block: $L = ...$
-// \citep[Theorem~2]{sun2025role}. Verdict: \textbf{refuted} (substantive)."). A claim of one's own has no paper.
+// \citep[Theorem~2]{sun2025role}. Verdict: \textbf{refuted} (substantive)."), then the run mode where it is not the
+// standard one. A claim of one's own has no paper.
 std::string caption_head(const nlohmann::ordered_json& r, const ClaimTable& t) {
   const std::string id = r.value("claim", "");
   const PaperRef* p = paper_of(id);
@@ -468,6 +616,7 @@ std::string caption_head(const nlohmann::ordered_json& r, const ClaimTable& t) {
   const std::string cls = refutation_class(r);
   if (!cls.empty()) s += " (" + latex_escape(cls) + ")";
   s += ".";
+  s += run_mode_sentence(r);
   return s;
 }
 
@@ -481,16 +630,84 @@ std::string caption_short(const nlohmann::ordered_json& r, const ClaimTable& t) 
 // so that a search for "icl-verify VERSION, commit C" finds it.
 std::string comment_line(const std::string& text) { return "% " + text + "\n"; }
 
-std::string columns_sentence(const ClaimTable& t, const nlohmann::ordered_json& r) {
+// The level of the intervals the rows show ("99.75\%", "at least 99.99\%"): from the `confidence` of their
+// quantities, else the report's error_rates.interval. Levels are rounded down to two decimals (a 99.9955% interval is
+// a 99.99% interval too); "at least" says where that, or a mix of levels, made the figure smaller than a level.
+std::string interval_level(const nlohmann::ordered_json& r, const std::vector<std::size_t>& which,
+                           const std::vector<TableColumn>& cols) {
+  double lo = 2, hi = -1;
+  for (const std::size_t i : which)
+    for (const auto& col : cols) {
+      const auto q = quantity(r["cases"][i], col.quantity.c_str());
+      if (q.is_object() && q.contains("mean") && q.contains("confidence") && q["confidence"].is_number()) {
+        lo = std::min(lo, q["confidence"].get<double>());
+        hi = std::max(hi, q["confidence"].get<double>());
+      }
+    }
+  if (hi < 0 && r.contains("error_rates") && r["error_rates"].is_object() && r["error_rates"].contains("interval") &&
+      r["error_rates"]["interval"].is_string()) {
+    const std::string text = r["error_rates"]["interval"].get<std::string>();
+    char* end = nullptr;
+    const double pct = std::strtod(text.c_str(), &end);
+    if (end != text.c_str() && *end == '%' && pct > 0 && pct < 100) lo = hi = pct / 100;
+  }
+  if (hi < 0) return "";
+  bool rounded = false;
+  const std::string pct = confidence_percent(lo, &rounded);
+  return fmt::format("{}{}\\%", rounded || hi > lo ? "at least " : "", pct);
+}
+
+// What each shown column holds, the columns left out as repeats, and how the cells read (only what the rows hold:
+// no note on intervals or on "--" where no cell has one).
+std::string columns_sentence(const nlohmann::ordered_json& r, const CaseRows& cr, const std::vector<std::size_t>& which) {
   std::string s;
-  for (const auto& c : present_columns(t, r["cases"])) s += (s.empty() ? "" : "; ") + c.header + ": " + c.meaning;
-  std::string level = "95\\%";
-  if (r.contains("error_rates") && r["error_rates"].is_object())
-    level = latex_escape(r["error_rates"].value("interval", std::string("stated")));
-  const std::string columns = s.empty() ? "" : fmt::format(" Columns: {}.", s);
-  return fmt::format("{} Monte Carlo entries: mean $\\pm$ half-width of the {} interval, "
-                     "rounded to the uncertainty; --: not computed for that case.",
-                     columns, level);
+  for (const auto& c : cr.cols) s += (s.empty() ? "" : "; ") + c.header + ": " + c.meaning;
+  std::string out = s.empty() ? "" : fmt::format(" Columns: {}.", s);
+  out += cr.repeats;
+  if (cr.any_interval) {
+    const std::string level = interval_level(r, which, cr.cols);
+    out += fmt::format(" Entries $x \\pm h$: mean and half-width of its Student-t interval{}, rounded to the "
+                       "uncertainty.",
+                       level.empty() ? "" : " at level " + level);
+  }
+  if (cr.any_dash) out += " --: not computed for that case.";
+  return out;
+}
+
+// The parts of the statement in words, each with its strength and verdict.
+std::string parts_sentence(const nlohmann::ordered_json& r, const ClaimTable& t) {
+  if (!r.contains("parts") || !r["parts"].is_array() || r["parts"].size() < 2) return "";
+  std::string s = " Parts of the statement:";
+  for (const auto& p : r["parts"]) {
+    const std::string id = p.value("id", "");
+    std::string text;
+    if (auto it = t.part_text.find(id); it != t.part_text.end()) {
+      text = it->second;
+    } else {  // the plain-text statement, its first word in lower case ("The loss ..." -> "the loss ...")
+      std::string statement = p.value("statement", "");
+      while (!statement.empty() && (statement.back() == '.' || statement.back() == ' ')) statement.pop_back();
+      if (statement.size() > 1 && std::isupper(static_cast<unsigned char>(statement[0])) &&
+          std::islower(static_cast<unsigned char>(statement[1])))
+        statement[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(statement[0])));
+      text = latex_text_value(statement);
+    }
+    s += fmt::format(" ({}) {} ({}): \\textbf{{{}}};", latex_escape(id), text, latex_escape(p.value("strength", "")),
+                     latex_escape(p.value("verdict", "")));
+  }
+  s.back() = '.';
+  return s;
+}
+
+// What a reduced training budget changed from the paper ("batch 200 (paper 4000), 200 steps (paper 20000)"): the
+// report's paper_settings_differences up to its list of settings the paper does not state.
+std::string training_sentence(const nlohmann::ordered_json& r, const ClaimTable& t) {
+  // Only where the table is the training experiment's (a claim that trains a model for a finding beside its
+  // statement, a theorem checked on a trained stack, say, has no training in its table).
+  if (t.kind != TableKind::training || !reduced_training(r)) return "";
+  std::string diff = r["training"].value("paper_settings_differences", std::string());
+  if (const auto cut = diff.find("; not stated by the paper"); cut != std::string::npos) diff.resize(cut);
+  return diff.empty() ? " Training at a reduced budget (settings other than the paper's)."
+                      : " Training at a reduced budget: " + latex_text_value(diff) + ".";
 }
 
 }  // namespace
@@ -517,21 +734,16 @@ std::string latex_table(const nlohmann::ordered_json& r) {
                                  width >= 9 ? 2 : width >= 7 ? 3 : 4);
   body += "\\begin{tabular}{" + cr.spec + "}\n\\toprule\n" + cr.header + "\\midrule\n" + cr.rows +
           "\\bottomrule\n\\end{tabular}\n";
-  // The table's notes, under it in small type: what the rows are, what each column holds, how Monte Carlo
-  // entries read, and the parts' verdicts.
+  // The table's notes, under it in small type: what the rows are, the training budget, the parts in words, what
+  // each column holds and how its cells read.
   std::string notes;
   if (sel.size() < cases.size())
     notes += fmt::format(" Rows: {} of the {} cases, those not confirmed first, then evenly spaced others; every case "
                          "in Table~\\ref{{tab:{}-cases}}.",
                          sel.size(), cases.size(), label);
-  if (r.contains("parts") && r["parts"].is_array() && r["parts"].size() > 1) {
-    notes += " Parts:";
-    for (const auto& p : r["parts"])
-      notes += fmt::format(" ({}, {}) \\textbf{{{}}};", latex_escape(p.value("id", "")),
-                           latex_escape(p.value("strength", "")), latex_escape(p.value("verdict", "")));
-    notes.back() = '.';
-  }
-  notes += cr.constant + columns_sentence(t, r) + proposed_sentence(r, true);
+  notes += training_sentence(r, t);
+  notes += parts_sentence(r, t);
+  notes += cr.constant + columns_sentence(r, cr, sel) + proposed_sentence(r, true);
   // Caption above the table, as journals set tables; the notes below it.
   s += "\\caption[{" + caption_short(r, t) + "}]{" + caption_head(r, t) + "}\n\\label{tab:" + label + "}\n\\smallskip\n" +
        body + "\\par\\smallskip\n{\\footnotesize\\raggedright" + notes + "\\par}\n\\end{table}\n";
@@ -544,6 +756,7 @@ std::string latex_cases_longtable(const nlohmann::ordered_json& r) {
   std::vector<std::size_t> all(r["cases"].size());
   for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
   const CaseRows cr = case_rows(r, t, all);
+  const CaseRows compact = case_rows(r, t, compact_selection(r["cases"]));
   std::string s;
   s += "% Generated by icl-verify from " + id + ".json; every case of the claim (appendix). Needs longtable.\n";
   s += comment_line("Provenance: " + run_line_latex(r) + ".");
@@ -552,9 +765,17 @@ std::string latex_cases_longtable(const nlohmann::ordered_json& r) {
   s += std::string("\\begingroup\n\\sisetup{group-digits=integer}\n") +
        (columns >= 9 ? "\\scriptsize" : "\\footnotesize") +
        "\n\\setlength{\\tabcolsep}{" + (columns >= 9 ? "1pt" : "3pt") + "}\n\\begin{longtable}{" + cr.spec + "}\n";
-  // The same result as the main table, in full: its caption says so and stays out of the list of tables.
+  // The same result as the main table, in full: its caption says so and stays out of the list of tables; what its
+  // rows hold beyond the main table's (a "--", intervals) is said here.
+  std::string extra;
+  if (cr.any_interval && !compact.any_interval) {
+    const std::string level = interval_level(r, all, cr.cols);
+    extra += fmt::format(" Entries $x \\pm h$: mean and half-width of its Student-t interval{}.",
+                         level.empty() ? "" : " at level " + level);
+  }
+  if (cr.any_dash && !compact.any_dash) extra += " --: not computed for that case.";
   s += "\\caption[]{Every case of Table~\\ref{tab:" + label_of(id) + "} (\\texttt{" + latex_escape(id) +
-       "}); columns as there.}\\label{tab:" + label_of(id) + "-cases}\\\\\n";
+       "}); columns as there." + extra + "}\\label{tab:" + label_of(id) + "-cases}\\\\\n";
   s += "\\toprule\n" + cr.header + "\\midrule\n\\endfirsthead\n";
   s += "\\multicolumn{" + std::to_string(cr.spec.size()) + "}{l}{\\texttt{" + latex_escape(id) +
        "}, continued}\\\\\n\\toprule\n" + cr.header + "\\midrule\n\\endhead\n\\bottomrule\n\\endfoot\n";
@@ -655,6 +876,19 @@ std::string markdown_claim(const nlohmann::ordered_json& r) {
                      sel.size(), r["cases"].size(), id, id);
   s += "\nMonte Carlo entries: mean ± half-width of the interval, rounded to the uncertainty.\n";
   if (const std::string p = proposed_sentence(r, false); !p.empty()) s += "\n" + p.substr(1) + "\n";
+  if (r.contains("quantity_meanings") && r["quantity_meanings"].is_object()) {
+    // What each number is, for the quantities the cases have (eval reports carry these).
+    std::vector<std::string> present;
+    for (const auto& c : r["cases"])
+      if (c.contains("quantities") && c["quantities"].is_object())
+        for (auto it = c["quantities"].begin(); it != c["quantities"].end(); ++it)
+          if (std::find(present.begin(), present.end(), it.key()) == present.end()) present.push_back(it.key());
+    std::string what;
+    for (const auto& k : present)
+      if (r["quantity_meanings"].contains(k) && r["quantity_meanings"][k].is_string())
+        what += fmt::format("- `{}`: {}.\n", k, r["quantity_meanings"][k].get<std::string>());
+    if (!what.empty()) s += "\nWhat the numbers are:\n\n" + what;
+  }
   if (r.contains("findings"))
     for (const auto& f : r["findings"]) s += "\n**Finding.** " + f.get<std::string>() + "\n";
   s += "\n";

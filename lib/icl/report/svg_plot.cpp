@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
+
 #include <algorithm>
 #include <cmath>
 
@@ -48,6 +50,21 @@ std::string pow10_label(int k) {
 
 }  // namespace
 
+std::string figure_title(const std::string& title) {
+  // "paper.fig1: quadratic ICL" (a claim ID, then ": "): a title of an older report, its ID left out.
+  std::size_t i = 0;
+  while (i < title.size() && std::islower(static_cast<unsigned char>(title[i]))) ++i;
+  if (i == 0 || i >= title.size() || title[i] != '.') return title;
+  std::size_t j = i + 1;
+  while (j < title.size() && (std::islower(static_cast<unsigned char>(title[j])) ||
+                              std::isdigit(static_cast<unsigned char>(title[j])) || title[j] == '_'))
+    ++j;
+  if (j == i + 1 || title.compare(j, 2, ": ") != 0) return title;
+  std::string rest = title.substr(j + 2);
+  if (!rest.empty()) rest[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(rest[0])));
+  return rest;
+}
+
 std::string svg_plot(const PlotSpec& p) {
   // The legend sits below the axes, in two columns, so it never covers a curve and the canvas grows to fit it.
   const std::size_t rows = (p.series.size() + 1) / 2;
@@ -80,7 +97,7 @@ std::string svg_plot(const PlotSpec& p) {
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" font-family=\"sans-serif\" "
       "font-size=\"11\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
       "<text x=\"{}\" y=\"18\" font-size=\"13\">{}</text>\n",
-      W, H, L, xml_escape(p.title));
+      W, H, L, xml_escape(figure_title(p.title)));
   s += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"black\"/>\n", L, T,
                    W - L - R, plot_h);
   const auto xtick = [&](double x, const std::string& label) {

@@ -19,8 +19,11 @@ struct PlotSpec {
   bool log_x = true, log_y = true;
   std::vector<PlotSeries> series;
 };
-// Non-positive values on a log axis and non-finite values are skipped.
+// Non-positive values on a log axis and non-finite values are skipped. The title is drawn as figure_title gives it.
 std::string svg_plot(const PlotSpec& spec);
+// A figure's title as drawn: without a claim ID in front ("paper.fig1: quadratic ICL" -> "Quadratic ICL", as older
+// reports' figure blocks hold it); figures name no claim, so that they paste into a paper as they are.
+std::string figure_title(const std::string& title);
 
 // The plot's data for a report's `figures` block (each series thinned to at most max_points, spread evenly over
 // its log-x range), from which `icl-verify report` redraws the SVG and reports/plot_figures.py draws PDF and SVG.
