@@ -376,7 +376,7 @@ std::vector<TableColumn> present_columns(const ClaimTable& t, const nlohmann::or
   bool any_proposed = false;
   for (const auto& c : cases) any_proposed |= !quantity(c, "proposed").is_null();
   if (any_proposed && !proposed_declared)
-    cols.push_back({"proposed", "Proposed", "the proposed correction (in these notes), fitted on exact values and verified "
+    cols.push_back({"proposed", "Proposed", "the correction proposed below, fitted on exact values and verified "
                                             "exactly on held-out cases"});
   return cols;
 }
@@ -388,7 +388,14 @@ std::string proposed_sentence(const nlohmann::ordered_json& r, bool latex) {
   const auto& p = r["proposed_correction"];
   const auto esc = [&](const std::string& s) { return latex ? latex_escape(s) : s; };
   std::string scope;
-  if (p.contains("scope") && p["scope"].is_string()) scope = " (" + esc(p["scope"].get<std::string>()) + ")";
+  if (p.contains("scope") && p["scope"].is_string()) {
+    scope = esc(p["scope"].get<std::string>());
+    // "x ~ N(0, I)" reads as a law: a tilde in running text would set an accent.
+    if (latex)
+      for (std::size_t at; (at = scope.find(" \\textasciitilde{} ")) != std::string::npos;)
+        scope.replace(at, 19, " $\\sim$ ");
+    scope = " (" + scope + ")";
+  }
   if (p.value("verified", false) && p.contains("formula") && p["formula"].is_string()) {
     const std::string formula = latex && p.contains("latex") && p["latex"].is_string()
                                     ? "$" + p["latex"].get<std::string>() + "$"
