@@ -182,4 +182,16 @@ TEST_CASE("paper-ready: figure titles name no claim") {
   CHECK_FALSE(has(svg, "acds.exp43"));
 }
 
+TEST_CASE("paper-ready: a law in the notes is set as a law (x ~ N(0, I) with \\sim, not a tilde accent)") {
+  json r = thm2_report("standard", false, false);
+  r["proposed_correction"] = {{"verified", true}, {"formula", "d/n"}, {"latex", "\\frac{d}{n}"},
+                              {"scope", "quadratic task, x ~ N(0, I)"}, {"fitted_on", 3}, {"held_out", 1}};
+  const std::string tex = latex_table(r);
+  CHECK(has(tex, "x $\\sim$ N(0, I)"));
+  CHECK_FALSE(has(tex, "textasciitilde"));
+  // A tilde that is not spaced (a path, a code name) stays a character.
+  r["proposed_correction"]["scope"] = "~/data";
+  CHECK(has(latex_table(r), "\\textasciitilde{}/data"));
+}
+
 }  // namespace test_paper_ready

@@ -64,7 +64,13 @@ namespace {
 
 std::string latex_escape(const std::string& s) {
   std::string r;
-  for (char c : s) {
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    // A spaced tilde in prose is a law ("x ~ N(0, I)"): set as \sim, not as an accent.
+    if (c == '~' && i > 0 && s[i - 1] == ' ' && i + 1 < s.size() && s[i + 1] == ' ') {
+      r += "$\\sim$";
+      continue;
+    }
     switch (c) {
       case '_': r += "\\_"; break;
       case '%': r += "\\%"; break;
@@ -389,12 +395,7 @@ std::string proposed_sentence(const nlohmann::ordered_json& r, bool latex) {
   const auto esc = [&](const std::string& s) { return latex ? latex_escape(s) : s; };
   std::string scope;
   if (p.contains("scope") && p["scope"].is_string()) {
-    scope = esc(p["scope"].get<std::string>());
-    // "x ~ N(0, I)" reads as a law: a tilde in running text would set an accent.
-    if (latex)
-      for (std::size_t at; (at = scope.find(" \\textasciitilde{} ")) != std::string::npos;)
-        scope.replace(at, 19, " $\\sim$ ");
-    scope = " (" + scope + ")";
+    scope = " (" + esc(p["scope"].get<std::string>()) + ")";
   }
   if (p.value("verified", false) && p.contains("formula") && p["formula"].is_string()) {
     const std::string formula = latex && p.contains("latex") && p["latex"].is_string()
