@@ -10,12 +10,14 @@ w ~ N(0, I), y = <w, x>, its in-context loss is, by Isserlis' theorem (derived b
 icl_verify.check runs this as a claim like the catalogue's: per case the stated value, the library's own exact
 loss of the layer (which knows nothing of the formula) and Monte Carlo through the layer's forward pass, with
 decisions at stated error rates, and writes the same JSON, Markdown and LaTeX report as `icl-verify run`. A wrong
-formula (the last term dropped) is refuted, with a counterexample.
+formula (the last term dropped) is refuted, with a counterexample. With kind="argmin", the step that minimises the
+loss for S = I, eta* = n / (n + d + 1), is confirmed on the exact loss (a grid and Brent's method over eta find no
+lower loss), and eta = n / (n + d) is refuted, the better eta its counterexample.
 
     python3 examples/python_claim.py [OUT]     # OUT: the report folder (default: python-claim-report)
 
 With the module installed (`pip install .`, README) or built (PYTHONPATH=build/python). Exits 1 unless the
-formula is confirmed and the wrong one refuted.
+formula and eta* are confirmed and the wrong ones refuted.
 """
 import sys
 
@@ -55,7 +57,16 @@ def main():
     wrong = iv.check("oswald.gd_loss_wrong", statement="The same loss without its tr S tr S^2 / n term",
                      stated=wrong_loss, model=gd_step_layer, grid=grid, samples=262144, seed=1, out=out)
     print(f"{wrong['claim']}: {wrong['verdict']} - counterexample {wrong.get('refutation', {}).get('counterexample')}")
-    ok = r["verdict"] == "confirmed" and wrong["verdict"] == "refuted"
+    star = iv.check("oswald.gd_eta_star", statement="For S = I the loss is least at eta = n / (n + d + 1)",
+                    kind="argmin", argmin_over="eta", stated=lambda d, n: n / (n + d + 1), model=gd_step_layer,
+                    grid={"d": [2, 4], "n": [20, 40]}, seed=1, out=out)
+    print(f"{star['claim']}: {star['verdict']} - {star['summary']}")
+    off = iv.check("oswald.gd_eta_wrong", statement="For S = I the loss is least at eta = n / (n + d)",
+                   kind="argmin", argmin_over="eta", stated=lambda d, n: n / (n + d), model=gd_step_layer,
+                   grid={"d": [2, 4], "n": [20, 40]}, seed=1, out=out)
+    print(f"{off['claim']}: {off['verdict']} - counterexample {off.get('refutation', {}).get('counterexample')}")
+    ok = (r["verdict"] == "confirmed" and wrong["verdict"] == "refuted" and star["verdict"] == "confirmed"
+          and off["verdict"] == "refuted")
     print(f"reports in {out}/ (oswald.gd_loss.json, .tex, summary.md)" if ok else "UNEXPECTED VERDICTS")
     return 0 if ok else 1
 

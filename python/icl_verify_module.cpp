@@ -624,7 +624,8 @@ PYBIND11_MODULE(icl_verify, m) {
          const py::object& task, const py::object& grid_arg, const py::object& samples_given, const py::object& seed_given,
          const py::object& out, const py::object& kind, const py::object& title, const py::object& source,
          const py::object& tolerance, const py::object& threads_given, const py::object& alpha_given,
-         const py::object& propose) {
+         const py::object& propose, const py::object& argmin_over, const py::object& argmin_range,
+         const py::object& argmin_tolerance, const py::object& exact_tolerance) {
         const std::string claim_id = text(claim_id_arg, "claim_id");
         if (!PyCallable_Check(stated.ptr()) || !PyCallable_Check(model.ptr()))
           throw py::value_error("check: `stated` and `model` must be functions of the grid's parameters");
@@ -644,6 +645,16 @@ PYBIND11_MODULE(icl_verify, m) {
         f.kind = text(kind, "kind");
         f.task = text(task, "task");
         f.tolerance = real(tolerance, "tolerance");
+        f.exact_tolerance = real(exact_tolerance, "exact_tolerance");
+        if (!argmin_over.is_none()) f.argmin_over = text(argmin_over, "argmin_over");
+        if (!argmin_range.is_none()) {
+          if (!py::isinstance<py::sequence>(argmin_range) || py::isinstance<py::str>(argmin_range) ||
+              py::len(argmin_range) != 2)
+            throw py::value_error(fmt::format("argmin_range: expected (low, high), got {}", type_name(argmin_range)));
+          const py::sequence r = py::reinterpret_borrow<py::sequence>(argmin_range);
+          f.argmin_range = std::make_pair(real(r[0], "argmin_range[0]"), real(r[1], "argmin_range[1]"));
+        }
+        f.argmin_tolerance = real(argmin_tolerance, "argmin_tolerance");
         f.samples = samples;
         if (!py::isinstance<py::bool_>(propose))
           throw py::value_error(fmt::format("propose: expected True or False, got {}", type_name(propose)));
@@ -681,9 +692,10 @@ PYBIND11_MODULE(icl_verify, m) {
           folder = py::str(py::module_::import("os").attr("fspath")(out));
         }
         const std::string command = fmt::format(
-            "python: icl_verify.check({}, task={}, kind={}, grid={}, samples={}, seed={}, tolerance={})",
+            "python: icl_verify.check({}, task={}, kind={}, grid={}, samples={}, seed={}, tolerance={}{})",
             std::string(py::repr(py::str(claim_id))), std::string(py::repr(py::str(f.task))),
-            std::string(py::repr(py::str(f.kind))), std::string(py::repr(grid)), samples, seed, f.tolerance);
+            std::string(py::repr(py::str(f.kind))), std::string(py::repr(grid)), samples, seed, f.tolerance,
+            f.argmin_over.empty() ? std::string() : fmt::format(", argmin_over={}", std::string(py::repr(py::str(f.argmin_over)))));
         nlohmann::ordered_json r;
         try {
           py::gil_scoped_release release;
@@ -702,6 +714,8 @@ PYBIND11_MODULE(icl_verify, m) {
       py::arg("task") = "linear", py::arg("grid"), py::arg("samples") = 262144, py::arg("seed") = 1,
       py::arg("out") = py::none(), py::arg("kind") = "equality", py::arg("title") = "", py::arg("source") = "",
       py::arg("tolerance") = 0.05, py::arg("threads") = py::none(), py::arg("alpha") = 0.01, py::arg("propose") = true,
+      py::arg("argmin_over") = py::none(), py::arg("argmin_range") = py::none(), py::arg("argmin_tolerance") = 1e-6,
+      py::arg("exact_tolerance") = 1e-9,
       "Check a claim of one's own about the in-context loss of a model one builds, with the mechanism of the\n"
       "catalogue's claims; returns the same report dict as `icl-verify run` and writes its files to `out`\n"
       "(OUT/CLAIM.json, CLAIM.tex, summary.md, ...; out=None: a temporary folder, removed afterwards).\n"
@@ -709,18 +723,30 @@ PYBIND11_MODULE(icl_verify, m) {
       "  claim_id   the report's name: letters, digits, '.', '_', '-'; not a claim of the library\n"
       "  statement  the claim in words\n"
       "  stated     f(**params) -> the stated loss (kind='equality') or bound (kind='upper_bound': loss <= it;\n"
-      "             'lower_bound': loss >= it), for one case of the grid\n"
+      "             'lower_bound': loss >= it), or the stated minimiser (kind='argmin'), for one case of the grid\n"
       "  model      build(**params) -> the weights: an allparam array (L, H, 2, d, d), a mapping {'P1': .., 'Q1': ..}\n"
       "             of full (d+1, d+1) matrices (Z <- Z + (1/n) P Z M Z^T Q Z, the query not a key), a state_dict or\n"
       "             a file, as eval_weights takes them; the prediction is -Z[d, n]\n"
       "  task       'linear' (y = <w, x>) or 'quadratic' (the sja task); x ~ N(0, Sigma), w ~ N(0, I)\n"
       "  grid       {name: value or list}: d and n required; cov (0 isotropic, 1 diagonal, 2 rotated, 3 kappa 100;\n"
       "             default 0), noise (label noise sd; default 0) and parameters of one's own (passed to stated and model)\n"
-      "  samples    Monte Carlo prompts per case (the budget of the sequential looks); seed, threads, alpha as for run()\n"
-      "  tolerance  relative band of the decisions (Monte Carlo against the stated and the exact value)\n"
+      "  samples    Monte Carlo prompts per case: the cap of the sequential looks (doubling from 4096, alpha split\n"
+      "             over them); seed, threads, alpha as for run()\n"
+      "  tolerance  relative band of the Monte Carlo decisions (against the stated and the exact value)\n"
+      "  exact_tolerance  relative band of the exact loss against the stated value (floating point; default 1e-9)\n"
       "Per case: stated; exact, the library's own exact loss of the weights where it integrates one (one layer;\n"
-      "d <= 12 linear, d <= 3 quadratic); mc, Monte Carlo through the forward pass. Confirmed when both place the\n"
-      "stated value within the tolerance, refuted when both exclude it (the claim then names a counterexample).\n"
+      "d <= 12 linear, d <= 3 quadratic); mc, Monte Carlo through the forward pass. Where the exact loss exists it\n"
+      "decides (within exact_tolerance: confirmed, else refuted, the claim naming a counterexample) and Monte Carlo\n"
+      "checks it: excluding it leaves the case inconclusive, INTERNAL INCONSISTENCY in the summary. Without one,\n"
+      "Monte Carlo decides alone; an undecided case is named in the summary with the prompts that would decide it\n"
+      "(decisions['samples_to_decide']).\n"
+      "  kind='argmin', argmin_over='eta': stated(**params) is the claimed minimiser of the loss over eta, and\n"
+      "             model(**params, eta=x) builds the weights at x. On the exact loss: a 41-point grid over\n"
+      "             argmin_range (default: stated +/- max(|stated|, 1)) and Brent's method from its best point;\n"
+      "             confirmed when no searched point has an exact loss lower by more than exact_tolerance and the\n"
+      "             search's minimiser lies within argmin_tolerance (relative to max(|stated|, 1)) of the stated one;\n"
+      "             refuted otherwise, the counterexample giving the better point and both losses. Without an exact\n"
+      "             loss (several layers, large d) the case is inconclusive.\n"
       "  propose    a refuted equality gets a proposed correction (propose=False: none searched): `model` is called\n"
       "             at a grid the toolkit chooses (d = 1..6, six values of n and of every parameter of one's own\n"
       "             the grid varies) and beyond it; the exact loss of its weights (one layer, cov 0) is fitted by the\n"

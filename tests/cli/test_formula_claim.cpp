@@ -145,6 +145,104 @@ TEST_CASE("formula claim: a refuted loss formula gets a proposed correction, ver
   CHECK(w["refutation"].value("corrected", "") == "");
 }
 
+TEST_CASE("formula claim: the exact loss decides an equality that Monte Carlo alone leaves open") {
+  test::ScratchDir dir;
+  const std::string out = (dir.path / "report").string();
+  // The true formula at 20,000 prompts, d = 5: Monte Carlo's interval is wider than the 5% band, the exact loss decides.
+  FormulaClaim f = gd_claim("mine.gd_few", 1.0);
+  f.grid[0].defaults = {5};
+  f.grid[3].defaults = {0};
+  f.samples = 20000;
+  const auto r = check_formula_claim(f, out, 1, 2);
+  CHECK(r["verdict"] == "confirmed");
+  for (const auto& c : r["cases"]) {
+    CHECK(c["basis"] == nlohmann::ordered_json::array({"exact_vs_stated"}));
+    CHECK(c["decisions"]["mc_vs_exact"]["verdict"] != "refuted");
+  }
+}
+
+TEST_CASE("formula claim: without an exact loss, an undecided case is named with the prompts that would decide it") {
+  test::ScratchDir dir;
+  const std::string out = (dir.path / "report").string();
+  // Two layers (the second zero): no exact loss. The stated value 3% above the loss: inside the 5% band, too close
+  // to its edge for 8192 prompts.
+  FormulaClaim f = gd_claim("mine.gd_deep", 1.0);
+  f.grid[0].defaults = {2};
+  f.grid[3].defaults = {0};
+  f.stated = [](const Case& c) { return 1.03 * gd_loss(c); };
+  f.model = [](const Case& c) {
+    LsaStack st = gd_layer(c);
+    LinearSelfAttention zero = st.layers[0][0];
+    zero.P.setZero();
+    st.layers.push_back({zero});
+    return st;
+  };
+  f.samples = 8192;
+  const auto r = check_formula_claim(f, out, 1, 2);
+  REQUIRE(r["verdict"] == "inconclusive");
+  const auto& c = r["cases"][0];
+  CHECK_FALSE(c["quantities"].contains("exact"));
+  REQUIRE(c["decisions"].contains("samples_to_decide"));
+  const auto need = c["decisions"]["samples_to_decide"].get<std::uint64_t>();
+  CHECK(need > 8192);
+  const std::string summary = r["summary"];
+  CHECK(summary.find("undecided: d=2, n=20, eta=0.5, cov=0 (about " + std::to_string(need) + " prompts would decide it") !=
+        std::string::npos);
+  // With the cap raised to twice that count (the extrapolation holds the mean where it is; more prompts move it a
+  // little), Monte Carlo decides: the stated value lies within the band.
+  f.samples = 2 * need;
+  const auto again = check_formula_claim(f, out, 1, 2);
+  CHECK(again["verdict"] == "confirmed");
+  CHECK_FALSE(again["cases"][0]["decisions"].contains("samples_to_decide"));
+}
+
+// kind "argmin": the step eta minimising the GD layer's loss, n / (n + d + 1) for isotropic inputs.
+FormulaClaim gd_argmin(const std::string& id, std::function<double(double, double)> stated) {
+  FormulaClaim f;
+  f.id = id;
+  f.kind = "argmin";
+  f.argmin_over = "eta";
+  f.statement = "one GD step: the loss is least at eta = n / (n + d + 1)";
+  f.grid = {ParamSpec{"d", {2, 5}, {2}, 1, 64, true, "input dimension"},
+            ParamSpec{"n", {10, 40}, {10}, 1, 1e6, true, "context length"}};
+  f.stated = [stated](const Case& c) { return stated(c.get("d"), c.get("n")); };
+  f.model = gd_layer;
+  f.samples = 16384;
+  return f;
+}
+
+TEST_CASE("formula claim: argmin, a stated minimiser judged on the exact loss by a grid and Brent's method") {
+  test::ScratchDir dir;
+  const std::string out = (dir.path / "report").string();
+  const auto r = check_formula_claim(gd_argmin("mine.eta", [](double d, double n) { return n / (n + d + 1); }), out, 1, 2);
+  CHECK(r["verdict"] == "confirmed");
+  REQUIRE(r["cases"].size() == 4);
+  for (const auto& c : r["cases"]) {
+    const double d = c["params"]["d"], n = c["params"]["n"];
+    CHECK(c["quantities"]["search_argmin"]["value"].get<double>() == doctest::Approx(n / (n + d + 1)).epsilon(1e-7));
+    CHECK(c["decisions"]["exact_vs_stated"]["verdict"] == "confirmed");
+    CHECK(c["decisions"]["mc_vs_exact"]["verdict"] != "refuted");
+  }
+  for (auto wrong : {std::function<double(double, double)>([](double d, double n) { return n / (n + d); }),
+                     std::function<double(double, double)>([](double, double n) { return 1 / n; })}) {
+    const auto w = check_formula_claim(gd_argmin("mine.eta_wrong", wrong), out, 1, 2);
+    REQUIRE(w["verdict"] == "refuted");
+    const auto& ce = w["refutation"]["counterexample"];
+    const double d = ce["d"], n = ce["n"];
+    CHECK(ce["eta"].get<double>() == doctest::Approx(n / (n + d + 1)).epsilon(1e-7));
+    CHECK(ce["loss"].get<double>() < ce["loss_at_stated"].get<double>());
+    CHECK(ce["stated_eta"].get<double>() == doctest::Approx(wrong(d, n)));
+  }
+  // A stated minimiser outside the range given, argmin_over in the grid: usage errors.
+  FormulaClaim bad = gd_argmin("mine.eta_bad", [](double d, double n) { return n / (n + d + 1); });
+  bad.argmin_range = std::make_pair(2.0, 3.0);
+  CHECK_THROWS_AS(check_formula_claim(bad, out, 1, 2), UsageError);
+  bad = gd_argmin("mine.eta_bad", [](double, double) { return 0.5; });
+  bad.grid.push_back(ParamSpec{"eta", {0.5}, {0.5}, -1e300, 1e300, false, "step"});
+  CHECK_THROWS_AS(check_formula_claim(bad, out, 1, 2), UsageError);
+  CHECK(find_claim("mine.eta_bad") == nullptr);
+}
+
 TEST_CASE("formula claim: bad descriptions are usage errors, and the claim is not left registered") {
   test::ScratchDir dir;
   const std::string out = (dir.path / "report").string();

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace test_decision {  // named: a unity build compiles several test files as one unit
 
@@ -88,6 +89,84 @@ TEST_CASE("judge_mc_upper_bound and judge_mc_lower_bound") {
         Verdict::confirmed);
   CHECK(icl::judge_mc_lower_bound(estimate(0.5, 0.125), 1.0, icl::Tolerance{0.0, 0.25}, 0.05).verdict ==
         Verdict::refuted);
+}
+
+TEST_CASE("an undecided bound says where its interval lies, never that it straddles a bound it lies beside") {
+  const icl::Tolerance band{0.0, 0.05};
+  // Lower bound 1 with band 0.05: [0.9, 0.98] lies wholly below the bound and contains the band's edge 0.95.
+  const auto below = icl::judge_mc_lower_bound(estimate(0.94, 0.04), 1.0, band, 0.05);
+  CHECK(below.verdict == Verdict::inconclusive);
+  CHECK(below.why.find("lies wholly below the bound 1") != std::string::npos);
+  CHECK(below.why.find("edge 0.95") != std::string::npos);
+  CHECK(below.why.find("straddles") == std::string::npos);
+  // Upper bound 1 with band 0.05: [1.01, 1.09] lies wholly above it and contains the edge 1.05.
+  const auto above = icl::judge_mc_upper_bound(estimate(1.05, 0.04), 1.0, band, 0.05);
+  CHECK(above.verdict == Verdict::inconclusive);
+  CHECK(above.why.find("lies wholly above the bound 1") != std::string::npos);
+  CHECK(above.why.find("edge 1.05") != std::string::npos);
+  // Across the bound, and with no band.
+  CHECK(icl::judge_mc_upper_bound(estimate(1.0, 0.1), 1.0, band, 0.05).why.find("contains the bound 1") !=
+        std::string::npos);
+  CHECK(icl::judge_mc_lower_bound(estimate(1.0, 0.1), 1.0, icl::Tolerance{}, 0.05).why.find("contains the bound 1") !=
+        std::string::npos);
+}
+
+TEST_CASE("combine_exact_first: the exact value decides, Monte Carlo excluding it is an internal inconsistency") {
+  const icl::Tolerance tol{0.05, 0.0}, exact_tol{1e-9, 1e-12};
+  const auto exact_ok = icl::judge_exact_equal(2.0, 2.0, exact_tol);
+  const auto exact_bad = icl::judge_exact_equal(2.0, 2.1, exact_tol);
+  const auto mc_noisy = icl::judge_mc_equal(estimate(2.0, 0.12), 2.0, tol, 0.01);  // +/- 6% against 5%
+  REQUIRE(mc_noisy.verdict == Verdict::inconclusive);
+  const auto mc_within = icl::judge_mc_equal(estimate(2.0, 0.01), 2.0, tol, 0.01);
+  const auto mc_excludes = icl::judge_mc_equal(estimate(2.5, 0.01), 2.0, tol, 0.01);
+
+  // The symptom: exact equal to the stated value, Monte Carlo too noisy to decide: confirmed on the exact value.
+  auto d = icl::combine_exact_first(exact_ok, mc_noisy, mc_noisy);
+  CHECK(d.verdict == Verdict::confirmed);
+  CHECK(d.basis == std::vector<std::string>{"exact_vs_stated"});
+  CHECK(d.why.find("does not exclude it") != std::string::npos);
+  // The exact value refutes whatever Monte Carlo says of the stated value, while Monte Carlo does not exclude it.
+  d = icl::combine_exact_first(exact_bad, mc_within, mc_within);
+  CHECK(d.verdict == Verdict::refuted);
+  CHECK(d.basis == std::vector<std::string>{"exact_vs_stated"});
+  // Monte Carlo excluding the exact value: inconclusive, loudly, no basis.
+  d = icl::combine_exact_first(exact_ok, mc_within, mc_excludes);
+  CHECK(d.verdict == Verdict::inconclusive);
+  CHECK(d.basis.empty());
+  CHECK(d.why.find("INTERNAL INCONSISTENCY") == 0);
+  // No exact value: Monte Carlo decides.
+  CHECK(icl::combine_exact_first(std::nullopt, mc_within, std::nullopt).verdict == Verdict::confirmed);
+  CHECK(icl::combine_exact_first(std::nullopt, mc_within, std::nullopt).basis == std::vector<std::string>{"mc_vs_stated"});
+  CHECK(icl::combine_exact_first(std::nullopt, mc_noisy, std::nullopt).verdict == Verdict::inconclusive);
+}
+
+TEST_CASE("samples_to_decide: the prompts at which the interval would clear the nearest edge") {
+  // Mean 1, half-width 0.06 at 20,000 prompts and 99% confidence; the band 1 +/- 0.05 has its edges 0.05 away.
+  auto at_20000 = [](double mean, double half_width) {
+    icl::Estimate e = estimate(mean, half_width);
+    e.samples = 20000;
+    e.confidence = 0.99;
+    return e;
+  };
+  const double alpha_case = 0.05;  // split over the plan's looks (4096, 8192, 16384, n: four, near n = 27,000)
+  const auto n = icl::samples_to_decide(at_20000(1.0, 0.06), {0.95, 1.05}, alpha_case, 4096);
+  REQUIRE(n);
+  CHECK(*n % 256 == 0);
+  // At n, with the plan's confidence, the half-width is below 0.05; a chunk fewer it would not be (up to rounding).
+  const double spread = 0.06 / icl::normal_quantile(0.995) * std::sqrt(20000.0);
+  auto half_width = [&](double m) {
+    const double looks = static_cast<double>(icl::sequential_looks(4096, static_cast<std::uint64_t>(m)).size());
+    return icl::normal_quantile(1 - alpha_case / looks / 2) * spread / std::sqrt(m);
+  };
+  CHECK(half_width(static_cast<double>(*n)) < 0.05);
+  CHECK(half_width(static_cast<double>(*n) - 600) > 0.05);
+  CHECK(*n > 20000);
+  CHECK(*n < 40000);  // about (0.06 / 0.05)^2 x 20,000, at the confidence of the plan's looks
+  // The nearest edge decides: a mean outside the band is refuted sooner than one just inside is confirmed.
+  CHECK(*icl::samples_to_decide(at_20000(1.2, 0.16), {0.95, 1.05}, alpha_case, 4096) <
+        *icl::samples_to_decide(at_20000(1.04, 0.06), {0.95, 1.05}, alpha_case, 4096));
+  // A mean on an edge: no count decides it.
+  CHECK_FALSE(icl::samples_to_decide(at_20000(1.05, 0.06), {0.95, 1.05}, alpha_case, 4096));
 }
 
 TEST_CASE("judge_exact_equal: confirmed within the band, refuted outside") {

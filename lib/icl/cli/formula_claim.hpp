@@ -10,11 +10,23 @@
 //            d <= 12 on the linear task, d <= 3 on the quadratic one), which knows nothing of the formula;
 //   mc       Monte Carlo through the forward pass of those weights (the acds embedding; loss E[(yhat - y_q)^2],
 //            yhat = -Z[d, n], as `icl-verify eval`).
-// Equality: the sequential check of verdict/checks.hpp (exact_vs_stated, mc_vs_stated, mc_vs_exact, looks);
-// confirmed when both place the stated value within the tolerance, refuted when both exclude it, inconclusive
-// otherwise. A bound ("upper_bound": loss <= stated; "lower_bound": loss >= stated): the same combination of an
-// exact and a Monte Carlo decision. Monte Carlo excluding the exact loss leaves the case inconclusive (an internal
-// inconsistency). A refuted claim carries the first refuted case as its counterexample.
+// Equality and bounds ("upper_bound": loss <= stated; "lower_bound": loss >= stated) follow one decision rule
+// (verdict/decision.hpp rule 4, verdict/checks.hpp exact_first_check): where the exact loss exists it decides (equal
+// to, or on the stated side of, the stated value within exact_tolerance: confirmed; else refuted), and Monte Carlo
+// through the forward pass checks the exact engine: excluding the exact loss (beyond `tolerance`) leaves the case
+// inconclusive, flagged INTERNAL INCONSISTENCY, never a verdict on the formula. Without an exact loss, Monte Carlo
+// against the stated value decides alone, in looks doubling from 4096 prompts up to `samples` (the cap; alpha split
+// over the looks); a case it leaves undecided records `samples_to_decide`, the prompt count that would decide it
+// (extrapolated from the interval's half-width), and the summary names those cases with that count.
+// Argmin ("argmin", argmin_over = "eta"): stated(case) is the claimed minimiser of the loss over that parameter. On
+// the exact loss (one layer, d within the exact range): a coarse grid of 41 points over the search range (for
+// several minima) and Brent's method (Boost.Math brent_find_minima) from the grid's best point; confirmed when the
+// loss at the stated minimiser is <= the loss at every searched point within exact_tolerance and the search's
+// minimiser lies within argmin_tolerance of the stated one (or, off it, has no lower loss: a flat minimum); refuted
+// otherwise, the counterexample the case with the better point and both losses. Monte Carlo of the loss at the
+// stated minimiser checks the exact engine there as above. Without an exact loss the case is inconclusive (the
+// argmin kind does not search on Monte Carlo estimates). A refuted claim carries the first refuted case as its
+// counterexample.
 //
 // A refuted equality gets a proposed correction (verdict/proposed_correction.hpp) where the library computes the loss
 // as an exact fraction: one layer, isotropic inputs (cov 0 in every case). The model is called at a fitting grid the
@@ -34,6 +46,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace icl {
@@ -43,7 +56,8 @@ struct FormulaClaim {
   std::string title;      // default: the statement, cut to 100 characters
   std::string source;     // default: "stated by the user"
   std::string statement;  // required
-  std::string kind = "equality";  // "equality", "upper_bound" (loss <= stated), "lower_bound" (loss >= stated)
+  std::string kind = "equality";  // "equality", "upper_bound" (loss <= stated), "lower_bound" (loss >= stated),
+                                  // "argmin" (stated(case) minimises the loss over argmin_over; below)
   std::string task = "linear";    // "linear" or "quadratic" (eval.hpp)
   std::vector<ParamSpec> grid;    // d and n required; cov, noise optional
   std::function<double(const Case&)> stated;
@@ -54,6 +68,12 @@ struct FormulaClaim {
   std::uint64_t samples = 262144;       // Monte Carlo prompts per case (the budget of the sequential looks)
   bool propose = true;                  // search for a correction when a stated equality is refuted (above)
   double propose_budget_s = 60;         // the search's time budget (wall clock)
+  // kind "argmin": the parameter (not in the grid) whose minimiser stated(case) gives; model(case) is called with it
+  // added. The search range (default: the stated value +/- max(|stated|, 1)); the tolerance on the minimiser's
+  // place, relative to max(|stated|, 1).
+  std::string argmin_over;
+  std::optional<std::pair<double, double>> argmin_range;
+  double argmin_tolerance = 1e-6;
 };
 
 // The claim, ready to register. Throws UsageError (engine.hpp) for an invalid description.

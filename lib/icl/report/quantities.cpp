@@ -78,6 +78,7 @@ nlohmann::ordered_json decisions_json(const EqualityOutcome& o) {
   if (o.mc_vs_exact) j["mc_vs_exact"] = decision_json(*o.mc_vs_exact);
   j["looks"] = fmt::format("{} of {}", o.looks_used, o.looks_planned);
   j["detectable_discrepancy"] = o.mc_vs_stated.detectable;
+  if (o.samples_to_decide) j["samples_to_decide"] = *o.samples_to_decide;
   return j;
 }
 

@@ -15,7 +15,7 @@ nlohmann::ordered_json quantity_mc(const Estimate& e);
 nlohmann::ordered_json quantity_matrix(const Eigen::MatrixXd& m);
 nlohmann::ordered_json decision_json(const Decision& d);
 // The decisions of a sequential equality check: exact_vs_stated, mc_vs_stated, mc_vs_exact, looks,
-// detectable_discrepancy.
+// detectable_discrepancy, and samples_to_decide where exact_first_check left a case undecided.
 nlohmann::ordered_json decisions_json(const EqualityOutcome& o);
 // How one named decision came out over the cases of a report, from the decisions themselves (the only way a
 // report counts them): "confirmed in 3, inconclusive (too noisy to decide) in 17, refuted in 0 of 20 cases"

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 #include <optional>
+#include <vector>
 
 namespace icl {
 
@@ -18,6 +19,9 @@ struct EqualityOutcome {
   double alpha_look = 0;
   std::size_t looks_used = 0, looks_planned = 0;
   Accumulator total;  // every component of the last look (e.g. a plain estimator beside a conditional one)
+  // exact_first_check, a case Monte Carlo left undecided (no exact value): about how many prompts would decide it
+  // (samples_to_decide; unset where none would, or where the case is decided).
+  std::optional<std::uint64_t> samples_to_decide;
 };
 
 // make_worker(): a per-thread callable worker(prompt_index, out) that writes out[component].
@@ -60,6 +64,44 @@ EqualityOutcome sequential_equality(const SamplingPlan& ctx, double alpha_case, 
   }
   o.total = mc.total();
   o.verdict = combine_equality(o.exact_vs_stated, o.mc_vs_stated, o.mc_vs_exact);
+  return o;
+}
+
+// The one decision rule for a stated value (decision.hpp rule 4), equality or bound alike.
+//   judge(estimate, alpha) -> Decision: Monte Carlo against the stated value (judge_mc_equal, judge_mc_upper_bound,
+//   ...); `edges`: the values the interval must not contain for that decision to be decided (samples_to_decide).
+// With an exact value (exact_vs_stated given, `exact` its value): the exact value decides; Monte Carlo through the
+// forward pass runs looks of doubling size from `first` up to ctx.samples, stopping at the first look (of at least
+// `min_samples` prompts) that places the exact value within the band, or that excludes it (an internal inconsistency:
+// the case is inconclusive, and says so). Without one: the same looks until Monte Carlo against the stated value is
+// decided (at least `min_samples` prompts) or ctx.samples, the cap, is spent; an undecided case gets
+// samples_to_decide. Every planned look shares alpha_case (Bonferroni over the looks), so the error rates hold
+// wherever a case stops.
+template <class Judge, class MakeWorker>
+EqualityOutcome exact_first_check(const SamplingPlan& ctx, double alpha_case, std::optional<Decision> exact_vs_stated,
+                                  std::optional<double> exact, Judge&& judge, const std::vector<double>& edges,
+                                  const Tolerance& tol, int dims, int component, std::uint64_t first,
+                                  MakeWorker&& make_worker, std::uint64_t min_samples = 16384) {
+  EqualityOutcome o;
+  const auto looks = sequential_looks(first, ctx.samples);
+  o.looks_planned = looks.size();
+  o.alpha_look = alpha_case / static_cast<double>(std::max<std::size_t>(looks.size(), 1));
+  o.exact_vs_stated = exact_vs_stated;
+  MonteCarlo mc(dims, ctx.threads);
+  for (std::uint64_t n : looks) {
+    mc.extend_to(n, make_worker);
+    ++o.looks_used;
+    o.mc = make_estimate(mc.total(), component, 1 - o.alpha_look);
+    o.mc_vs_stated = judge(o.mc, o.alpha_look);
+    if (exact) o.mc_vs_exact = judge_mc_equal(o.mc, *exact, tol, o.alpha_look);
+    if (exact && o.mc_vs_exact->verdict == Verdict::refuted) break;  // an internal inconsistency: no more is needed
+    const bool enough = mc.samples() >= min_samples;
+    if (exact && enough && o.mc_vs_exact->verdict == Verdict::confirmed) break;
+    if (!exact && enough && o.mc_vs_stated.verdict != Verdict::inconclusive) break;
+  }
+  o.total = mc.total();
+  o.verdict = combine_exact_first(o.exact_vs_stated, o.mc_vs_stated, o.mc_vs_exact);
+  if (!exact && o.verdict.verdict == Verdict::inconclusive) o.samples_to_decide = samples_to_decide(o.mc, edges, alpha_case, first);
   return o;
 }
 

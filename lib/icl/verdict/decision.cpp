@@ -55,6 +55,26 @@ Decision judge_mc_equal(const Estimate& e, double target, const Tolerance& tol, 
   return d;
 }
 
+// An undecided bound: the interval contains the edge of the tolerance band (bound + band for an upper bound,
+// bound - band for a lower one), not necessarily the bound itself; where the interval lies relative to the bound
+// is said as it is (wholly below, wholly above, or across it).
+static std::string undecided_bound_why(const Estimate& e, double bound, double band, bool upper) {
+  const double edge = upper ? bound + band : bound - band;
+  std::string where;
+  if (e.ci_high < bound)
+    where = "lies wholly below the bound";
+  else if (e.ci_low > bound)
+    where = "lies wholly above the bound";
+  else
+    where = "contains the bound";
+  if (band > 0)
+    return fmt::format("interval [{:.6g}, {:.6g}] {} {:.6g} and contains the edge {:.6g} of its tolerance (bound {} "
+                       "{:.3g}): too noisy to decide",
+                       e.ci_low, e.ci_high, where, bound, edge, upper ? "+" : "-", band);
+  return fmt::format("interval [{:.6g}, {:.6g}] contains the bound {:.6g}: too noisy to decide", e.ci_low, e.ci_high,
+                     bound);
+}
+
 Decision judge_mc_upper_bound(const Estimate& e, double bound, const Tolerance& tol, double alpha, double beta) {
   Decision d;
   d.band = tol.band(bound);
@@ -67,7 +87,7 @@ Decision judge_mc_upper_bound(const Estimate& e, double bound, const Tolerance& 
     d.why = fmt::format("interval [{:.6g}, {:.6g}] lies below the bound {:.6g} (+{:.3g})", e.ci_low, e.ci_high, bound, d.band);
   } else {
     d.verdict = Verdict::inconclusive;
-    d.why = fmt::format("interval [{:.6g}, {:.6g}] straddles the bound {:.6g}", e.ci_low, e.ci_high, bound);
+    d.why = undecided_bound_why(e, bound, d.band, true);
   }
   return d;
 }
@@ -84,7 +104,7 @@ Decision judge_mc_lower_bound(const Estimate& e, double bound, const Tolerance& 
     d.why = fmt::format("interval [{:.6g}, {:.6g}] lies above the bound {:.6g} (-{:.3g})", e.ci_low, e.ci_high, bound, d.band);
   } else {
     d.verdict = Verdict::inconclusive;
-    d.why = fmt::format("interval [{:.6g}, {:.6g}] straddles the bound {:.6g}", e.ci_low, e.ci_high, bound);
+    d.why = undecided_bound_why(e, bound, d.band, false);
   }
   return d;
 }
@@ -124,6 +144,55 @@ Decision combine_equality(const std::optional<Decision>& exact_vs_stated, const 
                         to_string(mc), mc_vs_stated.why);
   }
   return d;
+}
+
+Decision combine_exact_first(const std::optional<Decision>& exact_vs_stated, const Decision& mc_vs_stated,
+                             const std::optional<Decision>& mc_vs_exact) {
+  if (mc_vs_exact && mc_vs_exact->verdict == Verdict::refuted) {
+    Decision d = mc_vs_stated;
+    d.verdict = Verdict::inconclusive;
+    d.why = "INTERNAL INCONSISTENCY: Monte Carlo through the forward pass excludes the library's exact value (" +
+            mc_vs_exact->why + "); no verdict on the claim";
+    d.basis.clear();
+    return d;
+  }
+  if (!exact_vs_stated) {
+    Decision d = mc_vs_stated;
+    d.basis.clear();
+    if (d.verdict != Verdict::inconclusive) d.basis = {"mc_vs_stated"};
+    return d;
+  }
+  Decision d = *exact_vs_stated;
+  d.basis = {"exact_vs_stated"};
+  d.why = "exact: " + exact_vs_stated->why;
+  if (mc_vs_exact)
+    d.why += fmt::format("; Monte Carlo through the forward pass, checking the exact value: {} ({})",
+                         mc_vs_exact->verdict == Verdict::confirmed ? "within its band" : "does not exclude it",
+                         mc_vs_exact->why);
+  return d;
+}
+
+std::optional<std::uint64_t> samples_to_decide(const Estimate& e, const std::vector<double>& edges, double alpha_case,
+                                               std::uint64_t first) {
+  if (e.samples == 0 || !(e.ci_high > e.ci_low) || edges.empty()) return std::nullopt;
+  double dist = INFINITY;
+  for (double x : edges) dist = std::min(dist, std::abs(e.mean - x));
+  if (!(dist > 0)) return std::nullopt;
+  // half-width = z * sd / sqrt(N): the spread per prompt from the interval as it is.
+  const double z_now = normal_quantile(1 - (1 - e.confidence) / 2);
+  const double spread = 0.5 * (e.ci_high - e.ci_low) / z_now * std::sqrt(static_cast<double>(e.samples));
+  double n = static_cast<double>(e.samples);
+  for (int it = 0; it < 8; ++it) {
+    const double budget = std::min(n, 4.6e18);
+    const std::size_t looks = sequential_looks(first, static_cast<std::uint64_t>(budget)).size();
+    const double z = normal_quantile(1 - alpha_case / static_cast<double>(std::max<std::size_t>(looks, 1)) / 2);
+    const double next = std::pow(z * spread / dist, 2);
+    if (!(next < 4.6e18)) return std::nullopt;
+    if (next <= n + 1) break;  // n only grows (more looks, a wider interval), so this settles
+    n = next;
+  }
+  const auto chunks = static_cast<std::uint64_t>(std::ceil(n / 256.0)) + 1;  // strictly inside, not on the edge
+  return chunks * 256;
 }
 
 std::vector<std::uint64_t> sequential_looks(std::uint64_t first, std::uint64_t budget) {

@@ -24,6 +24,12 @@
 //     equality), "does not exclude" / "too noisy to decide" (inconclusive), "excludes" (refuted), or gives
 //     the difference ("equal to 1e-12"). Counts over cases come from the decisions themselves
 //     (report/quantities.hpp: tally_decisions).
+//  4. Where the library has the quantity exactly, the exact value decides (combine_exact_first): confirmed when it
+//     equals (or satisfies) the stated value within the floating-point tolerance, refuted otherwise; Monte Carlo
+//     through the forward pass then checks the exact engine, and excluding the exact value leaves the case
+//     inconclusive, flagged INTERNAL INCONSISTENCY (never a verdict on the formula). Without an exact value, Monte
+//     Carlo decides alone, in sequential looks up to a cap; an undecided case reports the sample count that would
+//     decide it (samples_to_decide).
 #pragma once
 #include "icl/montecarlo/statistics.hpp"
 
@@ -77,6 +83,20 @@ Decision judge_exact_equal(double exact, double target, const Tolerance& tol);
 // The decision's `basis` names "exact_vs_stated" and "mc_vs_stated" (decisions_json's names).
 Decision combine_equality(const std::optional<Decision>& exact_vs_stated, const Decision& mc_vs_stated,
                           const std::optional<Decision>& mc_vs_exact);
+
+// Rule 4 above: the exact value decides where there is one (basis "exact_vs_stated"), Monte Carlo excluding it is
+// an internal inconsistency (inconclusive, no basis); without one, mc_vs_stated decides (basis "mc_vs_stated").
+Decision combine_exact_first(const std::optional<Decision>& exact_vs_stated, const Decision& mc_vs_stated,
+                             const std::optional<Decision>& mc_vs_exact);
+
+// About how many prompts would decide an undecided Monte Carlo decision, extrapolated from the interval's half-width
+// at e.samples (half-width ~ 1/sqrt(samples), the mean and standard deviation held where they are): the interval
+// decides once it no longer contains any of `edges` (an equality: target -/+ band; a bound: bound +/- band). The
+// confidence is that of the sequential plan that would reach the count: alpha_case split over the looks
+// sequential_looks(first, count), so more looks, a slightly wider interval. Rounded up to a multiple of 256 (a Monte
+// Carlo chunk). nullopt when the mean sits on an edge (no sample size decides it) or the count passes 2^62.
+std::optional<std::uint64_t> samples_to_decide(const Estimate& e, const std::vector<double>& edges, double alpha_case,
+                                               std::uint64_t first);
 
 // Sequential sample sizes: first, 2*first, 4*first, ... up to budget (inclusive).
 std::vector<std::uint64_t> sequential_looks(std::uint64_t first, std::uint64_t budget);
