@@ -32,6 +32,12 @@
 //
 // At a reduced budget a significant reversal is reported as inconclusive (the reduced run does not re-run the
 // paper's experiment); at the paper's settings (--set steps=20000,batch=4000,trials=5 and L=2,4,6) it refutes.
+//
+// The deciding budget (--budget deciding; docs/budgets.md): the paper's d, L, n, dbar, linear depth and learning rate,
+// 1500 Adam steps of batch 64 and 2 trials. At the deciding and paper budgets parts a and b are decided on paired
+// test prompts (the same prompts of length n through both trained models of a trial, one-sided t on the per-prompt
+// differences at the comparison's alpha), confirmed only where every trial shows it (judge_paired_every_trial: an
+// intersection-union test); the quick and standard budgets keep the Welch t over the trials' mean losses.
 #include "claims/common/sja_training.hpp"
 #include "constructions/sja_appC.hpp"
 #include "constructions/sja_lower_bound.hpp"
@@ -199,28 +205,57 @@ void judge_single_block(ClaimRun& r, const Trained& t, double alpha) {
 
 // Parts a (linear worse than every bilinear model), b (improves with L), c (d = 4) and d (shorter test prompts give
 // higher loss) of one group.
+// Parts a and b at the deciding and paper budgets (docs/budgets.md, "Decision rules of the deciding budget"): per
+// trial on paired test prompts (the same prompts of length n through both trained models of the trial), one-sided at
+// the comparison's alpha, then confirmed only where every trial shows it (judge_paired_every_trial); a refutation
+// only at the paper's settings. At the quick and standard budgets: the Welch t over the trials' mean losses.
+bool paired_rule(const ClaimContext& ctx) { return ctx.budget == Budget::deciding || ctx.budget == Budget::paper; }
+
+constexpr int kMinPairedTrials = 2;
+
+Decision paired_decision(const ClaimContext& ctx, const Group& g, const std::vector<Estimate>& diffs, double alpha,
+                         const std::string& what) {
+  const bool paper_g = g.s.is_paper();
+  const std::string note = paper_g ? std::string("at the paper's settings")
+                                   : fmt::format("at the {} budget: {}", to_string(ctx.budget), g.s.differences());
+  return judge_paired_every_trial(diffs, alpha, kMinPairedTrials, paper_g, what, note);
+}
+
 void judge_group(ClaimRun& r, const Trained& t, double alpha) {
+  const ClaimContext& ctx = r.ctx();
   const Group& g = t.g;
   const bool paper_g = g.s.is_paper();
+  const bool paired = paired_rule(ctx);
+  const auto task = GaussianIclModel::from_task(PolynomialTask::quadratic(g.d), Eigen::MatrixXd::Identity(g.d, g.d));
   const TestLosses& lin = t.linear_loss.at(g.n);
   for (std::size_t i = 0; i < g.Ls.size(); ++i) {
     const TestLosses& bl = t.bl_loss[i].at(g.n);
-    const Decision dec = judge_less_over_trials(bl.means(), lin.means(), alpha, false, paper_g,
-                                               fmt::format("bilinear L={} below linear {} layers", g.Ls[i], g.linear_layers));
+    const std::string what = fmt::format("bilinear L={} below linear {} layers", g.Ls[i], g.linear_layers);
+    std::vector<Estimate> diffs;
+    if (paired) diffs = sja_train::paired_differences(ctx, t.bilinear[i], t.linear, task, g.dbar, g.n);
+    const Decision dec = paired ? paired_decision(ctx, g, diffs, alpha, what + " (paired test prompts, every trial)")
+                                : judge_less_over_trials(bl.means(), lin.means(), alpha, false, paper_g, what);
     auto p = base_params(g);
     p["L"] = g.Ls[i];
     p["comparison"] = "bilinear < linear";
-    put(r, sja_train::comparison_case(p, "a", "bilinear_below_linear", dec, alpha, "bilinear", bl, "linear", lin));
+    CaseJson j = sja_train::comparison_case(p, "a", "bilinear_below_linear", dec, alpha, "bilinear", bl, "linear", lin);
+    if (paired) j.field("paired_difference_per_trial", sja_train::paired_json(diffs));
+    put(r, std::move(j));
   }
   for (std::size_t i = 1; i < g.Ls.size(); ++i) {
     const TestLosses& lo = t.bl_loss[i].at(g.n);
     const TestLosses& hi = t.bl_loss[i - 1].at(g.n);
-    const Decision dec = judge_less_over_trials(lo.means(), hi.means(), alpha, false, paper_g,
-                                               fmt::format("bilinear L={} below L={}", g.Ls[i], g.Ls[i - 1]));
+    const std::string what = fmt::format("bilinear L={} below L={}", g.Ls[i], g.Ls[i - 1]);
+    std::vector<Estimate> diffs;
+    if (paired) diffs = sja_train::paired_differences(ctx, t.bilinear[i], t.bilinear[i - 1], task, g.dbar, g.n);
+    const Decision dec = paired ? paired_decision(ctx, g, diffs, alpha, what + " (paired test prompts, every trial)")
+                                : judge_less_over_trials(lo.means(), hi.means(), alpha, false, paper_g, what);
     auto p = base_params(g);
     p["L"] = g.Ls[i];
     p["comparison"] = fmt::format("L={} < L={}", g.Ls[i], g.Ls[i - 1]);
-    put(r, sja_train::comparison_case(p, "b", "deeper_below_shallower", dec, alpha, "deeper", lo, "shallower", hi));
+    CaseJson j = sja_train::comparison_case(p, "b", "deeper_below_shallower", dec, alpha, "deeper", lo, "shallower", hi);
+    if (paired) j.field("paired_difference_per_trial", sja_train::paired_json(diffs));
+    put(r, std::move(j));
   }
   if (g.d == 4 && !g.Ls.empty()) judge_single_block(r, t, alpha);
   for (std::size_t i = 0; i < g.Ls.size(); ++i) {
@@ -398,15 +433,15 @@ const RegisterClaim reg{with_table(Claim{
     "6-layer linear Transformer is significantly worse than every trained 2L-layer bilinear Transformer (L in {2, 4, 6}); "
     "bilinear loss improves with L; at d = 4 deep bilinear models beat the single-block limit of Remark 1; test loss rises "
     "for shorter test prompts; the first 2l layers behave as l block-coordinate-descent steps.",
-    {with_paper(ParamSpec{"d", {4}, {4}, 1, 6, true, "input dimension (paper {3, 4}; d = 4 is the case with more features than dbar)"}, {3, 4}),
-     with_paper(ParamSpec{"L", {2, 4}, {1, 2}, 1, 8, true, "bilinear blocks (2L layers; paper {2, 4, 6})"}, {2, 4, 6}),
-     with_paper(ParamSpec{"n", {200}, {40}, 2, 2000, true, "training prompt length (paper 200); test lengths n/4, n/2, n"}, {200}),
-     with_paper(ParamSpec{"dbar", {12}, {12}, 2, 40, true, "embedding width (paper 12)"}, {12}),
-     with_paper(ParamSpec{"linear_layers", {6}, {2}, 1, 12, true, "layers of the linear Transformer (paper 6)"}, {6}),
-     with_paper(ParamSpec{"steps", {200}, {40}, 1, 1e6, true, "Adam steps (paper 20000)"}, {20000}),
-     with_paper(ParamSpec{"batch", {200}, {64}, 1, 1e6, true, "prompts per step, fresh every step (paper 4000)"}, {4000}),
-     with_paper(ParamSpec{"trials", {3}, {3}, 2, 20, true, "training runs per model (paper 5)"}, {5}),
-     with_paper(ParamSpec{"lr", {1e-3}, {1e-3}, 1e-6, 1, false, "Adam learning rate (paper 1e-3)"}, {1e-3})},
+    {with_deciding(with_paper(ParamSpec{"d", {4}, {4}, 1, 6, true, "input dimension (paper {3, 4}; d = 4 is the case with more features than dbar)"}, {3, 4}), {3, 4}),
+     with_deciding(with_paper(ParamSpec{"L", {2, 4}, {1, 2}, 1, 8, true, "bilinear blocks (2L layers; paper {2, 4, 6})"}, {2, 4, 6}), {2, 4, 6}),
+     with_deciding(with_paper(ParamSpec{"n", {200}, {40}, 2, 2000, true, "training prompt length (paper 200); test lengths n/4, n/2, n"}, {200}), {200}),
+     with_deciding(with_paper(ParamSpec{"dbar", {12}, {12}, 2, 40, true, "embedding width (paper 12)"}, {12}), {12}),
+     with_deciding(with_paper(ParamSpec{"linear_layers", {6}, {2}, 1, 12, true, "layers of the linear Transformer (paper 6)"}, {6}), {6}),
+     with_deciding(with_paper(ParamSpec{"steps", {200}, {40}, 1, 1e6, true, "Adam steps (paper 20000; deciding 1500, from the pilots in bench/deciding_pilots.md)"}, {20000}), {1500}),
+     with_deciding(with_paper(ParamSpec{"batch", {200}, {64}, 1, 1e6, true, "prompts per step, fresh every step (paper 4000)"}, {4000}), {64}),
+     with_deciding(with_paper(ParamSpec{"trials", {3}, {3}, 2, 20, true, "training runs per model (paper 5)"}, {5}), {2}),
+     with_deciding(with_paper(ParamSpec{"lr", {1e-3}, {1e-3}, 1e-6, 1, false, "Adam learning rate (paper 1e-3)"}, {1e-3}), {1e-3})},
     2000,
     256,
     [](const Case& c, int threads) {

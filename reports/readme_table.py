@@ -16,6 +16,10 @@ Without --binary the claims are those with a report in DIR (default: reports/lat
 --binary, `PATH list` adds every registered claim without a report, as "no report". The order is always the same: by paper (sja, acds, zfb, xlssc, then any other prefix),
 then by claim ID with numbers compared as numbers (sja.thm2 before sja.thm5, sja.lemma3 before sja.lemma12).
 
+Each claim's row (verdict, class, budget, key result) comes from its report at the strongest budget committed:
+reports/paper/ (run mode paper), else reports/deciding/ (run mode deciding), else reports/latest/; the budget cell
+names it, and the tally counts the rows.
+
 The paper budget (claims that train models): the measured cost of the paper's own settings on one machine, in
 core-hours, from reports/paper/estimates.json (written by reports/paper_estimates.py from `icl-verify run CLAIM
 --budget paper --estimate`), and the verdict of a paper-budget run where reports/paper/ holds one.
@@ -39,6 +43,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 DEFAULT_REPORTS = os.path.join(ROOT, "reports", "latest")
 DEFAULT_PAPER = os.path.join(ROOT, "reports", "paper")
+DEFAULT_DECIDING = os.path.join(ROOT, "reports", "deciding")
+# The budgets a row may come from, strongest first: a claim's row shows the report of the strongest budget with a
+# committed report (reports/paper, then reports/deciding, then the standard run in reports/latest).
+BUDGET_RANK = {"paper": 0, "deciding": 1}
 BEGIN = "<!-- verdicts:begin -->"
 END = "<!-- verdicts:end -->"
 # The one-line tally near the top of the README (optional: written where these markers are).
@@ -200,7 +208,9 @@ def cell(text):
     return text.replace("|", "\\|").replace("*", "\\*").replace("\n", " ")
 
 
-def verdict_cell(report):
+def verdict_cell(report, weaker=()):
+    """The verdict, with the parts that fail or hold; `weaker`: reports of the same claim at weaker budgets, whose
+    confirmed parts this report leaves undecided are named with their budget ("c confirmed at standard")."""
     verdict = report.get("verdict", "?")
     parts = report.get("parts") or []
     shown = f"**{verdict}**" if verdict == "refuted" else verdict
@@ -211,8 +221,16 @@ def verdict_cell(report):
                 shown += f" (part{'s' if len(bad) > 1 else ''} {', '.join(bad)})"
         elif verdict == "inconclusive":
             good = [p["id"] for p in parts if p.get("verdict") == "confirmed"]
-            if good:
-                shown += f" ({', '.join(good)} confirmed)"
+            undecided = {p["id"] for p in parts if p.get("verdict") == "inconclusive"}
+            extra = []
+            for w in weaker:
+                held = [p["id"] for p in w.get("parts") or [] if p.get("verdict") == "confirmed" and p["id"] in undecided]
+                undecided -= set(held)
+                if held:
+                    extra.append(f"{', '.join(held)} confirmed at {w.get('run_mode', '?')}")
+            inner = ([f"{', '.join(good)} confirmed"] if good else []) + extra
+            if inner:
+                shown += f" ({'; '.join(inner)})"
     return shown
 
 
@@ -354,9 +372,35 @@ def read_paper(paper_dir):
     return estimates, reports
 
 
-def table(reports_dir, binary=None, paper_dir=DEFAULT_PAPER, reports=None):
-    """The verdict table of the reports in reports_dir (`reports`: those already read from it)."""
+def read_budget(folder, mode):
+    """The reports of `folder` whose run mode is `mode` (none where the folder does not exist)."""
+    reports = read_reports(folder) if folder and os.path.isdir(folder) else {}
+    return {c: r for c, r in reports.items() if r.get("run_mode") == mode}
+
+
+def strongest(reports, paper_dir=DEFAULT_PAPER, deciding_dir=DEFAULT_DECIDING):
+    """Per claim, the report of the strongest budget committed: paper, else deciding, else the one in `reports`."""
+    out = dict(reports)
+    for c, r in read_budget(deciding_dir, "deciding").items():
+        out[c] = r
+    for c, r in read_budget(paper_dir, "paper").items():
+        out[c] = r
+    return out
+
+
+def table(reports_dir, binary=None, paper_dir=DEFAULT_PAPER, reports=None, deciding_dir=DEFAULT_DECIDING):
+    """The verdict table of the reports in reports_dir (`reports`: those already read from it), each claim's row from
+    its strongest committed budget (strongest())."""
     reports = read_reports(reports_dir) if reports is None else reports
+    base = reports
+    reports = strongest(reports, paper_dir, deciding_dir)
+    deciding_reports = read_budget(deciding_dir, "deciding")
+
+    def weaker(claim):
+        """The claim's reports at the budgets below its row's, strongest first."""
+        row = reports[claim]
+        out = [r for r in (deciding_reports.get(claim), base.get(claim)) if r is not None and r is not row]
+        return out if row.get("run_mode") == "paper" else [r for r in out if r.get("run_mode") != "deciding"]
     estimates, paper_reports = read_paper(paper_dir)
     if not reports:
         raise SystemExit(f"readme_table: no JSON reports in {reports_dir}")
@@ -366,13 +410,18 @@ def table(reports_dir, binary=None, paper_dir=DEFAULT_PAPER, reports=None):
     for claim in sorted(set(reports) | set(missing), key=natural_key):
         if claim in reports:
             r = reports[claim]
-            lines.append(f"| `{claim}` | {verdict_cell(r)} | {cell(class_cell(r))} | {cell(budget_cell(r))} | "
+            lines.append(f"| `{claim}` | {verdict_cell(r, weaker(claim))} | {cell(class_cell(r))} | {cell(budget_cell(r))} | "
                          f"{cell(paper_cell(claim, estimates, paper_reports))} | {cell(key_cell(r))} |")
         else:
             lines.append(f"| `{claim}` | {missing[claim]} |  |  | {cell(paper_cell(claim, estimates, paper_reports))} |  |")
     rel = os.path.relpath(os.path.abspath(reports_dir), ROOT)
     lines.append("")
-    lines.append(f"From `{rel}/`: {footer(reports)} "
+    stronger = sorted((c for c in reports if reports[c] is not base.get(c)), key=natural_key)
+    from_text = f"From `{rel}/`"
+    if stronger:
+        from_text += (f" ({', '.join(f'`{c}`' for c in stronger)} from the strongest committed budget: "
+                      f"reports/paper/, else reports/deciding/)")
+    lines.append(f"{from_text}: {footer(reports)} "
                  f"Generated by `python3 reports/readme_table.py --write README.md`.")
     if estimates:
         machines = sorted({str(e.get("machine", "?")).split(", loaded")[0] for e in estimates.values()})
@@ -407,14 +456,14 @@ def tally(reports):
             f"[the table](#what-it-found).\n")
 
 
-def render(text, reports_dir, binary=None, paper_dir=DEFAULT_PAPER):
+def render(text, reports_dir, binary=None, paper_dir=DEFAULT_PAPER, deciding_dir=DEFAULT_DECIDING):
     """The README with its verdict table (and its tally line, where it has the markers) regenerated; None when the
     verdict table's markers are missing."""
     reports = read_reports(reports_dir)
-    new = replace_between_markers(text, table(reports_dir, binary, paper_dir, reports))
+    new = replace_between_markers(text, table(reports_dir, binary, paper_dir, reports, deciding_dir))
     if new is None:
         return None
-    with_tally = replace_between_markers(new, tally(reports), TALLY_BEGIN, TALLY_END)
+    with_tally = replace_between_markers(new, tally(strongest(reports, paper_dir, deciding_dir)), TALLY_BEGIN, TALLY_END)
     return with_tally if with_tally is not None else new
 
 
@@ -423,14 +472,15 @@ def main(argv=None):
     ap.add_argument("--reports", default=DEFAULT_REPORTS, help="report folder (default reports/latest)")
     ap.add_argument("--binary", help="icl-verify, to list catalogued claims without a report")
     ap.add_argument("--paper", default=DEFAULT_PAPER, help="paper-budget folder (default reports/paper)")
+    ap.add_argument("--deciding", default=DEFAULT_DECIDING, help="deciding-budget folder (default reports/deciding)")
     ap.add_argument("--write", metavar="README", help="replace the table between the markers in this file")
     args = ap.parse_args(argv)
     if not args.write:
-        sys.stdout.write(table(args.reports, args.binary, args.paper))
+        sys.stdout.write(table(args.reports, args.binary, args.paper, deciding_dir=args.deciding))
         return 0
     with open(args.write, encoding="utf-8") as f:
         text = f.read()
-    new = render(text, args.reports, args.binary, args.paper)
+    new = render(text, args.reports, args.binary, args.paper, args.deciding)
     if new is None:
         print(f"readme_table: {args.write} has no '{BEGIN}' ... '{END}' markers", file=sys.stderr)
         return 2

@@ -127,6 +127,39 @@ TestLosses test_losses(const ClaimContext& ctx, const Model& model, const Gaussi
   return t;
 }
 
+std::vector<Estimate> paired_differences(const ClaimContext& ctx, const Model& lower, const Model& higher,
+                                         const GaussianIclModel& task, int dbar, int n_test) {
+  const learn::PromptSource src = learn::gaussian_prompts(task, sja_shape(task.d, dbar, n_test));
+  const std::uint64_t purpose = ctx.purpose(fmt::format("test/n={}", n_test));
+  std::vector<Estimate> out;
+  const std::size_t T = std::min(lower.runs.size(), higher.runs.size());
+  for (std::size_t k = 0; k < T; ++k) {
+    Estimate e;
+    e.mean = e.ci_low = e.ci_high = e.stderr_ = e.sd = NAN;
+    if (lower.runs[k].ok() && higher.runs[k].ok() && lower.seeds[k] == higher.seeds[k]) {
+      const learn::Network a = lower.params.network(lower.runs[k].theta), b = higher.params.network(higher.runs[k].theta);
+      e = learn::mc_loss_difference(a, b, src, learn::LossSpec::sja(), lower.seeds[k], purpose,
+                                    std::max<std::uint64_t>(ctx.samples, 256), ctx.threads);
+      if (!std::isfinite(e.mean) || !std::isfinite(e.stderr_)) e.mean = e.ci_low = e.ci_high = e.stderr_ = e.sd = NAN;
+    }
+    out.push_back(e);
+  }
+  return out;
+}
+
+nlohmann::ordered_json paired_json(const std::vector<Estimate>& d) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::array();
+  for (const auto& e : d) {
+    if (!std::isfinite(e.mean)) {
+      j.push_back(nullptr);
+      continue;
+    }
+    j.push_back({{"mean", e.mean}, {"stderr", e.stderr_}, {"ci_low", e.ci_low}, {"ci_high", e.ci_high},
+                 {"confidence", e.confidence}, {"samples", e.samples}});
+  }
+  return j;
+}
+
 nlohmann::ordered_json losses_json(const TestLosses& t) {
   nlohmann::ordered_json j;
   j["n_test"] = t.n_test;

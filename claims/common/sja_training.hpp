@@ -85,6 +85,15 @@ TestLosses test_losses(const ClaimContext& ctx, const Model& model, const Gaussi
 
 // Comparisons over trials: verdict/over_trials.hpp judge_less_over_trials.
 
+// Paired test prompts: per trial k, the mean over the SAME test prompts of length n_test (stream (seed + k,
+// purpose("test/n=<n_test>")), the prompts test_losses uses) of lower's loss minus higher's loss, trial k of both
+// models, with its Student-t interval (learn::mc_loss_difference); NaN where either trial did not finish. Decided with
+// verdict/over_trials.hpp judge_paired_every_trial.
+std::vector<Estimate> paired_differences(const ClaimContext& ctx, const Model& lower, const Model& higher,
+                                         const GaussianIclModel& task, int dbar, int n_test);
+// The per-trial paired differences as a report field: [{mean, stderr, ci_low, ci_high, samples} or null].
+nlohmann::ordered_json paired_json(const std::vector<Estimate>& d);
+
 // The quantity `mc`: the first finished trial's Monte Carlo test loss (none when no trial finished).
 void first_trial_mc(CaseJson& j, const TestLosses& t);
 // The quantity `name`: over at least 2 finished trials, the mean test loss with its two-sided Student-t interval over

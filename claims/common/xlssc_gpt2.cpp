@@ -402,6 +402,62 @@ TrainRun train(const ModelSpec& s, const TrainSettings& ts, std::uint64_t seed, 
   return r;
 }
 
+namespace {
+// One prompt's squared errors at k = 0..D (out[0..D]) and their mean (out[D+1]), as loss_by_examples reads them.
+void prompt_errors(const Network& net, const ModelSpec& s, const MatrixXd& Z, const VectorXd& y, Tape& tape,
+                   MatrixXd& Zk, double* out) {
+  const int K = s.D + 1;
+  if (s.mask) {
+    const MatrixXd& o = forward(net, Z, tape);
+    for (int k = 0; k < K; ++k) {
+      const double e = o(0, 2 * k) - y[k];
+      out[k] = e * e;
+    }
+  } else {
+    for (int k = 0; k < K; ++k) {
+      Zk = Z.leftCols(2 * k + 1);
+      const MatrixXd& o = forward(net, Zk, tape);
+      const double e = o(0, 2 * k) - y[k];
+      out[k] = e * e;
+    }
+  }
+  double mean = 0;
+  for (int k = 0; k < K; ++k) mean += out[k];
+  out[K] = mean / K;
+}
+}  // namespace
+
+Estimate paired_by_examples(const Network& net_a, const ModelSpec& sa, int ka, const Network& net_b,
+                            const ModelSpec& sb, int kb, std::uint64_t seed, std::uint64_t purpose,
+                            std::uint64_t samples, int threads, double confidence) {
+  if (sa.d != sb.d || sa.D != sb.D) throw std::invalid_argument("paired_by_examples: the two models' d and D differ");
+  if (ka < 0 || ka > sa.D + 1 || kb < 0 || kb > sb.D + 1) throw std::invalid_argument("paired_by_examples: k in 0..D+1");
+  const bool same = &net_a == &net_b && sa.mask == sb.mask;
+  MonteCarlo mc(1, threads);
+  mc.extend_to(samples, [&] {
+    struct W {
+      Tape tape;
+      MatrixXd Z, Zk;
+      VectorXd y;
+      std::vector<double> a, b;
+    };
+    auto w = std::make_shared<W>();
+    w->a.resize(static_cast<std::size_t>(sa.D + 2));
+    w->b.resize(static_cast<std::size_t>(sb.D + 2));
+    return [&, w, same](std::uint64_t i, double* out) {
+      draw_prompt(sa.d, sa.D, seed, purpose, i, w->Z, w->y);
+      prompt_errors(net_a, sa, w->Z, w->y, w->tape, w->Zk, w->a.data());
+      const std::vector<double>* b = &w->a;
+      if (!same) {
+        prompt_errors(net_b, sb, w->Z, w->y, w->tape, w->Zk, w->b.data());
+        b = &w->b;
+      }
+      out[0] = w->a[static_cast<std::size_t>(ka)] - (*b)[static_cast<std::size_t>(kb)];
+    };
+  });
+  return make_estimate(mc.total(), 0, confidence);
+}
+
 std::vector<Estimate> loss_by_examples(const Network& net, const ModelSpec& s, std::uint64_t seed,
                                        std::uint64_t purpose, std::uint64_t samples, int threads, double confidence) {
   const int K = s.D + 1;

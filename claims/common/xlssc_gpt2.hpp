@@ -134,4 +134,14 @@ std::vector<Estimate> loss_by_examples(const Network& net, const ModelSpec& s, s
                                        std::uint64_t purpose, std::uint64_t samples, int threads,
                                        double confidence = 0.99);
 
+// Paired on the prompts of loss_by_examples (the same stream (seed, purpose), prompts 0..samples-1 rounded up to the
+// Monte Carlo chunk): per prompt, network a's value minus network b's, where a value is the squared error at k
+// examples (k in 0..D) or, for k = D+1, the mean over k = 0..D of that prompt's squared errors; the Student-t estimate
+// of the mean difference at `confidence`. a and b may be the same network (k = D against k = 0: does it learn in
+// context, on the same prompts?) or two models of one trial (the same test prompts through both); their d and D must
+// agree. The same numbers for any thread count.
+Estimate paired_by_examples(const Network& net_a, const ModelSpec& sa, int ka, const Network& net_b,
+                            const ModelSpec& sb, int kb, std::uint64_t seed, std::uint64_t purpose,
+                            std::uint64_t samples, int threads, double confidence = 0.99);
+
 }  // namespace icl::xlssc_gpt2

@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -88,6 +89,7 @@ TEST_CASE("regression: sja.fig1 --quick (linear and dense bilinear training)") {
     CHECK(c["decisions"].contains("more_blocks_lower_loss"));
   }
   CHECK(e_cases == 1);  // L in {1, 2} at --quick: one step, 2 -> 4 layers
+  for (const auto& c : j["cases"]) CHECK_FALSE(c.contains("paired_difference_per_trial"));  // the Welch rule at --quick
   // Part c is judged against the exact single-block infimum at d = 4, with Remark 1's stated 3 beside it.
   bool c_case = false;
   for (const auto& c : j["cases"]) {
@@ -98,6 +100,41 @@ TEST_CASE("regression: sja.fig1 --quick (linear and dense bilinear training)") {
     CHECK(c["quantities"]["E_y2"]["value"].get<double>() == doctest::Approx(23.0));
   }
   CHECK(c_case);
+}
+
+TEST_CASE("regression: sja.fig1 at the deciding budget decides parts a and b on paired test prompts (small settings)") {
+  icl::test::TempDir tmp;
+  const auto out = tmp.path / "out";
+  const auto r = icl::test::run_cli("run sja.fig1 --budget deciding --set d=4 --set L=1,2 --set n=40 --set linear_layers=2 "
+                                    "--set steps=40 --set batch=64 --set trials=2 --samples 256 --threads 2 --out " +
+                                        out.string(),
+                                    tmp.path, tmp.path);
+  INFO(r.err);
+  REQUIRE(r.status <= 1);
+  std::ifstream f(out / "sja.fig1.json");
+  const nlohmann::json j = nlohmann::json::parse(f);
+  CHECK(j["budget"] == "deciding");
+  CHECK(j["run_mode"] == "custom");
+  CHECK(j["verdict"] != "refuted");  // a reduced budget never refutes
+  int paired = 0;
+  for (const auto& c : j["cases"]) {
+    const bool ab = c["part"] == "a" || c["part"] == "b";
+    CHECK(c.contains("paired_difference_per_trial") == ab);
+    if (!ab) continue;
+    ++paired;
+    REQUIRE(c["paired_difference_per_trial"].size() == 2);  // one per trial
+    CHECK(c["evidence"].get<std::string>().find("paired test prompts") != std::string::npos);
+    // The paired difference is the difference of the two sides' per-trial losses on the same prompts.
+    const std::string lo = c["part"] == "a" ? "bilinear_test_loss" : "deeper_test_loss";
+    const std::string hi = c["part"] == "a" ? "linear_test_loss" : "shallower_test_loss";
+    for (int k = 0; k < 2; ++k) {
+      const auto& e = c["paired_difference_per_trial"][k];
+      if (e.is_null()) continue;
+      CHECK(e["mean"].get<double>() == doctest::Approx(c[lo]["per_trial"][k]["mean"].get<double>() -
+                                                       c[hi]["per_trial"][k]["mean"].get<double>()).epsilon(1e-9));
+    }
+  }
+  CHECK(paired == 3);  // a: L = 1, 2; b: 2 < 1
 }
 
 TEST_CASE("regression: sja.fig2 --quick (dense and sparse bilinear training)") {

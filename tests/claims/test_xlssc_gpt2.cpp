@@ -11,6 +11,8 @@
 
 #include <doctest/doctest.h>
 
+#include <fstream>
+
 #include <cmath>
 #include <string>
 #include <vector>
@@ -279,6 +281,30 @@ TEST_CASE("xlssc gpt2: training is the same bit for bit on 1 and 2 threads, and 
   for (std::size_t k = 0; k < e1.size(); ++k) CHECK(e1[k].mean == e2[k].mean);
 }
 
+TEST_CASE("xlssc gpt2: paired_by_examples runs both sides on the same prompts (issue 43)") {
+  ModelSpec s = variants()[6];
+  xlssc_gpt2::TrainSettings ts;
+  ts.steps = 4;
+  ts.batch = 20;
+  ts.learning_rate = 3e-3;
+  ts.curve_points = 2;
+  const auto ra = xlssc_gpt2::train(s, ts, 7, 8, 9), rb = xlssc_gpt2::train(s, ts, 8, 8, 9);
+  Network a = xlssc_gpt2::build(s), b = xlssc_gpt2::build(s);
+  xlssc_gpt2::unpack(ra.theta, a);
+  xlssc_gpt2::unpack(rb.theta, b);
+  const auto ea = xlssc_gpt2::loss_by_examples(a, s, 3, 4, 256, 2), eb = xlssc_gpt2::loss_by_examples(b, s, 3, 4, 256, 2);
+  // One network, k = D against k = 0: the difference of its curve's ends, per prompt.
+  const Estimate q0 = xlssc_gpt2::paired_by_examples(a, s, s.D, a, s, 0, 3, 4, 256, 2);
+  CHECK(q0.mean == doctest::Approx(ea[static_cast<std::size_t>(s.D)].mean - ea[0].mean).epsilon(1e-12));
+  CHECK(q0.samples == 256);
+  CHECK(xlssc_gpt2::paired_by_examples(a, s, 2, a, s, 2, 3, 4, 256, 2).mean == 0.0);
+  // Two networks on the same prompts: the difference of their means over k.
+  const Estimate ab = xlssc_gpt2::paired_by_examples(a, s, s.D + 1, b, s, s.D + 1, 3, 4, 256, 1);
+  CHECK(ab.mean == doctest::Approx(ea.back().mean - eb.back().mean).epsilon(1e-12));
+  CHECK(xlssc_gpt2::paired_by_examples(a, s, s.D + 1, b, s, s.D + 1, 3, 4, 256, 2).mean == ab.mean);  // any threads
+  CHECK_THROWS(xlssc_gpt2::paired_by_examples(a, s, s.D + 2, b, s, 0, 3, 4, 256, 1));
+}
+
 TEST_CASE("xlssc gpt2: warm-up and the curricula (bench-xlssc-train's options): off changes nothing, on is used") {
   // draw_prompt's `active`: the same draws with x's last coordinates 0, y from the kept ones.
   MatrixXd Z, Za;
@@ -349,6 +375,38 @@ TEST_CASE("regression: xlssc.fig2 --quick (seven GPT-2-style models, parts a-e j
   INFO(e.err);
   REQUIRE(e.status == 0);
   CHECK(e.out.find("14 training runs, 210 steps") != std::string::npos);
+}
+
+TEST_CASE("regression: xlssc.fig2 at the deciding budget: the control alone, part b paired, fails parts undecided") {
+  icl::test::TempDir tmp;
+  const auto out = tmp.path / "out";
+  const auto r = icl::test::run_cli("run xlssc.fig2 --budget deciding --set p=8 --set heads=2 --set D=5 --set steps=15 "
+                                    "--set batch=16 --samples 256 --threads 2 --out " + out.string(),
+                                    tmp.path, tmp.path);
+  INFO(r.err);
+  REQUIRE(r.status <= 1);
+  std::ifstream f(out / "xlssc.fig2.json");
+  const nlohmann::json j = nlohmann::json::parse(f);
+  CHECK(j["budget"] == "deciding");
+  CHECK(j["verdict"] != "refuted");
+  int trained = 0;
+  for (const auto& m : j["models"]) trained += m["runs"].empty() ? 0 : 1;
+  CHECK(trained == 1);  // models = 1 at the deciding budget: the positive control
+  CHECK(j["training"]["paper_settings_differences"].get<std::string>().find("only the positive control") != std::string::npos);
+  int b = 0;
+  for (const auto& c : j["cases"]) {
+    CAPTURE(c.dump());
+    if (c["part"] == "b") {
+      ++b;
+      REQUIRE(c["paired_difference_per_trial"].size() == 2);
+      CHECK(c["decisions"].contains("two_layer_mask_learns_in_context"));
+    } else {
+      CHECK(c["verdict"] == "inconclusive");  // a, c, d: fails, below the paper budget; e: not trained
+    }
+    if (c["part"] == "a" || c["part"] == "c" || c["part"] == "d")
+      CHECK(c["evidence"].get<std::string>().find("not trained at this budget") != std::string::npos);
+  }
+  CHECK(b == 1);  // the fail level 1/2 is not a case at the deciding budget
 }
 
 }  // namespace test_xlssc_gpt2

@@ -45,6 +45,46 @@ TEST_CASE("budgets: a parameter's values under each budget; samples per budget")
   CHECK_THROWS_AS(icl::budget_from_name("fast"), std::invalid_argument);
 }
 
+TEST_CASE("budgets: the deciding budget keeps the paper's model settings and reduces the training (issue 43)") {
+  CHECK(icl::budget_from_name("deciding") == icl::Budget::deciding);
+  CHECK(std::string(icl::to_string(icl::Budget::deciding)) == "deciding");
+  // A parameter without deciding values: its standard values (what a claim declaring none runs).
+  icl::ParamSpec plain{"x", {1, 2}, {1}, 1, 9, true, "a parameter without deciding values"};
+  CHECK(icl::grid(plain, icl::Budget::deciding) == plain.defaults);
+  const icl::ParamSpec dec = icl::with_deciding(icl::with_paper(plain, {5}), {3});
+  CHECK(icl::grid(dec, icl::Budget::deciding) == std::vector<double>{3});
+  CHECK(icl::grid(dec, icl::Budget::paper) == std::vector<double>{5});
+  CHECK(icl::grid(dec, icl::Budget::standard) == plain.defaults);
+  icl::Claim k;
+  k.default_samples = 100;
+  k.params = {plain};
+  CHECK_FALSE(k.has_deciding());
+  CHECK(k.samples(icl::Budget::deciding) == 100);
+  k.deciding_samples = 700;
+  CHECK(k.samples(icl::Budget::deciding) == 700);
+  k.params = {dec};
+  CHECK(k.has_deciding());
+  // The two claims that declare a deciding budget: every model setting at the paper's value, the training reduced.
+  for (const char* id : {"sja.fig1", "xlssc.fig2"}) {
+    const icl::Claim* c = icl::find_claim(id);
+    REQUIRE(c != nullptr);
+    CHECK(c->has_deciding());
+    for (const auto& p : c->params) {
+      CAPTURE(id);
+      CAPTURE(p.name);
+      const bool training = p.name == "steps" || p.name == "batch" || p.name == "trials" || p.name == "lr" ||
+                            p.name == "models";
+      if (!training) CHECK(icl::grid(p, icl::Budget::deciding) == icl::grid(p, icl::Budget::paper));
+      if (p.name == "steps") CHECK(icl::grid(p, icl::Budget::deciding).front() < icl::grid(p, icl::Budget::paper).front());
+    }
+  }
+  // A claim that declares none runs its standard values under --budget deciding.
+  const icl::Claim* thm2 = icl::find_claim("sja.thm2");
+  REQUIRE(thm2 != nullptr);
+  CHECK_FALSE(thm2->has_deciding());
+  for (const auto& p : thm2->params) CHECK(icl::grid(p, icl::Budget::deciding) == p.defaults);
+}
+
 TEST_CASE("budgets: run options decide the budget, the run mode and the default folder") {
   icl::RunOptions o;
   o.claims = {"acds.exp43"};
@@ -64,6 +104,16 @@ TEST_CASE("budgets: run options decide the budget, the run mode and the default 
   CHECK(icl::run_mode_of(o) == "custom");  // the paper budget with a setting changed is not the paper's
   o.budget = "quick";
   CHECK(icl::run_mode_of(o) == "quick");   // a quick run stays quick
+  o.sets.clear();
+  o.budget = "deciding";
+  CHECK(icl::run_budget(o) == icl::Budget::deciding);
+  CHECK(icl::run_mode_of(o) == "deciding");
+  CHECK(icl::default_out_folder(o, 1) == std::string("reports/deciding"));
+  CHECK_FALSE(icl::standard_budget(o));
+  o.sets = {"trials=2"};
+  CHECK(icl::run_mode_of(o) == "custom");
+  o.quick = true;
+  CHECK_THROWS_AS(icl::run_budget(o), icl::UsageError);  // --quick with --budget deciding
 }
 
 TEST_CASE("budgets: list shows each budget's values; a bad --budget is refused; --estimate writes nothing") {
@@ -73,6 +123,16 @@ TEST_CASE("budgets: list shows each budget's values; a bad --budget is refused; 
   CAPTURE(l.out);
   CHECK(std::regex_search(l.out, std::regex(R"(batch .*default 1000; --quick 300; --budget paper 20000)")));
   CHECK(std::regex_search(l.out, std::regex(R"(steps .*--budget paper 5000.*our choice)")));
+
+  // list shows the deciding values, and says when a claim declares none.
+  const CliResult ld = run_cli("list sja.fig1", work.path, capture.path);
+  CHECK(ld.status == 0);
+  CAPTURE(ld.out);
+  CHECK(std::regex_search(ld.out, std::regex(R"(steps .*default 200; --quick 40; --budget deciding 1500; --budget paper 20000)")));
+  CHECK(std::regex_search(ld.out, std::regex(R"(d .*--budget deciding 3,4; --budget paper 3,4)")));
+  CHECK(ld.out.find("deciding budget (--budget deciding): the values above") != std::string::npos);
+  const CliResult ln = run_cli("list sja.thm2", work.path, capture.path);
+  CHECK(ln.out.find("deciding budget (--budget deciding): none declared; it runs the standard values") != std::string::npos);
 
   const CliResult bad = run_cli("run acds.exp43 --budget fast", work.path, capture.path);
   CHECK(bad.status == 2);

@@ -2,6 +2,7 @@
 // weights bit for bit at 1, 2 and 3 threads; diverging runs end as a clean status with the last finite
 // weights; L-BFGS reaches a stationary point of a fixed minibatch; the report block and the curve figure.
 #include "icl/learn/forms.hpp"
+#include "icl/learn/objective.hpp"
 #include "icl/learn/trainer.hpp"
 #include "icl/model/gaussian_model.hpp"
 
@@ -62,6 +63,25 @@ TEST_CASE("learn: a short training run lowers the held-out loss for every model 
                   LossSpec::sja(), short_run(0.02, 80), 0.2, 0.8);
   train_and_check("softmax attention, 2 causal layers", softmax_stack(2, 2), unstructured_prompts(2, 6), LossSpec::zfb(),
                   short_run(0.05, 80), 0.5, 0.85);
+}
+
+TEST_CASE("learn: the paired loss difference runs both networks on the same prompts (issue 43)") {
+  const auto p = full_lsa(3, 1);
+  const auto src = acds_prompts(2, 20);
+  const Network a = p.network(normal_theta(p, 0.3, 1, 11)), b = p.network(normal_theta(p, 0.3, 2, 12));
+  const Estimate self = mc_loss_difference(a, a, src, LossSpec::acds(), 5, 77, 512, 2);
+  CHECK(self.mean == 0.0);
+  CHECK(self.stderr_ == 0.0);
+  const Estimate la = mc_loss(a, src, LossSpec::acds(), 5, 77, 512, 2), lb = mc_loss(b, src, LossSpec::acds(), 5, 77, 512, 2);
+  const Estimate d = mc_loss_difference(a, b, src, LossSpec::acds(), 5, 77, 512, 2);
+  CHECK(d.samples == 512);
+  CHECK(d.mean == doctest::Approx(la.mean - lb.mean).epsilon(1e-9));
+  // Paired: the difference's standard error is not the unpaired one (the prompts' common part cancels).
+  CHECK(d.stderr_ != doctest::Approx(std::sqrt(la.stderr_ * la.stderr_ + lb.stderr_ * lb.stderr_)));
+  // Another purpose draws other prompts: another difference.
+  CHECK(mc_loss_difference(a, b, src, LossSpec::acds(), 5, 78, 512, 2).mean != d.mean);
+  // The same numbers at 1 thread.
+  CHECK(mc_loss_difference(a, b, src, LossSpec::acds(), 5, 77, 512, 1).mean == d.mean);
 }
 
 TEST_CASE("learn: training is bitwise reproducible at 1, 2 and 3 threads") {

@@ -84,5 +84,54 @@ TEST_CASE("over trials: most runs, the exact binomial rule of acds.exp51 part e 
   CHECK_THROWS(judge_most_runs(6, 5, 0.25, a, 1, "ordering"));
 }
 
-}  // namespace test_over_trials
+namespace {
+Estimate diff_estimate(double mean, double se, std::uint64_t n = 2000) {
+  Estimate e;
+  e.mean = mean, e.stderr_ = se, e.sd = se * std::sqrt(static_cast<double>(n)), e.samples = n, e.confidence = 0.99;
+  e.ci_low = mean - 3 * se, e.ci_high = mean + 3 * se;
+  return e;
+}
+}  // namespace
 
+TEST_CASE("over trials: paired test prompts, every trial (the deciding budget's rule, docs/budgets.md)") {
+  const double a = 0.01 / 9;  // t_(1 - a) on many prompts is about 3.06
+  // One trial: shown below 0, above 0, or not decided.
+  CHECK(paired_trial_sign(diff_estimate(-0.4, 0.1), a) == 1);   // t = -4
+  CHECK(paired_trial_sign(diff_estimate(-0.2, 0.1), a) == 0);   // t = -2: not at this alpha
+  CHECK(paired_trial_sign(diff_estimate(0.2, 0.1), a) == 0);
+  CHECK(paired_trial_sign(diff_estimate(0.4, 0.1), a) == -1);
+  Estimate nan = diff_estimate(NAN, NAN);
+  CHECK(paired_trial_sign(nan, a) == 0);
+  CHECK(paired_trial_sign(diff_estimate(-5, 0.1, 1), a) == 0);  // one prompt: no interval
+
+  // Every trial shows it: confirmed, and the reason names the budget.
+  const Decision all = judge_paired_every_trial({diff_estimate(-0.5, 0.1), diff_estimate(-0.4, 0.1), diff_estimate(-0.9, 0.2)},
+                                                a, 2, false, "A below B", "at the deciding budget: 1500 steps (paper 20000)");
+  CHECK(all.verdict == Verdict::confirmed);
+  CHECK(all.why.find("at the deciding budget: 1500 steps (paper 20000)") != std::string::npos);
+  CHECK(all.why.find("shown in 3 of 3 trials") != std::string::npos);
+  CHECK(all.detectable > 0);
+  // One trial short of it: inconclusive (not a majority rule).
+  CHECK(judge_paired_every_trial({diff_estimate(-0.5, 0.1), diff_estimate(-0.2, 0.1), diff_estimate(-0.9, 0.2)}, a, 2,
+                                 false, "A below B", "")
+            .verdict == Verdict::inconclusive);
+  // A diverged trial (NaN) is not left out: inconclusive.
+  CHECK(judge_paired_every_trial({diff_estimate(-0.5, 0.1), nan, diff_estimate(-0.9, 0.2)}, a, 2, false, "A below B", "")
+            .verdict == Verdict::inconclusive);
+  // Fewer trials than the rule needs: inconclusive, whatever they show.
+  const Decision one = judge_paired_every_trial({diff_estimate(-5, 0.1)}, a, 2, false, "A below B", "");
+  CHECK(one.verdict == Verdict::inconclusive);
+  CHECK(one.why.find("fewer than the 2") != std::string::npos);
+  // The reverse in every trial: a refutation only where the rule may refute (the paper budget).
+  const std::vector<Estimate> rev = {diff_estimate(0.5, 0.1), diff_estimate(0.6, 0.1)};
+  const Decision reduced = judge_paired_every_trial(rev, a, 2, false, "A below B", "at the deciding budget");
+  CHECK(reduced.verdict == Verdict::inconclusive);
+  CHECK(reduced.why.find("not a refutation") != std::string::npos);
+  CHECK(judge_paired_every_trial(rev, a, 2, true, "A below B", "").verdict == Verdict::refuted);
+  // Mixed signs at the paper budget: neither.
+  CHECK(judge_paired_every_trial({diff_estimate(0.5, 0.1), diff_estimate(-0.6, 0.1)}, a, 2, true, "A below B", "").verdict ==
+        Verdict::inconclusive);
+  CHECK_THROWS(judge_paired_every_trial(rev, 0, 2, true, "A below B", ""));
+}
+
+}  // namespace test_over_trials

@@ -37,7 +37,7 @@ double ClaimContext::setting(const std::string& name) const {
   if (const Claim* c = find_claim(claim_id))
     for (const auto& p : c->params)
       if (p.name == name && p.budget) {
-        const auto& v = quick ? p.quick : p.defaults;
+        const auto& v = grid(p, budget);  // the run's budget's value (quick, standard, deciding or paper)
         if (!v.empty()) return v.front();
       }
   throw std::logic_error(claim_id + ": no budget parameter '" + name + "'");
@@ -56,20 +56,22 @@ const char* to_string(Budget b) {
   switch (b) {
     case Budget::quick: return "quick";
     case Budget::standard: return "standard";
+    case Budget::deciding: return "deciding";
     case Budget::paper: return "paper";
   }
   return "?";
 }
 
 Budget budget_from_name(const std::string& name) {
-  for (Budget b : {Budget::quick, Budget::standard, Budget::paper})
+  for (Budget b : {Budget::quick, Budget::standard, Budget::deciding, Budget::paper})
     if (name == to_string(b)) return b;
-  throw std::invalid_argument("unknown budget '" + name + "' (quick, standard or paper)");
+  throw std::invalid_argument("unknown budget '" + name + "' (quick, standard, deciding or paper)");
 }
 
 const std::vector<double>& grid(const ParamSpec& p, Budget b) {
   if (b == Budget::quick) return p.quick;
   if (b == Budget::paper && !p.paper.empty()) return p.paper;
+  if (b == Budget::deciding && !p.deciding.empty()) return p.deciding;
   return p.defaults;
 }
 

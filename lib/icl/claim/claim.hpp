@@ -41,6 +41,10 @@ struct ParamSpec {
   // The paper's values (`--budget paper`): every setting the paper states, and for what it leaves out the value the
   // claim's file chooses and justifies. Empty: the defaults (a parameter the paper budget does not change).
   std::vector<double> paper = {};
+  // The deciding budget's values (`--budget deciding`): a claim that declares them keeps every model setting the paper
+  // states and reduces only the training (steps, batch, trials). Empty: the defaults (the standard values), so a
+  // claim that declares no deciding value anywhere runs its standard budget under `--budget deciding`.
+  std::vector<double> deciding = {};
   // A coded parameter's names, (value, name) in order (`--set cov=rotated` for `--set cov=2`): what `list`, --set, the
   // tables and summary.md use (param_names.hpp). Empty: the values are plain numbers.
   ValueNames names = {};
@@ -52,6 +56,12 @@ inline ParamSpec with_paper(ParamSpec p, std::vector<double> paper) {
   return p;
 }
 
+// A ParamSpec with its deciding values (--budget deciding).
+inline ParamSpec with_deciding(ParamSpec p, std::vector<double> deciding) {
+  p.deciding = std::move(deciding);
+  return p;
+}
+
 // A ParamSpec with the names of its coded values (e.g. test_covariance_names(), model/gaussian_model.hpp, or
 // numbered_names(...), param_names.hpp).
 inline ParamSpec with_names(ParamSpec p, ValueNames names) {
@@ -60,11 +70,13 @@ inline ParamSpec with_names(ParamSpec p, ValueNames names) {
 }
 
 // How much a run spends: `quick` (small grids and budgets, for CI and a first look), `standard` (the defaults: what
-// ./verify runs and reports/latest holds) or `paper` (every setting the paper states; only a paper-budget run can
-// refute an empirical claim, a reduced one reports inconclusive where it disagrees).
-enum class Budget { quick, standard, paper };
+// ./verify runs and reports/latest holds), `deciding` (between standard and paper: a claim that declares deciding
+// values keeps every model setting the paper states and reduces only steps, batch and trials; one that declares none
+// runs its standard values) or `paper` (every setting the paper states; only a paper-budget run can refute an
+// empirical claim, a reduced one, deciding included, reports inconclusive where it disagrees).
+enum class Budget { quick, standard, deciding, paper };
 const char* to_string(Budget b);
-// "quick", "standard", "paper"; anything else throws std::invalid_argument naming the three.
+// "quick", "standard", "deciding", "paper"; anything else throws std::invalid_argument naming the four.
 Budget budget_from_name(const std::string& name);
 // A parameter's values under a budget.
 const std::vector<double>& grid(const ParamSpec& p, Budget b);
@@ -86,7 +98,7 @@ struct ClaimContext : SamplingPlan {
   std::vector<Case> cases;
   std::map<std::string, double> settings;  // budget parameters (ParamSpec::budget) given with --set
   std::function<void(std::size_t done, std::size_t total)> progress;
-  // A budget parameter's value: --set's, else the claim's default (the --quick default under --quick). Throws
+  // A budget parameter's value: --set's, else the claim's value under the run's budget (grid()). Throws
   // std::logic_error for a name the claim does not declare as a budget parameter.
   double setting(const std::string& name) const;
   // Random-stream id for one use within this claim (e.g. "case 3"): the same for the same seed.
@@ -117,6 +129,7 @@ struct Claim {
   // (internal failure) a claim without parts.
   std::vector<PartSpec> parts;
   std::uint64_t paper_samples = 0;  // --budget paper (0: default_samples)
+  std::uint64_t deciding_samples = 0;  // --budget deciding (0: default_samples)
   // The layout of its LaTeX table (report/table.hpp); none: the generic equality table.
   std::optional<ClaimTable> table = std::nullopt;
   // Names of the coded values of a case parameter the claim sets itself rather than a ParamSpec (e.g. which test a
@@ -124,13 +137,27 @@ struct Claim {
   std::map<std::string, ValueNames> case_names = {};
   // The Monte Carlo budget per case under a budget.
   std::uint64_t samples(Budget b) const {
-    return b == Budget::quick ? quick_samples : b == Budget::paper && paper_samples ? paper_samples : default_samples;
+    return b == Budget::quick                          ? quick_samples
+           : b == Budget::paper && paper_samples       ? paper_samples
+           : b == Budget::deciding && deciding_samples ? deciding_samples
+                                                       : default_samples;
+  }
+  // Whether any parameter declares deciding values (else `--budget deciding` runs the standard values).
+  bool has_deciding() const {
+    for (const auto& p : params)
+      if (!p.deciding.empty()) return true;
+    return deciding_samples != 0;
   }
 };
 
 // A Claim with its table layout (report/table.hpp).
 inline Claim with_table(Claim c, ClaimTable t) {
   c.table = std::move(t);
+  return c;
+}
+// A Claim with its deciding budget's Monte Carlo prompts per case (Claim::deciding_samples).
+inline Claim with_deciding_samples(Claim c, std::uint64_t samples) {
+  c.deciding_samples = samples;
   return c;
 }
 // A Claim with the names of a case parameter's coded values (Claim::case_names).

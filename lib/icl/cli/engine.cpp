@@ -564,6 +564,7 @@ std::string run_mode_of(const RunOptions& o) {
 
 std::string default_out_folder(const RunOptions& o, std::size_t claims_run) {
   if (run_budget(o) == Budget::paper) return kPaperFolder;  // the paper budget's reports have a folder of their own
+  if (run_budget(o) == Budget::deciding) return kDecidingFolder;  // and so do the deciding budget's
   const bool full = claims_run == claim_registry().size() && standard_budget(o) && o.seed == kDefaultSeed;
   return full ? kLatestFolder : kPartialFolder;
 }
@@ -888,9 +889,12 @@ int list_command(const std::vector<std::string>& ids) {
                                   c->id, c->title, paper ? paper_citation(*paper) : std::string("-"), c->source,
                                   c->statement);
     for (const auto& p : c->params) {
-      out += fmt::format("    {:<10} {} in [{:g}, {:g}]; default {}; --quick {}; --budget paper {}{}. {}\n", p.name,
-                         p.integer ? "integer" : "number", p.min, p.max, joined(p.defaults), joined(p.quick),
-                         joined(grid(p, Budget::paper)),
+      // The deciding values where the claim declares a deciding budget (else it runs the standard values: said below).
+      const std::string deciding =
+          c->has_deciding() ? fmt::format("; --budget deciding {}", joined(grid(p, Budget::deciding))) : std::string();
+      out += fmt::format("    {:<10} {} in [{:g}, {:g}]; default {}; --quick {}{}; --budget paper {}{}. {}\n",
+                         p.name, p.integer ? "integer" : "number", p.min, p.max, joined(p.defaults), joined(p.quick),
+                         deciding, joined(grid(p, Budget::paper)),
                          p.budget ? "; a budget setting (one value for the whole run, names no case)" : "", p.help);
       const auto& names = param_value_names(c->id, p.name);
       if (!names.empty()) {
@@ -899,9 +903,14 @@ int list_command(const std::vector<std::string>& ids) {
         out += fmt::format("    {:<10} names (--set {}=NAME): {}\n", "", p.name, n);
       }
     }
-    out += fmt::format("  Monte Carlo budget per case: {} prompts (--quick {}; --budget paper {}; --samples N "
-                       "overrides)\n",
-                       c->default_samples, c->quick_samples, c->samples(Budget::paper));
+    out += fmt::format("  Monte Carlo budget per case: {} prompts (--quick {}{}; --budget paper {}; --samples N overrides)\n",
+                       c->default_samples, c->quick_samples,
+                       c->has_deciding() ? fmt::format("; --budget deciding {}", c->samples(Budget::deciding)) : "",
+                       c->samples(Budget::paper));
+    out += c->has_deciding()
+               ? "  deciding budget (--budget deciding): the values above; every model setting the paper states, with "
+                 "reduced steps, batch and trials (docs/budgets.md)\n"
+               : "  deciding budget (--budget deciding): none declared; it runs the standard values\n";
     out += "  parts of the statement:\n";
     for (const auto& part : c->parts)
       out += fmt::format("    ({}, {}) {}\n", part.id, to_string(part.strength), part.statement);

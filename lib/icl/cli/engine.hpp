@@ -21,6 +21,7 @@ struct UsageError : std::runtime_error {
 inline constexpr const char* kLatestFolder = "reports/latest";
 inline constexpr const char* kPartialFolder = "reports/partial";
 inline constexpr const char* kPaperFolder = "reports/paper";  // --budget paper without --out
+inline constexpr const char* kDecidingFolder = "reports/deciding";  // --budget deciding without --out
 inline constexpr std::uint64_t kDefaultSeed = 1;
 inline constexpr double kDefaultAlpha = 0.01;
 
@@ -34,7 +35,7 @@ struct RunOptions {
   std::string precision = "float64";  // --precision (execute/precision.hpp)
   std::optional<std::string> out;  // --out; none: default_out_folder()
   bool quick = false;       // --quick: the same as --budget quick
-  std::string budget;       // --budget quick|standard|paper ("": standard, or quick with --quick)
+  std::string budget;       // --budget quick|standard|deciding|paper ("": standard, or quick with --quick)
   bool estimate = false;    // --estimate: print the run's predicted time (training calibrated) and write nothing
   std::optional<std::string> checkpoint;  // --checkpoint DIR (or --resume DIR: resume = true)
   bool resume = false;
@@ -48,13 +49,13 @@ struct RunOptions {
 Budget run_budget(const RunOptions& o);
 // The default grid and budget (run_mode "standard"): no --quick or other --budget, --set, --samples or --alpha.
 bool standard_budget(const RunOptions& o);
-// The report's run_mode: "quick" for any quick run; "standard" or "paper" for that budget's own grids and budgets,
+// The report's run_mode: "quick" for any quick run; "standard", "deciding" or "paper" for that budget's own grids and budgets,
 // nothing overridden (--set, --samples, --alpha); "custom" otherwise.
 std::string run_mode_of(const RunOptions& o);
 // Where `run` writes without --out. Only a full standard run writes kLatestFolder: every registered claim (`run all`)
 // at the default grid and budget (standard_budget) and the default seed. Anything else (some claims, a quick or
 // custom run, another seed) writes kPartialFolder, so that it never replaces reports/latest; a paper-budget run
-// writes kPaperFolder. `claims_run`: how many
+// writes kPaperFolder, a deciding-budget run kDecidingFolder. `claims_run`: how many
 // claims the run names ('all' expanded, repeats dropped).
 std::string default_out_folder(const RunOptions& o, std::size_t claims_run);
 

@@ -117,7 +117,8 @@ int main(int argc, char** argv) {
   run->add_option("--checkpoint-every", o.checkpoint_every, "Seconds between saves of a training run's state")
       ->capture_default_str();
   run->add_option("--budget", o.budget,
-                  "quick, standard (default) or paper: every setting the paper states (reports/paper without --out)");
+                  "quick, standard (default), deciding (the paper's model settings, reduced training; reports/deciding "
+                  "without --out) or paper: every setting the paper states (reports/paper without --out)");
   run->add_option("--expect", o.expect, "Exit 1 unless every claim run got this verdict");
   run->add_option("--alpha", o.alpha, "Family-wise false-fail rate per claim")->capture_default_str();
 

@@ -45,6 +45,26 @@ Estimate mc_loss(const Network& net, const PromptSource& source, LossSpec loss, 
   return make_estimate(total, 0, confidence);
 }
 
+Estimate mc_loss_difference(const Network& a, const Network& b, const PromptSource& source, LossSpec loss,
+                            std::uint64_t seed, std::uint64_t purpose, std::uint64_t samples, int threads,
+                            double confidence) {
+  const std::uint64_t count = (samples + MonteCarlo::kChunk - 1) / MonteCarlo::kChunk * MonteCarlo::kChunk;
+  std::vector<double> va, vb;
+  const auto exec = execute::make_executor(execute::default_backend(), threads);
+  exec->losses(a, source, loss, seed, purpose, count, va);
+  exec->losses(b, source, loss, seed, purpose, count, vb);
+  Accumulator total(1);
+  for (std::uint64_t c = 0; c < count / MonteCarlo::kChunk; ++c) {
+    Accumulator acc(1);
+    for (std::uint64_t i = c * MonteCarlo::kChunk; i < (c + 1) * MonteCarlo::kChunk; ++i) {
+      const double dv = va[static_cast<std::size_t>(i)] - vb[static_cast<std::size_t>(i)];
+      acc.add(&dv);
+    }
+    total.merge(acc);
+  }
+  return make_estimate(total, 0, confidence);
+}
+
 LossDistribution loss_distribution(const Network& net, const PromptSource& source, LossSpec loss, std::uint64_t seed,
                                    std::uint64_t purpose, std::uint64_t samples, int threads, double tail_fraction) {
   // Every prompt's loss is kept (not only sums): the executor's per-prompt losses, in prompt order.

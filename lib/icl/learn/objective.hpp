@@ -49,6 +49,14 @@ private:
 Estimate mc_loss(const Network& net, const PromptSource& source, LossSpec loss, std::uint64_t seed,
                  std::uint64_t purpose, std::uint64_t samples, int threads, double confidence = 0.99);
 
+// Paired: the mean over the same fresh prompts (seed, purpose, 0..samples-1, rounded up to whole chunks as mc_loss) of
+// loss(a) - loss(b), each prompt through both networks, with a Student-t interval at `confidence` on the per-prompt
+// differences (what decides "a has lower loss than b" on one trial's test prompts). The same numbers for any thread
+// count.
+Estimate mc_loss_difference(const Network& a, const Network& b, const PromptSource& source, LossSpec loss,
+                            std::uint64_t seed, std::uint64_t purpose, std::uint64_t samples, int threads,
+                            double confidence = 0.99);
+
 // The distribution of the per-prompt loss on the same fresh prompts as mc_loss (seed, purpose, 0..samples-1): a
 // trained network's loss can be so heavy-tailed that a few prompts carry the mean (acds form (8)/(11): 0.1% of
 // prompts held 99% of the summed loss in an independent run), so a report gives the median and the tail's share

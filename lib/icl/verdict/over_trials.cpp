@@ -152,4 +152,61 @@ Decision judge_most_runs(int holds, int runs, double fail_fraction, double alpha
   return d;
 }
 
+int paired_trial_sign(const Estimate& e, double alpha) {
+  if (!std::isfinite(e.mean) || !std::isfinite(e.stderr_) || e.samples < 2) return 0;
+  const double q = student_t_quantile(1 - alpha, static_cast<double>(e.samples - 1));
+  if (e.stderr_ == 0) return e.mean < 0 ? 1 : e.mean > 0 ? -1 : 0;
+  const double t = e.mean / e.stderr_;
+  return t < -q ? 1 : t > q ? -1 : 0;
+}
+
+Decision judge_paired_every_trial(const std::vector<Estimate>& differences, double alpha, int min_trials,
+                                  bool may_refute, const std::string& what, const std::string& budget_note) {
+  if (!(alpha > 0 && alpha < 1)) throw std::invalid_argument("judge_paired_every_trial: alpha in (0, 1)");
+  Decision d;
+  d.verdict = Verdict::inconclusive;
+  const int trials = static_cast<int>(differences.size());
+  int shown = 0, reversed = 0, finished = 0;
+  double worst_se = 0;
+  std::string per;
+  for (std::size_t k = 0; k < differences.size(); ++k) {
+    const Estimate& e = differences[k];
+    const int sgn = paired_trial_sign(e, alpha);
+    shown += sgn > 0, reversed += sgn < 0;
+    const bool ok = std::isfinite(e.mean) && std::isfinite(e.stderr_);
+    finished += ok;
+    if (ok) {
+      worst_se = std::max(worst_se, e.stderr_);
+      per += fmt::format("{}trial {}: {:.4g} (se {:.2g}, {} prompts{})", per.empty() ? "" : "; ", k + 1, e.mean,
+                         e.stderr_, e.samples, sgn > 0 ? ", below 0" : sgn < 0 ? ", above 0" : ", not decided");
+    } else {
+      per += fmt::format("{}trial {}: not finished", per.empty() ? "" : "; ", k + 1);
+    }
+  }
+  if (finished > 0) {
+    const double dof = 1e6;  // many prompts: the t quantiles are the normal ones to the digits shown
+    d.detectable = (student_t_quantile(1 - alpha, dof) + student_t_quantile(0.8, dof)) * worst_se;
+  }
+  const std::string stats =
+      fmt::format("mean paired difference (lower - higher) per trial, one-sided t at {:.3g} each: {}; shown in {} of {} "
+                  "trials, reversed in {}",
+                  alpha, per, shown, trials, reversed);
+  if (trials < min_trials) {
+    d.why = fmt::format("{}: {} trials, fewer than the {} the rule needs; {}", what, trials, min_trials, stats);
+  } else if (shown == trials) {
+    d.verdict = Verdict::confirmed;
+    d.why = fmt::format("{}: shown in every trial on paired test prompts{}; {}", what,
+                        budget_note.empty() ? "" : " (" + budget_note + ")", stats);
+  } else if (reversed == trials && may_refute) {
+    d.verdict = Verdict::refuted;
+    d.why = fmt::format("{}: the reverse in every trial on paired test prompts; {}", what, stats);
+  } else if (reversed == trials) {
+    d.why = fmt::format("{}: the reverse in every trial, at a reduced budget, which does not re-run the paper's "
+                        "experiment (not a refutation); {}", what, stats);
+  } else {
+    d.why = fmt::format("{}: not shown in every trial; {}", what, stats);
+  }
+  return d;
+}
+
 }  // namespace icl

@@ -19,6 +19,15 @@
 //                            it are unlikely for a failure fraction of `fail_fraction` (P(Y >= runs - holds) <= alpha,
 //                            Y ~ Binomial(runs, fail_fraction)): the property is not what training reliably gives;
 //                            else inconclusive. Fewer than `min_runs` runs: inconclusive.
+//   judge_paired_every_trial "lower < higher" decided on paired test prompts: per trial, the Monte Carlo estimate of
+//                            the mean over the SAME test prompts of (lower's loss - higher's loss) (two models of one
+//                            trial, or one model at two numbers of examples) is tested one-sided at alpha (Student t on
+//                            the per-prompt differences); over the trials, confirmed only when EVERY trial shows it
+//                            (an intersection-union test: the rule's false-confirm rate is at most alpha, with no split
+//                            over the trials) and at least `min_trials` trials finished, none left out; the reverse in
+//                            every trial is a refutation only where `may_refute` (the paper budget), else
+//                            inconclusive; anything else inconclusive. A confirmed reason names `budget_note` (the
+//                            budget it holds at).
 #pragma once
 #include "icl/verdict/decision.hpp"
 
@@ -35,5 +44,10 @@ double sign_test_p(int successes, int trials);
 // P(X >= k), X ~ Binomial(n, p) (1 for k <= 0).
 double binomial_upper_tail(int k, int n, double p);
 Decision judge_most_runs(int holds, int runs, double fail_fraction, double alpha, int min_runs, const std::string& what);
+// One trial's paired test: +1 where the difference is shown below 0 at one-sided level alpha, -1 where shown above 0,
+// 0 where neither or the estimate is not finite (or has fewer than 2 prompts).
+int paired_trial_sign(const Estimate& difference, double alpha);
+Decision judge_paired_every_trial(const std::vector<Estimate>& differences, double alpha, int min_trials,
+                                  bool may_refute, const std::string& what, const std::string& budget_note);
 
 }  // namespace icl
