@@ -32,15 +32,21 @@ std::string caption_of(const std::string& tex) {
   return start == std::string::npos || end == std::string::npos ? "" : tex.substr(start + 3, end - start - 3);
 }
 
-// A report of sja.thm2 with its corrected loss: equal to the exact loss in every case, or not in one.
-json thm2_report(const std::string& mode, bool corrected_differs, bool dash) {
+// The head every report of these tests has: schema, claim, verdict and run mode.
+json report_head(const std::string& claim, const std::string& verdict, const std::string& mode) {
   json r;
   r["schema"] = "icl-verify/report/v1";
-  r["claim"] = "sja.thm2";
-  r["title"] = "t";
-  r["verdict"] = "refuted";
-  r["seed"] = 1;
+  r["claim"] = claim;
+  r["verdict"] = verdict;
   r["run_mode"] = mode;
+  return r;
+}
+
+// A report of sja.thm2 with its corrected loss: equal to the exact loss in every case, or not in one.
+json thm2_report(const std::string& mode, bool corrected_differs, bool dash) {
+  json r = report_head("sja.thm2", "refuted", mode);
+  r["title"] = "t";
+  r["seed"] = 1;
   r["sample_budget_per_case"] = 8192;
   r["error_rates"] = {{"interval", "99.9955% Student-t"}};
   r["cases"] = json::array();
@@ -110,11 +116,7 @@ TEST_CASE("paper-ready: the notes explain only what the cells hold") {
 }
 
 TEST_CASE("paper-ready: parameters and their values in words, as the claim declares them") {
-  json r;
-  r["schema"] = "icl-verify/report/v1";
-  r["claim"] = "sja.lemma12";
-  r["verdict"] = "confirmed";
-  r["run_mode"] = "standard";
+  json r = report_head("sja.lemma12", "confirmed", "standard");
   r["cases"] = json::array();
   for (int setting : {1, 3, 6})
     r["cases"].push_back({{"params", {{"d", 1}, {"n", setting * 8}, {"setting", setting}}},
@@ -135,11 +137,7 @@ TEST_CASE("paper-ready: parameters and their values in words, as the claim decla
 }
 
 TEST_CASE("paper-ready: a training table spells its parts out, names its reduced budget, and sends nobody elsewhere") {
-  json r;
-  r["schema"] = "icl-verify/report/v1";
-  r["claim"] = "acds.exp43";
-  r["verdict"] = "inconclusive";
-  r["run_mode"] = "standard";
+  json r = report_head("acds.exp43", "inconclusive", "standard");
   r["training"] = {{"paper_settings", false},
                    {"paper_settings_differences", "minibatch 1000 (paper 20000); not stated by the paper (ours): 300 steps"}};
   r["parts"] = json::array();
