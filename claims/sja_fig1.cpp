@@ -441,7 +441,9 @@ const RegisterClaim reg{with_table(Claim{
      with_deciding(with_paper(ParamSpec{"steps", {200}, {40}, 1, 1e6, true, "Adam steps (paper 20000; deciding 1500, from the pilots in bench/deciding_pilots.md)"}, {20000}), {1500}),
      with_deciding(with_paper(ParamSpec{"batch", {200}, {64}, 1, 1e6, true, "prompts per step, fresh every step (paper 4000)"}, {4000}), {64}),
      with_deciding(with_paper(ParamSpec{"trials", {3}, {3}, 2, 20, true, "training runs per model (paper 5)"}, {5}), {2}),
-     with_deciding(with_paper(ParamSpec{"lr", {1e-3}, {1e-3}, 1e-6, 1, false, "Adam learning rate (paper 1e-3)"}, {1e-3}), {1e-3})},
+     with_deciding(with_paper(ParamSpec{"lr", {1e-3}, {1e-3}, 1e-6, 1, false, "Adam learning rate (paper 1e-3)"}, {1e-3}), {1e-3}),
+     ParamSpec{"init_sd", {0.02}, {0.02}, 1e-6, 1, false, "every trained entry starts ~ N(0, init_sd^2) (the paper does not state its initialisation)"},
+     ParamSpec{"clip", {0}, {0}, 0, 1e6, false, "per-matrix gradient-norm clipping, 0 for none (the paper states none)"}},
     2000,
     256,
     [](const Case& c, int threads) {

@@ -20,6 +20,8 @@ Settings Settings::from_case(const Case& c) {
     if (k == "batch") s.batch = static_cast<std::uint64_t>(v);
     if (k == "trials") s.trials = static_cast<int>(v);
     if (k == "lr") s.learning_rate = v;
+    if (k == "init_sd") s.init_sd = v;
+    if (k == "clip") s.clip = v;
   }
   return s;
 }
@@ -30,6 +32,7 @@ std::string Settings::differences() const {
   if (steps != 20000) parts.push_back(fmt::format("{} steps (paper 20000)", steps));
   if (trials != 5) parts.push_back(fmt::format("{} trials (paper 5)", trials));
   if (learning_rate != 1e-3) parts.push_back(fmt::format("learning rate {:g} (paper 1e-3)", learning_rate));
+  if (clip > 0) parts.push_back(fmt::format("gradient clipping at norm {:g} per matrix (paper: none stated)", clip));
   std::string out;
   for (std::size_t i = 0; i < parts.size(); ++i) out += (i ? ", " : "") + parts[i];
   return out;
@@ -40,6 +43,7 @@ learn::TrainConfig train_trials(const ClaimContext& ctx, Model& model, const Gau
   learn::TrainConfig c;
   c.optimizer = "adam";
   c.learning_rate = s.learning_rate;
+  c.clip = s.clip;
   c.batch = s.batch;
   c.steps = s.steps;
   c.resample_every = 1;

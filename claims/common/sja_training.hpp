@@ -45,9 +45,11 @@ struct Settings {
   int trials = 5;
   double learning_rate = 1e-3;
   double init_sd = 0.02;  // small: a 6-layer LSA stack is cubic per layer and explodes from N(0, 0.1^2) at n = 200
-  // Settings from a case's parameters "steps", "batch", "trials", "lr" (absent ones keep the defaults).
+  double clip = 0.0;      // per-matrix gradient-norm bound (0: none; the paper states none)
+  // Settings from a case's parameters "steps", "batch", "trials", "lr", "init_sd", "clip" (absent ones keep the
+  // defaults).
   static Settings from_case(const Case& c);
-  bool is_paper() const { return steps == 20000 && batch == 4000 && trials == 5 && learning_rate == 1e-3; }
+  bool is_paper() const { return steps == 20000 && batch == 4000 && trials == 5 && learning_rate == 1e-3 && clip == 0; }
   // "batch 400 (paper 4000), 300 steps (paper 20000), 3 trials (paper 5)": what differs from the paper.
   std::string differences() const;
 };
