@@ -209,23 +209,11 @@ void judge_single_block(ClaimRun& r, const Trained& t, double alpha) {
 // trial on paired test prompts (the same prompts of length n through both trained models of the trial), one-sided at
 // the comparison's alpha, then confirmed only where every trial shows it (judge_paired_every_trial); a refutation
 // only at the paper's settings. At the quick and standard budgets: the Welch t over the trials' mean losses.
-bool paired_rule(const ClaimContext& ctx) { return ctx.budget == Budget::deciding || ctx.budget == Budget::paper; }
-
-constexpr int kMinPairedTrials = 2;
-
-Decision paired_decision(const ClaimContext& ctx, const Group& g, const std::vector<Estimate>& diffs, double alpha,
-                         const std::string& what) {
-  const bool paper_g = g.s.is_paper();
-  const std::string note = paper_g ? std::string("at the paper's settings")
-                                   : fmt::format("at the {} budget: {}", to_string(ctx.budget), g.s.differences());
-  return judge_paired_every_trial(diffs, alpha, kMinPairedTrials, paper_g, what, note);
-}
-
 void judge_group(ClaimRun& r, const Trained& t, double alpha) {
   const ClaimContext& ctx = r.ctx();
   const Group& g = t.g;
   const bool paper_g = g.s.is_paper();
-  const bool paired = paired_rule(ctx);
+  const bool paired = sja_train::paired_rule(ctx);
   const auto task = GaussianIclModel::from_task(PolynomialTask::quadratic(g.d), Eigen::MatrixXd::Identity(g.d, g.d));
   const TestLosses& lin = t.linear_loss.at(g.n);
   for (std::size_t i = 0; i < g.Ls.size(); ++i) {
@@ -233,7 +221,7 @@ void judge_group(ClaimRun& r, const Trained& t, double alpha) {
     const std::string what = fmt::format("bilinear L={} below linear {} layers", g.Ls[i], g.linear_layers);
     std::vector<Estimate> diffs;
     if (paired) diffs = sja_train::paired_differences(ctx, t.bilinear[i], t.linear, task, g.dbar, g.n);
-    const Decision dec = paired ? paired_decision(ctx, g, diffs, alpha, what + " (paired test prompts, every trial)")
+    const Decision dec = paired ? sja_train::paired_decision(ctx, g.s, diffs, alpha, what + " (paired test prompts, every trial)")
                                 : judge_less_over_trials(bl.means(), lin.means(), alpha, false, paper_g, what);
     auto p = base_params(g);
     p["L"] = g.Ls[i];
@@ -248,7 +236,7 @@ void judge_group(ClaimRun& r, const Trained& t, double alpha) {
     const std::string what = fmt::format("bilinear L={} below L={}", g.Ls[i], g.Ls[i - 1]);
     std::vector<Estimate> diffs;
     if (paired) diffs = sja_train::paired_differences(ctx, t.bilinear[i], t.bilinear[i - 1], task, g.dbar, g.n);
-    const Decision dec = paired ? paired_decision(ctx, g, diffs, alpha, what + " (paired test prompts, every trial)")
+    const Decision dec = paired ? sja_train::paired_decision(ctx, g.s, diffs, alpha, what + " (paired test prompts, every trial)")
                                 : judge_less_over_trials(lo.means(), hi.means(), alpha, false, paper_g, what);
     auto p = base_params(g);
     p["L"] = g.Ls[i];

@@ -19,6 +19,10 @@
 //   b  loss degrades for test prompts shorter than n_train: each model's loss at n_train / 2 above its
 //      loss at n_train (paired over trials: the same trained model).
 // At a reduced budget a significant reversal is inconclusive; at the paper's settings it refutes.
+// The deciding budget (--budget deciding; docs/budgets.md): the paper's d, dbar, L and n_train, 1500 Adam steps of
+// batch 128, 3 trials, every matrix's gradient clipped to norm 1 (the paper states no clipping; without it the model
+// freezes at this batch: bench/deciding_pilots.md). At the deciding and paper budgets part a is decided on paired
+// test prompts (the same prompts of length max n_train through both models of a trial), every trial.
 #include "claims/common/sja_training.hpp"
 #include "icl/claim/case_json.hpp"
 #include "icl/claim/claim_run.hpp"
@@ -98,7 +102,12 @@ void train_group(ClaimRun& r, Group& g) {
 }
 
 // Parts a (larger n_train, lower loss at the longest n_test) and b (loss at n_train below n_train / 2) of one group.
+// Part a at the deciding and paper budgets: paired test prompts per trial, every trial (sja_train::paired_rule); at the
+// quick and standard budgets the Welch t over the trials' mean losses. Part b: the paired t over trials at every budget.
 void judge_group(ClaimRun& r, const Group& g, double alpha) {
+  const ClaimContext& ctx = r.ctx();
+  const bool paired = sja_train::paired_rule(ctx);
+  const auto task = GaussianIclModel::from_task(PolynomialTask::quadratic(g.d), Eigen::MatrixXd::Identity(g.d, g.d));
   const bool paper_g = g.s.is_paper() && g.L == 4 && g.d == 3 && (g.dbar == 12 || g.dbar == 4);
   const int n_long = g.ns.back();
   auto params = [&](int n) {
@@ -110,13 +119,17 @@ void judge_group(ClaimRun& r, const Group& g, double alpha) {
   for (std::size_t i = 1; i < g.ns.size(); ++i) {
     const TestLosses& lo = g.loss[i].at(n_long);
     const TestLosses& hi = g.loss[i - 1].at(n_long);
-    const Decision dec = judge_less_over_trials(lo.means(), hi.means(), alpha, false, paper_g,
-                                               fmt::format("n_train = {} below n_train = {} at n_test = {}", g.ns[i], g.ns[i - 1], n_long));
+    const std::string what = fmt::format("n_train = {} below n_train = {} at n_test = {}", g.ns[i], g.ns[i - 1], n_long);
+    std::vector<Estimate> diffs;
+    if (paired) diffs = sja_train::paired_differences(ctx, g.models[i], g.models[i - 1], task, g.dbar, n_long);
+    const Decision dec = paired ? sja_train::paired_decision(ctx, g.s, diffs, alpha, what + " (paired test prompts, every trial)")
+                                : judge_less_over_trials(lo.means(), hi.means(), alpha, false, paper_g, what);
     auto p = params(g.ns[i]);
     p["n_test"] = n_long;
     p["comparison"] = fmt::format("n_train={} < n_train={}", g.ns[i], g.ns[i - 1]);
-    r.result().cases.push_back(
-        sja_train::comparison_case(p, "a", "larger_n_train_lower_loss", dec, alpha, "larger_n_train", lo, "smaller_n_train", hi).take());
+    CaseJson j = sja_train::comparison_case(p, "a", "larger_n_train_lower_loss", dec, alpha, "larger_n_train", lo, "smaller_n_train", hi);
+    if (paired) j.field("paired_difference_per_trial", sja_train::paired_json(diffs));
+    r.result().cases.push_back(j.take());
   }
   for (std::size_t i = 0; i < g.ns.size(); ++i) {
     const int n = g.ns[i], nt = std::max(1, n / 2);
@@ -192,7 +205,8 @@ ClaimResult run(const ClaimContext& ctx) {
                                        {"comparisons", gs.comparisons},
                                        {"alpha_per_comparison", alpha},
                                        {"interval", sja_train::interval_over_trials(alpha)},
-                                       {"tests", "one-sided Welch t (between models) or paired t (test lengths of one model) over trials"}});
+                                       {"tests", sja_train::paired_rule(ctx) ? "part a: one-sided t on paired test prompts per trial, confirmed where every trial shows it; part b: paired t (test lengths of one model) over trials"
+                                                                       : "one-sided Welch t (between models) or paired t (test lengths of one model) over trials"}});
   return r.finish([&](Verdict v) {
     return fmt::format("{} ({}): {}", to_string(v),
                        first && first->s.is_paper() ? "paper settings" : "reduced settings: " + (first ? first->s.differences() : ""),
@@ -219,14 +233,16 @@ const RegisterClaim reg{with_table(Claim{
     "Sun, Jadbabaie and Azizan (2025), App. I, Fig. 4; App. J",
     "d = 3, dbar = 12 (App. I says dbar = 4), 8-layer bilinear Transformers trained at n_train in {100, 150, 200, 250} (App. J: "
     "280): larger n_train gives lower loss on long test prompts, and loss degrades quickly for test prompts shorter than n_train.",
-    {with_paper(ParamSpec{"n_train", {100, 200}, {20, 40}, 2, 2000, true, "training prompt lengths (paper {100, 150, 200, 250} / 280)"}, {100, 150, 200, 250}),
-     with_paper(ParamSpec{"d", {3}, {3}, 1, 6, true, "input dimension (paper 3)"}, {3}),
-     with_paper(ParamSpec{"dbar", {12}, {12}, 2, 40, true, "embedding width (App. J 12, App. I 4)"}, {12}),
-     with_paper(ParamSpec{"L", {4}, {2}, 1, 8, true, "bilinear blocks, 2L layers (paper 4)"}, {4}),
-     with_paper(ParamSpec{"steps", {200}, {40}, 1, 1e6, true, "Adam steps (paper 20000)"}, {20000}),
-     with_paper(ParamSpec{"batch", {200}, {64}, 1, 1e6, true, "prompts per step, fresh every step (paper 4000)"}, {4000}),
-     with_paper(ParamSpec{"trials", {3}, {3}, 2, 20, true, "training runs per model (paper 5)"}, {5}),
-     with_paper(ParamSpec{"lr", {1e-3}, {1e-3}, 1e-6, 1, false, "Adam learning rate (paper 1e-3)"}, {1e-3})},
+    {with_deciding(with_paper(ParamSpec{"n_train", {100, 200}, {20, 40}, 2, 2000, true, "training prompt lengths (paper {100, 150, 200, 250} / 280)"}, {100, 150, 200, 250}), {100, 150, 200, 250}),
+     with_deciding(with_paper(ParamSpec{"d", {3}, {3}, 1, 6, true, "input dimension (paper 3)"}, {3}), {3}),
+     with_deciding(with_paper(ParamSpec{"dbar", {12}, {12}, 2, 40, true, "embedding width (App. J 12, App. I 4)"}, {12}), {12}),
+     with_deciding(with_paper(ParamSpec{"L", {4}, {2}, 1, 8, true, "bilinear blocks, 2L layers (paper 4)"}, {4}), {4}),
+     with_deciding(with_paper(ParamSpec{"steps", {200}, {40}, 1, 1e6, true, "Adam steps (paper 20000; deciding 1500, from the pilots in bench/deciding_pilots.md)"}, {20000}), {1500}),
+     with_deciding(with_paper(ParamSpec{"batch", {200}, {64}, 1, 1e6, true, "prompts per step, fresh every step (paper 4000)"}, {4000}), {128}),
+     with_deciding(with_paper(ParamSpec{"trials", {3}, {3}, 2, 20, true, "training runs per model (paper 5)"}, {5}), {3}),
+     with_deciding(with_paper(ParamSpec{"lr", {1e-3}, {1e-3}, 1e-6, 1, false, "Adam learning rate (paper 1e-3)"}, {1e-3}), {1e-3}),
+     ParamSpec{"init_sd", {0.02}, {0.02}, 1e-6, 1, false, "every trained entry starts ~ N(0, init_sd^2) (the paper does not state its initialisation)"},
+     with_deciding(ParamSpec{"clip", {0}, {0}, 0, 1e6, false, "per-matrix gradient-norm clipping, 0 for none (the paper states none; deciding 1: without it the 8-layer model freezes at batch 128, bench/deciding_pilots.md)"}, {1})},
     2000,
     256,
     [](const Case& c, int threads) {

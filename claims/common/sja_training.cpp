@@ -240,6 +240,17 @@ nlohmann::ordered_json runs_json(const Model& m) {
   return j;
 }
 
+bool paired_rule(const ClaimContext& ctx) { return ctx.budget == Budget::deciding || ctx.budget == Budget::paper; }
+
+Decision paired_decision(const ClaimContext& ctx, const Settings& s, const std::vector<Estimate>& differences, double alpha,
+                         const std::string& what) {
+  constexpr int kMinPairedTrials = 2;
+  const bool paper = s.is_paper();
+  const std::string note =
+      paper ? std::string("at the paper's settings") : fmt::format("at the {} budget: {}", to_string(ctx.budget), s.differences());
+  return judge_paired_every_trial(differences, alpha, kMinPairedTrials, paper, what, note);
+}
+
 nlohmann::ordered_json training_block(const learn::TrainConfig& c, const Settings& s, const std::vector<std::uint64_t>& seeds,
                                       const std::string& claim_id, const std::string& extra_differences) {
   const std::string diff = s.differences();

@@ -93,6 +93,13 @@ TestLosses test_losses(const ClaimContext& ctx, const Model& model, const Gaussi
 // verdict/over_trials.hpp judge_paired_every_trial.
 std::vector<Estimate> paired_differences(const ClaimContext& ctx, const Model& lower, const Model& higher,
                                          const GaussianIclModel& task, int dbar, int n_test);
+// The paired rule (docs/budgets.md, "Decision rules of the deciding budget"): at the deciding and paper budgets a
+// comparison between two trained models is decided on paired test prompts per trial, then over the trials (every
+// trial, at least 2: judge_paired_every_trial); a refutation only at the paper's settings. The quick and standard
+// budgets keep the t over the trials' mean losses.
+bool paired_rule(const ClaimContext& ctx);
+Decision paired_decision(const ClaimContext& ctx, const Settings& s, const std::vector<Estimate>& differences, double alpha,
+                         const std::string& what);
 // The per-trial paired differences as a report field: [{mean, stderr, ci_low, ci_high, samples} or null].
 nlohmann::ordered_json paired_json(const std::vector<Estimate>& d);
 
