@@ -18,7 +18,7 @@
 // that no call raises a TypeError listing signatures or takes a value the command line refuses.
 #include "icl/cli/engine.hpp"
 #include "icl/cli/eval.hpp"
-#include "icl/cli/formula_claim.hpp"
+#include "icl/claim/kinds/formula.hpp"
 #include "icl/exact/feature_moments.hpp"
 #include "icl/execute/executor.hpp"
 #include "icl/execute/precision.hpp"

@@ -1,8 +1,8 @@
-// A claim of one's own about a model's loss (lib/icl/cli/formula_claim.hpp), the mechanism behind the Python module's
+// A claim of one's own about a model's loss (lib/icl/claim/kinds/formula.hpp), the mechanism behind the Python module's
 // check(): the one-step gradient-descent layer of examples/own_claim with its loss formula (confirmed) and the same
 // formula without a term (refuted, with a counterexample); the report files are those `icl-verify run` writes; the
 // claim is registered only for the run; bad descriptions are UsageErrors.
-#include "icl/cli/formula_claim.hpp"
+#include "icl/claim/kinds/formula.hpp"
 
 #include "icl/cli/engine.hpp"
 #include "icl/model/gaussian_model.hpp"

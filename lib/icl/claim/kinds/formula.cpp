@@ -1,0 +1,278 @@
+// A claim of one's own (formula.hpp): the description's checks, the setup of each case, the decision rule equality
+// and bounds share, the run that hands each case to its kind (equality.cpp, bound.cpp, argmin.cpp) and the summary.
+#include "icl/claim/kinds/formula.hpp"
+
+#include "icl/claim/kinds/argmin.hpp"
+#include "icl/claim/kinds/bound.hpp"
+#include "icl/claim/kinds/equality.hpp"
+#include "icl/cli/engine.hpp"
+#include "icl/cli/eval.hpp"
+#include "icl/exact/feature_moments.hpp"
+#include "icl/report/provenance.hpp"
+#include "icl/report/quantities.hpp"
+#include "icl/report/report.hpp"
+#include "icl/verdict/checks.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <set>
+
+namespace icl {
+
+FormulaRun::FormulaRun(const FormulaClaim& f_, const ClaimContext& ctx_)
+    : f(f_),
+      ctx(ctx_),
+      tol{f.tolerance, 0.0},
+      exact_tol{f.exact_tolerance, 1e-12},
+      alpha_case(ctx.alpha / static_cast<double>(ctx.cases.size())) {}
+
+bool has_param(const Case& c, const std::string& name) {
+  return std::any_of(c.params.begin(), c.params.end(), [&](const auto& p) { return p.first == name; });
+}
+
+namespace {
+
+// The stated value of a case; a value that is not a finite number is a UsageError.
+double stated_at(const FormulaClaim& f, const Case& c) {
+  const double stated = f.stated(c);
+  if (!std::isfinite(stated))
+    throw UsageError(fmt::format("{}: the stated value at {} is {} (not a finite number)", f.id, c.label(), stated));
+  return stated;
+}
+
+// The task of a case: its covariance and label noise.
+GaussianIclModel task_model(const FormulaClaim& f, int d, int cov, double noise) {
+  const Eigen::MatrixXd sigma = test_covariance(d, cov);
+  const PolynomialTask task = f.task == "linear" ? PolynomialTask::linear(d) : PolynomialTask::quadratic(d);
+  GaussianIclModel model = GaussianIclModel::from_task(task, sigma);
+  model.noise_sd = noise;
+  return model;
+}
+
+}  // namespace
+
+FormulaCase::FormulaCase(const FormulaClaim& f_, const ClaimContext& ctx_, const Case& c_)
+    : f(f_),
+      ctx(ctx_),
+      c(c_),
+      d(c.geti("d")),
+      n(c.geti("n")),
+      cov(has_param(c, "cov") ? c.geti("cov") : 0),
+      noise(has_param(c, "noise") ? c.get("noise") : 0.0),
+      stated(stated_at(f, c)),
+      model(task_model(f, d, cov, noise)),
+      w(weights_at(f.kind == "argmin" ? std::optional<double>(stated) : std::nullopt)),
+      stack(w.transformer()),
+      shape(acds_shape(d, n)),
+      exact(exact_loss(w)),
+      purpose(ctx.purpose(c.label())) {}
+
+LsaStack FormulaCase::weights_at(std::optional<double> x) const {
+  Case k = c;
+  if (x) k.params.emplace_back(f.argmin_over, *x);
+  const LsaStack wk = f.model(k);
+  if (wk.d != d || wk.num_layers() < 1)
+    throw UsageError(fmt::format("{}: the model at {} has d = {}, the case d = {}", f.id, k.label(), wk.d, d));
+  return wk;
+}
+
+std::optional<double> FormulaCase::exact_loss(const LsaStack& weights) {
+  if (weights.num_layers() != 1 || d > exact_max_d(f.task)) return std::nullopt;
+  if (!moments) moments = single_layer_moments(model, identity_features(d));
+  return single_layer_loss(*moments, single_layer_coefficients(weights.layers[0], d, n), n);
+}
+
+ModelPromptWorker FormulaCase::worker() const { return ModelPromptWorker(stack, model, shape, ctx.seed, purpose, +1.0); }
+
+Decision check_stated_value(FormulaRun& run, const FormulaCase& k, CaseJson& j, std::optional<Decision> exact_vs_stated,
+                            const std::function<Decision(const Estimate&, double)>& judge,
+                            const std::vector<double>& edges) {
+  j.quantity("stated", k.stated);
+  if (k.exact) j.quantity("exact", *k.exact);
+  const EqualityOutcome o = exact_first_check(run.ctx, run.alpha_case, exact_vs_stated, k.exact, judge, edges, run.tol,
+                                              1, 0, kFormulaFirstLook, [&] { return k.worker(); });
+  run.looks = std::max(run.looks, o.looks_planned);
+  j.quantity("mc", o.mc);
+  const Decision v = o.verdict;
+  j.verdict(v);
+  j.decisions(o);
+  if (v.verdict == Verdict::inconclusive) {
+    if (o.mc_vs_exact && o.mc_vs_exact->verdict == Verdict::refuted)
+      run.inconsistent.push_back(k.c.label());
+    else
+      run.undecided.push_back(o.samples_to_decide
+                                  ? fmt::format("{} (about {} prompts would decide it; {} used, interval +/- {:.3g})",
+                                                k.c.label(), *o.samples_to_decide, o.mc.samples,
+                                                0.5 * (o.mc.ci_high - o.mc.ci_low))
+                                  : fmt::format("{} (its Monte Carlo mean sits on the edge of the tolerance: no sample "
+                                                "count decides it)",
+                                                k.c.label()));
+  }
+  return v;
+}
+
+std::string stated_value_refutation(const FormulaClaim& f, const std::string& what) {
+  return fmt::format("the stated {} fails: the library's exact loss of the model excludes the stated value "
+                     "(within {:.3g} relative), and Monte Carlo through the forward pass does not exclude the "
+                     "exact loss, or, where there is no exact loss, Monte Carlo excludes the stated value "
+                     "(within {:.3g}%).",
+                     what, f.exact_tolerance, 100 * f.tolerance);
+}
+
+namespace {
+
+ClaimResult run_formula(const FormulaClaim& f, const ClaimContext& ctx) {
+  ClaimResult res;
+  FormulaRun run(f, ctx);
+  const bool equality = f.kind == "equality", upper = f.kind == "upper_bound", argmin = f.kind == "argmin";
+  std::size_t done = 0;
+  for (const auto& c : ctx.cases) {
+    if (f.between_cases) f.between_cases();
+    FormulaCase k(f, ctx, c);
+    run.with_exact += k.exact.has_value();
+    CaseJson j(c);
+    j.field("covariance", covariance_name(k.cov, k.d));
+    const Decision v = equality ? equality_case(run, k, j) : argmin ? argmin_case(run, k, j) : bound_case(run, k, j, upper);
+    run.confirmed += v.verdict == Verdict::confirmed;
+    run.refuted += v.verdict == Verdict::refuted;
+    res.cases.push_back(j.take());
+    if (ctx.progress) ctx.progress(++done, ctx.cases.size());
+  }
+  const std::string what = equality ? "formula" : upper ? "upper bound" : argmin ? "minimiser" : "lower bound";
+  std::optional<ProposedCorrection> proposal;
+  if (equality && run.refuted > 0 && f.propose) proposal = search_correction(f, ctx);
+  if (run.refuted > 0)
+    res.parts["a"].on_refuted(Refutation{RefutationClass::substantive,
+                                         argmin ? argmin_refutation(f) : stated_value_refutation(f, what),
+                                         run.counterexample ? *run.counterexample : nlohmann::ordered_json::object(),
+                                         proposal ? correction_sentence(*proposal) : std::string()});
+  res.extra["error_rates"] = error_rates_json(ctx.alpha, ctx.cases.size(), run.looks, run.tol);
+  if (argmin) res.extra["quantity_meanings"] = argmin_quantity_meanings(f);
+  const std::size_t mc_only = ctx.cases.size() - run.with_exact;
+  std::string how;
+  if (run.with_exact > 0)
+    how = fmt::format("{} with the library's exact loss, which decides{}", run.with_exact,
+                      argmin ? " the minimiser" : ", Monte Carlo through the forward pass checking it");
+  if (mc_only > 0)
+    how += fmt::format("{}{} without one: {}", how.empty() ? "" : "; ", mc_only,
+                       argmin ? "not searched" : "Monte Carlo through the forward pass decides");
+  res.summary = fmt::format("{}: of {} cases, {} confirm the stated {} and {} refute it ({})",
+                            to_string(claim_verdict(ctx, res)), ctx.cases.size(), run.confirmed, what, run.refuted, how);
+  auto name_cases = [](const std::vector<std::string>& cs) {
+    std::string s;
+    for (std::size_t i = 0; i < cs.size() && i < 5; ++i) s += (i ? "; " : "") + cs[i];
+    if (cs.size() > 5) s += fmt::format("; and {} more", cs.size() - 5);
+    return s;
+  };
+  if (!run.inconsistent.empty())
+    res.summary += fmt::format("; INTERNAL INCONSISTENCY (Monte Carlo through the forward pass excludes the library's "
+                               "exact loss; no verdict on the claim) at {}",
+                               name_cases(run.inconsistent));
+  if (!run.undecided.empty()) res.summary += "; undecided: " + name_cases(run.undecided);
+  if (proposal) add_correction(res, *proposal);
+  return res;
+}
+
+void check_id(const std::string& id) {
+  if (id.empty() || id.size() > 64 || !std::all_of(id.begin(), id.end(), [](unsigned char ch) {
+        return std::isalnum(ch) || ch == '.' || ch == '_' || ch == '-';
+      }) || id.front() == '.' || id.front() == '-')
+    throw UsageError(fmt::format("claim id '{}': use 1 to 64 letters, digits, '.', '_' or '-' (it names the report files)",
+                                 printable_line(id, 80)));
+  // A word the command line reads as something else: 'all' (every claim of the catalogue) or a subcommand.
+  for (const char* word : {"all", "list", "run", "report", "eval", "help"})
+    if (id == word)
+      throw UsageError(fmt::format("claim id '{}' is a word of the command line ('all' runs the whole catalogue); "
+                                   "choose another name",
+                                   id));
+}
+
+// Registered for the time of one run, so that run_command finds it; removed again however the run ends.
+struct ScopedRegistration {
+  std::string id;
+  explicit ScopedRegistration(Claim c) : id(c.id) { RegisterClaim{std::move(c)}; }
+  ~ScopedRegistration() {
+    auto& r = claim_registry();
+    r.erase(std::remove_if(r.begin(), r.end(), [&](const Claim& c) { return c.id == id; }), r.end());
+  }
+  ScopedRegistration(const ScopedRegistration&) = delete;
+  ScopedRegistration& operator=(const ScopedRegistration&) = delete;
+};
+
+}  // namespace
+
+Claim formula_claim(const FormulaClaim& f) {
+  check_id(f.id);
+  if (f.statement.empty()) throw UsageError(f.id + ": a statement is required (what is claimed, in words)");
+  if (f.kind != "equality" && f.kind != "upper_bound" && f.kind != "lower_bound" && f.kind != "argmin")
+    throw UsageError(fmt::format("{}: kind '{}' is not equality, upper_bound, lower_bound or argmin", f.id,
+                                 printable_line(f.kind, 40)));
+  if (f.kind == "argmin") {
+    check_argmin_fields(f);
+  } else if (!f.argmin_over.empty() || f.argmin_range) {
+    throw UsageError(fmt::format("{}: argmin_over and argmin_range belong to kind 'argmin', not '{}'", f.id, f.kind));
+  }
+  if (f.task != "linear" && f.task != "quadratic")
+    throw UsageError(fmt::format("{}: unknown task '{}' (linear, quadratic)", f.id, printable_line(f.task, 40)));
+  if (!f.stated || !f.model) throw UsageError(f.id + ": both the stated value and the model are required");
+  if (!(f.tolerance > 0 && f.tolerance < 1)) throw UsageError(f.id + ": tolerance must be in (0, 1)");
+  if (!(f.exact_tolerance >= 0 && f.exact_tolerance < 1)) throw UsageError(f.id + ": exact_tolerance must be in [0, 1)");
+  if (f.samples < 1) throw UsageError(f.id + ": samples must be >= 1");
+  if (!(f.propose_budget_s > 0 && f.propose_budget_s <= 86400))
+    throw UsageError(f.id + ": propose_budget_s must be in (0, 86400] seconds");
+  std::set<std::string> names;
+  for (const auto& p : f.grid) {
+    if (!names.insert(p.name).second) throw UsageError(fmt::format("{}: grid parameter '{}' given twice", f.id, p.name));
+    if (p.defaults.empty()) throw UsageError(fmt::format("{}: grid parameter '{}' has no values", f.id, p.name));
+    for (double v : p.defaults) {
+      if (!std::isfinite(v) || v < p.min || v > p.max || (p.integer && v != std::round(v)))
+        throw UsageError(fmt::format("{}: grid parameter {} = {:g} is outside [{:g}, {:g}]{}", f.id, p.name, v, p.min,
+                                     p.max, p.integer ? " or not a whole number" : ""));
+    }
+  }
+  for (const char* need : {"d", "n"})
+    if (!names.count(need)) throw UsageError(fmt::format("{}: the grid must give '{}'", f.id, need));
+
+  Claim c;
+  c.id = f.id;
+  c.title = f.title.empty() ? (f.statement.size() > 100 ? f.statement.substr(0, 97) + "..." : f.statement) : f.title;
+  c.source = f.source.empty() ? std::string("stated by the user") : f.source;
+  c.statement = f.statement;
+  c.params = f.grid;
+  for (auto& p : c.params) p.quick = p.defaults;
+  c.default_samples = f.samples;
+  c.quick_samples = f.samples;
+  c.memory_bytes = [](const Case& k, int threads) { return threads * acds_shape(k.geti("d"), k.geti("n")).workspace_bytes(); };
+  c.parts = {PartSpec{"a",
+                      f.kind == "equality"      ? equality_part()
+                      : f.kind == "upper_bound" ? bound_part(true)
+                      : f.kind == "argmin"      ? argmin_part(f)
+                                                : bound_part(false),
+                      Strength::theorem}};
+  if (f.kind == "argmin") c.table = argmin_table(f);
+  c.run = [f](const ClaimContext& ctx) { return run_formula(f, ctx); };
+  return c;
+}
+
+nlohmann::ordered_json check_formula_claim(const FormulaClaim& f, const std::string& out, std::uint64_t seed, int threads,
+                                           double alpha, const std::string& command) {
+  Claim c = formula_claim(f);
+  if (find_claim(f.id)) throw UsageError(fmt::format("claim id '{}' is taken by a claim of the library", f.id));
+  if (out.empty()) throw UsageError(f.id + ": an output folder is required");
+  if (threads < 0) throw UsageError("threads must be >= 1");
+  ScopedRegistration reg(std::move(c));
+  RunOptions o;
+  o.claims = {f.id};
+  o.seed = seed;
+  o.threads = threads;
+  o.alpha = alpha;
+  o.out = out;
+  o.command = printable_line(command, 2000);
+  run_command(o);
+  return nlohmann::ordered_json::parse(read_file(out + "/" + f.id + ".json"));
+}
+
+}  // namespace icl
