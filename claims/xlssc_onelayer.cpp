@@ -36,20 +36,35 @@
 //     the grid: refuted at a D where some one-layer softmax weights beat predicting 0 on fresh prompts. The
 //     adversary is the worst-case search of lib/icl/search (structured starts: the sign probes; random starts at
 //     two scales; Adam on fresh minibatches; continuation that doubles the score matrix K, i.e. lowers the
-//     softmax temperature, so that the near-hard attention the optimum needs as D grows is reached; selection on
-//     held-out prompts); the winner is then measured on fresh test prompts (`gain_over_zero`, with its interval,
-//     one-sided test against 0). Where nothing beats 0 the case is confirmed only if the search's convergence
-//     profile is flat at the end of its budget, else inconclusive.
+//     softmax temperature, so that the near-hard attention the optimum needs as D grows is reached; then the two
+//     leading paths still rising go on in steps of sqrt(2) while their held-out gain improves (two rounds without
+//     a new best end a path; 20 rounds in all at most); selection on held-out prompts); the winner is then measured
+//     on fresh test prompts (`gain_over_zero` on the whole test stream, with its interval, one-sided test against
+//     0). Where nothing beats 0 the case is confirmed only if the search's convergence profile is flat at the end
+//     of its budget, else inconclusive.
+//   Why the extension and its details (issue 44: at d = 5, D = 30 the search stopped at |K| = 185 with a gain of
+//     0.164 on its first 8192 test prompts, 0.174 on 262144, where an independent search reached 0.187, |K| ~ 9e3). In
+//     the family of the mechanism below the best gain at d = 5, D = 30 rises slowly with the scale (a scan with (c - k)
+//     and the values tuned, 200000 prompts: 0.175 at |K| = 180, 0.180 at 360, 0.183 at 720, 0.185 at 1.4e3, 0.186 at
+//     2.9e3, 0.187 at 5.8e3 and 1.2e4), so four doublings from the structured start (|K| = 12 -> 185) stop short.
+//     Rescaling K also rescales the near tie c - k, whose best value grows far more slowly (about 3 at |c| = 128, 6 at
+//     1e3, 8 at 4e3); Adam at a fixed learning rate moves it by about 1 per refinement, so after each doubling it ended
+//     further from its optimum (c - k = 5, 9, 17, 33 along the continuation: the held-out gain peaked at 0.171). Two
+//     changes let the path follow the optimum: steps of sqrt(2) in the extension (the tie grows by 41% a round, not
+//     100%), and Adam's step on K relative to K's scale above |K| = 200 (kRelativeFrom; with |K| / 30 instead the steps
+//     were noisy and c - k wandered off by 14 in one refinement). The test stream runs to its end for the softmax cases
+//     (it stopped at its first look, 8192 prompts, with an interval of +-0.027 on the gain).
 //   Earlier versions of this file judged part b by the trend of a short search's best gain across D and the
 //     limit for FIXED weights as D -> infinity (the paper's symmetry argument does hold there); that interchanges
 //     the limit and the infimum: the optimum's weights grow with D and the best gain does not vanish (an
 //     independent audit: >= 0.18 at d = 5, D = 30, > 0.15 for D from 2 to 1000).
 //   The mechanism (an independent analysis, reproduced by the search's structured starts): with x tokens scored
-//     c (theta0^T x_i)(theta0^T x_q), y tokens k y_i (theta0^T x_q), c, k -> -infinity with c - k finite, the top x
-//     token and the top y token are the same example exactly when s = +1, so the softmax's split between them leaks
-//     s; the values 0.33 theta0^T x and -0.1 y (or the mirror) turn that into a prediction correlated with y_q. The
-//     gain needs the scale to grow without bound (it rises slowly with D in that limit, towards about 2/(3 pi) by a
-//     rough argument). At D = 2 a "denominator" mechanism (y tokens scored 0, v on the label row) does as well.
+//     c (theta0^T x_i)(theta0^T x_q), y tokens k y_i (theta0^T x_q), c, k -> -infinity with c - k of order 1
+//     (growing far more slowly than c, see above), the top x token and the top y token are the same example exactly
+//     when s = +1, so the softmax's split between them leaks s; the values 0.33 theta0^T x and -0.1 y (or the
+//     mirror) turn that into a prediction correlated with y_q. The gain needs the scale to grow without bound (it
+//     rises slowly with D in that limit, towards about 2/(3 pi) by a rough argument). At D = 2 a "denominator"
+//     mechanism (y tokens scored 0, v on the label row) does as well.
 //   Finding (not the verdict): under the Gaussian law of the paper's experiments, theta ~ N(0, I/d), the same
 //     search's best gain (paired on fresh prompts) is reported at d = 5 for D = 10, 30, 100 with the fitted slope of
 //     log gain on log D where every gain is distinguishable from 0 (an independent search: 0.020, 0.0057, 0.0015).
@@ -83,6 +98,7 @@ namespace xlssc_onelayer {  // named, so that a unity build (several claim files
 using Act = SoftmaxAttention::Activation;
 const std::vector<double> kBetas{0.25, 0.5, 1, 2, 4, 8};
 constexpr int kRandomCandidates = 12;
+constexpr double kRelativeFrom = 200;  // |K| above which the search's Adam steps on K grow with |K|
 
 struct Prompt {
   Eigen::MatrixXd X, Z;
@@ -152,6 +168,13 @@ SearchBudget softmax_budget(const ClaimContext& ctx, double k) {
   b.refine_effort = ctx.quick ? 40 : 60;
   b.final_effort = ctx.quick ? 100 : 300;
   b.improving_tol = 0.005;
+  // The optimum's scale is unbounded (the gain rises slowly with the inverse temperature): the leading paths still
+  // rising after the base rounds go on in steps of sqrt(2) while their held-out gain improves (a factor 2 doubles
+  // the near tie's score gap each round, faster than the refinement can bring it back).
+  b.extend_leaders = ctx.quick ? 1 : 2;
+  b.max_continuation_steps = ctx.quick ? 15 : 20;
+  b.extend_factor = std::sqrt(2.0);
+  b.extend_patience = 2;
   return b.scaled(k);
 }
 
@@ -205,7 +228,18 @@ SoftSearch search_softmax(const ClaimContext& ctx, int d, int D, const Eigen::Ve
     K.topLeftCorner(d, d) = kr * Eigen::MatrixXd::Identity(d, d) + (k0 - kr) * t0 * t0.transpose();
     add_start(name, xlssc::onelayer(v, K, Act::softmax));
   }
-  pr.refine = [&](const Eigen::VectorXd& x, int effort, std::uint64_t stream) {
+  // Adam's step relative to the scores' scale: each refinement trains K = sigma K' (sigma = max(1, |K| / kRelativeFrom)
+  // at the refinement's start, fixed during it), so a step moves K by sigma times the learning rate. Below |K| = 200
+  // (sigma = 1) this is plain Adam; along a continuation to near-hard attention (|K| in the thousands) the structure
+  // that must be tuned in absolute terms (the near tie between an x token's and a y token's score, c - k above)
+  // would otherwise be frozen at what the rescaling made of it.
+  pr.refine = [&, d](const Eigen::VectorXd& x, int effort, std::uint64_t stream) {
+    const double sigma = std::max(1.0, x.segment(k_off, k_len).norm() / kRelativeFrom);
+    learn::Parameterisation q(p.base());
+    q.add(learn::ParamGroup::full("V_0", d + 1, d + 1, {{0, "V"}}));
+    q.add(learn::ParamGroup::full("K_0", d + 1, d + 1, {learn::Target{0, "K", 0, 0, sigma}}));
+    Eigen::VectorXd y = x;
+    y.segment(k_off, k_len) /= sigma;
     learn::TrainConfig c;
     c.optimizer = "adam";
     c.learning_rate = 0.02;
@@ -220,7 +254,9 @@ SoftSearch search_softmax(const ClaimContext& ctx, int d, int D, const Eigen::Ve
     c.threads = ctx.threads;
     c.progress = false;
     c.label = tag;
-    return Eigen::VectorXd(learn::train(p, x, source, sq, c).theta);
+    Eigen::VectorXd out = learn::train(q, y, source, sq, c).theta;
+    out.segment(k_off, k_len) *= sigma;
+    return out;
   };
   pr.select = [&](const Eigen::VectorXd& x) {
     return 1.0 - held_out.evaluate(x, ctx.seed, select_purpose, select_n, nullptr);
@@ -339,8 +375,12 @@ struct TestOutcome {
   Decision vs_zero;
 };
 
+// whole_stream (the softmax cases, where the gain itself is a result): the stream runs to its last look even after a
+// look has refuted, so that the gain is measured on every prompt of the budget; the decision is the last look's
+// where it refutes, else the first refuting look's (each look is a test at alpha_case / looks, Bonferroni over
+// looks, so any look's decision keeps the case's error rate).
 TestOutcome test_stream(ClaimRun& r, double alpha_case, int d, int D, const Eigen::VectorXd& theta0,
-                        const SoftmaxAttention& chosen, std::uint64_t purpose) {
+                        const SoftmaxAttention& chosen, std::uint64_t purpose, bool whole_stream) {
   const ClaimContext& ctx = r.ctx();
   auto make_test = [&] {
     return [&, p = new_prompt(d, D)](std::uint64_t i, double* out) mutable {
@@ -356,13 +396,18 @@ TestOutcome test_stream(ClaimRun& r, double alpha_case, int d, int D, const Eige
   const double alpha_look = alpha_case / static_cast<double>(looks.size());
   MonteCarlo test(2, ctx.threads);
   TestOutcome t;
+  std::optional<Decision> first_refuting;
   for (std::uint64_t k : looks) {
     test.extend_to(k, make_test);
     t.loss = make_estimate(test.total(), 0, 1 - alpha_look);
     t.excess = make_estimate(test.total(), 1, 1 - alpha_look);
     t.vs_zero = judge_mc_lower_bound(t.excess, 0.0, Tolerance{0, 0}, alpha_look);  // claim: excess >= 0
-    if (t.vs_zero.verdict == Verdict::refuted) break;
+    if (t.vs_zero.verdict == Verdict::refuted) {
+      if (!whole_stream) break;
+      if (!first_refuting) first_refuting = t.vs_zero;
+    }
   }
+  if (first_refuting && t.vs_zero.verdict != Verdict::refuted) t.vs_zero = *first_refuting;
   return t;
 }
 
@@ -421,7 +466,7 @@ void run_case(ClaimRun& r, const Case& c, double alpha_case, const IdentityToler
   const Chosen ch = act == Act::linear ? fit_linear_candidates(ctx, d, D, act, theta0, purpose)
                                        : search_case(ctx, c, d, D, theta0, search_k);
   const SoftmaxAttention& chosen = ch.layer;
-  const TestOutcome t = test_stream(r, alpha_case, d, D, theta0, chosen, purpose);
+  const TestOutcome t = test_stream(r, alpha_case, d, D, theta0, chosen, purpose, act == Act::softmax);
   const Estimate gain = negate(t.excess);
   const CaseVerdict cv = judge_case(act, ch, evenness, t, gain);
   if (act == Act::softmax) {
@@ -469,11 +514,12 @@ void declare_refutations(ClaimRun& r) {
       "Sec. 4.2: 'For softmax activation, due to the symmetry of theta distribution, a similar issue happens, and the "
       "best prediction result is also 0.' Under the symmetric law theta = +/- theta0 one-layer softmax attention beats "
       "predicting 0 at every D run. The best weights found score x tokens c (theta0^T x_i)(theta0^T x_q) and y tokens "
-      "k y_i (theta0^T x_q) with c, k -> -infinity and c - k finite: the near-hard attention then picks the extreme x "
-      "token and the extreme y token, which are the same example exactly when theta = +theta0 (the y values are s "
-      "times the x_i's projections, and a Gaussian sample's max is not minus its min), so the prediction correlates "
-      "with s theta0^T x_q = y_q. The gain does not vanish as D grows. The symmetry argument holds for fixed weights as "
-      "D -> infinity; the best prediction is the infimum over weights at each D, and the two limits do not commute",
+      "k y_i (theta0^T x_q) with c, k -> -infinity and c - k of order 1: the near-hard attention then picks the "
+      "extreme x token and the extreme y token, which are the same example exactly when theta = +theta0 (the y values "
+      "are s times the x_i's projections, and a Gaussian sample's max is not minus its min), so the prediction "
+      "correlates with s theta0^T x_q = y_q. The gain does not vanish as D grows. The symmetry argument holds for "
+      "fixed weights as D -> infinity; the best prediction is the infimum over weights at each D, and the two limits "
+      "do not commute",
       {},
       "What holds: with a linear phi the prediction is even in theta and 0 is the minimiser at every D (part a); with "
       "softmax, the best one-layer loss stays below E[y^2] by the gains listed in the cases"});
@@ -564,7 +610,7 @@ ClaimResult run(const ClaimContext& ctx) {
         "Softmax one-layer attention, symmetric law: the best weights the search found beat predicting 0 in {} of {} "
         "cases; gain over predicting 0 on fresh prompts (interval): {}.",
         soft.refuted, soft.cases, soft.gains));
-  if (!ctx.quick) gaussian_law_finding(r);
+  if (!ctx.quick && ctx.setting("gaussian") != 0) gaussian_law_finding(r);
   return r.finish([&](Verdict v) {
     return fmt::format(
         "{}: linear attention: the symmetry argument is exact and 0 is the loss minimiser at every D; softmax, judged "
@@ -600,7 +646,10 @@ const RegisterClaim reg{with_table(Claim{
      with_names(ParamSpec{"act", {0, 1}, {0, 1}, 0, 1, true, "0: linear phi, 1: softmax"},
                 numbered_names({"linear", "softmax"})),
      ParamSpec{"search", {1}, {1}, 0.25, 64, false,
-               "softmax search budget multiplier (random starts, effort and continuation rounds grow with it)", true}},
+               "softmax search budget multiplier (random starts, effort and continuation rounds grow with it)", true},
+     ParamSpec{"gaussian", {1}, {1}, 0, 1, true,
+               "1: also the Gaussian-law finding (three searches at d = 5, D = 10, 30, 100; not at --quick); 0: "
+               "without it (a focused run of a few cases)", true}},
     262144,
     16384,
     [](const Case& c, int threads) { return threads * 8.0 * 8 * (c.geti("d") + 1.0) * (2.0 * c.geti("D") + 1); },

@@ -15,15 +15,25 @@ SearchBudget SearchBudget::scaled(double k) const {
   if (random_starts > 0) b.random_starts = std::max(1, static_cast<int>(std::lround(random_starts * k)));
   b.refine_effort = std::max(1, static_cast<int>(std::lround(refine_effort * std::sqrt(k))));
   b.final_effort = std::max(1, static_cast<int>(std::lround(final_effort * k)));
-  b.continuation_steps = continuation_steps + static_cast<int>(std::floor(std::log2(std::max(1.0, k))));
+  const int more = static_cast<int>(std::floor(std::log2(std::max(1.0, k))));
+  b.continuation_steps = continuation_steps + more;
+  if (extend_leaders > 0) b.max_continuation_steps = max_continuation_steps + more;
   return b;
 }
 
 nlohmann::ordered_json SearchBudget::to_json() const {
-  return {{"random_starts_per_scale", random_starts}, {"start_scales", start_scales},
-          {"continuation_steps", continuation_steps}, {"continuation_factor", continuation_factor},
-          {"refine_effort", refine_effort},         {"final_effort", final_effort},
-          {"improving_tol", improving_tol}};
+  nlohmann::ordered_json j = {{"random_starts_per_scale", random_starts}, {"start_scales", start_scales},
+                              {"continuation_steps", continuation_steps}, {"continuation_factor", continuation_factor},
+                              {"refine_effort", refine_effort},         {"final_effort", final_effort},
+                              {"improving_tol", improving_tol}};
+  if (extend_leaders > 0) {  // (absent where a claim runs no extension: its reports keep their shape)
+    j["extend_leaders"] = extend_leaders;
+    j["max_continuation_steps"] = max_continuation_steps;
+    j["extend_patience"] = extend_patience;
+    j["extend_tol"] = extend_tol;
+    j["extend_factor"] = extend_factor > 0 ? extend_factor : continuation_factor;
+  }
+  return j;
 }
 
 namespace {
@@ -75,10 +85,15 @@ SearchResult search_maximum(const SearchProblem& pr, const SearchBudget& budget,
     }
   r.starts = static_cast<int>(starts.size());
   std::uint64_t stream = 0;
-  for (const auto& [name, x0] : starts) {
+  // Each path's last point and whether its last round was its best (still rising): the extension's candidates.
+  std::vector<Eigen::VectorXd> last(starts.size());
+  std::vector<char> rising(starts.size(), 0);
+  for (std::size_t s = 0; s < starts.size(); ++s) {
+    const auto& [name, x0] = starts[s];
     SearchPath path;
     path.start = name;
     Eigen::VectorXd x = x0;
+    double path_best = -INFINITY;
     for (int round = 0; round <= budget.continuation_steps; ++round) {
       if (round > 0) x = rescale(x, budget.continuation_factor);
       x = pr.refine(x, budget.refine_effort, stream++);
@@ -86,8 +101,44 @@ SearchResult search_maximum(const SearchProblem& pr, const SearchBudget& budget,
       path.values.push_back(v);
       record(r, budget.refine_effort, &x, v, name, round);
       if (!std::isfinite(v)) break;  // a diverged path ends
+      rising[s] = round == 0 || v > path_best;
+      path_best = std::max(path_best, v);
     }
+    if (!std::isfinite(path.values.back())) rising[s] = 0;
+    last[s] = std::move(x);
     r.paths.push_back(std::move(path));
+  }
+  // Extension: the leading rising paths go on while their held-out value improves (in order of their last value,
+  // ties by start order: deterministic).
+  if (budget.extend_leaders > 0 && budget.max_continuation_steps > budget.continuation_steps) {
+    std::vector<std::size_t> order;
+    for (std::size_t s = 0; s < starts.size(); ++s)
+      if (rising[s]) order.push_back(s);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return r.paths[a].values.back() > r.paths[b].values.back(); });
+    if (order.size() > static_cast<std::size_t>(budget.extend_leaders)) order.resize(budget.extend_leaders);
+    const double factor = budget.extend_factor > 0 ? budget.extend_factor : budget.continuation_factor;
+    for (std::size_t s : order) {
+      SearchPath& path = r.paths[s];
+      Eigen::VectorXd x = last[s];
+      double path_best = *std::max_element(path.values.begin(), path.values.end());
+      int stale = 0;
+      for (int round = static_cast<int>(path.values.size());
+           round <= budget.max_continuation_steps && stale < budget.extend_patience; ++round) {
+        x = pr.refine(rescale(x, factor), budget.refine_effort, stream++);
+        const double v = x.allFinite() ? pr.select(x) : -INFINITY;
+        path.values.push_back(v);
+        ++path.extended_rounds;
+        record(r, budget.refine_effort, &x, v, path.start, round);
+        if (!std::isfinite(v)) break;
+        if (v > path_best + budget.extend_tol) {
+          path_best = v;
+          stale = 0;
+        } else {
+          ++stale;
+        }
+      }
+    }
   }
   r.before_final = r.best_value;
   if (r.best.size() && budget.final_effort > 0) {
@@ -152,7 +203,10 @@ nlohmann::ordered_json SearchResult::to_json(int points) const {
   for (std::size_t i = 0; i < n; ++i)
     if (i % step == 0 || i + 1 == n) prof.push_back({{"effort", profile[i].first}, {"best", profile[i].second}});
   nlohmann::ordered_json starts_json = nlohmann::ordered_json::array();
-  for (const auto& p : paths) starts_json.push_back({{"start", p.start}, {"values", p.values}});
+  for (const auto& p : paths) {
+    starts_json.push_back({{"start", p.start}, {"values", p.values}});
+    if (p.extended_rounds > 0) starts_json.back()["extended_rounds"] = p.extended_rounds;
+  }
   return {{"budget", budget.to_json()},
           {"effort_unit", effort_unit},
           {"starts", starts},

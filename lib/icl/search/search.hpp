@@ -12,6 +12,12 @@
 //   continuation  after each refinement the point is rescaled (`rescale`, by default x * factor: the weights'
 //                 scale, an attention's inverse temperature) and refined again, `continuation_steps` times, so
 //                 that optima whose scale grows (near-hard attention) are reached from small starts;
+//   extension     (`extend_leaders` > 0) after every start's path, the best `extend_leaders` paths that were
+//                 still rising at their last round (that round their best) go on rescaling and refining while
+//                 their held-out value improves: a path stops after `extend_patience` rounds in a row without
+//                 beating its own best by more than `extend_tol`, or at `max_continuation_steps` rounds in all.
+//                 Optima at an unbounded scale (the gain rising slowly, e.g. like log of the temperature) are
+//                 followed as far as the held-out value shows a rise, with the effort on the paths that lead;
 //   selection     every refined point is scored by `select`, a held-out objective (fixed prompts that no
 //                 refinement step drew, or the exact value), and the best score wins; the claim then measures
 //                 the winner once more on fresh prompts for its decision;
@@ -44,7 +50,14 @@ struct SearchBudget {
   int refine_effort = 100;                      // units per refinement (optimiser steps, iterations)
   int final_effort = 300;                       // the winner's final refinement
   double improving_tol = 1e-3;                  // absolute rise over the last quarter of effort: still improving
-  // `--set search=K` multiplies the effort: starts, refinement and final effort all scale with K.
+  // Extension (0: none): the leading paths still rising after `continuation_steps` go on while they improve.
+  int extend_leaders = 0;
+  int max_continuation_steps = 0;               // rounds in all (base and extension) of an extended path
+  int extend_patience = 2;                      // rounds in a row without a new best (by > extend_tol) end a path
+  double extend_tol = 0.0;
+  double extend_factor = 0.0;                   // the extension's rescaling per round (0: continuation_factor)
+  // `--set search=K` multiplies the effort: starts, refinement and final effort all scale with K; the
+  // continuation (base and extension cap) gains floor(log2 K) rounds.
   SearchBudget scaled(double k) const;
   nlohmann::ordered_json to_json() const;
 };
@@ -65,6 +78,7 @@ struct SearchProblem {
 struct SearchPath {
   std::string start;           // the structured start's name or "random, scale s, #k"
   std::vector<double> values;  // the selection value after each refinement of this start's path
+  int extended_rounds = 0;     // rounds of `values` run in the extension (its last ones)
 };
 
 struct SearchResult {
