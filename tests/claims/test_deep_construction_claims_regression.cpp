@@ -14,11 +14,12 @@ namespace test_deep_construction_claims_regression {  // named: a unity build co
 
 namespace {
 
-nlohmann::json run_quick(const std::string& claim, const std::string& extra = "") {
+// Runs `claim` with `flags` (the budget, e.g. "--quick", and any restriction) into a temporary folder; its report.
+nlohmann::json run_claim(const std::string& claim, const std::string& flags, const std::string& tag) {
   namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / ("icl-regression-" + claim + "-" + std::to_string(::getpid()));
+  const fs::path dir = fs::temp_directory_path() / ("icl-regression-" + tag + claim + "-" + std::to_string(::getpid()));
   fs::remove_all(dir);
-  const std::string cmd = std::string(ICL_VERIFY_BINARY) + " run " + claim + " --quick --threads 2 " + extra + " --out " +
+  const std::string cmd = std::string(ICL_VERIFY_BINARY) + " run " + claim + " " + flags + " --threads 2 --out " +
                           dir.string() + " > /dev/null";
   const int rc = std::system(cmd.c_str());
   REQUIRE(rc == 0);
@@ -29,21 +30,12 @@ nlohmann::json run_quick(const std::string& claim, const std::string& extra = ""
   return j;
 }
 
-// The standard budget (no --quick), for a claim run restricted by `extra` to a few cases.
-nlohmann::json run_standard(const std::string& claim, const std::string& extra) {
-  namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / ("icl-regression-std-" + claim + "-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  const std::string cmd = std::string(ICL_VERIFY_BINARY) + " run " + claim + " --threads 2 " + extra + " --out " +
-                          dir.string() + " > /dev/null";
-  const int rc = std::system(cmd.c_str());
-  REQUIRE(rc == 0);
-  std::ifstream f(dir / (claim + ".json"));
-  REQUIRE(f.good());
-  nlohmann::json j = nlohmann::json::parse(f);
-  fs::remove_all(dir);
-  return j;
+nlohmann::json run_quick(const std::string& claim, const std::string& extra = "") {
+  return run_claim(claim, "--quick " + extra, "");
 }
+
+// The standard budget (no --quick), for a claim run restricted by `extra` to a few cases.
+nlohmann::json run_standard(const std::string& claim, const std::string& extra) { return run_claim(claim, extra, "std-"); }
 
 double worst(const nlohmann::json& r, const std::string& q) {
   double w = 0;
