@@ -421,17 +421,12 @@ const RegisterClaim reg{with_table(Claim{
     "6-layer linear Transformer is significantly worse than every trained 2L-layer bilinear Transformer (L in {2, 4, 6}); "
     "bilinear loss improves with L; at d = 4 deep bilinear models beat the single-block limit of Remark 1; test loss rises "
     "for shorter test prompts; the first 2l layers behave as l block-coordinate-descent steps.",
-    {with_deciding(with_paper(ParamSpec{"d", {4}, {4}, 1, 6, true, "input dimension (paper {3, 4}; d = 4 is the case with more features than dbar)"}, {3, 4}), {3, 4}),
-     with_deciding(with_paper(ParamSpec{"L", {2, 4}, {1, 2}, 1, 8, true, "bilinear blocks (2L layers; paper {2, 4, 6})"}, {2, 4, 6}), {2, 4, 6}),
-     with_deciding(with_paper(ParamSpec{"n", {200}, {40}, 2, 2000, true, "training prompt length (paper 200); test lengths n/4, n/2, n"}, {200}), {200}),
-     with_deciding(with_paper(ParamSpec{"dbar", {12}, {12}, 2, 40, true, "embedding width (paper 12)"}, {12}), {12}),
-     with_deciding(with_paper(ParamSpec{"linear_layers", {6}, {2}, 1, 12, true, "layers of the linear Transformer (paper 6)"}, {6}), {6}),
-     with_deciding(with_paper(ParamSpec{"steps", {200}, {40}, 1, 1e6, true, "Adam steps (paper 20000; deciding 1500, from the pilots in bench/deciding_pilots.md)"}, {20000}), {1500}),
-     with_deciding(with_paper(ParamSpec{"batch", {200}, {64}, 1, 1e6, true, "prompts per step, fresh every step (paper 4000)"}, {4000}), {64}),
-     with_deciding(with_paper(ParamSpec{"trials", {3}, {3}, 2, 20, true, "training runs per model (paper 5)"}, {5}), {2}),
-     with_deciding(with_paper(ParamSpec{"lr", {1e-3}, {1e-3}, 1e-6, 1, false, "Adam learning rate (paper 1e-3)"}, {1e-3}), {1e-3}),
-     ParamSpec{"init_sd", {0.02}, {0.02}, 1e-6, 1, false, "every trained entry starts ~ N(0, init_sd^2) (the paper does not state its initialisation)"},
-     ParamSpec{"clip", {0}, {0}, 0, 1e6, false, "per-matrix gradient-norm clipping, 0 for none (the paper states none)"}},
+    sja_train::with_training_params({with_paper(ParamSpec{"d", {4}, {4}, 1, 6, true, "input dimension (paper {3, 4}; d = 4 is the case with more features than dbar)"}, {3, 4}),
+     with_paper(ParamSpec{"L", {2, 4}, {1, 2}, 1, 8, true, "bilinear blocks (2L layers; paper {2, 4, 6})"}, {2, 4, 6}),
+     with_paper(ParamSpec{"n", {200}, {40}, 2, 2000, true, "training prompt length (paper 200); test lengths n/4, n/2, n"}, {200}),
+     with_paper(ParamSpec{"dbar", {12}, {12}, 2, 40, true, "embedding width (paper 12)"}, {12}),
+     with_paper(ParamSpec{"linear_layers", {6}, {2}, 1, 12, true, "layers of the linear Transformer (paper 6)"}, {6})},
+                                    sja_train::DecidingTraining{1500, 64, 2, 0, "from the pilots in bench/deciding_pilots.md"}),
     2000,
     256,
     [](const Case& c, int threads) {

@@ -204,13 +204,9 @@ const RegisterClaim reg{with_table(Claim{
     "The 10-term cubic over 4 variables of Sec. 4.2, dbar = 15, 10-layer bilinear Transformers (n = 150 in Sec. 4.2, n = 100 "
     "in App. J): the trained dense (11) model significantly outperforms the trained sparse (12) one (sparse trains only the "
     "free weights of (12)); the sparse model's loss still decreases with more in-context examples.",
-    {with_paper(ParamSpec{"n", {100}, {40}, 4, 2000, true, "training prompt length (App. J 100, Sec. 4.2 150); test lengths n/4, n/2, n"}, {100}),
+    sja_train::with_training_params({with_paper(ParamSpec{"n", {100}, {40}, 4, 2000, true, "training prompt length (App. J 100, Sec. 4.2 150); test lengths n/4, n/2, n"}, {100}),
      with_paper(ParamSpec{"dbar", {15}, {15}, 6, 40, true, "embedding width (paper 15)"}, {15}),
-     with_paper(ParamSpec{"L", {5}, {1}, 1, 8, true, "bilinear blocks, 2L layers (paper 5)"}, {5}),
-     with_paper(ParamSpec{"steps", {200}, {40}, 1, 1e6, true, "Adam steps (paper 20000)"}, {20000}),
-     with_paper(ParamSpec{"batch", {200}, {64}, 1, 1e6, true, "prompts per step, fresh every step (paper 4000)"}, {4000}),
-     with_paper(ParamSpec{"trials", {3}, {3}, 2, 20, true, "training runs per model (paper 5)"}, {5}),
-     with_paper(ParamSpec{"lr", {1e-3}, {1e-3}, 1e-6, 1, false, "Adam learning rate (paper 1e-3)"}, {1e-3})},
+     with_paper(ParamSpec{"L", {5}, {1}, 1, 8, true, "bilinear blocks, 2L layers (paper 5)"}, {5})}),
     2000,
     256,
     [](const Case& c, int threads) { return (threads + 2) * 64.0 * 8.0 * (c.get("dbar") + 1) * (c.get("n") + 1) * (2 * c.get("L") + 4); },

@@ -26,6 +26,33 @@ Settings Settings::from_case(const Case& c) {
   return s;
 }
 
+std::vector<ParamSpec> with_training_params(std::vector<ParamSpec> model, const std::optional<DecidingTraining>& deciding) {
+  const std::string steps_help =
+      deciding ? fmt::format("Adam steps (paper 20000; deciding {}, {})", deciding->steps, deciding->why) : "Adam steps (paper 20000)";
+  std::string clip_help = "per-matrix gradient-norm clipping, 0 for none (the paper states none";
+  clip_help += deciding && deciding->clip > 0
+                   ? fmt::format("; deciding {:g}: without it the model freezes at the deciding batch, bench/deciding_pilots.md)", deciding->clip)
+                   : ")";
+  std::vector<ParamSpec> training = {
+      with_paper(ParamSpec{"steps", {200}, {40}, 1, 1e6, true, steps_help}, {20000}),
+      with_paper(ParamSpec{"batch", {200}, {64}, 1, 1e6, true, "prompts per step, fresh every step (paper 4000)"}, {4000}),
+      with_paper(ParamSpec{"trials", {3}, {3}, 2, 20, true, "training runs per model (paper 5)"}, {5}),
+      with_paper(ParamSpec{"lr", {1e-3}, {1e-3}, 1e-6, 1, false, "Adam learning rate (paper 1e-3)"}, {1e-3}),
+      ParamSpec{"init_sd", {0.02}, {0.02}, 1e-6, 1, false,
+                "every trained entry starts ~ N(0, init_sd^2) (the paper does not state its initialisation)"},
+      ParamSpec{"clip", {0}, {0}, 0, 1e6, false, clip_help}};
+  if (deciding) {
+    for (auto& p : model) p = with_deciding(p, p.paper.empty() ? p.defaults : p.paper);
+    training[0] = with_deciding(training[0], {static_cast<double>(deciding->steps)});
+    training[1] = with_deciding(training[1], {static_cast<double>(deciding->batch)});
+    training[2] = with_deciding(training[2], {static_cast<double>(deciding->trials)});
+    training[3] = with_deciding(training[3], {1e-3});
+    if (deciding->clip > 0) training[5] = with_deciding(training[5], {deciding->clip});
+  }
+  model.insert(model.end(), training.begin(), training.end());
+  return model;
+}
+
 std::string Settings::differences() const {
   std::vector<std::string> parts;
   if (batch != 4000) parts.push_back(fmt::format("batch {} (paper 4000)", batch));

@@ -32,6 +32,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,20 @@ struct Settings {
   // "batch 400 (paper 4000), 300 steps (paper 20000), 3 trials (paper 5)": what differs from the paper.
   std::string differences() const;
 };
+
+// The deciding budget's training values of a claim that declares one (docs/budgets.md).
+struct DecidingTraining {
+  int steps = 0;
+  int batch = 0;
+  int trials = 0;
+  double clip = 0;
+  std::string why;  // where the values come from, said in the steps parameter's help
+};
+// `model` (the claim's model and grid parameters) followed by the training parameters every sja experiment claim
+// takes, which Settings::from_case reads: steps, batch, trials, lr (the paper's 20000, 4000, 5, 1e-3), init_sd and clip
+// (the paper states neither: N(0, 0.02^2) and none in every budget but the deciding one); with `deciding`, the deciding
+// budget's values of all six and of every `model` parameter (its paper values: the deciding budget keeps the model).
+std::vector<ParamSpec> with_training_params(std::vector<ParamSpec> model, const std::optional<DecidingTraining>& deciding = {});
 
 // A run that finishes with a held-out loss above kBlowUp times its first value is marked diverged (its
 // weights stayed below the trainer's bound but its outputs exploded) and left out of every comparison.
