@@ -29,7 +29,10 @@
 #      The caller tees the whole output into $OUT/check.log.
 #
 # Env: OUT (default bench/gpu/out/ret), PYTHON (default python3: the one with PyTorch), BACKEND (default cuda; portable: the rehearsal without a GPU, which runs the
-# same phases with icl-cuda-equality --rehearse), PAPER_CLAIMS, BUILD_DIR (default build-gpu), CUDA_ARCH (default 90).
+# same phases with icl-cuda-equality --rehearse), PAPER_CLAIMS, BUILD_DIR (default build-gpu), CUDA_ARCH (default 90),
+# SKIP (phases left out, of: equality timings torch claims), RUNS (phase 7's runs as CLAIM:BUDGET, default each of
+# PAPER_CLAIMS at paper; e.g. RUNS=sja.fig1:deciding), RUN_ARGS (added to each run of phase 7: the rehearsal's
+# reduced settings).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 DEBS=bench/gpu/debs
@@ -79,6 +82,10 @@ T=${1:-540}
 BACKEND=${BACKEND:-cuda}
 OUT=${OUT:-$WORK/ret}
 PAPER_CLAIMS=${PAPER_CLAIMS:-"sja.fig2 sja.fig1"}
+RUNS=${RUNS:-$(for c in $PAPER_CLAIMS; do printf '%s:paper ' "$c"; done)}
+SKIP=${SKIP:-}
+RUN_ARGS=${RUN_ARGS:-}
+skipped() { [[ " $SKIP " == *" $1 "* ]]; }
 BUILD_DIR=${BUILD_DIR:-build-gpu}
 REHEARSE=()
 [[ "$BACKEND" == portable ]] && REHEARSE=(--rehearse)
@@ -149,14 +156,18 @@ say "2. the machine"
 
 if [[ -n $BIN ]]; then
   say "3. the equality check"
+  skipped equality && say "skipped (SKIP)" ||
   phase equality "$(cut_to 170 250)" "${RUN[@]}" "$BIN/icl-cuda-equality" "${REHEARSE[@]}"
   say "4. the speed table"
+  skipped timings && say "skipped (SKIP)" ||
   phase timings "$(cut_to 150 170)" "${RUN[@]}" "$BIN/icl-cuda-equality" --time-only "${REHEARSE[@]}"
 fi
 
 say "5. the PyTorch baselines on the same GPU"
 PY=${PYTHON:-python3}
-if $PY -c "import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)" 2>/dev/null; then
+if skipped torch; then
+  say "skipped (SKIP)"
+elif $PY -c "import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)" 2>/dev/null; then
   phase torch "$(cut_to 120 140)" env PYTHONUNBUFFERED=1 "$PY" bench/gpu/torch_baselines.py --device cuda
 elif [[ $BACKEND == portable ]] && $PY -c "import torch" 2>/dev/null; then
   say "no GPU for PyTorch: the rehearsal runs the baselines' plumbing on the CPU (--smoke), timing nothing"
@@ -181,9 +192,10 @@ if [[ -n $BIN ]]; then
     done
   }
   rm -rf "$WORK/claims"
+  skipped claims && say "skipped (SKIP)" ||
   phase claims "$(cut_to 100 100)" bash -c "$(declare -f compare); ICL='${RUN[*]}' BIN=$BIN WORK=$WORK BACKEND=$BACKEND compare"
 
-  say "7. the paper budget: $PAPER_CLAIMS"
+  say "7. the long runs: $RUNS"
   # The schedule gives the same bits (icl-cuda-equality checks it), so the paper run takes the one that phase 4 timed
   # fastest on sja.fig1's training step in float64 (ICL_CUDA_SCHEDULE; unset: auto, block for gradients).
   fastest=$(awk '/^minibatch\(\) of sja.fig1/ {f = 1} f && /cuda, schedule/ {print $3, $4}' "$WORK/logs/timings.log" \
@@ -192,22 +204,25 @@ if [[ -n $BIN ]]; then
   if [[ ! -d "$WORK/checkpoint" && -f "$STATE" ]]; then
     tar -xzf "$STATE" -C "$WORK" checkpoint paper 2>/dev/null && say "resuming from the committed $STATE"
   fi
-  for claim in $PAPER_CLAIMS; do
-    if [[ -f "$WORK/paper/$claim/$claim.json" ]]; then say "$claim: finished earlier"; continue; fi
+  for entry in $RUNS; do
+    claim=${entry%%:*} budget=${entry#*:}
+    # the paper runs keep the folders of the committed state; another budget's run has folders of its own
+    if [[ $budget == paper ]]; then ck="$WORK/checkpoint/$claim"; else ck="$WORK/checkpoint/$budget-$claim"; fi
+    if [[ -f "$WORK/$budget/$claim/$claim.json" ]]; then say "$claim ($budget): finished earlier"; continue; fi
     left=$((T - SECONDS - 35 - 15))  # 35 s for the state to be saved after SIGTERM, 15 s to pack
     ((left >= 30)) || { say "$claim: ${left} s left, too little to start"; break; }
-    ck="$WORK/checkpoint/$claim"
     mode=(--checkpoint "$ck")  # the same command with the same folder goes on from its saved state
     [[ -f "$ck/run.json" ]] && say "$claim: goes on from $ck ($(find "$ck" -name '*.state' | wc -l) runs part-way," \
                                    "$(find "$ck" -name '*.done' | wc -l) finished)"
-    mkdir -p "$WORK/paper"
-    say "$claim: ${mode[0]} $ck, stopped with SIGTERM after $left s"
+    mkdir -p "$WORK/$budget"
+    say "$claim ($budget): ${mode[0]} $ck, stopped with SIGTERM after $left s"
     rc=0
-    timeout -s TERM -k 35 "$left" "${RUN[@]}" "$BIN/icl-verify" run "$claim" --budget paper --backend "$BACKEND" "${mode[@]}" \
-        --checkpoint-every 60 --out "$WORK/paper/$claim" 2>&1 | tee -a "$WORK/logs/paper-$claim.log"
+    # shellcheck disable=SC2086  # RUN_ARGS is a list of words
+    timeout -s TERM -k 35 "$left" "${RUN[@]}" "$BIN/icl-verify" run "$claim" --budget "$budget" --backend "$BACKEND" "${mode[@]}" \
+        --checkpoint-every 60 $RUN_ARGS --out "$WORK/$budget/$claim" 2>&1 | tee -a "$WORK/logs/$budget-$claim.log"
     rc=${PIPESTATUS[0]}
     case $rc in
-      0|1) say "$claim: finished at the paper budget (exit $rc); reports in $WORK/paper/$claim" ;;
+      0|1) say "$claim: finished at the $budget budget (exit $rc); reports in $WORK/$budget/$claim" ;;
       4|124) say "$claim: stopped, its state saved in $ck; the same command goes on from it"; break ;;
       *) say "$claim: failed (exit $rc)"; break ;;
     esac

@@ -31,7 +31,7 @@ std::vector<ParamSpec> with_training_params(std::vector<ParamSpec> model, const 
       deciding ? fmt::format("Adam steps (paper 20000; deciding {}, {})", deciding->steps, deciding->why) : "Adam steps (paper 20000)";
   std::string clip_help = "per-matrix gradient-norm clipping, 0 for none (the paper states none";
   clip_help += deciding && deciding->clip > 0
-                   ? fmt::format("; deciding {:g}: without it the model freezes at the deciding batch, bench/deciding_pilots.md)", deciding->clip)
+                   ? fmt::format("; deciding {:g}: without it the models froze in the pilots at batch 64 and 128, bench/deciding_pilots.md)", deciding->clip)
                    : ")";
   std::vector<ParamSpec> training = {
       with_paper(ParamSpec{"steps", {200}, {40}, 1, 1e6, true, steps_help}, {20000}),
