@@ -16,9 +16,9 @@
 // integration up to d = 12 linear, 3 quadratic), seed, samples and threads by the rules of --seed, --samples,
 // --threads, matrices finite, weights floating-point (an integer array is refused, as an integer .npy file is), so
 // that no call raises a TypeError listing signatures or takes a value the command line refuses.
+#include "icl/cli/check.hpp"
 #include "icl/cli/engine.hpp"
 #include "icl/cli/eval.hpp"
-#include "icl/claim/kinds/formula.hpp"
 #include "icl/exact/feature_moments.hpp"
 #include "icl/execute/executor.hpp"
 #include "icl/execute/precision.hpp"

@@ -58,4 +58,22 @@ TEST_CASE("lib names no claim: no source of lib/ holds a claim ID") {
                                   << hits);
 }
 
+// The data path's layers include downwards only: the command line (lib/icl/cli/) runs claims, so nothing below it
+// includes it (a claim of one's own, claim/kinds/, once included cli/engine.hpp for UsageError and cli/eval.hpp for
+// the exact limits; they are claim/usage_error.hpp and exact/limits.hpp now, and the run through the engine is
+// cli/check.hpp).
+TEST_CASE("lib layers: no folder of lib/icl/ but cli/ includes cli/") {
+  const fs::path root = fs::path(ICL_SOURCE_DIR) / "lib" / "icl";
+  std::string hits;
+  std::size_t read = 0;
+  for (const auto& dir : fs::directory_iterator(root)) {
+    if (!dir.is_directory() || dir.path().filename() == "cli") continue;
+    std::size_t files = 0;
+    hits += lines_matching(dir.path(), std::regex("#include \"icl/cli/"), files);
+    read += files;
+  }
+  REQUIRE(read > 50);
+  CHECK_MESSAGE(hits.empty(), "a layer below the command line includes it:\n" << hits);
+}
+
 }  // namespace test_lib_names_no_claim

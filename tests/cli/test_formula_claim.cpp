@@ -2,7 +2,7 @@
 // check(): the one-step gradient-descent layer of examples/own_claim with its loss formula (confirmed) and the same
 // formula without a term (refuted, with a counterexample); the report files are those `icl-verify run` writes; the
 // claim is registered only for the run; bad descriptions are UsageErrors.
-#include "icl/claim/kinds/formula.hpp"
+#include "icl/cli/check.hpp"
 
 #include "icl/cli/engine.hpp"
 #include "icl/model/gaussian_model.hpp"

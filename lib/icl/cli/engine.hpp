@@ -2,20 +2,16 @@
 // written), then run each claim and write its report atomically.
 #pragma once
 #include "icl/claim/claim.hpp"
+#include "icl/claim/usage_error.hpp"
 
 #include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace icl {
-
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
 
 // The defaults of `run`; the folders of its reports (default_out_folder).
 inline constexpr const char* kLatestFolder = "reports/latest";

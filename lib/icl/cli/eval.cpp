@@ -290,7 +290,6 @@ void check_covariance(const Eigen::MatrixXd& s, int d, const std::string& what) 
   if (llt.info() != Eigen::Success) throw UsageError(fmt::format("{}: the covariance is not positive definite", what));
 }
 
-int exact_max_d(const std::string& task) { return task == "linear" ? kExactMaxDLinear : kExactMaxDQuadratic; }
 
 ParamSpec eval_param(const std::string& name) {
   if (name == "d") return ParamSpec{"d", {1}, {1}, 1, kEvalMaxD, true, "input dimension (must match the weights)"};

@@ -29,6 +29,7 @@
 // at the stated error rates), flagged as an internal inconsistency.
 #pragma once
 #include "icl/cli/engine.hpp"
+#include "icl/exact/limits.hpp"
 #include "icl/model/attention_weights.hpp"
 
 #include <Eigen/Dense>
@@ -59,15 +60,11 @@ struct EvalOptions {
 };
 
 // The limits of eval's parameters (and of the Python module's functions that take them): d <= 64, n <= 100000,
-// label noise sd <= 1e6; the single-layer moments are integrated exactly for d <= 12 (linear task) or d <= 3
-// (quadratic): their cost grows like the number of pairs of (d+1)^2 products times the terms of degree-8 (linear) or
-// degree-12 (quadratic) polynomials (d = 199 took 6 GB).
+// label noise sd <= 1e6; the single-layer moments are integrated exactly where exact/limits.hpp says (d <= 12
+// linear, d <= 3 quadratic).
 inline constexpr int kEvalMaxD = 64;
 inline constexpr int kEvalMaxN = 100000;
 inline constexpr double kEvalMaxNoise = 1e6;
-inline constexpr int kExactMaxDLinear = 12;
-inline constexpr int kExactMaxDQuadratic = 3;
-int exact_max_d(const std::string& task);  // kExactMaxDLinear for "linear", else kExactMaxDQuadratic
 // A covariance for weights of dimension d: d x d, finite, symmetric, positive definite (throws UsageError "WHAT: ...").
 void check_covariance(const Eigen::MatrixXd& s, int d, const std::string& what);
 // eval's parameter `name` (d, n, cov, noise): its range, integrality, defaults (check_param_value checks a value).

@@ -2,8 +2,8 @@
 // per-case decision on the stated minimiser.
 #include "icl/claim/kinds/argmin.hpp"
 
-#include "icl/cli/engine.hpp"
-#include "icl/cli/eval.hpp"
+#include "icl/claim/usage_error.hpp"
+#include "icl/exact/limits.hpp"
 #include "icl/verdict/checks.hpp"
 
 #include <fmt/format.h>

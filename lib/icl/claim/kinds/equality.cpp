@@ -2,7 +2,7 @@
 // refuted formula.
 #include "icl/claim/kinds/equality.hpp"
 
-#include "icl/cli/eval.hpp"
+#include "icl/exact/limits.hpp"
 #include "icl/exact/feature_moments.hpp"
 #include "icl/exact/optimal_attention.hpp"
 #include "icl/report/provenance.hpp"

@@ -5,8 +5,8 @@
 #include "icl/claim/kinds/argmin.hpp"
 #include "icl/claim/kinds/bound.hpp"
 #include "icl/claim/kinds/equality.hpp"
-#include "icl/cli/engine.hpp"
-#include "icl/cli/eval.hpp"
+#include "icl/claim/usage_error.hpp"
+#include "icl/exact/limits.hpp"
 #include "icl/exact/feature_moments.hpp"
 #include "icl/report/provenance.hpp"
 #include "icl/report/quantities.hpp"
@@ -190,18 +190,6 @@ void check_id(const std::string& id) {
                                    id));
 }
 
-// Registered for the time of one run, so that run_command finds it; removed again however the run ends.
-struct ScopedRegistration {
-  std::string id;
-  explicit ScopedRegistration(Claim c) : id(c.id) { RegisterClaim{std::move(c)}; }
-  ~ScopedRegistration() {
-    auto& r = claim_registry();
-    r.erase(std::remove_if(r.begin(), r.end(), [&](const Claim& c) { return c.id == id; }), r.end());
-  }
-  ScopedRegistration(const ScopedRegistration&) = delete;
-  ScopedRegistration& operator=(const ScopedRegistration&) = delete;
-};
-
 }  // namespace
 
 Claim formula_claim(const FormulaClaim& f) {
@@ -255,24 +243,6 @@ Claim formula_claim(const FormulaClaim& f) {
   if (f.kind == "argmin") c.table = argmin_table(f);
   c.run = [f](const ClaimContext& ctx) { return run_formula(f, ctx); };
   return c;
-}
-
-nlohmann::ordered_json check_formula_claim(const FormulaClaim& f, const std::string& out, std::uint64_t seed, int threads,
-                                           double alpha, const std::string& command) {
-  Claim c = formula_claim(f);
-  if (find_claim(f.id)) throw UsageError(fmt::format("claim id '{}' is taken by a claim of the library", f.id));
-  if (out.empty()) throw UsageError(f.id + ": an output folder is required");
-  if (threads < 0) throw UsageError("threads must be >= 1");
-  ScopedRegistration reg(std::move(c));
-  RunOptions o;
-  o.claims = {f.id};
-  o.seed = seed;
-  o.threads = threads;
-  o.alpha = alpha;
-  o.out = out;
-  o.command = printable_line(command, 2000);
-  run_command(o);
-  return nlohmann::ordered_json::parse(read_file(out + "/" + f.id + ".json"));
 }
 
 }  // namespace icl

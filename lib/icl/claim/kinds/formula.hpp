@@ -68,15 +68,10 @@ struct FormulaClaim {
   double argmin_tolerance = 1e-6;
 };
 
-// The claim, ready to register. Throws UsageError (engine.hpp) for an invalid description.
+// The claim, ready to register. Throws UsageError (claim/usage_error.hpp) for an invalid description.
 Claim formula_claim(const FormulaClaim& f);
 
-// Registers the claim for the time of the run, runs it as `icl-verify run ID --out OUT` would (writing OUT/ID.json,
-// ID.tex, summary.md, ...) and returns its report. Throws UsageError for bad input (nothing written); an exception
-// from `stated`, `model` or `between_cases` propagates unchanged.
-// `command` is what the report's provenance names as the invocation (e.g. the Python call).
-nlohmann::ordered_json check_formula_claim(const FormulaClaim& f, const std::string& out, std::uint64_t seed = 1,
-                                           int threads = 0, double alpha = 0.01, const std::string& command = "");
+// check_formula_claim (cli/check.hpp) registers it for the time of one run and runs it through the engine.
 
 // ---- What the kinds share (formula.cpp sets each case up and runs them; the kinds decide each case) ----
 
