@@ -57,22 +57,23 @@ ClaimTable table_layout() {
        {"c", "$\\mathrm{Dist}(A_i, I)$ stays away from $0$ (the trained network is not plain gradient descent)"}});
 }
 
-const RegisterClaim reg{with_table(Claim{
-    "acds.exp43",
-    "Sec. 4.3: trained 3-layer form (8) -> loss ~ 0, Sigma^1/2 A_i Sigma^1/2 ~ I",
-    "Ahn, Cheng, Daneshmand and Sra (2023), Section 4.3, Figures 1-2",
-    "d = 5, n = 20, Sigma = U^T diag(1, 1, 0.25, 0.0625, 1) U, w ~ N(0, Sigma^-1); three-layer form (8) trained with "
+const RegisterClaim reg{Claim{
+    .id = "acds.exp43",
+    .title = "Sec. 4.3: trained 3-layer form (8) -> loss ~ 0, Sigma^1/2 A_i Sigma^1/2 ~ I",
+    .source = "Ahn, Cheng, Daneshmand and Sra (2023), Section 4.3, Figures 1-2",
+    .statement = "d = 5, n = 20, Sigma = U^T diag(1, 1, 0.25, 0.0625, 1) U, w ~ N(0, Sigma^-1); three-layer form (8) trained with "
     "Adam (minibatch 20000 resampled every 100 steps, gradients clipped to 0.01 per matrix, 5 runs each with its own U): "
     "the loss converges to almost 0, Dist(Sigma^1/2 A_i Sigma^1/2, I) -> 0 while Dist(A_i, I) stays away from 0.",
-    acds_exp::training_experiment_params(20),
-    20000,
-    4000,
-    [](const Case& c, int threads) { return threads * acds_shape(5, c.geti("n")).workspace_bytes() + 8.0 * c.get("batch"); },
-    [](const ClaimContext& ctx) { return acds_exp::run_training_experiment(ctx, false); },
-    {PartSpec{"a", "The training loss converges to an almost 0 value.", Strength::empirical},
+    .params = acds_exp::training_experiment_params(20),
+    .default_samples = 20000,
+    .quick_samples = 4000,
+    .memory_bytes = [](const Case& c, int threads) { return threads * acds_shape(5, c.geti("n")).workspace_bytes() + 8.0 * c.get("batch"); },
+    .run = [](const ClaimContext& ctx) { return acds_exp::run_training_experiment(ctx, false); },
+    .parts = {PartSpec{"a", "The training loss converges to an almost 0 value.", Strength::empirical},
      PartSpec{"b", "Dist(Sigma^1/2 A_i Sigma^1/2, I) converges to 0 (the critical point of Thm. 3, A_i proportional to Sigma^-1).",
               Strength::empirical},
-     PartSpec{"c", "Dist(A_i, I) stays away from 0 (the trained network is not plain gradient descent).", Strength::empirical}}}, table_layout())};
+     PartSpec{"c", "Dist(A_i, I) stays away from 0 (the trained network is not plain gradient descent).", Strength::empirical}},
+    .table = table_layout()}};
 
 }  // namespace acds_exp43
 }  // namespace

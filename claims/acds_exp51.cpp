@@ -51,22 +51,23 @@ ClaimTable table_layout() {
        {"e", "$\\|A_0\\| < \\|A_1\\| < \\|A_2\\|$"}});
 }
 
-const RegisterClaim reg{with_table(Claim{
-    "acds.exp51",
-    "Sec. 5.1: trained 3-layer form (11) -> B_i ~ I, A_i ~ Sigma^-1, growing ||A_i||",
-    "Ahn, Cheng, Daneshmand and Sra (2023), Section 5.1, Figures 3-5",
-    "As acds.exp43 with n = 10 and form (11) (A_i, B_i trained): the loss converges to about 0, Dist(B_i, I) -> 0, "
+const RegisterClaim reg{Claim{
+    .id = "acds.exp51",
+    .title = "Sec. 5.1: trained 3-layer form (11) -> B_i ~ I, A_i ~ Sigma^-1, growing ||A_i||",
+    .source = "Ahn, Cheng, Daneshmand and Sra (2023), Section 5.1, Figures 3-5",
+    .statement = "As acds.exp43 with n = 10 and form (11) (A_i, B_i trained): the loss converges to about 0, Dist(B_i, I) -> 0, "
     "Dist(Sigma^1/2 A_i Sigma^1/2, I) -> 0, and ||A_0|| < ||A_1|| < ||A_2||.",
-    acds_exp::training_experiment_params(10),
-    20000,
-    4000,
-    [](const Case& c, int threads) { return threads * acds_shape(5, c.geti("n")).workspace_bytes() + 8.0 * c.get("batch"); },
-    [](const ClaimContext& ctx) { return acds_exp::run_training_experiment(ctx, true); },
-    {PartSpec{"a", "The training loss converges to about 0.", Strength::empirical},
+    .params = acds_exp::training_experiment_params(10),
+    .default_samples = 20000,
+    .quick_samples = 4000,
+    .memory_bytes = [](const Case& c, int threads) { return threads * acds_shape(5, c.geti("n")).workspace_bytes() + 8.0 * c.get("batch"); },
+    .run = [](const ClaimContext& ctx) { return acds_exp::run_training_experiment(ctx, true); },
+    .parts = {PartSpec{"a", "The training loss converges to about 0.", Strength::empirical},
      PartSpec{"b", "Dist(Sigma^1/2 A_i Sigma^1/2, I) converges to 0 (A_i proportional to Sigma^-1).", Strength::empirical},
      PartSpec{"c", "Dist(A_i, I) stays away from 0.", Strength::empirical},
      PartSpec{"d", "Dist(B_i, I) converges to 0 for B_0, B_1.", Strength::empirical},
-     PartSpec{"e", "||A_0|| < ||A_1|| < ||A_2||.", Strength::empirical}}}, table_layout())};
+     PartSpec{"e", "||A_0|| < ||A_1|| < ||A_2||.", Strength::empirical}},
+    .table = table_layout()}};
 
 }  // namespace acds_exp51
 }  // namespace

@@ -269,25 +269,26 @@ ClaimTable table_layout() {
        {"b", "Fig.~7 ($n=20$, over $L$): the trained $L$-layer model is at least as good as $L$-step preconditioned GD"}});
 }
 
-const RegisterClaim reg{with_table(Claim{
-    "acds.figs67",
-    "App. D: trained L-layer LSA at least as good as L-step preconditioned GD",
-    "Ahn, Cheng, Daneshmand and Sra (2023), Appendix D, Figures 6-7",
-    "d = 5: the trained L-layer linear Transformer's test loss against L steps of GD and of Sigma^-1-preconditioned GD "
+const RegisterClaim reg{Claim{
+    .id = "acds.figs67",
+    .title = "App. D: trained L-layer LSA at least as good as L-step preconditioned GD",
+    .source = "Ahn, Cheng, Daneshmand and Sra (2023), Appendix D, Figures 6-7",
+    .statement = "d = 5: the trained L-layer linear Transformer's test loss against L steps of GD and of Sigma^-1-preconditioned GD "
     "(grid-searched step sizes) and OLS, over n = 2..22 (L = 3) and L = 1..4 (n = 20): the trained model is at least as "
     "good as L-step preconditioned GD.",
-    {with_paper(ParamSpec{"n", {5, 20}, {10}, 2, 1000, true, "context lengths of the Fig. 6 sweep (at L = 3; paper 2..22, every one in the paper budget)"}, {2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22}),
+    .params = {with_paper(ParamSpec{"n", {5, 20}, {10}, 2, 1000, true, "context lengths of the Fig. 6 sweep (at L = 3; paper 2..22, every one in the paper budget)"}, {2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22}),
      with_paper(ParamSpec{"L", {1, 2}, {1}, 1, 4, true, "depths of the Fig. 7 sweep (at n = 20; paper 1..4)"}, {1, 2, 3, 4}),
      with_paper(ParamSpec{"steps", {300}, {80}, 10, 1e7, true, "Adam steps per trained model (not stated by the paper; its paper budget is our choice, 5000, as acds.exp43)"}, {5000}),
      with_paper(ParamSpec{"batch", {1000}, {300}, 64, 1e6, true, "minibatch size (Sec. 4.3: 20000)"}, {20000}),
      with_paper(ParamSpec{"lr", {0.02}, {0.02}, 1e-6, 1, false, "Adam learning rate, halved every steps/4 (not stated; 0.02, our choice, in every budget)"}, {0.02})},
-    20000,
-    4000,
-    [](const Case& c, int threads) { return threads * acds_shape(5, std::max(c.geti("n"), 20)).workspace_bytes() + 8.0 * c.get("batch"); },
-    run,
-    {PartSpec{"a", "Fig. 6 (L = 3, over n): the trained model is at least as good as 3-step preconditioned GD.", Strength::empirical},
+    .default_samples = 20000,
+    .quick_samples = 4000,
+    .memory_bytes = [](const Case& c, int threads) { return threads * acds_shape(5, std::max(c.geti("n"), 20)).workspace_bytes() + 8.0 * c.get("batch"); },
+    .run = run,
+    .parts = {PartSpec{"a", "Fig. 6 (L = 3, over n): the trained model is at least as good as 3-step preconditioned GD.", Strength::empirical},
      PartSpec{"b", "Fig. 7 (n = 20, over L): the trained L-layer model is at least as good as L-step preconditioned GD.",
-              Strength::empirical}}}, table_layout())};
+              Strength::empirical}},
+    .table = table_layout()}};
 
 }  // namespace acds_figs67
 }  // namespace

@@ -270,28 +270,29 @@ ClaimTable table_layout() {
           {{"sym", "$A_\\ell$"}}};
 }
 
-const RegisterClaim reg{with_table(Claim{
-    "acds.lemma1",
-    "L-layer sparse LSA = L steps of preconditioned GD",
-    "Ahn, Cheng, Daneshmand and Sra (2023), Lemma 1, eq. (8), proof in Appendix C.1",
-    "For the L-layer linear Transformer with P_l = [0 0; 0 1], Q_l = -[A_l 0; 0 0] (A_l in R^{d x d}), the "
+const RegisterClaim reg{Claim{
+    .id = "acds.lemma1",
+    .title = "L-layer sparse LSA = L steps of preconditioned GD",
+    .source = "Ahn, Cheng, Daneshmand and Sra (2023), Lemma 1, eq. (8), proof in Appendix C.1",
+    .statement = "For the L-layer linear Transformer with P_l = [0 0; 0 1], Q_l = -[A_l 0; 0 0] (A_l in R^{d x d}), the "
     "(d+1, n+1) entry of the l-th layer output is -<x^(n+1), w_gd^l>, where w_gd^0 = 0 and w_gd^(l+1) = w_gd^l - "
     "A_l grad R(w_gd^l), R(w) = (1/2n) sum_i (w^T x_i - w_*^T x_i)^2.",
-    {ParamSpec{"d", {1, 2, 4}, {1, 2}, 1, 64, true, "input dimension"},
+    .params = {ParamSpec{"d", {1, 2, 4}, {1, 2}, 1, 64, true, "input dimension"},
      ParamSpec{"n", {1, 5, 40}, {1, 10}, 1, 100000, true, "context length"},
      ParamSpec{"L", {1, 4, 10}, {1, 5}, 1, 200, true, "layers (steps)"},
      with_names(ParamSpec{"sym", {1, 0}, {1, 0}, 0, 1, true, "1: symmetric A_l, 0: general A_l"},
                 numbered_names({"general", "symmetric"}))},
-    3000,
-    150,
-    [](const Case& c, int threads) {
+    .default_samples = 3000,
+    .quick_samples = 150,
+    .memory_bytes = [](const Case& c, int threads) {
       return threads * (c.geti("L") + 4.0) * 8.0 * (c.geti("d") + 1.0) * (c.geti("n") + 1.0) * 4;
     },
-    run,
-    {PartSpec{"a",
+    .run = run,
+    .parts = {PartSpec{"a",
               "For the L-layer linear Transformer with the sparse weights (8), A_l in R^{d x d}, the (d+1, n+1) entry of "
               "the l-th layer output is -<x_q, w_gd^l> with w_gd^0 = 0 and w_gd^(l+1) = w_gd^l - A_l grad R(w_gd^l).",
-              Strength::theorem}}}, table_layout())};
+              Strength::theorem}},
+    .table = table_layout()}};
 
 }  // namespace acds_lemma1
 }  // namespace

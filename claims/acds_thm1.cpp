@@ -314,25 +314,26 @@ ClaimTable table_layout() {
            {"matrix_relative_difference", "Matrix diff.", "relative difference, stated vs.\\ exact $Q_0$"}}};
 }
 
-const RegisterClaim reg{with_table(Claim{
-    "acds.thm1",
-    "Single-layer global minimiser of LSA for x ~ N(0, Sigma)",
-    "Ahn, Cheng, Daneshmand and Sra (2023), Theorem 1 and Appendix A",
-    "x ~ N(0, Sigma), Sigma = U Lam U^T, w ~ N(0, I). The single-layer global minimiser is, up to rescaling "
+const RegisterClaim reg{Claim{
+    .id = "acds.thm1",
+    .title = "Single-layer global minimiser of LSA for x ~ N(0, Sigma)",
+    .source = "Ahn, Cheng, Daneshmand and Sra (2023), Theorem 1 and Appendix A",
+    .statement = "x ~ N(0, Sigma), Sigma = U Lam U^T, w ~ N(0, I). The single-layer global minimiser is, up to rescaling "
     "P0 -> g P0, Q0 -> Q0/g: P0 = e e^T, Q0 = -[U diag(1/((n+1)/n lam_i + tr(Lam)/n)) U^T, 0; 0, 0].",
-    {ParamSpec{"d", {2, 4, 5}, {2, 5}, 1, 8, true, "input dimension (d = 5, isotropic, n = 20 also trains)"},
+    .params = {ParamSpec{"d", {2, 4, 5}, {2, 5}, 1, 8, true, "input dimension (d = 5, isotropic, n = 20 also trains)"},
      with_names(ParamSpec{"cov", {0, 1, 2, 3}, {0, 2}, 0, 3, true,
                           "covariance: 0 isotropic, 1 diagonal, 2 rotated, 3 rotated ill-conditioned (kappa 100)"},
                 test_covariance_names()),
      ParamSpec{"n", {2, 20}, {20}, 1, 1e6, true, "context length"}},
-    600000,
-    300000,
-    [](const Case& c, int threads) { return threads * acds_shape(c.geti("d"), c.geti("n")).workspace_bytes(); },
-    run,
-    {PartSpec{"a",
+    .default_samples = 600000,
+    .quick_samples = 300000,
+    .memory_bytes = [](const Case& c, int threads) { return threads * acds_shape(c.geti("d"), c.geti("n")).workspace_bytes(); },
+    .run = run,
+    .parts = {PartSpec{"a",
               "For x ~ N(0, Sigma), w ~ N(0, I), a global minimiser of the single-layer in-context loss is, up to "
               "rescaling, P0 = e e^T, Q0 = -[U diag(1/((n+1)/n lam_i + tr(Lam)/n)) U^T, 0; 0, 0].",
-              Strength::theorem}}}, table_layout())};
+              Strength::theorem}},
+    .table = table_layout()}};
 
 }  // namespace acds_thm1
 }  // namespace

@@ -274,22 +274,23 @@ ClaimTable table_layout() {
            {"relative_gap", "Rel.\\ gap", "relative gap"}}};
 }
 
-const RegisterClaim reg{with_table(Claim{
-    "acds.thm2",
-    "Two layers: diagonal A_1, A_2 are global minimisers",
-    "Ahn, Cheng, Daneshmand and Sra (2023), Theorem 2 and Appendix B.1",
-    "Two layers, symmetric A_1, A_2, x ~ N(0, I), w ~ N(0, I): there are diagonal A_1, A_2 that are global minimisers.",
-    {ParamSpec{"d", {2, 3, 4}, {2}, 1, 6, true, "input dimension"},
+const RegisterClaim reg{Claim{
+    .id = "acds.thm2",
+    .title = "Two layers: diagonal A_1, A_2 are global minimisers",
+    .source = "Ahn, Cheng, Daneshmand and Sra (2023), Theorem 2 and Appendix B.1",
+    .statement = "Two layers, symmetric A_1, A_2, x ~ N(0, I), w ~ N(0, I): there are diagonal A_1, A_2 that are global minimisers.",
+    .params = {ParamSpec{"d", {2, 3, 4}, {2}, 1, 6, true, "input dimension"},
      ParamSpec{"n", {2, 5, 20}, {5}, 1, 1e6, true, "context length"},
      ParamSpec{"search", {1}, {1}, 0.25, 64, false, "worst-case search budget multiplier (docs/search.md)", true}},
-    1000000,
-    300000,
-    [](const Case& c, int threads) { return threads * acds_shape(c.geti("d"), c.geti("n")).workspace_bytes(); },
-    run,
-    {PartSpec{"a",
+    .default_samples = 1000000,
+    .quick_samples = 300000,
+    .memory_bytes = [](const Case& c, int threads) { return threads * acds_shape(c.geti("d"), c.geti("n")).workspace_bytes(); },
+    .run = run,
+    .parts = {PartSpec{"a",
               "Two layers in form (8) with symmetric A_1, A_2, x ~ N(0, I), w ~ N(0, I): there are diagonal A_1, A_2 "
               "that are global minimisers of the in-context loss over symmetric pairs.",
-              Strength::theorem}}}, table_layout())};
+              Strength::theorem}},
+    .table = table_layout()}};
 
 }  // namespace acds_thm2
 }  // namespace

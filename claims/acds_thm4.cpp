@@ -61,27 +61,28 @@ ClaimTable table_layout() {
        {"loss_exact", "Loss", "exact loss there"}}};
 }
 
-const RegisterClaim reg{with_table(Claim{
-    "acds.thm4",
-    "Same with P_i = [B_i 0; 0 1], B_i = b_i I",
-    "Ahn, Cheng, Daneshmand and Sra (2023), Theorem 4 and Appendix B.3",
-    "x ~ N(0, Sigma), w ~ N(0, Sigma^-1), L layers in form (11) with P_i = [B_i, 0; 0, 1]: inf over A_i = a_i Sigma^-1, "
+const RegisterClaim reg{Claim{
+    .id = "acds.thm4",
+    .title = "Same with P_i = [B_i 0; 0 1], B_i = b_i I",
+    .source = "Ahn, Cheng, Daneshmand and Sra (2023), Theorem 4 and Appendix B.3",
+    .statement = "x ~ N(0, Sigma), w ~ N(0, Sigma^-1), L layers in form (11) with P_i = [B_i, 0; 0, 1]: inf over A_i = a_i Sigma^-1, "
     "B_i = b_i I of sum_i (||grad_{A_i} f||_F^2 + ||grad_{B_i} f||_F^2) = 0.",
-    {ParamSpec{"d", {2, 3}, {2}, 1, 3, true, "input dimension"},
+    .params = {ParamSpec{"d", {2, 3}, {2}, 1, 3, true, "input dimension"},
      ParamSpec{"L", {1, 2}, {2}, 1, 2, true, "layers (form (11); the exact engine reaches L = 2)"},
      ParamSpec{"n", {10}, {10}, 1, 1e6, true, "context length"},
      with_names(ParamSpec{"cov", {0, 3}, {2}, 0, 3, true,
                           "covariance: 0 isotropic, 1 diagonal, 2 rotated, 3 rotated ill-conditioned (kappa 100)"},
                 test_covariance_names())},
-    1000000,
-    300000,
-    [](const Case& c, int threads) { return threads * acds_shape(c.geti("d"), c.geti("n")).workspace_bytes(); },
-    run,
-    {PartSpec{"a",
+    .default_samples = 1000000,
+    .quick_samples = 300000,
+    .memory_bytes = [](const Case& c, int threads) { return threads * acds_shape(c.geti("d"), c.geti("n")).workspace_bytes(); },
+    .run = run,
+    .parts = {PartSpec{"a",
               "For x ~ N(0, Sigma), w ~ N(0, Sigma^-1), any Sigma > 0 and any number of layers L in form (11): the infimum "
               "over A_i = a_i Sigma^-1, B_i = b_i I of sum_i (||grad_{A_i} f||_F^2 + ||grad_{B_i} f||_F^2) is 0 (it need "
               "not be attained).",
-              Strength::theorem}}}, table_layout())};
+              Strength::theorem}},
+    .table = table_layout()}};
 
 }  // namespace acds_thm4
 }  // namespace

@@ -254,28 +254,29 @@ ClaimTable table_layout() {
            {"feature_degree", "Degree", "largest feature degree"}}};
 }
 
-const RegisterClaim reg{with_table(Claim{
-    "sja.cor10",
-    "Width d+h+1 stack = block-coordinate descent over kernel regression",
-    "Sun, Jadbabaie and Azizan (2025), Corollary 10 (Appendix A)",
-    "For the general nonlinear ICL task, a deep Transformer with dbar = d + h + 1 implements block-coordinate descent "
+const RegisterClaim reg{Claim{
+    .id = "sja.cor10",
+    .title = "Width d+h+1 stack = block-coordinate descent over kernel regression",
+    .source = "Sun, Jadbabaie and Azizan (2025), Corollary 10 (Appendix A)",
+    .statement = "For the general nonlinear ICL task, a deep Transformer with dbar = d + h + 1 implements block-coordinate descent "
     "over kernel regression: yhat^(l) = f(x_q; w^(l)) with w^(l) the iterates of (9), the feature subsets being the "
     "intermediate activations of the network obtained by stacking its feed-forward layers.",
-    {ParamSpec{"d", {1, 3}, {2}, 1, 16, true, "input dimension"},
+    .params = {ParamSpec{"d", {1, 3}, {2}, 1, 16, true, "input dimension"},
      ParamSpec{"h", {1, 4}, {3}, 1, 32, true, "hidden units (dbar = d + h + 1)"},
      ParamSpec{"L", {1, 2, 3}, {2}, 1, 4, true, "feed-forward layers (blocks)"},
      ParamSpec{"n", {3, 40}, {5}, 1, 10000, true, "context length"}},
-    2000,
-    40,
-    [](const Case& c, int threads) {
+    .default_samples = 2000,
+    .quick_samples = 40,
+    .memory_bytes = [](const Case& c, int threads) {
       return threads * 8.0 * 20 * (c.geti("d") + c.geti("h") + 2.0) * (c.geti("n") + 1.0) * c.geti("L");
     },
-    run,
-    {PartSpec{"a",
+    .run = run,
+    .parts = {PartSpec{"a",
               "A deep Transformer with dbar = d + h + 1 implements block-coordinate descent over kernel regression: "
               "yhat^(l) = f(x_q; w^(l)), w^(l) the iterates of (9) over the feed-forward network's intermediate "
               "activations.",
-              Strength::theorem}}}, table_layout())};
+              Strength::theorem}},
+    .table = table_layout()}};
 
 }  // namespace sja_cor10
 }  // namespace

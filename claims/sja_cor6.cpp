@@ -656,31 +656,32 @@ ClaimTable table_layout() {
        {"c", "the learned block's in-context loss is at most $O(1/n)$"}});
 }
 
-const RegisterClaim reg{with_table(Claim{
-    "sja.cor6",
-    "Algorithm 1 gives x -> M v and loss O(1/n)",
-    "Sun, Jadbabaie and Azizan (2025), Corollary 6 and Algorithm 1 (Section 3.3)",
-    "For n in Omega(d^3), Algorithm 1 (stage 1: best bilinear weights with attention frozen at a full-rank diagonal "
+const RegisterClaim reg{Claim{
+    .id = "sja.cor6",
+    .title = "Algorithm 1 gives x -> M v and loss O(1/n)",
+    .source = "Sun, Jadbabaie and Azizan (2025), Corollary 6 and Algorithm 1 (Section 3.3)",
+    .statement = "For n in Omega(d^3), Algorithm 1 (stage 1: best bilinear weights with attention frozen at a full-rank diagonal "
     "Gamma; stage 2: best attention with the bilinear layer frozen) gives a bilinear layer x -> M v (M invertible), "
     "attention approximately OLS on those features, and loss O(1/n).",
-    {ParamSpec{"d", {2, 3}, {2}, 1, 4, true, "input dimension (dbar = C(d+2,2))"},
+    .params = {ParamSpec{"d", {2, 3}, {2}, 1, 4, true, "input dimension (dbar = C(d+2,2))"},
      ParamSpec{"gamma", {0, 1, 2, 3}, {0, 3}, 0, 3, true,
                "frozen Gamma of line 1: 0 = -I, 1 = -diag(0.5..2), 2 = -I with one entry +1, 3 = +I"},
      ParamSpec{"n", {30, 100, 1000, 10000, 100000}, {10, 1000, 10000, 100000}, 1, 1e7, true,
                "context length (the grid's n >= d^3 judge parts b, c; the largest judges part a)"},
      ParamSpec{"search", {1}, {1}, 0.25, 64, false, "worst-case search budget multiplier (docs/search.md)", true}},
-    60000,
-    8000,
-    [](const Case& c, int threads) {
+    .default_samples = 60000,
+    .quick_samples = 8000,
+    .memory_bytes = [](const Case& c, int threads) {
       const int dbar = sja::kernel_width(c.geti("d"));
       return threads * sja_shape(c.geti("d"), dbar, c.geti("n")).workspace_bytes() + 8.0 * std::pow(dbar + 1.0, 4) * 4;
     },
-    run,
-    {PartSpec{"a", "Stage 1 gives a bilinear layer x -> M v, v the features (8), with M invertible (n in Omega(d^3)).",
+    .run = run,
+    .parts = {PartSpec{"a", "Stage 1 gives a bilinear layer x -> M v, v the features (8), with M invertible (n in Omega(d^3)).",
               Strength::theorem},
      PartSpec{"b", "Stage 2's attention approximately solves ordinary least squares on the layer's features (as n grows).",
               Strength::asymptotic},
-     PartSpec{"c", "The learned block's in-context loss is at most O(1/n).", Strength::asymptotic}}}, table_layout())};
+     PartSpec{"c", "The learned block's in-context loss is at most O(1/n).", Strength::asymptotic}},
+    .table = table_layout()}};
 
 }  // namespace sja_cor6
 }  // namespace

@@ -463,27 +463,28 @@ ClaimTable table_layout() {
            {"max_rel_error", "Max.\\ rel.\\ error", "forward pass vs.\\ BCD (where run)"}}};
 }
 
-const RegisterClaim reg{with_table(Claim{
-    "sja.cor8",
-    "Deep bilinear stack cycles through all monomials of degree <= p",
-    "Sun, Jadbabaie and Azizan (2025), Corollary 8 (Sec. 4.2) and Appendix H",
-    "With dbar = 2d+1 and the clear / generate / multiply bilinear layers of App. H, a deep bilinear Transformer "
+const RegisterClaim reg{Claim{
+    .id = "sja.cor8",
+    .title = "Deep bilinear stack cycles through all monomials of degree <= p",
+    .source = "Sun, Jadbabaie and Azizan (2025), Corollary 8 (Sec. 4.2) and Appendix H",
+    .statement = "With dbar = 2d+1 and the clear / generate / multiply bilinear layers of App. H, a deep bilinear Transformer "
     "implements block-coordinate descent over all monomials of degree <= p, cycling through them in "
     "C(d+p-2, p-1) p <= max(d,p)^min(d,p) blocks.",
-    {ParamSpec{"d", {1, 2, 3, 4, 5, 6, 7, 8}, {1, 2, 3}, 1, 12, true, "input dimension"},
+    .params = {ParamSpec{"d", {1, 2, 3, 4, 5, 6, 7, 8}, {1, 2, 3}, 1, 12, true, "input dimension"},
      ParamSpec{"p", {1, 2, 3, 4, 5, 6, 7, 8}, {1, 2, 3}, 1, 12, true, "degree"},
      ParamSpec{"n", {6}, {4}, 1, 10000, true, "context length of the identity check"}},
-    60,
-    8,
-    [](const Case& c, int threads) {
+    .default_samples = 60,
+    .quick_samples = 8,
+    .memory_bytes = [](const Case& c, int threads) {
       return threads * 8.0 * 1e4 * (2 * c.geti("d") + 2) * (c.geti("n") + 1.0);
     },
-    run,
-    {PartSpec{"a",
+    .run = run,
+    .parts = {PartSpec{"a",
               "With dbar = 2d+1 and the clear / generate / multiply bilinear layers of App. H, a deep bilinear "
               "Transformer implements block-coordinate descent over all monomials of degree <= p, cycling through them "
               "in C(d+p-2, p-1) p <= max(d,p)^min(d,p) blocks.",
-              Strength::theorem}}}, table_layout())};
+              Strength::theorem}},
+    .table = table_layout()}};
 
 }  // namespace sja_cor8
 }  // namespace

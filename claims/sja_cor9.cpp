@@ -221,29 +221,30 @@ ClaimTable table_layout() {
           {{"basis", {{"lemma3", "$v_{ij}$ of Lemma~3"}, {"gram-schmidt", "Gram--Schmidt"}}}}};
 }
 
-const RegisterClaim reg{with_table(Claim{
-    "sja.cor9",
-    "Orthonormal features: projected dimension d~ < m forces loss >= m - d~",
-    "Sun, Jadbabaie and Azizan (2025), Corollary 9 (Appendix A)",
-    "For orthonormal features g_1..g_m and f = sum w_i g_i with w_i i.i.d. N(0,1), any block whose feed-forward "
+const RegisterClaim reg{Claim{
+    .id = "sja.cor9",
+    .title = "Orthonormal features: projected dimension d~ < m forces loss >= m - d~",
+    .source = "Sun, Jadbabaie and Azizan (2025), Corollary 9 (Appendix A)",
+    .statement = "For orthonormal features g_1..g_m and f = sum w_i g_i with w_i i.i.d. N(0,1), any block whose feed-forward "
     "kernel projects onto span{g} with dimension dt < m has loss >= m - dt.",
-    {ParamSpec{"d", {1, 2}, {2}, 1, 3, true, "input dimension"},
+    .params = {ParamSpec{"d", {1, 2}, {2}, 1, 3, true, "input dimension"},
      ParamSpec{"m", {3, 6}, {4}, 1, 10, true, "number of orthonormal features (<= C(d+2,2))"},
      ParamSpec{"dt", {0, 1, 2, 4}, {2}, 0, 10, true, "projected dimension of the kernel (< m)"},
      with_names(ParamSpec{"basis", {0, 1}, {0, 1}, 0, 1, true,
                           "0 the v_ij of Lemma 3 under N(0, I); 1 Gram-Schmidt monomials under a rotated N(0, Sigma)"},
                 numbered_names({"lemma3", "gram-schmidt"})),
      ParamSpec{"n", {200}, {100}, 1, 1e6, true, "context length"}},
-    200000,
-    50000,
-    [](const Case& c, int threads) {
+    .default_samples = 200000,
+    .quick_samples = 50000,
+    .memory_bytes = [](const Case& c, int threads) {
       return threads * sja_shape(c.geti("d"), sja::kernel_width(c.geti("d")) + 1, c.geti("n")).workspace_bytes();
     },
-    run,
-    {PartSpec{"a",
+    .run = run,
+    .parts = {PartSpec{"a",
               "For orthonormal features g_1..g_m and f = sum w_i g_i with w_i i.i.d. N(0,1), any block whose "
               "feed-forward kernel projects onto span{g} with dimension dt < m has loss >= m - dt.",
-              Strength::theorem}}}, table_layout())};
+              Strength::theorem}},
+    .table = table_layout()}};
 
 }  // namespace sja_cor9
 }  // namespace

@@ -414,33 +414,34 @@ ClaimTable table_layout() {
        {"e", "the first $2l$ layers of a trained model behave as $l$ block-coordinate-descent steps"}});
 }
 
-const RegisterClaim reg{with_table(Claim{
-    "sja.fig1",
-    "Trained bilinear vs linear Transformers on quadratic ICL (Fig. 1)",
-    "Sun, Jadbabaie and Azizan (2025), Sec. 4.1, Fig. 1; App. I, Figs. 5-9; App. J",
-    "Quadratic task, d in {3, 4}, dbar = 12, n = 200, Adam (lr 1e-3, batch 4000, 20000 iterations, 5 trials): a trained "
+const RegisterClaim reg{Claim{
+    .id = "sja.fig1",
+    .title = "Trained bilinear vs linear Transformers on quadratic ICL (Fig. 1)",
+    .source = "Sun, Jadbabaie and Azizan (2025), Sec. 4.1, Fig. 1; App. I, Figs. 5-9; App. J",
+    .statement = "Quadratic task, d in {3, 4}, dbar = 12, n = 200, Adam (lr 1e-3, batch 4000, 20000 iterations, 5 trials): a trained "
     "6-layer linear Transformer is significantly worse than every trained 2L-layer bilinear Transformer (L in {2, 4, 6}); "
     "bilinear loss improves with L; at d = 4 deep bilinear models beat the single-block limit of Remark 1; test loss rises "
     "for shorter test prompts; the first 2l layers behave as l block-coordinate-descent steps.",
-    sja_train::with_training_params({with_paper(ParamSpec{"d", {4}, {4}, 1, 6, true, "input dimension (paper {3, 4}; d = 4 is the case with more features than dbar)"}, {3, 4}),
+    .params = sja_train::with_training_params({with_paper(ParamSpec{"d", {4}, {4}, 1, 6, true, "input dimension (paper {3, 4}; d = 4 is the case with more features than dbar)"}, {3, 4}),
      with_paper(ParamSpec{"L", {2, 4}, {1, 2}, 1, 8, true, "bilinear blocks (2L layers; paper {2, 4, 6})"}, {2, 4, 6}),
      with_paper(ParamSpec{"n", {200}, {40}, 2, 2000, true, "training prompt length (paper 200); test lengths n/4, n/2, n"}, {200}),
      with_paper(ParamSpec{"dbar", {12}, {12}, 2, 40, true, "embedding width (paper 12)"}, {12}),
      with_paper(ParamSpec{"linear_layers", {6}, {2}, 1, 12, true, "layers of the linear Transformer (paper 6)"}, {6})},
                                     sja_train::DecidingTraining{1000, 4000, 2, 1, "at the paper's batch 4000: at batch 64 and 128 the deep stacks froze or diverged, bench/deciding_pilots.md; about 5 min on a GPU, hours on 2 CPU cores"}),
-    2000,
-    256,
-    [](const Case& c, int threads) {
+    .default_samples = 2000,
+    .quick_samples = 256,
+    .memory_bytes = [](const Case& c, int threads) {
       return (threads + 2) * 64.0 * 8.0 * (c.get("dbar") + 1) * (c.get("n") + 1) * (2 * c.get("L") + c.get("linear_layers") + 4);
     },
-    run,
-    {PartSpec{"a", "A trained 6-layer linear Transformer is significantly worse than every trained 2L-layer bilinear "
+    .run = run,
+    .parts = {PartSpec{"a", "A trained 6-layer linear Transformer is significantly worse than every trained 2L-layer bilinear "
                    "Transformer (L in {2, 4, 6}).", Strength::empirical},
      PartSpec{"b", "Bilinear loss improves with L.", Strength::empirical},
      PartSpec{"c", "At d = 4 (15 features > dbar = 12) deep bilinear models learn the quadratic in context, beating the "
                    "single-block limit of Remark 1.", Strength::empirical},
      PartSpec{"d", "Test loss rises for test prompts shorter than the training prompts.", Strength::empirical},
-     PartSpec{"e", "The first 2l layers of a trained model behave as l block-coordinate-descent steps.", Strength::empirical}}}, table_layout())};
+     PartSpec{"e", "The first 2l layers of a trained model behave as l block-coordinate-descent steps.", Strength::empirical}},
+    .table = table_layout()}};
 
 }  // namespace sja_fig1
 }  // namespace

@@ -197,23 +197,24 @@ ClaimTable table_layout() {
        {"b", "the sparse model's loss still decreases with more in-context examples"}});
 }
 
-const RegisterClaim reg{with_table(Claim{
-    "sja.fig2",
-    "Trained dense (11) vs sparse (12) bilinear Transformers on the 10-term cubic (Fig. 2)",
-    "Sun, Jadbabaie and Azizan (2025), Sec. 4.2, Fig. 2; App. I, Fig. 10; App. J",
-    "The 10-term cubic over 4 variables of Sec. 4.2, dbar = 15, 10-layer bilinear Transformers (n = 150 in Sec. 4.2, n = 100 "
+const RegisterClaim reg{Claim{
+    .id = "sja.fig2",
+    .title = "Trained dense (11) vs sparse (12) bilinear Transformers on the 10-term cubic (Fig. 2)",
+    .source = "Sun, Jadbabaie and Azizan (2025), Sec. 4.2, Fig. 2; App. I, Fig. 10; App. J",
+    .statement = "The 10-term cubic over 4 variables of Sec. 4.2, dbar = 15, 10-layer bilinear Transformers (n = 150 in Sec. 4.2, n = 100 "
     "in App. J): the trained dense (11) model significantly outperforms the trained sparse (12) one (sparse trains only the "
     "free weights of (12)); the sparse model's loss still decreases with more in-context examples.",
-    sja_train::with_training_params({with_paper(ParamSpec{"n", {100}, {40}, 4, 2000, true, "training prompt length (App. J 100, Sec. 4.2 150); test lengths n/4, n/2, n"}, {100}),
+    .params = sja_train::with_training_params({with_paper(ParamSpec{"n", {100}, {40}, 4, 2000, true, "training prompt length (App. J 100, Sec. 4.2 150); test lengths n/4, n/2, n"}, {100}),
      with_paper(ParamSpec{"dbar", {15}, {15}, 6, 40, true, "embedding width (paper 15)"}, {15}),
      with_paper(ParamSpec{"L", {5}, {1}, 1, 8, true, "bilinear blocks, 2L layers (paper 5)"}, {5})}),
-    2000,
-    256,
-    [](const Case& c, int threads) { return (threads + 2) * 64.0 * 8.0 * (c.get("dbar") + 1) * (c.get("n") + 1) * (2 * c.get("L") + 4); },
-    run,
-    {PartSpec{"a", "The trained dense (11) 10-layer bilinear Transformer significantly outperforms the trained sparse (12) one on "
+    .default_samples = 2000,
+    .quick_samples = 256,
+    .memory_bytes = [](const Case& c, int threads) { return (threads + 2) * 64.0 * 8.0 * (c.get("dbar") + 1) * (c.get("n") + 1) * (2 * c.get("L") + 4); },
+    .run = run,
+    .parts = {PartSpec{"a", "The trained dense (11) 10-layer bilinear Transformer significantly outperforms the trained sparse (12) one on "
                    "the 10-term cubic.", Strength::empirical},
-     PartSpec{"b", "The sparse model's loss still decreases with more in-context examples.", Strength::empirical}}}, table_layout())};
+     PartSpec{"b", "The sparse model's loss still decreases with more in-context examples.", Strength::empirical}},
+    .table = table_layout()}};
 
 }  // namespace sja_fig2
 }  // namespace

@@ -262,23 +262,24 @@ ClaimTable table_layout() {
        {"b", "the linear fit on the log--log scale yields $r^2=0.97$ (Figure~3: 100 prompts per $n$)"}});
 }
 
-const RegisterClaim reg{with_case_names(with_table(Claim{
-    "sja.fig3",
-    "App. C block at d=4: log-log slope -1, r^2 = 0.97",
-    "Sun, Jadbabaie and Azizan (2025), Appendix C.2 and Figure 3",
-    "For the App. C construction at d = 4, dbar = 15, loss against n on log-log axes is a line of slope -1; the "
+const RegisterClaim reg{with_case_names(Claim{
+    .id = "sja.fig3",
+    .title = "App. C block at d=4: log-log slope -1, r^2 = 0.97",
+    .source = "Sun, Jadbabaie and Azizan (2025), Appendix C.2 and Figure 3",
+    .statement = "For the App. C construction at d = 4, dbar = 15, loss against n on log-log axes is a line of slope -1; the "
     "paper reports r^2 = 0.97 from 100 prompts per n.",
-    {ParamSpec{"n", {10, 20, 50, 100, 200, 500, 1000}, {10, 30, 100}, 1, 1e6, true, "context lengths of the curve"}},
-    30000,
-    32768,  // --quick: the slope decides within +/- 0.05 (4096 gave +/- 0.12)
-    [](const Case& c, int threads) { return threads * 8 * sja_shape(4, 15, c.geti("n")).workspace_bytes(); },
-    run,
-    {PartSpec{"a",
+    .params = {ParamSpec{"n", {10, 20, 50, 100, 200, 500, 1000}, {10, 30, 100}, 1, 1e6, true, "context lengths of the curve"}},
+    .default_samples = 30000,
+    .quick_samples = 32768,  // --quick: the slope decides within +/- 0.05 (4096 gave +/- 0.12)
+    .memory_bytes = [](const Case& c, int threads) { return threads * 8 * sja_shape(4, 15, c.geti("n")).workspace_bytes(); },
+    .run = run,
+    .parts = {PartSpec{"a",
               "For the App. C construction at d = 4, dbar = 15, the loss against n on log-log axes is a straight line "
               "of slope -1 (the loss scales like 1/n).",
               Strength::empirical},
      PartSpec{"b", "The linear fit on the log-log scale yields r^2 = 0.97 (Figure 3: 100 prompts per n).",
-              Strength::empirical}}}, table_layout()),
+              Strength::empirical}},
+    .table = table_layout()},
     "test", numbered_names({"slope", "r2"}, 1))};  // the case parameter `test`, set by the claim (not --set)
 
 }  // namespace sja_fig3

@@ -227,25 +227,26 @@ ClaimTable table_layout() {
        {"b", "the loss degrades quickly for test prompts shorter than $n_{\\mathrm{train}}$"}});
 }
 
-const RegisterClaim reg{with_table(Claim{
-    "sja.fig4",
-    "Trained bilinear Transformers by training prompt length (Fig. 4)",
-    "Sun, Jadbabaie and Azizan (2025), App. I, Fig. 4; App. J",
-    "d = 3, dbar = 12 (App. I says dbar = 4), 8-layer bilinear Transformers trained at n_train in {100, 150, 200, 250} (App. J: "
+const RegisterClaim reg{Claim{
+    .id = "sja.fig4",
+    .title = "Trained bilinear Transformers by training prompt length (Fig. 4)",
+    .source = "Sun, Jadbabaie and Azizan (2025), App. I, Fig. 4; App. J",
+    .statement = "d = 3, dbar = 12 (App. I says dbar = 4), 8-layer bilinear Transformers trained at n_train in {100, 150, 200, 250} (App. J: "
     "280): larger n_train gives lower loss on long test prompts, and loss degrades quickly for test prompts shorter than n_train.",
-    sja_train::with_training_params({with_paper(ParamSpec{"n_train", {100, 200}, {20, 40}, 2, 2000, true, "training prompt lengths (paper {100, 150, 200, 250} / 280)"}, {100, 150, 200, 250}),
+    .params = sja_train::with_training_params({with_paper(ParamSpec{"n_train", {100, 200}, {20, 40}, 2, 2000, true, "training prompt lengths (paper {100, 150, 200, 250} / 280)"}, {100, 150, 200, 250}),
      with_paper(ParamSpec{"d", {3}, {3}, 1, 6, true, "input dimension (paper 3)"}, {3}),
      with_paper(ParamSpec{"dbar", {12}, {12}, 2, 40, true, "embedding width (App. J 12, App. I 4)"}, {12}),
      with_paper(ParamSpec{"L", {4}, {2}, 1, 8, true, "bilinear blocks, 2L layers (paper 4)"}, {4})},
                                     sja_train::DecidingTraining{1500, 128, 3, 1, "from the pilots in bench/deciding_pilots.md"}),
-    2000,
-    256,
-    [](const Case& c, int threads) {
+    .default_samples = 2000,
+    .quick_samples = 256,
+    .memory_bytes = [](const Case& c, int threads) {
       return (threads + 2) * 64.0 * 8.0 * (c.get("dbar") + 1) * (c.get("n_train") + 1) * (2 * c.get("L") + 4);
     },
-    run,
-    {PartSpec{"a", "Larger n_train gives lower loss on long test prompts.", Strength::empirical},
-     PartSpec{"b", "Loss degrades quickly for test prompts shorter than n_train.", Strength::empirical}}}, table_layout())};
+    .run = run,
+    .parts = {PartSpec{"a", "Larger n_train gives lower loss on long test prompts.", Strength::empirical},
+     PartSpec{"b", "Loss degrades quickly for test prompts shorter than n_train.", Strength::empirical}},
+    .table = table_layout()}};
 
 }  // namespace sja_fig4
 }  // namespace

@@ -187,29 +187,30 @@ ClaimTable table_layout() {
                             {"quad-raw", "quadratic, $(1, x)$, averaged $w$"}}}});
 }
 
-const RegisterClaim reg{with_table(Claim{
-    "sja.lemma12",
-    "Loss decomposition of a sparse LSA on i.i.d. pairs",
-    "Sun, Jadbabaie and Azizan (2025), Lemma 12 (Appendix C, proof C.1)",
-    "Single LSA with P = e e^T, Q = diag(Gamma, 0) on i.i.d. (u_i, v_i) ~ D: E[(vhat + v_q)^2] = min_beta "
+const RegisterClaim reg{Claim{
+    .id = "sja.lemma12",
+    .title = "Loss decomposition of a sparse LSA on i.i.d. pairs",
+    .source = "Sun, Jadbabaie and Azizan (2025), Lemma 12 (Appendix C, proof C.1)",
+    .statement = "Single LSA with P = e e^T, Q = diag(Gamma, 0) on i.i.d. (u_i, v_i) ~ D: E[(vhat + v_q)^2] = min_beta "
     "E(<beta, u> + v)^2 + (1/n) tr(Gamma Lam Gamma^T Phi) + xi^T (Gamma^T + Lam^{-1})^T Lam (Gamma^T + Lam^{-1}) xi, "
     "with Lam = E[u u^T], Phi = Cov[u v], xi = E[u v].",
-    {ParamSpec{"d", {1, 2}, {1}, 1, 4, true, "input dimension"},
+    .params = {ParamSpec{"d", {1, 2}, {1}, 1, 4, true, "input dimension"},
      ParamSpec{"n", {8, 32}, {8}, 1, 1e6, true, "context length"},
      with_names(ParamSpec{"setting", {1, 2, 3, 4, 5, 6}, {1, 2, 4, 6}, 1, 6, true, "which (task, features, w, Gamma): see source"},
                 numbered_names({"quad-fixed-w", "quad-avg-w", "quad-avg-w-random-gamma", "lin-avg-w", "lin-fixed-w",
                                 "quad-raw"}, 1))},
-    4000000,
-    524288,  // --quick: enough for the d = 1, n = 8 cases to decide (65536 left them too noisy)
-    [](const Case& c, int threads) {
+    .default_samples = 4000000,
+    .quick_samples = 524288,  // --quick: enough for the d = 1, n = 8 cases to decide (65536 left them too noisy)
+    .memory_bytes = [](const Case& c, int threads) {
       return threads * sja_shape(c.geti("d"), sja::kernel_width(c.geti("d")), c.geti("n")).workspace_bytes();
     },
-    run,
-    {PartSpec{"a",
+    .run = run,
+    .parts = {PartSpec{"a",
               "For a single LSA with P = e e^T, Q = diag(Gamma, 0) on i.i.d. pairs (u_i, v_i), E[(vhat + v_q)^2] = "
               "min_beta E(<beta, u> + v)^2 + (1/n) tr(Gamma Lam Gamma^T Phi) + xi^T (Gamma^T + Lam^-1)^T Lam "
               "(Gamma^T + Lam^-1) xi, for every Gamma.",
-              Strength::theorem}}}, table_layout())};
+              Strength::theorem}},
+    .table = table_layout()}};
 
 }  // namespace sja_lemma12
 }  // namespace

@@ -157,22 +157,23 @@ ClaimTable table_layout() {
           {{"mc", "MC worst entry", "the Gram entry farthest from the identity's, by Monte Carlo"}}};
 }
 
-const RegisterClaim reg{with_table(Claim{
-    "sja.lemma3",
-    "The C(d+2,2) variables v_ij are orthonormal",
-    "Sun, Jadbabaie and Azizan (2025), Lemma 3 and Appendix D",
-    "The C(d+2,2) variables v_ij of (8) - 1, x_j, (x_i^2 - 1)/sqrt(2), x_i x_j (i < j) - are orthonormal under "
+const RegisterClaim reg{Claim{
+    .id = "sja.lemma3",
+    .title = "The C(d+2,2) variables v_ij are orthonormal",
+    .source = "Sun, Jadbabaie and Azizan (2025), Lemma 3 and Appendix D",
+    .statement = "The C(d+2,2) variables v_ij of (8) - 1, x_j, (x_i^2 - 1)/sqrt(2), x_i x_j (i < j) - are orthonormal under "
     "<u, v> = E[uv], x ~ N(0, I_d).",
-    {ParamSpec{"d", {1, 2, 3, 4, 5, 6}, {1, 2, 3}, 1, 12, true, "input dimension"}},
-    1000000,
-    524288,  // --quick: enough for every Gram entry to decide within +/- 0.03 (65536 did not)
-    [](const Case& c, int threads) {
+    .params = {ParamSpec{"d", {1, 2, 3, 4, 5, 6}, {1, 2, 3}, 1, 12, true, "input dimension"}},
+    .default_samples = 1000000,
+    .quick_samples = 524288,  // --quick: enough for every Gram entry to decide within +/- 0.03 (65536 did not)
+    .memory_bytes = [](const Case& c, int threads) {
       const double m = sja::kernel_width(c.geti("d"));
       return 8.0 * m * m * (threads + 64);
     },
-    run,
-    {PartSpec{"a", "The C(d+2,2) variables v_ij of (8) are orthonormal under <u, v> = E[uv], x ~ N(0, I_d).",
-              Strength::theorem}}}, table_layout())};
+    .run = run,
+    .parts = {PartSpec{"a", "The C(d+2,2) variables v_ij of (8) are orthonormal under <u, v> = E[uv], x ~ N(0, I_d).",
+              Strength::theorem}},
+    .table = table_layout()}};
 
 }  // namespace sja_lemma3
 }  // namespace

@@ -325,13 +325,13 @@ ClaimTable table_layout() {
              {"random4", "optimised, 4 layers"}}}}};
 }
 
-const RegisterClaim reg{with_table(Claim{
-    "sja.prop1",
-    "LSA stacks cannot beat the best linear predictor (quadratic task)",
-    "Sun, Jadbabaie and Azizan (2025), Proposition 1 and Appendix B (Proposition 11)",
-    "For any fixed target f, x_i ~ N(0, Sigma), and any linear Transformer (LSA layers only, any depth, any weights), "
+const RegisterClaim reg{Claim{
+    .id = "sja.prop1",
+    .title = "LSA stacks cannot beat the best linear predictor (quadratic task)",
+    .source = "Sun, Jadbabaie and Azizan (2025), Proposition 1 and Appendix B (Proposition 11)",
+    .statement = "For any fixed target f, x_i ~ N(0, Sigma), and any linear Transformer (LSA layers only, any depth, any weights), "
     "E[(yhat + y_q)^2] >= min_{alpha,beta} E[(<x_q, beta> + alpha + y_q)^2]; for the quadratic task averaged over w.",
-    {ParamSpec{"d", {1, 3}, {2}, 1, 5, true, "input dimension"},
+    .params = {ParamSpec{"d", {1, 3}, {2}, 1, 5, true, "input dimension"},
      with_names(ParamSpec{"cov", {0, 2}, {2}, 0, 3, true, "covariance: 0 isotropic, 1 diagonal, 2 rotated, 3 ill-conditioned"},
                 test_covariance_names()),
      ParamSpec{"n", {20, 200}, {50}, 1, 1e5, true, "context length"},
@@ -339,16 +339,17 @@ const RegisterClaim reg{with_table(Claim{
                           "0 optimal single layer; 1-4 GD-style sparse stack of that depth; 5-8 optimised full stack of depth 1-4"},
                 numbered_names({"optimal", "gd1", "gd2", "gd3", "gd4", "random1", "random2", "random3", "random4"})),
      ParamSpec{"search", {1}, {1}, 0.25, 64, false, "worst-case search budget multiplier (docs/search.md)", true}},
-    400000,
-    100000,
-    [](const Case& c, int threads) {
+    .default_samples = 400000,
+    .quick_samples = 100000,
+    .memory_bytes = [](const Case& c, int threads) {
       return threads * sja_shape(c.geti("d"), c.geti("d") + 2, c.geti("n")).workspace_bytes();
     },
-    run,
-    {PartSpec{"a",
+    .run = run,
+    .parts = {PartSpec{"a",
               "For any fixed target, x_i ~ N(0, Sigma) and any linear Transformer (LSA layers only, any depth, any "
               "weights), E[(yhat + y_q)^2] >= min_{alpha,beta} E[(<x_q, beta> + alpha + y_q)^2].",
-              Strength::theorem}}}, table_layout())};
+              Strength::theorem}},
+    .table = table_layout()}};
 
 }  // namespace sja_prop1
 }  // namespace

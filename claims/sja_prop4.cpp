@@ -105,26 +105,27 @@ ClaimTable table_layout() {
            {"corrected", "Corrected", "the corrected bound"}}};
 }
 
-const RegisterClaim reg{with_table(Claim{
-    "sja.prop4",
-    "Kernel of projected dimension d~ forces loss >= C(d+2,2) - d~",
-    "Sun, Jadbabaie and Azizan (2025), Proposition 4 and Appendix E",
-    "If the bilinear layer implements a kernel x -> xt whose orthogonal projection onto span{v_ij} has dimension "
+const RegisterClaim reg{Claim{
+    .id = "sja.prop4",
+    .title = "Kernel of projected dimension d~ forces loss >= C(d+2,2) - d~",
+    .source = "Sun, Jadbabaie and Azizan (2025), Proposition 4 and Appendix E",
+    .statement = "If the bilinear layer implements a kernel x -> xt whose orthogonal projection onto span{v_ij} has dimension "
     "dt < C(d+2,2), then L(BTFB) >= C(d+2,2) - dt, for every attention layer and every n.",
-    {ParamSpec{"d", {1, 2, 3}, {1}, 1, 4, true, "input dimension"},
+    .params = {ParamSpec{"d", {1, 2, 3}, {1}, 1, 4, true, "input dimension"},
      ParamSpec{"dt", {0, 1, 2, 3, 5, 9}, {1, 2}, 0, 20, true, "projected dimension (cases with dt >= C(d+2,2) are skipped)"},
      ParamSpec{"n", {1000}, {400}, 1, 1e6, true, "context length"}},
-    200000,
-    50000,
-    [](const Case& c, int threads) {
+    .default_samples = 200000,
+    .quick_samples = 50000,
+    .memory_bytes = [](const Case& c, int threads) {
       const int d = c.geti("d"), dbar = sja::kernel_width(d) + d;
       return threads * sja_shape(d, dbar, c.geti("n")).workspace_bytes();
     },
-    run,
-    {PartSpec{"a",
+    .run = run,
+    .parts = {PartSpec{"a",
               "If the bilinear layer implements a kernel x -> xt whose orthogonal projection onto span{v_ij} has "
               "dimension dt < C(d+2,2), then L(BTFB) >= C(d+2,2) - dt, for every attention layer and every n.",
-              Strength::theorem}}}, table_layout())};
+              Strength::theorem}},
+    .table = table_layout()}};
 
 }  // namespace sja_prop4
 }  // namespace

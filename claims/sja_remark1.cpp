@@ -84,26 +84,27 @@ ClaimTable table_layout() {
            {"corrected", "Corrected", "the corrected bound"}}};
 }
 
-const RegisterClaim reg{with_table(Claim{
-    "sja.remark1",
-    "Width dbar < C(d+2,2) forces loss >= C(d+2,2) - dbar",
-    "Sun, Jadbabaie and Azizan (2025), Remark 1 (after Proposition 4)",
-    "If the prompt's embedding dimension dbar is less than C(d+2,2), then L(BTFB) >= C(d+2,2) - dbar.",
-    {ParamSpec{"d", {1, 2, 3}, {2}, 1, 4, true, "input dimension"},
+const RegisterClaim reg{Claim{
+    .id = "sja.remark1",
+    .title = "Width dbar < C(d+2,2) forces loss >= C(d+2,2) - dbar",
+    .source = "Sun, Jadbabaie and Azizan (2025), Remark 1 (after Proposition 4)",
+    .statement = "If the prompt's embedding dimension dbar is less than C(d+2,2), then L(BTFB) >= C(d+2,2) - dbar.",
+    .params = {ParamSpec{"d", {1, 2, 3}, {2}, 1, 4, true, "input dimension"},
      ParamSpec{"dbar", {2, 3, 4, 5, 7, 9}, {5}, 2, 20, true,
                "embedding width (cases outside [d+1, C(d+2,2)-1] are skipped)"},
      ParamSpec{"n", {1000}, {400}, 1, 1e6, true, "context length"}},
-    200000,
-    50000,
-    [](const Case& c, int threads) {
+    .default_samples = 200000,
+    .quick_samples = 50000,
+    .memory_bytes = [](const Case& c, int threads) {
       const int d = c.geti("d"), dbar = std::max(c.geti("dbar"), d + 1);
       return threads * sja_shape(d, dbar, c.geti("n")).workspace_bytes();
     },
-    run,
-    {PartSpec{"a",
+    .run = run,
+    .parts = {PartSpec{"a",
               "If the prompt's embedding dimension dbar is less than C(d+2,2), then L(BTFB) >= C(d+2,2) - dbar, for "
               "every bilinear layer of width dbar, every attention layer and every n.",
-              Strength::theorem}}}, table_layout())};
+              Strength::theorem}},
+    .table = table_layout()}};
 
 }  // namespace sja_remark1
 }  // namespace

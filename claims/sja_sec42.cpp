@@ -363,23 +363,23 @@ ClaimTable table_layout() {
        {"c", "if the construction (attention writing only the label row) reflects how bilinear Transformers learn in context, the sparse version prevents learning higher-order polynomials in context (on the Sec.~4.2 cubic the loss stays at or above the part of the target outside degree $\\le 2$)"}});
 }
 
-const RegisterClaim reg{with_table(Claim{
-    "sja.sec42",
-    "Sparse bilinear stacks cannot compose degree > 2; dense can",
-    "Sun, Jadbabaie and Azizan (2025), Section 4.2, eqs. (11)-(12), Fig. 2",
-    "With the sparse weights (12) (only W~ nonzero), 'successive bilinear layers can only use the original inputs to "
+const RegisterClaim reg{Claim{
+    .id = "sja.sec42",
+    .title = "Sparse bilinear stacks cannot compose degree > 2; dense can",
+    .source = "Sun, Jadbabaie and Azizan (2025), Section 4.2, eqs. (11)-(12), Fig. 2",
+    .statement = "With the sparse weights (12) (only W~ nonzero), 'successive bilinear layers can only use the original inputs to "
     "calculate the new features. Therefore, if our construction accurately reflects how the bilinear Transformers "
     "perform ICL, then this sparse version of bilinear feed-forward layers would prevent us from effectively learning "
     "higher-order polynomials in-context'; dense weights (11) can compose features of higher degree.",
-    {with_names(ParamSpec{"stack", {0, 1, 2}, {0, 1, 2}, 0, 2, true,
+    .params = {with_names(ParamSpec{"stack", {0, 1, 2}, {0, 1, 2}, 0, 2, true,
                           "0: sparse, label-row attention; 1: dense; 2: sparse bilinear with row-writing attention"},
                 numbered_names({"sparse", "dense", "sparse-row-writing"})),
      ParamSpec{"n", {400, 1000}, {400}, 1, 1e6, true, "context length"}},
-    100000,
-    8192,
-    [](const Case& c, int threads) { return threads * sja_shape(4, 15, c.geti("n")).workspace_bytes(); },
-    run,
-    {PartSpec{"a",
+    .default_samples = 100000,
+    .quick_samples = 8192,
+    .memory_bytes = [](const Case& c, int threads) { return threads * sja_shape(4, 15, c.geti("n")).workspace_bytes(); },
+    .run = run,
+    .parts = {PartSpec{"a",
               "With the sparse weights (12), successive bilinear layers can only use the original inputs to calculate "
               "the new features (so they compose no feature of degree > 2).",
               Strength::informal},
@@ -390,7 +390,8 @@ const RegisterClaim reg{with_table(Claim{
               "If the construction (attention writing only the label row) reflects how bilinear Transformers perform ICL, "
               "the sparse version prevents learning higher-order polynomials in context (on the Sec. 4.2 cubic: loss "
               "stays at or above the part of the target outside degree <= 2).",
-              Strength::conditional}}}, table_layout())};
+              Strength::conditional}},
+    .table = table_layout()}};
 
 }  // namespace sja_sec42
 }  // namespace

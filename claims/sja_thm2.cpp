@@ -257,23 +257,24 @@ ClaimTable table_layout() {
            {"corrected", "Corrected", "$d(d^3+18d^2+95d+142)/(4n)$"}}};
 }
 
-const RegisterClaim reg{with_table(Claim{
-    "sja.thm2",
-    "App. C bilinear block: loss ((d+2)(d+1)+d)/(2n)",
-    "Sun, Jadbabaie and Azizan (2025), Theorem 2 and Appendix C",
-    "With dbar = C(d+2,2), the bilinear block of App. C (W0, W1 given there, then P = e e^T, Q = diag(Gamma, 0) "
+const RegisterClaim reg{Claim{
+    .id = "sja.thm2",
+    .title = "App. C bilinear block: loss ((d+2)(d+1)+d)/(2n)",
+    .source = "Sun, Jadbabaie and Azizan (2025), Theorem 2 and Appendix C",
+    .statement = "With dbar = C(d+2,2), the bilinear block of App. C (W0, W1 given there, then P = e e^T, Q = diag(Gamma, 0) "
     "with Gamma = -E[xbar xbar^T]^{-1}) has L(BTFB) = ((d+2)(d+1) + d) / (2n) in O(d^2/n).",
-    {ParamSpec{"d", {1, 2, 3, 4, 5}, {1, 2}, 1, 8, true, "input dimension"},
+    .params = {ParamSpec{"d", {1, 2, 3, 4, 5}, {1, 2}, 1, 8, true, "input dimension"},
      ParamSpec{"n", {25, 100, 400, 1600}, {25, 100}, 1, 1e7, true, "context length"}},
-    400000,
-    8192,
-    [](const Case& c, int threads) {
+    .default_samples = 400000,
+    .quick_samples = 8192,
+    .memory_bytes = [](const Case& c, int threads) {
       return threads * sja_shape(c.geti("d"), sja::kernel_width(c.geti("d")), c.geti("n")).workspace_bytes();
     },
-    run,
-    {PartSpec{"a",
+    .run = run,
+    .parts = {PartSpec{"a",
               "With dbar = C(d+2,2), the bilinear block of App. C has L(BTFB) = ((d+2)(d+1)+d)/(2n), in O(d^2/n).",
-              Strength::theorem}}}, table_layout())};
+              Strength::theorem}},
+    .table = table_layout()}};
 
 }  // namespace sja_thm2
 }  // namespace

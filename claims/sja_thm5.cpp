@@ -434,30 +434,31 @@ ClaimTable table_layout() {
        {"b", "$\\|\\Gamma^*+\\mathbb{E}[\\bar x\\bar x^\\top]^{-1}\\|_F \\le n^{-1/2}\\sqrt{((d+2)(d+1)+d)/(d+2-\\sqrt{d^2+4d})}$, in $O(d^{3/2}/\\sqrt n)$, for every $n$"}});
 }
 
-const RegisterClaim reg{with_table(Claim{
-    "sja.thm5",
-    "Optimal attention is sparse, ||Gamma* + E[xx^T]^-1||_F bound",
-    "Sun, Jadbabaie and Azizan (2025), Theorem 5 and Appendix F",
-    "With the bilinear layer fixed to the kernel (7), the optimal attention has the sparse form P = e e^T, "
+const RegisterClaim reg{Claim{
+    .id = "sja.thm5",
+    .title = "Optimal attention is sparse, ||Gamma* + E[xx^T]^-1||_F bound",
+    .source = "Sun, Jadbabaie and Azizan (2025), Theorem 5 and Appendix F",
+    .statement = "With the bilinear layer fixed to the kernel (7), the optimal attention has the sparse form P = e e^T, "
     "Q = diag(Gamma*, 0) and ||Gamma* + E[xbar xbar^T]^-1||_F <= n^{-1/2} sqrt(((d+2)(d+1)+d)/(d+2-sqrt(d^2+4d))).",
-    {ParamSpec{"d", {1, 2, 3, 4}, {4}, 1, 6, true, "input dimension"},
+    .params = {ParamSpec{"d", {1, 2, 3, 4}, {4}, 1, 6, true, "input dimension"},
      ParamSpec{"n", {2, 10, 40, 60}, {10, 40}, 1, 1e6, true, "context length"}},
-    400000,
-    200000,
-    [](const Case& c, int threads) {
+    .default_samples = 400000,
+    .quick_samples = 200000,
+    .memory_bytes = [](const Case& c, int threads) {
       const int d = c.geti("d"), dbar = sja::kernel_width(d);
       const double p2 = static_cast<double>(dbar) * dbar;
       return threads * (sja_shape(d, dbar, c.geti("n")).workspace_bytes() + 8.0 * 1024 * p2) + 8.0 * 600 * p2 * p2;
     },
-    run,
-    {PartSpec{"a",
+    .run = run,
+    .parts = {PartSpec{"a",
               "With the bilinear layer fixed to the kernel (7), the optimal attention layer has the sparse form "
               "P = e e^T, Q = diag(Gamma*, 0).",
               Strength::theorem},
      PartSpec{"b",
               "||Gamma* + E[xbar xbar^T]^{-1}||_F <= n^{-1/2} sqrt(((d+2)(d+1)+d)/(d+2-sqrt(d^2+4d))), in "
               "O(d^{3/2}/sqrt(n)), for every n.",
-              Strength::theorem}}}, table_layout())};
+              Strength::theorem}},
+    .table = table_layout()}};
 
 }  // namespace sja_thm5
 }  // namespace

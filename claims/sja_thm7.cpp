@@ -475,29 +475,30 @@ ClaimTable table_layout() {
            {"negative_control_error", "Control", "the same check against a wrong reference (must be large)"}}};
 }
 
-const RegisterClaim reg{with_table(Claim{
-    "sja.thm7",
-    "2L-layer bilinear Transformer = block-coordinate descent (App. G)",
-    "Sun, Jadbabaie and Azizan (2025), Theorem 7 (Sec. 4.1) and Theorem 13 (Appendix G)",
-    "With dbar = 2d+1 and the weights of App. G (W0~ = I_d, W1~ = E_1 then -E_{(l-1)%d} + E_{l%d}; P = e e^T, "
+const RegisterClaim reg{Claim{
+    .id = "sja.thm7",
+    .title = "2L-layer bilinear Transformer = block-coordinate descent (App. G)",
+    .source = "Sun, Jadbabaie and Azizan (2025), Theorem 7 (Sec. 4.1) and Theorem 13 (Appendix G)",
+    .statement = "With dbar = 2d+1 and the weights of App. G (W0~ = I_d, W1~ = E_1 then -E_{(l-1)%d} + E_{l%d}; P = e e^T, "
     "Q = diag(Gamma^(l), 0)), the 2L-layer bilinear Transformer's intermediate outputs have the stated form and "
     "yhat^(l) = [1 x_q] W^(l) [1 x_q]^T, where W^(l) are block-coordinate-descent iterates (9) with blocks "
     "(1, x, x[l%d] x), W^(0) = 0, eta^(l) = -Gamma^(l)^T.",
-    {ParamSpec{"d", {1, 2, 3, 4}, {1, 2}, 1, 12, true, "input dimension"},
+    .params = {ParamSpec{"d", {1, 2, 3, 4}, {1, 2}, 1, 12, true, "input dimension"},
      ParamSpec{"n", {1, 6, 50}, {1, 8}, 1, 100000, true, "context length"},
      ParamSpec{"L", {1, 3, 9}, {1, 5}, 1, 200, true, "blocks (2L layers)"}},
-    2000,
-    100,
-    [](const Case& c, int threads) {
+    .default_samples = 2000,
+    .quick_samples = 100,
+    .memory_bytes = [](const Case& c, int threads) {
       const double rows = 2.0 * c.geti("d") + 2, cols = c.geti("n") + 1.0;
       return threads * 8.0 * (40 * rows * cols + 4 * rows * rows * c.geti("L"));
     },
-    run,
-    {PartSpec{"a",
+    .run = run,
+    .parts = {PartSpec{"a",
               "With dbar = 2d+1 and the weights of App. G, the 2L-layer bilinear Transformer's intermediate outputs have "
               "the stated form and yhat^(l) = [1 x_q] W^(l) [1 x_q]^T, W^(l) the block-coordinate-descent iterates (9) "
               "with eta^(l) = -Gamma^(l)^T.",
-              Strength::theorem}}}, table_layout())};
+              Strength::theorem}},
+    .table = table_layout()}};
 
 }  // namespace sja_thm7
 }  // namespace

@@ -641,15 +641,15 @@ ClaimTable table_layout() {
        {"e", "with two layers and the mask, the trainable PE beats the sin-cos PE, and both beat no PE"}});
 }
 
-const RegisterClaim reg{with_table(Claim{
-    "xlssc.fig2",
-    "GPT-2-style Transformers with and without the look-ahead mask on unstructured prompts (Figs. 1-2, 4)",
-    "Xing, Lin, Suh, Song and Cheng (2024), Sec. 4.1, Fig. 2, Remark 4.1; Sec. 5.1, Fig. 4; App. C",
-    "GPT-2-style models (Garg et al.'s code: embedding p = 64, h = 8 heads, d = 5, D = 30, 50k-500k steps) on unstructured "
+const RegisterClaim reg{Claim{
+    .id = "xlssc.fig2",
+    .title = "GPT-2-style Transformers with and without the look-ahead mask on unstructured prompts (Figs. 1-2, 4)",
+    .source = "Xing, Lin, Suh, Song and Cheng (2024), Sec. 4.1, Fig. 2, Remark 4.1; Sec. 5.1, Fig. 4; App. C",
+    .statement = "GPT-2-style models (Garg et al.'s code: embedding p = 64, h = 8 heads, d = 5, D = 30, 50k-500k steps) on unstructured "
     "prompts E_2: a one-layer transformer fails; two layers with the look-ahead mask learn in context; without the mask "
     "or with one layer the loss stays near E[y^2] (\"slightly below 1\", Remark 4.1); positional encoding without the "
     "mask does not rescue it; with the mask, trainable PE beats sin-cos PE and both beat no PE.",
-    {with_deciding(with_paper(ParamSpec{"p", {16}, {8}, 2, 1024, true, "embedding dimension (paper 64)"}, {64}), {64}),
+    .params = {with_deciding(with_paper(ParamSpec{"p", {16}, {8}, 2, 1024, true, "embedding dimension (paper 64)"}, {64}), {64}),
      with_deciding(with_paper(ParamSpec{"heads", {2}, {2}, 1, 64, true, "attention heads (paper 8: Sec. 4.1, Fig. 4)"}, {8}), {8}),
      with_deciding(with_paper(ParamSpec{"D", {10}, {5}, 1, 500, true, "in-context examples per prompt, 2D+1 tokens (paper 30)"}, {30}), {30}),
      with_deciding(with_paper(ParamSpec{"steps", {1500}, {15}, 1, 1e8, true, "Adam steps (paper 500k, App. C Table 1; deciding: bench/deciding_pilots.md)"}, {500000}), {2000}),
@@ -663,11 +663,11 @@ const RegisterClaim reg{with_table(Claim{
                                         true},
                               {7}),
                    {1})},
-    2560,
-    256,
-    memory_bytes,
-    run,
-    {PartSpec{"a", "A one-layer transformer fails on E_2 (with or without the mask): its loss at the query stays near "
+    .default_samples = 2560,
+    .quick_samples = 256,
+    .memory_bytes = memory_bytes,
+    .run = run,
+    .parts = {PartSpec{"a", "A one-layer transformer fails on E_2 (with or without the mask): its loss at the query stays near "
                    "E[y^2] = 1.", Strength::empirical},
      PartSpec{"b", "Two layers with the look-ahead mask learn in context: the loss falls as the number of in-context "
                    "examples grows.", Strength::empirical},
@@ -676,7 +676,8 @@ const RegisterClaim reg{with_table(Claim{
               Strength::empirical},
      PartSpec{"e", "With two layers and the mask, the trainable PE beats the sin-cos PE, and both beat no PE.",
               Strength::empirical}},
-    1280}, table_layout())};
+    .paper_samples = 1280,
+    .table = table_layout()}};
 
 }  // namespace xlssc_fig2
 }  // namespace

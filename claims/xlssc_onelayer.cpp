@@ -635,13 +635,13 @@ ClaimTable table_layout() {
        {"b", "softmax $\\phi$: by the symmetry of $\\theta$'s law the best prediction is also $0$ (judged at each $D$: no one-layer softmax weights beat predicting $0$)"}});
 }
 
-const RegisterClaim reg{with_table(Claim{
-    "xlssc.onelayer",
-    "One-layer attention on unstructured prompts predicts 0",
-    "Xing, Lin, Suh, Song and Cheng (2024), Section 4.2",
-    "Unstructured prompts, theta ~ (1/2) delta_{theta0} + (1/2) delta_{-theta0}: a one-layer (linear or softmax) "
+const RegisterClaim reg{Claim{
+    .id = "xlssc.onelayer",
+    .title = "One-layer attention on unstructured prompts predicts 0",
+    .source = "Xing, Lin, Suh, Song and Cheng (2024), Section 4.2",
+    .statement = "Unstructured prompts, theta ~ (1/2) delta_{theta0} + (1/2) delta_{-theta0}: a one-layer (linear or softmax) "
     "attention's loss-minimising prediction is 0.",
-    {ParamSpec{"d", {2, 5}, {2}, 1, 64, true, "input dimension"},
+    .params = {ParamSpec{"d", {2, 5}, {2}, 1, 64, true, "input dimension"},
      ParamSpec{"D", {2, 10, 30, 100}, {2, 10}, 1, 100000, true, "examples in the prompt"},
      with_names(ParamSpec{"act", {0, 1}, {0, 1}, 0, 1, true, "0: linear phi, 1: softmax"},
                 numbered_names({"linear", "softmax"})),
@@ -650,18 +650,19 @@ const RegisterClaim reg{with_table(Claim{
      ParamSpec{"gaussian", {1}, {1}, 0, 1, true,
                "1: also the Gaussian-law finding (three searches at d = 5, D = 10, 30, 100; not at --quick); 0: "
                "without it (a focused run of a few cases)", true}},
-    262144,
-    16384,
-    [](const Case& c, int threads) { return threads * 8.0 * 8 * (c.geti("d") + 1.0) * (2.0 * c.geti("D") + 1); },
-    run,
-    {PartSpec{"a",
+    .default_samples = 262144,
+    .quick_samples = 16384,
+    .memory_bytes = [](const Case& c, int threads) { return threads * 8.0 * 8 * (c.geti("d") + 1.0) * (2.0 * c.geti("D") + 1); },
+    .run = run,
+    .parts = {PartSpec{"a",
               "Linear phi, theta ~ (1/2) delta_{theta0} + (1/2) delta_{-theta0}, D sufficiently large: to minimise the "
               "loss one must have yhat_query = 0.",
               Strength::asymptotic},
      PartSpec{"b",
               "Softmax phi: due to the symmetry of theta's distribution a similar issue happens and the best prediction "
               "result is also 0 (judged at each D: no one-layer softmax weights beat predicting 0).",
-              Strength::theorem}}}, table_layout())};
+              Strength::theorem}},
+    .table = table_layout()}};
 
 }  // namespace xlssc_onelayer
 }  // namespace

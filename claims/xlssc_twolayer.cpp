@@ -320,23 +320,24 @@ ClaimTable table_layout() {
        {"b", "the error shrinks as $D$ grows"}});
 }
 
-const RegisterClaim reg{with_table(Claim{
-    "xlssc.twolayer",
-    "Two-layer look-ahead construction gives y_q approximately",
-    "Xing, Lin, Suh, Song and Cheng (2024), Section 4.3, eqs. (4)-(5), Appendix A",
-    "Two layers with the look-ahead mask: layer 1 softmax with W^K = W^Q = 0, W^V = I (causal averaging); layer 2 "
+const RegisterClaim reg{Claim{
+    .id = "xlssc.twolayer",
+    .title = "Two-layer look-ahead construction gives y_q approximately",
+    .source = "Xing, Lin, Suh, Song and Cheng (2024), Section 4.3, eqs. (4)-(5), Appendix A",
+    .statement = "Two layers with the look-ahead mask: layer 1 softmax with W^K = W^Q = 0, W^V = I (causal averaging); layer 2 "
     "with (W^K)^T W^Q = [I_d/log D, 0; 0, 0] gives yhat_q ~ y_q, the error shrinking as D grows.",
-    {ParamSpec{"d", {5}, {5}, 1, 64, true, "input dimension"},
+    .params = {ParamSpec{"d", {5}, {5}, 1, 64, true, "input dimension"},
      ParamSpec{"D", {10, 30, 100, 300, 1000, 10000}, {10, 30, 100}, 2, 1e6, true, "examples in the prompt"}},
-    65536,
-    8192,
-    [](const Case& c, int threads) { return threads * 8.0 * 6 * (c.geti("d") + 1.0) * (2.0 * c.geti("D") + 1); },
-    run,
-    {PartSpec{"a",
+    .default_samples = 65536,
+    .quick_samples = 8192,
+    .memory_bytes = [](const Case& c, int threads) { return threads * 8.0 * 6 * (c.geti("d") + 1.0) * (2.0 * c.geti("D") + 1); },
+    .run = run,
+    .parts = {PartSpec{"a",
               "yhat_q ~ y_q: the error term eps / log D of eq. (5) is small when D is large enough, i.e. "
               "E(yhat_q - y_q)^2 -> 0 as D grows.",
               Strength::asymptotic},
-     PartSpec{"b", "The error shrinks as D grows.", Strength::asymptotic}}}, table_layout())};
+     PartSpec{"b", "The error shrinks as D grows.", Strength::asymptotic}},
+    .table = table_layout()}};
 
 }  // namespace xlssc_twolayer
 }  // namespace

@@ -432,27 +432,28 @@ ClaimTable table_layout() {
        {"b", "with $\\lambda_{\\tau,i}\\sim\\mathrm{Exp}(1)$ and $M,N\\to\\infty$, $\\mathbb{E}[\\hat y\\mid x_q,w]\\to\\frac13 w^\\top x_q$"}});
 }
 
-const RegisterClaim reg{with_table(Claim{
-    "zfb.shift",
-    "Covariate scaling c gives c^2 x_q^T w; Exp(1) gives (1/3) w^T x_q",
-    "Zhang, Frei and Bartlett (2024), slides after Theorem 5 (covariate shifts) and after Theorem 8 (eq. 23)",
-    "For a fixed Lambda, test covariates scaled by c give yhat -> c^2 x_q^T w (M, N -> infinity); with lambda_tau,i ~ "
+const RegisterClaim reg{Claim{
+    .id = "zfb.shift",
+    .title = "Covariate scaling c gives c^2 x_q^T w; Exp(1) gives (1/3) w^T x_q",
+    .source = "Zhang, Frei and Bartlett (2024), slides after Theorem 5 (covariate shifts) and after Theorem 8 (eq. 23)",
+    .statement = "For a fixed Lambda, test covariates scaled by c give yhat -> c^2 x_q^T w (M, N -> infinity); with lambda_tau,i ~ "
     "Exp(1) and M, N -> infinity, E[yhat | x_q, w] -> (1/3) w^T x_q.",
-    {ParamSpec{"d", {3}, {2}, 1, 5, true, "input dimension"},
+    .params = {ParamSpec{"d", {3}, {2}, 1, 5, true, "input dimension"},
      ParamSpec{"n", {100, 1000}, {100}, 2, 1e5, true, "training and test prompt length (N = M = n)"},
      with_names(ParamSpec{"scenario", {0, 1, 2, 3}, {0, 1, 2, 3}, 0, 3, true,
                           "0, 1: fixed Lambda, c = 1/2, 2; 2: Exp(1), query fixed; 3: Exp(1), query drawn with its prompt"},
                 numbered_names({"scale-half", "scale-two", "exp-fixed-query", "exp-drawn-query"}))},
-    262144,
-    131072,
-    [](const Case& c, int threads) { return threads * 8.0 * 8 * (c.geti("d") + 1) * (c.get("n") + 1) + 1e6; },
-    run,
-    {PartSpec{"a",
+    .default_samples = 262144,
+    .quick_samples = 131072,
+    .memory_bytes = [](const Case& c, int threads) { return threads * 8.0 * 8 * (c.geti("d") + 1) * (c.get("n") + 1) + 1e6; },
+    .run = run,
+    .parts = {PartSpec{"a",
               "For a fixed Lambda, test prompts whose covariates are scaled by c give yhat -> c^2 x_q^T w as M, N -> "
               "infinity.",
               Strength::asymptotic},
      PartSpec{"b", "With lambda_tau,i ~ Exp(1) and M, N -> infinity, E[yhat | x_q, w] -> (1/3) w^T x_q.",
-              Strength::asymptotic}}}, table_layout())};
+              Strength::asymptotic}},
+    .table = table_layout()}};
 
 }  // namespace zfb_shift
 }  // namespace

@@ -194,15 +194,15 @@ ClaimTable table_layout() {
           {{"theta", {{"gauss-a", "Gaussian (a)"}, {"gauss-b", "Gaussian (b)"}, {"rank-one", "rank one"}}}}};
 }
 
-const RegisterClaim reg{with_table(Claim{
-    "zfb.thm4",
-    "Gradient flow converges to the stated W_KQ*, W_PV*",
-    "Zhang, Frei and Bartlett (2024), Assumption 3 and Theorem 4 (eqs. 10-11)",
-    "Gradient flow on L = 1/2 E[(yhat - y)^2], x ~ N(0, Lambda), w ~ N(0, I), from W^{PV}(0) = sigma [0,0;0,1], "
+const RegisterClaim reg{Claim{
+    .id = "zfb.thm4",
+    .title = "Gradient flow converges to the stated W_KQ*, W_PV*",
+    .source = "Zhang, Frei and Bartlett (2024), Assumption 3 and Theorem 4 (eqs. 10-11)",
+    .statement = "Gradient flow on L = 1/2 E[(yhat - y)^2], x ~ N(0, Lambda), w ~ N(0, I), from W^{PV}(0) = sigma [0,0;0,1], "
     "W^{KQ}(0) = sigma [Theta Theta^T, 0; 0, 0] with ||Theta Theta^T||_F = 1, Theta Lambda != 0, sigma^2 ||Gamma||_op "
     "sqrt(d) < 2, Gamma = (1 + 1/N) Lambda + tr(Lambda)/N I, converges to a global minimum with W^{KQ}_* = "
     "tr(Gamma^-2)^{-1/4} [Gamma^-1, 0; 0, 0], W^{PV}_* = tr(Gamma^-2)^{1/4} [0, 0; 0, 1].",
-    {ParamSpec{"d", {3}, {2}, 1, 6, true, "input dimension"},
+    .params = {ParamSpec{"d", {3}, {2}, 1, 6, true, "input dimension"},
      ParamSpec{"N", {2, 20, 100}, {5}, 1, 1e6, true, "training prompt length"},
      with_names(ParamSpec{"cov", {0, 1, 2, 3}, {0, 2}, 0, 4, true,
                           "Lambda: 0 isotropic, 1 diagonal kappa 10, 2 rotated kappa 10, 3 rotated kappa 30, 4 rotated kappa 100"},
@@ -210,15 +210,16 @@ const RegisterClaim reg{with_table(Claim{
      with_names(ParamSpec{"theta", {0, 2}, {0}, 0, 2, true, "Theta: 0, 1 Gaussian; 2 rank one"},
                 numbered_names({"gauss-a", "gauss-b", "rank-one"})),
      ParamSpec{"sigma", {0.25, 0.9}, {0.5}, 1e-3, 0.999, false, "sigma as a fraction of the bound of Theorem 4"}},
-    262144,
-    131072,
-    [](const Case& c, int threads) { return threads * 8.0 * 8 * (c.geti("d") + 1) * (c.get("N") + 1) + 1e6; },
-    run,
-    {PartSpec{"a",
+    .default_samples = 262144,
+    .quick_samples = 131072,
+    .memory_bytes = [](const Case& c, int threads) { return threads * 8.0 * 8 * (c.geti("d") + 1) * (c.get("N") + 1) + 1e6; },
+    .run = run,
+    .parts = {PartSpec{"a",
               "Under Assumption 3 with sigma^2 ||Gamma||_op sqrt(d) < 2, gradient flow on the population loss converges "
               "to a global minimum with W^{KQ}_* = tr(Gamma^-2)^{-1/4} [Gamma^-1, 0; 0, 0], W^{PV}_* = "
               "tr(Gamma^-2)^{1/4} [0, 0; 0, 1] (eq. 11).",
-              Strength::theorem}}}, table_layout())};
+              Strength::theorem}},
+    .table = table_layout()}};
 
 }  // namespace zfb_thm4
 }  // namespace

@@ -450,15 +450,15 @@ ClaimTable table_layout() {
        {"b", "for $w\\sim\\mathcal N(0,I)$: $\\mathbb{E}(\\hat y-\\langle w,x\\rangle)^2\\le (d+1)\\operatorname{tr}(\\Lambda)/M+(1+2d+d^2\\kappa)\\operatorname{tr}(\\Lambda)/N^2$"}});
 }
 
-const RegisterClaim reg{with_table(Claim{
-    "zfb.thm5",
-    "Error decomposition of the limit model at test length M",
-    "Zhang, Frei and Bartlett (2024), Theorem 5 and the slides after it",
-    "For the limit model, any D with x-marginal N(0, Lam) and a test prompt of length M: E(yhat - y)^2 = "
+const RegisterClaim reg{Claim{
+    .id = "zfb.thm5",
+    .title = "Error decomposition of the limit model at test length M",
+    .source = "Zhang, Frei and Bartlett (2024), Theorem 5 and the slides after it",
+    .statement = "For the limit model, any D with x-marginal N(0, Lam) and a test prompt of length M: E(yhat - y)^2 = "
     "min_w E(<w, x> - y)^2 + (1/M) tr(Sig Gam^-2 Lam) + (1/N^2)[||a||^2_{Gam^-2 Lam^3} + 2 tr(Lam) ||a||^2_{Gam^-2 Lam^2} "
     "+ tr(Lam)^2 ||a||^2_{Gam^-2 Lam}], a = Lam^-1 E[xy], Sig = Cov(xy); the noiseless-linear special case and the bound "
     "(d+1) tr(Lam)/M + (1 + 2d + d^2 kappa) tr(Lam)/N^2 for w ~ N(0, I).",
-    {ParamSpec{"d", {3}, {2}, 1, 6, true, "input dimension"},
+    .params = {ParamSpec{"d", {3}, {2}, 1, 6, true, "input dimension"},
      with_names(ParamSpec{"cov", {1, 2, 3}, {3}, 0, 3, true, "covariance Lam: 0 isotropic, 1 diagonal, 2 rotated, 3 ill-conditioned"},
                 test_covariance_names()),
      ParamSpec{"N", {4, 40}, {4}, 1, 1e6, true, "training prompt length (enters Gam)"},
@@ -467,18 +467,19 @@ const RegisterClaim reg{with_table(Claim{
                           "0 noiseless linear, 1 noisy linear, 2 quadratic (fixed coefficients), 3 linear with w ~ N(0, I)"},
                 numbered_names({"noiseless", "noisy", "quadratic", "random-w"})),
      ParamSpec{"search", {1}, {1}, 0.25, 64, false, "worst-case search budget multiplier (docs/search.md)", true}},
-    400000,
-    100000,
-    [](const Case& c, int threads) { return threads * zfb_shape(c.geti("d"), c.geti("M")).workspace_bytes(); },
-    run,
-    {PartSpec{"a",
+    .default_samples = 400000,
+    .quick_samples = 100000,
+    .memory_bytes = [](const Case& c, int threads) { return threads * zfb_shape(c.geti("d"), c.geti("M")).workspace_bytes(); },
+    .run = run,
+    .parts = {PartSpec{"a",
               "For the limit model, any D with x-marginal N(0, Lam) and test length M: E(yhat - y)^2 = min_w E(<w, x> - "
               "y)^2 + (1/M) tr(Sig Gam^-2 Lam) + (1/N^2)[||a||^2_{Gam^-2 Lam^3} + 2 tr(Lam) ||a||^2_{Gam^-2 Lam^2} + "
               "tr(Lam)^2 ||a||^2_{Gam^-2 Lam}] (16), with its noiseless-linear special form and per-w bound.",
               Strength::theorem},
      PartSpec{"b",
               "For w ~ N(0, I): E(yhat - <w, x>)^2 <= (d+1) tr(Lam)/M + (1 + 2d + d^2 kappa) tr(Lam)/N^2.",
-              Strength::theorem}}}, table_layout())};
+              Strength::theorem}},
+    .table = table_layout()}};
 
 }  // namespace zfb_thm5
 }  // namespace

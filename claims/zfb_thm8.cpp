@@ -278,15 +278,15 @@ ClaimTable table_layout() {
              {"gauss-d", "Gaussian (d)"}, {"rank-one", "rank one"}}}}};
 }
 
-const RegisterClaim reg{with_table(Claim{
-    "zfb.thm8",
-    "Gradient flow limit with random diagonal covariances",
-    "Zhang, Frei and Bartlett (2024), Theorem 8 (eqs. 21-22)",
-    "Lambda_tau diagonal with i.i.d. positive entries with finite third moments, Gamma_tau = (N+1)/N Lambda_tau + "
+const RegisterClaim reg{Claim{
+    .id = "zfb.thm8",
+    .title = "Gradient flow limit with random diagonal covariances",
+    .source = "Zhang, Frei and Bartlett (2024), Theorem 8 (eqs. 21-22)",
+    .statement = "Lambda_tau diagonal with i.i.d. positive entries with finite third moments, Gamma_tau = (N+1)/N Lambda_tau + "
     "tr(Lambda_tau)/N I; from Assumption 3 with ||E Lambda_tau Theta||_F != 0 and sigma^2 < 2 ||E Lambda_tau Theta||_F^2 "
     "/ (sqrt(d) E[||Gamma_tau||_op ||Lambda_tau||_F^2]), gradient flow converges to a global minimum with W^{KQ}_* = "
     "||A||_F^{-1/2} [A, 0; 0, 0], W^{PV}_* = ||A||_F^{1/2} [0, 0; 0, 1], A = [E Gamma_tau Lambda_tau^2]^{-1} E Lambda_tau^2.",
-    {ParamSpec{"d", {5}, {5}, 1, 6, true, "input dimension"},
+    .params = {ParamSpec{"d", {5}, {5}, 1, 6, true, "input dimension"},
      ParamSpec{"N", {5, 50}, {5}, 1, 1e6, true, "training prompt length"},
      with_names(ParamSpec{"dist", {0, 3, 4, 5}, {0, 5}, 0, 5, true,
                           "entries of Lambda_tau: i.i.d. 0 Exp(1), 1 Gamma(2, 1/2), 2 Uniform[0.5, 1.5], 3 LogNormal(0, 1/2); "
@@ -295,15 +295,16 @@ const RegisterClaim reg{with_table(Claim{
      with_names(ParamSpec{"theta", {0, 1, 3, 4, 2}, {0, 2}, 0, 4, true, "Theta: 0, 1, 3, 4 Gaussian draws; 2 rank one"},
                 numbered_names({"gauss-a", "gauss-b", "rank-one", "gauss-c", "gauss-d"})),
      ParamSpec{"sigma", {0.5}, {0.5}, 1e-3, 0.999, false, "sigma as a fraction of the bound (21)"}},
-    1048576,
-    262144,
-    [](const Case& c, int threads) { return threads * 8.0 * 8 * (c.geti("d") + 1) * (c.get("N") + 1) + 1e6; },
-    run,
-    {PartSpec{"a",
+    .default_samples = 1048576,
+    .quick_samples = 262144,
+    .memory_bytes = [](const Case& c, int threads) { return threads * 8.0 * 8 * (c.geti("d") + 1) * (c.get("N") + 1) + 1e6; },
+    .run = run,
+    .parts = {PartSpec{"a",
               "For diagonal Lambda_tau with independent, strictly positive entries with finite third moments and sigma "
               "satisfying (21), gradient flow converges to a global minimum with W^{KQ}_* = ||A||_F^{-1/2} [A, 0; 0, 0], "
               "W^{PV}_* = ||A||_F^{1/2} [0, 0; 0, 1], A = [E Gamma_tau Lambda_tau^2]^{-1} E Lambda_tau^2 (eq. 22).",
-              Strength::theorem}}}, table_layout())};
+              Strength::theorem}},
+    .table = table_layout()}};
 
 }  // namespace zfb_thm8
 }  // namespace

@@ -203,24 +203,25 @@ ClaimTable table_layout() {
            {"optimum", "Best layer", "the exact loss of the best single layer (a preconditioned step)"}}};
 }
 
-const RegisterClaim reg{with_table(Claim{
-    "oswald.prop1",
-    "One LSA layer = one gradient-descent step (von Oswald et al. 2023, Prop. 1), and its loss",
-    "von Oswald et al. (2023), Transformers learn in-context by gradient descent, Proposition 1; loss derived here",
-    "With P = [[0, 0], [0, -eta]] and Q = [[I, 0], [0, 0]], -Z[d, n] is the prediction of one gradient step of size "
+const RegisterClaim reg{Claim{
+    .id = "oswald.prop1",
+    .title = "One LSA layer = one gradient-descent step (von Oswald et al. 2023, Prop. 1), and its loss",
+    .source = "von Oswald et al. (2023), Transformers learn in-context by gradient descent, Proposition 1; loss derived here",
+    .statement = "With P = [[0, 0], [0, -eta]] and Q = [[I, 0], [0, 0]], -Z[d, n] is the prediction of one gradient step of size "
     "eta from w = 0 on the in-context least squares, and for x ~ N(0, S), w ~ N(0, I) its loss is "
     "tr S - 2 eta tr S^2 + eta^2 ((n+1)/n tr S^3 + tr S tr S^2 / n).",
-    {ParamSpec{"d", {2, 4}, {2}, 1, 12, true, "input dimension"},
+    .params = {ParamSpec{"d", {2, 4}, {2}, 1, 12, true, "input dimension"},
      ParamSpec{"n", {20}, {10}, 1, 1e5, true, "context length"},
      ParamSpec{"eta", {0.5, 1.0}, {0.5}, 0, 10, false, "step size"},
      with_names(ParamSpec{"cov", {0, 2}, {0}, 0, 3, true, "covariance: 0 isotropic, 1 diagonal, 2 rotated, 3 kappa 100"},
                 test_covariance_names())},
-    262144,
-    65536,
-    [](const Case& c, int threads) { return threads * acds_shape(c.geti("d"), c.geti("n")).workspace_bytes(); },
-    run,
-    {PartSpec{"a", "the layer's prediction is one gradient-descent step of size eta, and its loss is the stated formula",
-              Strength::theorem}}}, table_layout())};
+    .default_samples = 262144,
+    .quick_samples = 65536,
+    .memory_bytes = [](const Case& c, int threads) { return threads * acds_shape(c.geti("d"), c.geti("n")).workspace_bytes(); },
+    .run = run,
+    .parts = {PartSpec{"a", "the layer's prediction is one gradient-descent step of size eta, and its loss is the stated formula",
+              Strength::theorem}},
+    .table = table_layout()}};
 
 }  // namespace
 
