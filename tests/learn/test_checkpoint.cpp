@@ -3,6 +3,7 @@
 // the undamaged file loads back exactly. (Before the checksum, 11 of 11 flips after the header loaded silently and
 // changed a claim's verdicts; a truncated file named itself '' or failed as "out of memory".)
 #include "icl/learn/checkpoint.hpp"
+#include "tests/support/checkpoint_files.hpp"
 
 #include <doctest/doctest.h>
 
@@ -19,32 +20,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Folder {
-  fs::path path;
-  Folder() {
-    std::string t = (fs::temp_directory_path() / "icl-ckpt-XXXXXX").string();
-    REQUIRE(::mkdtemp(t.data()) != nullptr);
-    path = t;
-    set_checkpoints({path.string(), 300});
-  }
-  ~Folder() {
-    set_checkpoints({});
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
-
-std::string bytes_of(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::ostringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
-
-void put(const fs::path& p, const std::string& b) {
-  std::ofstream f(p, std::ios::binary | std::ios::trunc);
-  f.write(b.data(), static_cast<std::streamsize>(b.size()));
-}
+using Folder = icl::test::CheckpointFolder;
+using icl::test::bytes_of;
+using icl::test::put;
 
 TrainCurve some_curve() {
   TrainCurve c;

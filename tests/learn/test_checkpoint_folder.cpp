@@ -2,6 +2,7 @@
 // any of it (so a run never resumes some training runs and then meets a damaged file); the format carries its
 // version, its length and a CRC-32 of everything before it.
 #include "icl/learn/checkpoint.hpp"
+#include "tests/support/checkpoint_files.hpp"
 
 #include <boost/crc.hpp>
 #include <doctest/doctest.h>
@@ -22,32 +23,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Folder {
-  fs::path path;
-  Folder() {
-    std::string t = (fs::temp_directory_path() / "icl-ckpt-XXXXXX").string();
-    REQUIRE(::mkdtemp(t.data()) != nullptr);
-    path = t;
-    set_checkpoints({path.string(), 300});
-  }
-  ~Folder() {
-    set_checkpoints({});
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
-
-std::string bytes_of(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::ostringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
-
-void put(const fs::path& p, const std::string& b) {
-  std::ofstream f(p, std::ios::binary | std::ios::trunc);
-  f.write(b.data(), static_cast<std::streamsize>(b.size()));
-}
+using Folder = icl::test::CheckpointFolder;
+using icl::test::bytes_of;
+using icl::test::put;
 
 TrainState small_state() {
   TrainState s;
