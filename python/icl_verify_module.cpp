@@ -625,10 +625,20 @@ PYBIND11_MODULE(icl_verify, m) {
          const py::object& out, const py::object& kind, const py::object& title, const py::object& source,
          const py::object& tolerance, const py::object& threads_given, const py::object& alpha_given,
          const py::object& propose, const py::object& argmin_over, const py::object& argmin_range,
-         const py::object& argmin_tolerance, const py::object& exact_tolerance) {
+         const py::object& argmin_tolerance, const py::object& exact_tolerance, const py::object& reference,
+         const py::object& prompts) {
         const std::string claim_id = text(claim_id_arg, "claim_id");
-        if (!PyCallable_Check(stated.ptr()) || !PyCallable_Check(model.ptr()))
-          throw py::value_error("check: `stated` and `model` must be functions of the grid's parameters");
+        const bool identity = text(kind, "kind") == "identity";
+        if (identity) {
+          if (!PyCallable_Check(reference.ptr()) || !PyCallable_Check(model.ptr()))
+            throw py::value_error("check: kind='identity' needs `reference` (a function of X, y and the grid's "
+                                  "parameters) and `model` (a function of the grid's parameters)");
+          if (!stated.is_none()) throw py::value_error("check: kind='identity' takes `reference`, not `stated`");
+        } else {
+          if (!PyCallable_Check(stated.ptr()) || !PyCallable_Check(model.ptr()))
+            throw py::value_error("check: `stated` and `model` must be functions of the grid's parameters");
+          if (!reference.is_none()) throw py::value_error("check: `reference` belongs to kind='identity'");
+        }
         if (!py::isinstance<py::dict>(grid_arg))
           throw py::value_error(fmt::format("grid: expected a dict {{name: value or list}}, got {}", type_name(grid_arg)));
         const py::dict grid = py::reinterpret_borrow<py::dict>(grid_arg);
@@ -655,13 +665,26 @@ PYBIND11_MODULE(icl_verify, m) {
           f.argmin_range = std::make_pair(real(r[0], "argmin_range[0]"), real(r[1], "argmin_range[1]"));
         }
         f.argmin_tolerance = real(argmin_tolerance, "argmin_tolerance");
+        f.prompts = whole(prompts, "prompts", parse_samples);
         f.samples = samples;
         if (!py::isinstance<py::bool_>(propose))
           throw py::value_error(fmt::format("propose: expected True or False, got {}", type_name(propose)));
         f.propose = propose.cast<bool>();
         f.grid = grid_from(grid, integer);
         // The functions are called with the GIL; the handles stay valid because this call holds `stated` and `model`.
-        const py::handle stated_fn = stated, model_fn = model;
+        const py::handle stated_fn = stated, model_fn = model, reference_fn = reference;
+        if (identity)  // X: the prompt's inputs as rows (n+1, d), the query's last; y: the n context labels
+          f.reference = [reference_fn, integer, claim_id](const Case& c, const Eigen::MatrixXd& x, const Eigen::VectorXd& y) {
+            py::gil_scoped_acquire gil;
+            const py::object v = reference_fn(py::cast(Eigen::MatrixXd(x.transpose())), py::cast(y), **case_kwargs(c, integer));
+            try {
+              return v.cast<double>();
+            } catch (const py::cast_error&) {
+              throw py::value_error(fmt::format("{}: reference(X, y, {}) returned {}, not a number", claim_id, c.label(),
+                                                std::string(py::repr(v))));
+            }
+          };
+        else
         f.stated = [stated_fn, integer, claim_id](const Case& c) {
           py::gil_scoped_acquire gil;
           const py::object v = stated_fn(**case_kwargs(c, integer));
@@ -710,12 +733,12 @@ PYBIND11_MODULE(icl_verify, m) {
         if (!tmp.is_none()) py::module_::import("shutil").attr("rmtree")(tmp, py::arg("ignore_errors") = true);
         return to_python(r);
       },
-      py::arg("claim_id"), py::kw_only(), py::arg("statement"), py::arg("stated"), py::arg("model"),
+      py::arg("claim_id"), py::kw_only(), py::arg("statement"), py::arg("stated") = py::none(), py::arg("model"),
       py::arg("task") = "linear", py::arg("grid"), py::arg("samples") = 262144, py::arg("seed") = 1,
       py::arg("out") = py::none(), py::arg("kind") = "equality", py::arg("title") = "", py::arg("source") = "",
       py::arg("tolerance") = 0.05, py::arg("threads") = py::none(), py::arg("alpha") = 0.01, py::arg("propose") = true,
       py::arg("argmin_over") = py::none(), py::arg("argmin_range") = py::none(), py::arg("argmin_tolerance") = 1e-6,
-      py::arg("exact_tolerance") = 1e-9,
+      py::arg("exact_tolerance") = 1e-9, py::arg("reference") = py::none(), py::arg("prompts") = 1000,
       "Check a claim of one's own about the in-context loss of a model one builds, with the mechanism of the\n"
       "catalogue's claims; returns the same report dict as `icl-verify run` and writes its files to `out`\n"
       "(OUT/CLAIM.json, CLAIM.tex, summary.md, ...; out=None: a temporary folder, removed afterwards).\n"
@@ -747,6 +770,12 @@ PYBIND11_MODULE(icl_verify, m) {
       "             search's minimiser lies within argmin_tolerance (relative to max(|stated|, 1)) of the stated one;\n"
       "             refuted otherwise, the counterexample giving the better point and both losses. Without an exact\n"
       "             loss (several layers, large d) the case is inconclusive.\n"
+      "  kind='identity', reference=f(X, y, **params) -> the stated prediction of the query's label, X the prompt's\n"
+      "             inputs as rows (n+1, d), the query's last, y the n context labels (stated is not given). On\n"
+      "             `prompts` prompts per case (default 1000; the case's stream) the model's prediction -Z[d, n] is\n"
+      "             compared with it: confirmed when every one is within exact_tolerance (relative, plus 1e-12),\n"
+      "             refuted at the first that is not (the counterexample gives the prompt and both predictions).\n"
+      "             A check on the prompts drawn, with no statistical test.\n"
       "  propose    a refuted equality gets a proposed correction (propose=False: none searched): `model` is called\n"
       "             at a grid the toolkit chooses (d = 1..6, six values of n and of every parameter of one's own\n"
       "             the grid varies) and beyond it; the exact loss of its weights (one layer, cov 0) is fitted by the\n"

@@ -243,6 +243,52 @@ TEST_CASE("formula claim: argmin, a stated minimiser judged on the exact loss by
   CHECK(find_claim("mine.eta_bad") == nullptr);
 }
 
+// kind "identity": the forward pass against a stated prediction, prompt by prompt (identity.hpp).
+FormulaClaim gd_identity(const std::string& id, double denominator_extra) {
+  FormulaClaim f = gd_claim(id, 1.0);
+  f.kind = "identity";
+  f.stated = nullptr;
+  f.prompts = 300;
+  f.reference = [denominator_extra](const Case& c, const Eigen::MatrixXd& x, const Eigen::VectorXd& y) {
+    const int n = c.geti("n");
+    return c.get("eta") / (n + denominator_extra) * y.dot(x.leftCols(n).transpose() * x.col(n));
+  };
+  return f;
+}
+
+TEST_CASE("formula claim: kind identity confirms one GD step's prediction on every prompt and refutes 1/(n+1)") {
+  test::ScratchDir dir;
+  const std::string out = (dir.path / "report").string();
+  const auto r = check_formula_claim(gd_identity("mine.gd_identity", 0.0), out, 1, 2);
+  CHECK(r["verdict"] == "confirmed");
+  REQUIRE(r["cases"].size() == 4);
+  for (const auto& c : r["cases"]) {
+    CHECK(c["verdict"] == "confirmed");
+    CHECK(c["quantities"]["prompts"]["value"].get<double>() == 300);
+    CHECK(c["quantities"]["max_rel_error"]["value"].get<double>() < 1e-10);
+  }
+  CHECK(fs::exists(fs::path(out) / "mine.gd_identity.json"));
+  CHECK(r["error_rates"]["decision"].get<std::string>().find("deterministic") != std::string::npos);
+
+  const auto w = check_formula_claim(gd_identity("mine.gd_identity_slip", 1.0), out, 1, 2);
+  CHECK(w["verdict"] == "refuted");
+  for (const auto& c : w["cases"]) CHECK(c["verdict"] == "refuted");
+  const auto& ce = w["refutation"]["counterexample"];
+  CHECK(ce["prompt"] == 0);
+  const double n = ce["n"];
+  CHECK(ce["reference"].get<double>() == doctest::Approx(ce["model_prediction"].get<double>() * n / (n + 1)));
+  CHECK(ce["inputs"].size() == ce["d"].get<std::size_t>());
+
+  // The reference belongs to kind identity; identity needs one.
+  FormulaClaim bad = gd_identity("mine.gd_identity_bad", 0.0);
+  bad.reference = nullptr;
+  CHECK_THROWS_AS(check_formula_claim(bad, out, 1, 2), UsageError);
+  bad = gd_claim("mine.gd_identity_bad", 1.0);
+  bad.reference = gd_identity("x", 0.0).reference;
+  CHECK_THROWS_AS(check_formula_claim(bad, out, 1, 2), UsageError);
+  CHECK(find_claim("mine.gd_identity_bad") == nullptr);
+}
+
 TEST_CASE("formula claim: bad descriptions are usage errors, and the claim is not left registered") {
   test::ScratchDir dir;
   const std::string out = (dir.path / "report").string();

@@ -37,6 +37,12 @@ void ModelPromptWorker::draw(std::uint64_t i) {
   sampler_.draw(rng);
 }
 
+double ModelPromptWorker::prediction(std::uint64_t i) {
+  draw(i);
+  embed(shape_, sampler_.inputs(), sampler_.labels(), Z_);
+  return -sign_ * model_->predict(Z_, ws_);
+}
+
 double ModelPromptWorker::loss(std::uint64_t i) {
   draw(i);
   embed(shape_, sampler_.inputs(), sampler_.labels(), Z_);

@@ -48,6 +48,8 @@ public:
                     std::uint64_t seed, std::uint64_t purpose, double sign = +1.0);
   double loss(std::uint64_t prompt_index);
   void operator()(std::uint64_t i, double* out) { out[0] = loss(i); }
+  // The model's prediction of prompt i's query label: -sign x its output (the output approximates -sign y_q).
+  double prediction(std::uint64_t prompt_index);
   // Draws prompt i into X (d x (n+1)) and y (n+1, with the query label at n), without running the model.
   void draw(std::uint64_t prompt_index);
   const Eigen::MatrixXd& inputs() const { return sampler_.inputs(); }

@@ -5,6 +5,7 @@
 #include "icl/claim/kinds/argmin.hpp"
 #include "icl/claim/kinds/bound.hpp"
 #include "icl/claim/kinds/equality.hpp"
+#include "icl/claim/kinds/identity.hpp"
 #include "icl/claim/usage_error.hpp"
 #include "icl/exact/limits.hpp"
 #include "icl/exact/feature_moments.hpp"
@@ -62,7 +63,7 @@ FormulaCase::FormulaCase(const FormulaClaim& f_, const ClaimContext& ctx_, const
       n(c.geti("n")),
       cov(has_param(c, "cov") ? c.geti("cov") : 0),
       noise(has_param(c, "noise") ? c.get("noise") : 0.0),
-      stated(stated_at(f, c)),
+      stated(f.kind == "identity" ? 0.0 : stated_at(f, c)),
       model(task_model(f, d, cov, noise)),
       w(weights_at(f.kind == "argmin" ? std::optional<double>(stated) : std::nullopt)),
       stack(w.transformer()),
@@ -127,7 +128,8 @@ namespace {
 ClaimResult run_formula(const FormulaClaim& f, const ClaimContext& ctx) {
   ClaimResult res;
   FormulaRun run(f, ctx);
-  const bool equality = f.kind == "equality", upper = f.kind == "upper_bound", argmin = f.kind == "argmin";
+  const bool equality = f.kind == "equality", upper = f.kind == "upper_bound", argmin = f.kind == "argmin",
+             identity = f.kind == "identity";
   std::size_t done = 0;
   for (const auto& c : ctx.cases) {
     if (f.between_cases) f.between_cases();
@@ -135,25 +137,47 @@ ClaimResult run_formula(const FormulaClaim& f, const ClaimContext& ctx) {
     run.with_exact += k.exact.has_value();
     CaseJson j(c);
     j.field("covariance", covariance_name(k.cov, k.d));
-    const Decision v = equality ? equality_case(run, k, j) : argmin ? argmin_case(run, k, j) : bound_case(run, k, j, upper);
+    const Decision v = equality   ? equality_case(run, k, j)
+                       : argmin   ? argmin_case(run, k, j)
+                       : identity ? identity_case(run, k, j)
+                                  : bound_case(run, k, j, upper);
     run.confirmed += v.verdict == Verdict::confirmed;
     run.refuted += v.verdict == Verdict::refuted;
     res.cases.push_back(j.take());
     if (ctx.progress) ctx.progress(++done, ctx.cases.size());
   }
-  const std::string what = equality ? "formula" : upper ? "upper bound" : argmin ? "minimiser" : "lower bound";
+  const std::string what = equality ? "formula"
+                           : upper  ? "upper bound"
+                           : argmin ? "minimiser"
+                           : identity ? "prediction"
+                                      : "lower bound";
   std::optional<ProposedCorrection> proposal;
   if (equality && run.refuted > 0 && f.propose) proposal = search_correction(f, ctx);
   if (run.refuted > 0)
     res.parts["a"].on_refuted(Refutation{RefutationClass::substantive,
-                                         argmin ? argmin_refutation(f) : stated_value_refutation(f, what),
+                                         argmin     ? argmin_refutation(f)
+                                         : identity ? identity_refutation(f)
+                                                    : stated_value_refutation(f, what),
                                          run.counterexample ? *run.counterexample : nlohmann::ordered_json::object(),
                                          proposal ? correction_sentence(*proposal) : std::string()});
   res.extra["error_rates"] = error_rates_json(ctx.alpha, ctx.cases.size(), run.looks, run.tol);
   if (argmin) res.extra["quantity_meanings"] = argmin_quantity_meanings(f);
-  const std::size_t mc_only = ctx.cases.size() - run.with_exact;
+  if (identity) {
+    // no Monte Carlo decides: every prompt is compared, so no error rate applies
+    res.extra["error_rates"] = nlohmann::ordered_json{
+        {"decision", fmt::format("deterministic: the prediction on each of {} prompts per case compared with the reference; "
+                                 "no statistical test",
+                                 f.prompts)},
+        {"tolerance", fmt::format("{:.3g} relative plus 1e-12 absolute", f.exact_tolerance)}};
+    res.extra["quantity_meanings"] = identity_quantity_meanings(f);
+  }
+  const std::size_t mc_only = identity ? 0 : ctx.cases.size() - run.with_exact;
   std::string how;
-  if (run.with_exact > 0)
+  if (identity)
+    how = fmt::format("each on {} prompts of its stream: the forward pass's prediction against the reference, within "
+                      "{:.3g} relative",
+                      f.prompts, f.exact_tolerance);
+  else if (run.with_exact > 0)
     how = fmt::format("{} with the library's exact loss, which decides{}", run.with_exact,
                       argmin ? " the minimiser" : ", Monte Carlo through the forward pass checking it");
   if (mc_only > 0)
@@ -195,8 +219,9 @@ void check_id(const std::string& id) {
 Claim formula_claim(const FormulaClaim& f) {
   check_id(f.id);
   if (f.statement.empty()) throw UsageError(f.id + ": a statement is required (what is claimed, in words)");
-  if (f.kind != "equality" && f.kind != "upper_bound" && f.kind != "lower_bound" && f.kind != "argmin")
-    throw UsageError(fmt::format("{}: kind '{}' is not equality, upper_bound, lower_bound or argmin", f.id,
+  if (f.kind != "equality" && f.kind != "upper_bound" && f.kind != "lower_bound" && f.kind != "argmin" &&
+      f.kind != "identity")
+    throw UsageError(fmt::format("{}: kind '{}' is not equality, upper_bound, lower_bound, argmin or identity", f.id,
                                  printable_line(f.kind, 40)));
   if (f.kind == "argmin") {
     check_argmin_fields(f);
@@ -205,7 +230,14 @@ Claim formula_claim(const FormulaClaim& f) {
   }
   if (f.task != "linear" && f.task != "quadratic")
     throw UsageError(fmt::format("{}: unknown task '{}' (linear, quadratic)", f.id, printable_line(f.task, 40)));
-  if (!f.stated || !f.model) throw UsageError(f.id + ": both the stated value and the model are required");
+  if (f.kind == "identity") {
+    if (!f.reference || !f.model) throw UsageError(f.id + ": kind 'identity' needs the reference and the model");
+    if (f.prompts < 1 || f.prompts > 100000000) throw UsageError(f.id + ": prompts must be in [1, 1e8]");
+  } else if (!f.stated || !f.model) {
+    throw UsageError(f.id + ": both the stated value and the model are required");
+  } else if (f.reference) {
+    throw UsageError(fmt::format("{}: a reference belongs to kind 'identity', not '{}'", f.id, f.kind));
+  }
   if (!(f.tolerance > 0 && f.tolerance < 1)) throw UsageError(f.id + ": tolerance must be in (0, 1)");
   if (!(f.exact_tolerance >= 0 && f.exact_tolerance < 1)) throw UsageError(f.id + ": exact_tolerance must be in [0, 1)");
   if (f.samples < 1) throw UsageError(f.id + ": samples must be >= 1");
@@ -231,16 +263,18 @@ Claim formula_claim(const FormulaClaim& f) {
   c.statement = f.statement;
   c.params = f.grid;
   for (auto& p : c.params) p.quick = p.defaults;
-  c.default_samples = f.samples;
-  c.quick_samples = f.samples;
+  c.default_samples = f.kind == "identity" ? f.prompts : f.samples;  // identity: the prompts compared
+  c.quick_samples = c.default_samples;
   c.memory_bytes = [](const Case& k, int threads) { return threads * acds_shape(k.geti("d"), k.geti("n")).workspace_bytes(); };
   c.parts = {PartSpec{"a",
                       f.kind == "equality"      ? equality_part()
                       : f.kind == "upper_bound" ? bound_part(true)
                       : f.kind == "argmin"      ? argmin_part(f)
+                      : f.kind == "identity"    ? identity_part()
                                                 : bound_part(false),
                       Strength::theorem}};
   if (f.kind == "argmin") c.table = argmin_table(f);
+  if (f.kind == "identity") c.table = identity_table();
   c.run = [f](const ClaimContext& ctx) { return run_formula(f, ctx); };
   return c;
 }

@@ -4,7 +4,8 @@
 // LaTeX). This file holds the description, its checks and the run every kind shares; each kind's per-case decision,
 // report sentences and JSON fields are in a file of its own: equality.hpp ("equality", with the proposed
 // correction of a refuted formula), bound.hpp ("upper_bound": loss <= stated; "lower_bound": loss >= stated) and
-// argmin.hpp ("argmin": stated(case) minimises the loss over argmin_over).
+// argmin.hpp ("argmin": stated(case) minimises the loss over argmin_over) and identity.hpp ("identity": the forward pass
+// computes `reference` on every prompt compared; `stated` is not used).
 //
 // Per case (one per combination of the grid's values; the grid must name d and n, and may name cov (0 isotropic,
 // 1 diagonal, 2 rotated, 3 rotated with condition number 100; default 0), noise (label noise sd; default 0) and any
@@ -32,6 +33,7 @@
 #include "icl/montecarlo/prompt_loss.hpp"
 #include "icl/verdict/decision.hpp"
 
+#include <Eigen/Dense>
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -49,7 +51,8 @@ struct FormulaClaim {
   std::string source;     // default: "stated by the user"
   std::string statement;  // required
   std::string kind = "equality";  // "equality", "upper_bound" (loss <= stated), "lower_bound" (loss >= stated),
-                                  // "argmin" (stated(case) minimises the loss over argmin_over; argmin.hpp)
+                                  // "argmin" (stated(case) minimises the loss over argmin_over; argmin.hpp),
+                                  // "identity" (the forward pass computes `reference` on every prompt; identity.hpp)
   std::string task = "linear";    // "linear" or "quadratic" (eval.hpp)
   std::vector<ParamSpec> grid;    // d and n required; cov, noise optional
   std::function<double(const Case&)> stated;
@@ -66,6 +69,12 @@ struct FormulaClaim {
   std::string argmin_over;
   std::optional<std::pair<double, double>> argmin_range;
   double argmin_tolerance = 1e-6;
+  // kind "identity": the stated prediction of a prompt's query label, reference(case, X, y) with X the inputs
+  // (d x (n+1), the query's at column n) and y the n context labels; compared with the model's prediction (-Z[d, n])
+  // on `prompts` prompts of the case's stream, within exact_tolerance (relative, plus 1e-12 absolute). `stated` is
+  // not used.
+  std::function<double(const Case&, const Eigen::MatrixXd&, const Eigen::VectorXd&)> reference;
+  std::uint64_t prompts = 1000;
 };
 
 // The claim, ready to register. Throws UsageError (claim/usage_error.hpp) for an invalid description.

@@ -1,0 +1,110 @@
+// The identity kind (identity.hpp): the forward pass's prediction against the stated reference, prompt by prompt.
+#include "icl/claim/kinds/identity.hpp"
+
+#include "icl/claim/usage_error.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+namespace icl {
+
+std::string identity_part() { return "the model's forward pass computes the stated prediction on every prompt"; }
+
+ClaimTable identity_table() {
+  return ClaimTable{TableKind::identity,
+                    "",
+                    "",
+                    {{"max_abs_error", "Max error", "the largest |model - reference| over the case's prompts"},
+                     {"max_rel_error", "Max relative", "the largest |model - reference| / max(|reference|, 1e-300)"},
+                     {"prompts", "Prompts", "the prompts compared"}}};
+}
+
+Decision identity_case(FormulaRun& run, FormulaCase& k, CaseJson& j) {
+  const FormulaClaim& f = run.f;
+  const Case& c = k.c;
+  ModelPromptWorker w = k.worker();
+  double max_abs = 0, max_rel = 0;
+  std::uint64_t worst = 0, first_bad = f.prompts;
+  double bad_model = 0, bad_reference = 0;
+  for (std::uint64_t i = 0; i < f.prompts; ++i) {
+    if (f.between_cases && i % 4096 == 4095) f.between_cases();  // Ctrl-C from Python within a long case
+    const double model = w.prediction(i);
+    const Eigen::VectorXd y = w.labels().head(k.n).transpose();
+    const double ref = f.reference(c, w.inputs(), y);
+    if (!std::isfinite(ref))
+      throw UsageError(fmt::format("{}: the reference at {}, prompt {}, is {} (not a finite number)", f.id, c.label(),
+                                   i, ref));
+    const double err = std::abs(model - ref);
+    const bool within = std::isfinite(model) && err <= 1e-12 + f.exact_tolerance * std::max(std::abs(model), std::abs(ref));
+    if (std::isfinite(model)) {  // a prediction that is not a number refutes below; the maxima stay finite
+      if (err > max_abs) {
+        max_abs = err;
+        worst = i;
+      }
+      max_rel = std::max(max_rel, err / std::max(std::abs(ref), 1e-300));
+    }
+    if (!within) {
+      first_bad = i;
+      bad_model = model;
+      bad_reference = ref;
+      break;  // one prompt outside the tolerance refutes the case
+    }
+  }
+  const bool refuted = first_bad < f.prompts;
+  const std::uint64_t compared = refuted ? first_bad + 1 : f.prompts;
+  j.quantity("max_abs_error", max_abs);
+  j.quantity("max_rel_error", max_rel);
+  j.quantity("prompts", static_cast<double>(compared));
+  Decision v;
+  v.band = f.exact_tolerance;
+  if (refuted) {
+    v.verdict = Verdict::refuted;
+    v.why = fmt::format("prompt {} (of the case's stream): the forward pass predicts {:.15g}, the reference {:.15g}; "
+                        "they differ by {:.3g}, beyond {:.3g} relative (plus 1e-12)",
+                        first_bad, bad_model, bad_reference, std::abs(bad_model - bad_reference), f.exact_tolerance);
+  } else {
+    v.verdict = Verdict::confirmed;
+    v.why = fmt::format("on all {} prompts the forward pass's prediction equals the reference within {:.3g} relative "
+                        "(plus 1e-12); the largest difference {:.3g} (prompt {}), the largest relative {:.3g}",
+                        f.prompts, f.exact_tolerance, max_abs, worst, max_rel);
+  }
+  j.verdict(v, {"forward_vs_reference"});
+  j.decision("forward_vs_reference", v);
+  if (refuted && !run.counterexample) {
+    nlohmann::ordered_json ce = c.to_json();
+    ce["prompt"] = first_bad;
+    ce["model_prediction"] = bad_model;
+    ce["reference"] = bad_reference;
+    if (w.inputs().size() <= 2000) {  // the prompt itself, where it is small enough to read
+      ce["inputs"] = nlohmann::ordered_json::array();
+      for (Eigen::Index r = 0; r < w.inputs().rows(); ++r) {
+        nlohmann::ordered_json row = nlohmann::ordered_json::array();
+        for (Eigen::Index col = 0; col < w.inputs().cols(); ++col) row.push_back(w.inputs()(r, col));
+        ce["inputs"].push_back(row);
+      }
+      ce["labels"] = nlohmann::ordered_json::array();
+      for (int i = 0; i < k.n; ++i) ce["labels"].push_back(w.labels()[i]);
+    }
+    run.counterexample = ce;
+  }
+  return v;
+}
+
+std::string identity_refutation(const FormulaClaim& f) {
+  return fmt::format("the stated prediction fails: on a prompt of the case's stream the model's forward pass and the "
+                     "reference differ by more than {:.3g} relative (the counterexample gives the prompt and both "
+                     "predictions).",
+                     f.exact_tolerance);
+}
+
+nlohmann::ordered_json identity_quantity_meanings(const FormulaClaim& f) {
+  return {{"max_abs_error", "the largest |forward-pass prediction - reference| over the prompts compared"},
+          {"max_rel_error", "the largest |forward-pass prediction - reference| / |reference| over the prompts compared"},
+          {"prompts", fmt::format("the prompts compared (all {} where none differs; up to the first that differs)",
+                                  f.prompts)}};
+}
+
+}  // namespace icl

@@ -1,0 +1,32 @@
+// The identity kind of a claim of one's own (formula.hpp, kind "identity"): the model's forward pass computes a stated
+// prediction. reference(case, X, y) gives the stated prediction of a prompt's query label (X: the inputs, d x (n+1),
+// the query's at column n; y: the n context labels); the model's prediction is -Z[d, n] after its forward pass
+// (ModelPromptWorker::prediction). Per case, `prompts` prompts of the case's stream (the same draws as its Monte
+// Carlo) are compared: confirmed when every prediction is within exact_tolerance of the reference (relative, plus
+// 1e-12 absolute), refuted at the first prompt outside it (the counterexample: the case, the prompt's index, both
+// predictions and, for small prompts, its inputs and labels). A check on the prompts drawn, not a proof over all
+// prompts; no statistical test, so no error rate (the report says so).
+#pragma once
+#include "icl/claim/kinds/formula.hpp"
+#include "icl/report/table.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace icl {
+
+// The part the claim asserts (Claim::parts) and the columns of its table.
+std::string identity_part();
+ClaimTable identity_table();
+
+// One case: compares the forward pass with the reference on f.prompts prompts, writes the case's quantities and
+// decision into j, records a refuted case's counterexample in run, and returns its verdict. Throws UsageError where
+// the reference returns a value that is not a finite number.
+Decision identity_case(FormulaRun& run, FormulaCase& k, CaseJson& j);
+
+// The refutation's sentence and the meanings of the kind's quantities (the report's extra["quantity_meanings"]).
+std::string identity_refutation(const FormulaClaim& f);
+nlohmann::ordered_json identity_quantity_meanings(const FormulaClaim& f);
+
+}  // namespace icl
