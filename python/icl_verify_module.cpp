@@ -626,7 +626,7 @@ PYBIND11_MODULE(icl_verify, m) {
          const py::object& tolerance, const py::object& threads_given, const py::object& alpha_given,
          const py::object& propose, const py::object& argmin_over, const py::object& argmin_range,
          const py::object& argmin_tolerance, const py::object& exact_tolerance, const py::object& reference,
-         const py::object& prompts) {
+         const py::object& prompts, const py::object& argmin_mc_tolerance) {
         const std::string claim_id = text(claim_id_arg, "claim_id");
         const bool identity = text(kind, "kind") == "identity";
         if (identity) {
@@ -665,6 +665,7 @@ PYBIND11_MODULE(icl_verify, m) {
           f.argmin_range = std::make_pair(real(r[0], "argmin_range[0]"), real(r[1], "argmin_range[1]"));
         }
         f.argmin_tolerance = real(argmin_tolerance, "argmin_tolerance");
+        f.argmin_mc_tolerance = real(argmin_mc_tolerance, "argmin_mc_tolerance");
         f.prompts = whole(prompts, "prompts", parse_samples);
         f.samples = samples;
         if (!py::isinstance<py::bool_>(propose))
@@ -739,6 +740,7 @@ PYBIND11_MODULE(icl_verify, m) {
       py::arg("tolerance") = 0.05, py::arg("threads") = py::none(), py::arg("alpha") = 0.01, py::arg("propose") = true,
       py::arg("argmin_over") = py::none(), py::arg("argmin_range") = py::none(), py::arg("argmin_tolerance") = 1e-6,
       py::arg("exact_tolerance") = 1e-9, py::arg("reference") = py::none(), py::arg("prompts") = 1000,
+      py::arg("argmin_mc_tolerance") = 1e-3,
       "Check a claim of one's own about the in-context loss of a model one builds, with the mechanism of the\n"
       "catalogue's claims; returns the same report dict as `icl-verify run` and writes its files to `out`\n"
       "(OUT/CLAIM.json, CLAIM.tex, summary.md, ...; out=None: a temporary folder, removed afterwards).\n"
@@ -769,7 +771,9 @@ PYBIND11_MODULE(icl_verify, m) {
       "             confirmed when no searched point has an exact loss lower by more than exact_tolerance and the\n"
       "             search's minimiser lies within argmin_tolerance (relative to max(|stated|, 1)) of the stated one;\n"
       "             refuted otherwise, the counterexample giving the better point and both losses. Without an exact\n"
-      "             loss (several layers, large d) the case is inconclusive.\n"
+      "             loss (several layers, large d) the search runs on the Monte Carlo loss over 8192 common prompts\n"
+      "             and the stated minimiser is judged on the loss alone: its excess over the search's point on up\n"
+      "             to 65536 fresh paired prompts, one-sided, against argmin_mc_tolerance (1e-3) x its loss.\n"
       "  kind='identity', reference=f(X, y, **params) -> the stated prediction of the query's label, X the prompt's\n"
       "             inputs as rows (n+1, d), the query's last, y the n context labels (stated is not given). On\n"
       "             `prompts` prompts per case (default 1000; the case's stream) the model's prediction -Z[d, n] is\n"

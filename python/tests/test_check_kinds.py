@@ -1,5 +1,6 @@
 """icl_verify.check's kinds and its decision rule (issue 44): the exact loss decides where the library has one, Monte
-Carlo checks it; kind="argmin" judges a stated minimiser on the exact loss (ctest `python`; PYTHONPATH=build/python).
+Carlo checks it; kind="argmin" judges a stated minimiser on the exact loss, or without one by a search on the Monte
+Carlo loss and paired prompts (ctest `python`; PYTHONPATH=build/python).
 
 The layer is one gradient-descent step of size eta from w = 0 in the form the issue states it: P[d, d] = 1,
 Q = diag(-eta I, 0), so that yhat = -Z[d, n] = (eta / n) sum_i y_i <x_i, x_q>. On the linear task with x ~ N(0, I)
@@ -43,6 +44,23 @@ class Argmin(unittest.TestCase):
             self.assertNotEqual(c["decisions"]["mc_vs_exact"]["verdict"], "refuted")
             self.assertEqual(c["basis"], ["exact_vs_stated"])
             self.assertIn("Brent", c["decisions"]["search"]["method"])
+
+    def test_without_an_exact_loss_the_search_runs_on_monte_carlo(self):
+        # Two layers, the second zero (the same function): no exact loss, so the Monte Carlo path decides.
+        def two_layers(d, n, eta, **_):
+            w = gd_step(d, n, eta)
+            w.update(P2=np.zeros((d + 1, d + 1)), Q2=np.zeros((d + 1, d + 1)))
+            return w
+        grid = {"d": [2], "n": [10]}
+        r = iv.check("mine.eta_mc", statement="s", kind="argmin", argmin_over="eta", stated=eta_star,
+                     model=two_layers, grid=grid)
+        self.assertEqual(r["verdict"], "confirmed", r["summary"])
+        self.assertIn("Monte Carlo", r["cases"][0]["decisions"]["search"]["method"])
+        self.assertEqual(r["cases"][0]["basis"], ["excess_vs_band"])
+        w = iv.check("mine.eta_mc_wrong", statement="s", kind="argmin", argmin_over="eta",
+                     stated=lambda d, n, **_: n / (n + d), model=two_layers, grid=grid)
+        self.assertEqual(w["verdict"], "refuted", w["summary"])
+        self.assertLess(w["refutation"]["counterexample"]["loss"], w["refutation"]["counterexample"]["loss_at_stated"])
 
     def test_a_wrong_step_is_refuted_with_the_better_point(self):
         for name, wrong in (("n/(n+d)", lambda d, n: n / (n + d)), ("1/n", lambda d, n: 1 / n)):

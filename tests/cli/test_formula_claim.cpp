@@ -243,6 +243,41 @@ TEST_CASE("formula claim: argmin, a stated minimiser judged on the exact loss by
   CHECK(find_claim("mine.eta_bad") == nullptr);
 }
 
+TEST_CASE("formula claim: argmin without an exact loss searches the Monte Carlo loss and decides on paired prompts") {
+  // Two layers (the second zero, so the function is one GD step) have no exact loss: the Monte Carlo path.
+  test::ScratchDir dir;
+  const std::string out = (dir.path / "report").string();
+  auto two_layers = [](FormulaClaim f) {
+    f.model = [](const Case& c) {
+      LsaStack st = gd_layer(c);
+      LinearSelfAttention zero;
+      zero.P = Eigen::MatrixXd::Zero(st.d + 1, st.d + 1);
+      zero.Q = zero.P;
+      st.layers.push_back({zero});
+      return st;
+    };
+    f.grid = {ParamSpec{"d", {2}, {2}, 1, 64, true, "input dimension"},
+              ParamSpec{"n", {10}, {10}, 1, 1e6, true, "context length"}};
+    return f;
+  };
+  const auto r = check_formula_claim(two_layers(gd_argmin("mine.eta_mc", [](double d, double n) { return n / (n + d + 1); })),
+                                     out, 1, 2);
+  CAPTURE(r["cases"].dump());
+  CHECK(r["verdict"] == "confirmed");
+  REQUIRE(r["cases"].size() == 1);
+  const auto& c = r["cases"][0];
+  CHECK(c["decisions"]["search"]["method"].get<std::string>().find("Monte Carlo") != std::string::npos);
+  CHECK(c["quantities"]["search_argmin"]["value"].get<double>() == doctest::Approx(10.0 / 13).epsilon(0.05));
+  for (auto wrong : {std::function<double(double, double)>([](double d, double n) { return n / (n + d); }),
+                     std::function<double(double, double)>([](double, double n) { return 1 / n; })}) {
+    const auto w = check_formula_claim(two_layers(gd_argmin("mine.eta_mc_wrong", wrong)), out, 1, 2);
+    CAPTURE(w["cases"].dump());
+    REQUIRE(w["verdict"] == "refuted");
+    const auto& ce = w["refutation"]["counterexample"];
+    CHECK(ce["loss"].get<double>() < ce["loss_at_stated"].get<double>());
+  }
+}
+
 // kind "identity": the forward pass against a stated prediction, prompt by prompt (identity.hpp).
 FormulaClaim gd_identity(const std::string& id, double denominator_extra) {
   FormulaClaim f = gd_claim(id, 1.0);

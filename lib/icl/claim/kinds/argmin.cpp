@@ -4,6 +4,7 @@
 
 #include "icl/claim/usage_error.hpp"
 #include "icl/exact/limits.hpp"
+#include "icl/montecarlo/statistics.hpp"
 #include "icl/verdict/checks.hpp"
 
 #include <fmt/format.h>
@@ -54,6 +55,102 @@ ArgminSearch search_argmin(const std::function<double(double)>& loss, double sta
   return a;
 }
 
+// Prompts of the Monte Carlo path (no exact loss): the search's common prompts, and the decision's paired prompts
+// (at most the claim's samples).
+constexpr std::uint64_t kSearchPrompts = 8192;
+constexpr std::uint64_t kDecisionPrompts = 65536;
+
+// The mean loss of weights over prompts [0, count) of stream `purpose` (common random numbers: every weight sees the
+// same prompts, so the search minimises a smooth function of the parameter).
+double mean_loss(const FormulaCase& k, const LsaStack& weights, std::uint64_t purpose, std::uint64_t count) {
+  const Transformer t = weights.transformer();
+  ModelPromptWorker w(t, k.model, k.shape, k.ctx.seed, purpose, +1.0);
+  double s = 0;
+  for (std::uint64_t i = 0; i < count; ++i) s += w.loss(i);
+  return s / static_cast<double>(count);
+}
+
+// The case without an exact loss: the search on the Monte Carlo loss over kSearchPrompts common prompts, then the
+// excess of the stated minimiser's loss over the search's point on fresh paired prompts, one-sided at the case's
+// alpha against argmin_mc_tolerance x the loss at the stated minimiser.
+Decision argmin_case_mc(FormulaRun& run, FormulaCase& k, CaseJson& j, double lo, double hi) {
+  const FormulaClaim& f = run.f;
+  const Case& c = k.c;
+  const double stated = k.stated;
+  const std::uint64_t search_stream = k.purpose + 1, decision_stream = k.purpose + 2;
+  const std::uint64_t search_n = std::min<std::uint64_t>(f.samples, kSearchPrompts);
+  auto loss = [&](double x) {
+    if (f.between_cases) f.between_cases();
+    const double l = mean_loss(k, k.weights_at(x), search_stream, search_n);
+    return std::isfinite(l) ? l : std::numeric_limits<double>::max();
+  };
+  const ArgminSearch a = search_argmin(loss, stated, lo, hi);
+  // Paired prompts of a stream the search did not see: loss at the stated minimiser minus loss at the search's point.
+  const std::uint64_t n = std::max<std::uint64_t>(std::min<std::uint64_t>(f.samples, kDecisionPrompts), 2);
+  const Transformer ts = k.w.transformer(), tb = k.weights_at(a.best).transformer();
+  ModelPromptWorker ws(ts, k.model, k.shape, k.ctx.seed, decision_stream, +1.0);
+  ModelPromptWorker wb(tb, k.model, k.shape, k.ctx.seed, decision_stream, +1.0);
+  std::vector<double> diff(n);
+  double at_stated = 0, at_best = 0;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    const double ls = ws.loss(i), lb = wb.loss(i);
+    at_stated += ls;
+    at_best += lb;
+    diff[i] = ls - lb;
+  }
+  at_stated /= static_cast<double>(n);
+  at_best /= static_cast<double>(n);
+  const Estimate e = over_runs(diff, 1 - 2 * run.alpha_case);  // its interval's ends: one-sided at alpha_case each
+  const double band = f.argmin_mc_tolerance * std::abs(at_stated);
+  Decision v;
+  v.band = band;
+  v.detectable = e.ci_high - e.mean;
+  const std::string paired = fmt::format("loss at the stated minimiser {} = {:.6g} minus loss at the search's point "
+                                         "{:.6g} on {} fresh paired prompts: {:.3g}, one-sided {:.3g}% interval "
+                                         "[{:.3g}, {:.3g}], against {:.3g} ({:.3g} x the loss there)",
+                                         f.argmin_over, stated, a.best, n, e.mean, 100 * (1 - run.alpha_case),
+                                         e.ci_low, e.ci_high, band, f.argmin_mc_tolerance);
+  if (!std::isfinite(e.mean)) {
+    v.verdict = Verdict::inconclusive;
+    v.why = "the Monte Carlo loss is not finite at the stated minimiser or the search's point";
+  } else if (e.ci_low > band) {
+    v.verdict = Verdict::refuted;
+    v.why = "the search's point has a lower loss beyond the band: " + paired;
+  } else if (e.ci_high <= band) {
+    v.verdict = Verdict::confirmed;
+    v.why = "no searched point has a lower loss beyond the band: " + paired + " (judged on the loss, not the place)";
+  } else {
+    v.verdict = Verdict::inconclusive;
+    v.why = "the interval straddles the band: " + paired;
+  }
+  j.quantity("search_argmin", a.best);
+  j.quantity("loss_at_stated", at_stated);
+  j.quantity("loss_at_search", at_best);
+  j.quantity("excess", e);
+  j.verdict(v, {"excess_vs_band"});
+  j.decision("excess_vs_band", v);
+  j.decision("search", nlohmann::ordered_json{
+                           {"range", {a.lo, a.hi}},
+                           {"grid_points", a.grid_points},
+                           {"evaluations", a.evaluations},
+                           {"method", fmt::format("grid, then Brent's method (Boost.Math brent_find_minima), on the "
+                                                  "Monte Carlo loss over {} common prompts (no exact loss here)",
+                                                  search_n)},
+                           {"search_loss_at_stated", a.stated_loss},
+                           {"search_loss_at_best", a.best_loss}});
+  if (v.verdict == Verdict::inconclusive) run.undecided.push_back(c.label() + " (Monte Carlo excess undecided)");
+  if (v.verdict == Verdict::refuted && !run.counterexample) {
+    nlohmann::ordered_json ce = c.to_json();
+    ce[f.argmin_over] = a.best;
+    ce["loss"] = at_best;
+    ce["stated_" + f.argmin_over] = stated;
+    ce["loss_at_stated"] = at_stated;
+    ce["paired_prompts"] = n;
+    run.counterexample = ce;
+  }
+  return v;
+}
+
 }  // namespace
 
 void check_argmin_fields(const FormulaClaim& f) {
@@ -70,6 +167,8 @@ void check_argmin_fields(const FormulaClaim& f) {
                           f.argmin_range->first < f.argmin_range->second))
     throw UsageError(f.id + ": argmin_range must be two finite numbers, low < high");
   if (!(f.argmin_tolerance > 0 && f.argmin_tolerance < 1)) throw UsageError(f.id + ": argmin_tolerance must be in (0, 1)");
+  if (!(f.argmin_mc_tolerance > 0 && f.argmin_mc_tolerance < 1))
+    throw UsageError(f.id + ": argmin_mc_tolerance must be in (0, 1)");
 }
 
 std::string argmin_part(const FormulaClaim& f) {
@@ -81,9 +180,9 @@ ClaimTable argmin_table(const FormulaClaim& f) {
                     "",
                     "",
                     {{"stated", "Stated", "the stated minimiser of " + f.argmin_over},
-                     {"search_argmin", "Search", "the point of least exact loss a grid and Brent's method found"},
-                     {"loss_at_stated", "Loss there", "the exact loss at the stated minimiser"},
-                     {"loss_at_search", "Least loss", "the exact loss at the search's point"},
+                     {"search_argmin", "Search", "the point of least loss a grid and Brent's method found"},
+                     {"loss_at_stated", "Loss there", "the loss at the stated minimiser (exact; Monte Carlo where there is no exact loss)"},
+                     {"loss_at_search", "Least loss", "the loss at the search's point (likewise)"},
                      mc_column()}};
 }
 
@@ -93,22 +192,13 @@ Decision argmin_case(FormulaRun& run, FormulaCase& k, CaseJson& j) {
   const double stated = k.stated;
   Decision v;
   j.quantity("stated", stated);
-  if (!k.exact) {
-    v = Decision(Verdict::inconclusive, 0, 0,
-                 fmt::format("no exact loss at {} ({}): the argmin kind judges a stated minimiser on the exact "
-                             "loss only (one layer; d <= {} on the {} task)",
-                             c.label(), k.w.num_layers() != 1 ? fmt::format("{} layers", k.w.num_layers()) : "d too large",
-                             exact_max_d(f.task), f.task));
-    j.verdict(v);
-    run.undecided.push_back(c.label() + " (no exact loss to search)");
-    return v;
-  }
   const double width = std::max(std::abs(stated), 1.0);
   const double lo = f.argmin_range ? f.argmin_range->first : stated - width;
   const double hi = f.argmin_range ? f.argmin_range->second : stated + width;
   if (!(lo <= stated && stated <= hi))
     throw UsageError(fmt::format("{}: the stated minimiser {} = {:g} at {} lies outside the search range [{:g}, {:g}]",
                                  f.id, f.argmin_over, stated, c.label(), lo, hi));
+  if (!k.exact) return argmin_case_mc(run, k, j, lo, hi);  // several layers, or d beyond the exact range
   auto loss = [&](double x) {
     const LsaStack wx = k.weights_at(x);
     const auto l = k.exact_loss(wx);
@@ -179,9 +269,12 @@ std::string argmin_refutation(const FormulaClaim& f) {
 
 nlohmann::ordered_json argmin_quantity_meanings(const FormulaClaim& f) {
   return {{"stated", "the stated minimiser of the loss over " + f.argmin_over},
-          {"search_argmin", "the point of least exact loss a grid and Brent's method found over " + f.argmin_over},
-          {"loss_at_stated", "the exact loss at the stated minimiser"},
-          {"loss_at_search", "the exact loss at the search's point"},
+          {"search_argmin", "the point of least loss a grid and Brent's method found over " + f.argmin_over +
+                                " (on the exact loss; where there is none, on the Monte Carlo loss over common prompts)"},
+          {"loss_at_stated", "the loss at the stated minimiser (exact; where there is none, Monte Carlo over the "
+                             "decision's fresh prompts)"},
+          {"loss_at_search", "the loss at the search's point (likewise)"},
+          {"excess", "no exact loss: loss at the stated minimiser minus loss at the search's point, per paired prompt"},
           {"mc", "Monte Carlo loss through the forward pass at the stated minimiser"}};
 }
 

@@ -5,8 +5,11 @@
 // loss at every searched point within exact_tolerance and the search's minimiser lies within argmin_tolerance of the
 // stated one (or, off it, has no lower loss: a flat minimum); refuted otherwise, the counterexample the case with the
 // better point and both losses. Monte Carlo of the loss at the stated minimiser checks the exact engine there
-// (formula.hpp). Without an exact loss the case is inconclusive (the argmin kind does not search on Monte Carlo
-// estimates). A refuted claim carries the first refuted case as its counterexample.
+// (formula.hpp). Without an exact loss (several layers, d beyond the exact range) the same search runs on the Monte
+// Carlo loss over 8192 common prompts (every point sees the same prompts), and the stated minimiser is judged on the
+// loss alone, on up to 65536 fresh paired prompts: the per-prompt excess of its loss over the search's point, a
+// one-sided interval at the case's alpha against argmin_mc_tolerance x its loss: confirmed below, refuted above,
+// else inconclusive. A refuted claim carries the first refuted case as its counterexample.
 #pragma once
 #include "icl/claim/kinds/formula.hpp"
 #include "icl/report/table.hpp"

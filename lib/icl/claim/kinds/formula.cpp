@@ -182,7 +182,8 @@ ClaimResult run_formula(const FormulaClaim& f, const ClaimContext& ctx) {
                       argmin ? " the minimiser" : ", Monte Carlo through the forward pass checking it");
   if (mc_only > 0)
     how += fmt::format("{}{} without one: {}", how.empty() ? "" : "; ", mc_only,
-                       argmin ? "not searched" : "Monte Carlo through the forward pass decides");
+                       argmin ? "the search on the Monte Carlo loss, the excess decided on fresh paired prompts"
+                              : "Monte Carlo through the forward pass decides");
   res.summary = fmt::format("{}: of {} cases, {} confirm the stated {} and {} refute it ({})",
                             to_string(claim_verdict(ctx, res)), ctx.cases.size(), run.confirmed, what, run.refuted, how);
   auto name_cases = [](const std::vector<std::string>& cs) {

@@ -69,6 +69,9 @@ struct FormulaClaim {
   std::string argmin_over;
   std::optional<std::pair<double, double>> argmin_range;
   double argmin_tolerance = 1e-6;
+  // kind "argmin" without an exact loss (argmin.hpp): the loss excess at the stated minimiser over the search's point
+  // that still counts as "minimises", relative to the loss at the stated minimiser.
+  double argmin_mc_tolerance = 1e-3;
   // kind "identity": the stated prediction of a prompt's query label, reference(case, X, y) with X the inputs
   // (d x (n+1), the query's at column n) and y the n context labels; compared with the model's prediction (-Z[d, n])
   // on `prompts` prompts of the case's stream, within exact_tolerance (relative, plus 1e-12 absolute). `stated` is
