@@ -626,7 +626,8 @@ PYBIND11_MODULE(icl_verify, m) {
          const py::object& tolerance, const py::object& threads_given, const py::object& alpha_given,
          const py::object& propose, const py::object& argmin_over, const py::object& argmin_range,
          const py::object& argmin_tolerance, const py::object& exact_tolerance, const py::object& reference,
-         const py::object& prompts, const py::object& argmin_mc_tolerance) {
+         const py::object& prompts, const py::object& argmin_mc_tolerance, const py::object& rate_over,
+         const py::object& rate_tolerance) {
         const std::string claim_id = text(claim_id_arg, "claim_id");
         const bool identity = text(kind, "kind") == "identity";
         if (identity) {
@@ -666,6 +667,8 @@ PYBIND11_MODULE(icl_verify, m) {
         }
         f.argmin_tolerance = real(argmin_tolerance, "argmin_tolerance");
         f.argmin_mc_tolerance = real(argmin_mc_tolerance, "argmin_mc_tolerance");
+        f.rate_over = text(rate_over, "rate_over");
+        f.rate_tolerance = real(rate_tolerance, "rate_tolerance");
         f.prompts = whole(prompts, "prompts", parse_samples);
         f.samples = samples;
         if (!py::isinstance<py::bool_>(propose))
@@ -740,7 +743,7 @@ PYBIND11_MODULE(icl_verify, m) {
       py::arg("tolerance") = 0.05, py::arg("threads") = py::none(), py::arg("alpha") = 0.01, py::arg("propose") = true,
       py::arg("argmin_over") = py::none(), py::arg("argmin_range") = py::none(), py::arg("argmin_tolerance") = 1e-6,
       py::arg("exact_tolerance") = 1e-9, py::arg("reference") = py::none(), py::arg("prompts") = 1000,
-      py::arg("argmin_mc_tolerance") = 1e-3,
+      py::arg("argmin_mc_tolerance") = 1e-3, py::arg("rate_over") = "n", py::arg("rate_tolerance") = 0.05,
       "Check a claim of one's own about the in-context loss of a model one builds, with the mechanism of the\n"
       "catalogue's claims; returns the same report dict as `icl-verify run` and writes its files to `out`\n"
       "(OUT/CLAIM.json, CLAIM.tex, summary.md, ...; out=None: a temporary folder, removed afterwards).\n"
@@ -780,6 +783,11 @@ PYBIND11_MODULE(icl_verify, m) {
       "             compared with it: confirmed when every one is within exact_tolerance (relative, plus 1e-12),\n"
       "             refuted at the first that is not (the counterexample gives the prompt and both predictions).\n"
       "             A check on the prompts drawn, with no statistical test.\n"
+      "  kind='rate', rate_over='n': stated(**params) is the exponent p of loss ~ C n^p as n grows (at least 3\n"
+      "             values of rate_over in the grid). Per group of the other parameters, the log-log slope of the loss\n"
+      "             (exact, else Monte Carlo with `samples` prompts) between the two largest values: confirmed within\n"
+      "             rate_tolerance (0.05) of p; refuted outside it when the slope before is no nearer p (exact) or\n"
+      "             both slopes' intervals lie outside on one side (Monte Carlo); else inconclusive.\n"
       "  propose    a refuted equality gets a proposed correction (propose=False: none searched): `model` is called\n"
       "             at a grid the toolkit chooses (d = 1..6, six values of n and of every parameter of one's own\n"
       "             the grid varies) and beyond it; the exact loss of its weights (one layer, cov 0) is fitted by the\n"

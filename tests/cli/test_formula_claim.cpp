@@ -278,6 +278,42 @@ TEST_CASE("formula claim: argmin without an exact loss searches the Monte Carlo 
   }
 }
 
+TEST_CASE("formula claim: kind rate, the tuned GD step's loss ~ 1/n confirmed on exact losses, a fixed step's refuted") {
+  test::ScratchDir dir;
+  const std::string out = (dir.path / "report").string();
+  auto rate = [](const std::string& id, bool tuned) {
+    FormulaClaim f;
+    f.id = id;
+    f.kind = "rate";
+    f.statement = "one GD step's loss decays like 1/n";
+    f.grid = {ParamSpec{"d", {2, 5}, {2}, 1, 64, true, "input dimension"},
+              ParamSpec{"n", {100, 300, 1000, 3000}, {100}, 1, 1e6, true, "context length"}};
+    f.stated = [](const Case&) { return -1.0; };
+    f.model = [tuned](const Case& c) {
+      Case k = c;
+      const double d = c.get("d"), n = c.get("n");
+      k.params.emplace_back("eta", tuned ? n / (n + d + 1) : 0.5);
+      return gd_layer(k);
+    };
+    return f;
+  };
+  const auto r = check_formula_claim(rate("mine.rate", true), out, 1, 2);
+  CHECK(r["verdict"] == "confirmed");
+  REQUIRE(r["cases"].size() == 2);  // one per d: the groups
+  for (const auto& c : r["cases"]) {
+    CHECK(c["quantities"]["slope"]["value"].get<double>() == doctest::Approx(-1).epsilon(0.01));
+    CHECK(c["points"].size() == 4);
+  }
+  const auto w = check_formula_claim(rate("mine.rate_fixed", false), out, 1, 2);
+  CHECK(w["verdict"] == "refuted");
+  CHECK(w["refutation"]["counterexample"]["points"].size() == 4);
+  // Fewer than 3 values of rate_over: no trend, a usage error.
+  FormulaClaim bad = rate("mine.rate_bad", true);
+  bad.grid[1].defaults = {100, 300};
+  CHECK_THROWS_AS(check_formula_claim(bad, out, 1, 2), UsageError);
+  CHECK(find_claim("mine.rate_bad") == nullptr);
+}
+
 // kind "identity": the forward pass against a stated prediction, prompt by prompt (identity.hpp).
 FormulaClaim gd_identity(const std::string& id, double denominator_extra) {
   FormulaClaim f = gd_claim(id, 1.0);

@@ -6,6 +6,7 @@
 #include "icl/claim/kinds/bound.hpp"
 #include "icl/claim/kinds/equality.hpp"
 #include "icl/claim/kinds/identity.hpp"
+#include "icl/claim/kinds/rate.hpp"
 #include "icl/claim/usage_error.hpp"
 #include "icl/exact/limits.hpp"
 #include "icl/exact/feature_moments.hpp"
@@ -221,9 +222,9 @@ Claim formula_claim(const FormulaClaim& f) {
   check_id(f.id);
   if (f.statement.empty()) throw UsageError(f.id + ": a statement is required (what is claimed, in words)");
   if (f.kind != "equality" && f.kind != "upper_bound" && f.kind != "lower_bound" && f.kind != "argmin" &&
-      f.kind != "identity")
-    throw UsageError(fmt::format("{}: kind '{}' is not equality, upper_bound, lower_bound, argmin or identity", f.id,
-                                 printable_line(f.kind, 40)));
+      f.kind != "identity" && f.kind != "rate")
+    throw UsageError(fmt::format("{}: kind '{}' is not equality, upper_bound, lower_bound, argmin, identity or rate",
+                                 f.id, printable_line(f.kind, 40)));
   if (f.kind == "argmin") {
     check_argmin_fields(f);
   } else if (!f.argmin_over.empty() || f.argmin_range) {
@@ -256,6 +257,7 @@ Claim formula_claim(const FormulaClaim& f) {
   }
   for (const char* need : {"d", "n"})
     if (!names.count(need)) throw UsageError(fmt::format("{}: the grid must give '{}'", f.id, need));
+  if (f.kind == "rate") check_rate_fields(f);
 
   Claim c;
   c.id = f.id;
@@ -272,11 +274,13 @@ Claim formula_claim(const FormulaClaim& f) {
                       : f.kind == "upper_bound" ? bound_part(true)
                       : f.kind == "argmin"      ? argmin_part(f)
                       : f.kind == "identity"    ? identity_part()
+                      : f.kind == "rate"        ? rate_part(f)
                                                 : bound_part(false),
                       Strength::theorem}};
   if (f.kind == "argmin") c.table = argmin_table(f);
   if (f.kind == "identity") c.table = identity_table();
-  c.run = [f](const ClaimContext& ctx) { return run_formula(f, ctx); };
+  if (f.kind == "rate") c.table = rate_table(f);
+  c.run = [f](const ClaimContext& ctx) { return f.kind == "rate" ? run_rate(f, ctx) : run_formula(f, ctx); };
   return c;
 }
 

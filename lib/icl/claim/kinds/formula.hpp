@@ -5,7 +5,8 @@
 // report sentences and JSON fields are in a file of its own: equality.hpp ("equality", with the proposed
 // correction of a refuted formula), bound.hpp ("upper_bound": loss <= stated; "lower_bound": loss >= stated) and
 // argmin.hpp ("argmin": stated(case) minimises the loss over argmin_over) and identity.hpp ("identity": the forward pass
-// computes `reference` on every prompt compared; `stated` is not used).
+// computes `reference` on every prompt compared; `stated` is not used) and rate.hpp ("rate": the loss's log-log slope
+// against rate_over approaches the stated exponent).
 //
 // Per case (one per combination of the grid's values; the grid must name d and n, and may name cov (0 isotropic,
 // 1 diagonal, 2 rotated, 3 rotated with condition number 100; default 0), noise (label noise sd; default 0) and any
@@ -52,7 +53,8 @@ struct FormulaClaim {
   std::string statement;  // required
   std::string kind = "equality";  // "equality", "upper_bound" (loss <= stated), "lower_bound" (loss >= stated),
                                   // "argmin" (stated(case) minimises the loss over argmin_over; argmin.hpp),
-                                  // "identity" (the forward pass computes `reference` on every prompt; identity.hpp)
+                                  // "identity" (the forward pass computes `reference` on every prompt; identity.hpp),
+                                  // "rate" (loss ~ C x^stated as x = rate_over grows; rate.hpp)
   std::string task = "linear";    // "linear" or "quadratic" (eval.hpp)
   std::vector<ParamSpec> grid;    // d and n required; cov, noise optional
   std::function<double(const Case&)> stated;
@@ -78,6 +80,10 @@ struct FormulaClaim {
   // not used.
   std::function<double(const Case&, const Eigen::MatrixXd&, const Eigen::VectorXd&)> reference;
   std::uint64_t prompts = 1000;
+  // kind "rate" (rate.hpp): stated(case) is the exponent p of loss ~ C x^p as x = rate_over grows (at least 3 of
+  // its values in the grid); the last log-log slope must lie within rate_tolerance (absolute) of p.
+  std::string rate_over = "n";
+  double rate_tolerance = 0.05;
 };
 
 // The claim, ready to register. Throws UsageError (claim/usage_error.hpp) for an invalid description.
