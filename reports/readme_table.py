@@ -228,7 +228,15 @@ def verdict_cell(report, weaker=()):
                 undecided -= set(held)
                 if held:
                     extra.append(f"{', '.join(held)} confirmed at {w.get('run_mode', '?')}")
-            inner = ([f"{', '.join(good)} confirmed"] if good else []) + extra
+            # an undecided part with some of its cases confirmed: how many ("a: 4 of 6 cases")
+            partly = []
+            for p in parts:
+                if p.get("verdict") != "inconclusive" or p["id"] not in undecided:
+                    continue
+                m = re.match(r"(\d+) of (\d+) cases confirmed", str(p.get("evidence", "")))
+                if m and 0 < int(m.group(1)) < int(m.group(2)):
+                    partly.append(f"{p['id']}: {m.group(1)} of {m.group(2)} cases confirmed")
+            inner = ([f"{', '.join(good)} confirmed"] if good else []) + extra + partly
             if inner:
                 shown += f" ({'; '.join(inner)})"
     return shown
