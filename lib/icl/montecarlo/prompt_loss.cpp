@@ -43,10 +43,9 @@ double ModelPromptWorker::prediction(std::uint64_t i) {
   return -sign_ * model_->predict(Z_, ws_);
 }
 
+// (y_q - prediction)^2 = (output + sign y_q)^2, bit for bit: the prediction is -sign x output, an exact negation.
 double ModelPromptWorker::loss(std::uint64_t i) {
-  draw(i);
-  embed(shape_, sampler_.inputs(), sampler_.labels(), Z_);
-  const double e = model_->predict(Z_, ws_) + sign_ * sampler_.labels()[shape_.n];
+  const double e = prediction(i) - sampler_.labels()[shape_.n];
   return e * e;
 }
 

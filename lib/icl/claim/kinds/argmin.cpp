@@ -4,6 +4,7 @@
 
 #include "icl/claim/usage_error.hpp"
 #include "icl/exact/limits.hpp"
+#include "icl/montecarlo/montecarlo.hpp"
 #include "icl/montecarlo/statistics.hpp"
 #include "icl/verdict/checks.hpp"
 
@@ -60,15 +61,24 @@ ArgminSearch search_argmin(const std::function<double(double)>& loss, double sta
 constexpr std::uint64_t kSearchPrompts = 8192;
 constexpr std::uint64_t kDecisionPrompts = 65536;
 
-// The mean loss of weights over prompts [0, count) of stream `purpose` (common random numbers: every weight sees the
-// same prompts, so the search minimises a smooth function of the parameter).
+// The mean loss of weights over the first `count` prompts of stream `purpose` (common random numbers: every weight
+// sees the same prompts, so the search minimises a smooth function of the parameter).
 double mean_loss(const FormulaCase& k, const LsaStack& weights, std::uint64_t purpose, std::uint64_t count) {
   const Transformer t = weights.transformer();
-  ModelPromptWorker w(t, k.model, k.shape, k.ctx.seed, purpose, +1.0);
-  double s = 0;
-  for (std::uint64_t i = 0; i < count; ++i) s += w.loss(i);
-  return s / static_cast<double>(count);
+  MonteCarlo mc(1, k.ctx.threads);
+  mc.extend_to(count, [&] { return ModelPromptWorker(t, k.model, k.shape, k.ctx.seed, purpose, +1.0); });
+  return mc.total().mean[0];
 }
+
+// Per prompt: the loss of two models on the same prompt, and their difference (the paired excess).
+struct PairedLossWorker {
+  ModelPromptWorker a, b;
+  void operator()(std::uint64_t i, double* out) {
+    out[0] = a.loss(i);
+    out[1] = b.loss(i);
+    out[2] = out[0] - out[1];
+  }
+};
 
 // The case without an exact loss: the search on the Monte Carlo loss over kSearchPrompts common prompts, then the
 // excess of the stated minimiser's loss over the search's point on fresh paired prompts, one-sided at the case's
@@ -86,21 +96,16 @@ Decision argmin_case_mc(FormulaRun& run, FormulaCase& k, CaseJson& j, double lo,
   };
   const ArgminSearch a = search_argmin(loss, stated, lo, hi);
   // Paired prompts of a stream the search did not see: loss at the stated minimiser minus loss at the search's point.
-  const std::uint64_t n = std::max<std::uint64_t>(std::min<std::uint64_t>(f.samples, kDecisionPrompts), 2);
   const Transformer ts = k.w.transformer(), tb = k.weights_at(a.best).transformer();
-  ModelPromptWorker ws(ts, k.model, k.shape, k.ctx.seed, decision_stream, +1.0);
-  ModelPromptWorker wb(tb, k.model, k.shape, k.ctx.seed, decision_stream, +1.0);
-  std::vector<double> diff(n);
-  double at_stated = 0, at_best = 0;
-  for (std::uint64_t i = 0; i < n; ++i) {
-    const double ls = ws.loss(i), lb = wb.loss(i);
-    at_stated += ls;
-    at_best += lb;
-    diff[i] = ls - lb;
-  }
-  at_stated /= static_cast<double>(n);
-  at_best /= static_cast<double>(n);
-  const Estimate e = over_runs(diff, 1 - 2 * run.alpha_case);  // its interval's ends: one-sided at alpha_case each
+  MonteCarlo mc(3, k.ctx.threads);
+  mc.extend_to(std::min<std::uint64_t>(f.samples, kDecisionPrompts), [&] {
+    return PairedLossWorker{ModelPromptWorker(ts, k.model, k.shape, k.ctx.seed, decision_stream, +1.0),
+                            ModelPromptWorker(tb, k.model, k.shape, k.ctx.seed, decision_stream, +1.0)};
+  });
+  const Accumulator total = mc.total();
+  const std::uint64_t n = mc.samples();
+  const double at_stated = total.mean[0], at_best = total.mean[1];
+  const Estimate e = make_estimate(total, 2, 1 - 2 * run.alpha_case);  // its interval's ends: one-sided at alpha_case
   const double band = f.argmin_mc_tolerance * std::abs(at_stated);
   Decision v;
   v.band = band;

@@ -116,6 +116,13 @@ Decision check_stated_value(FormulaRun& run, const FormulaCase& k, CaseJson& j, 
   return v;
 }
 
+std::string name_cases(const std::vector<std::string>& cases) {
+  std::string s;
+  for (std::size_t i = 0; i < cases.size() && i < 5; ++i) s += (i ? "; " : "") + cases[i];
+  if (cases.size() > 5) s += fmt::format("; and {} more", cases.size() - 5);
+  return s;
+}
+
 std::string stated_value_refutation(const FormulaClaim& f, const std::string& what) {
   return fmt::format("the stated {} fails: the library's exact loss of the model excludes the stated value "
                      "(within {:.3g} relative), and Monte Carlo through the forward pass does not exclude the "
@@ -161,17 +168,16 @@ ClaimResult run_formula(const FormulaClaim& f, const ClaimContext& ctx) {
                                                     : stated_value_refutation(f, what),
                                          run.counterexample ? *run.counterexample : nlohmann::ordered_json::object(),
                                          proposal ? correction_sentence(*proposal) : std::string()});
-  res.extra["error_rates"] = error_rates_json(ctx.alpha, ctx.cases.size(), run.looks, run.tol);
+  // identity: no Monte Carlo decides (every prompt is compared), so no error rate applies
+  res.extra["error_rates"] =
+      identity ? nlohmann::ordered_json{{"decision", fmt::format("deterministic: the prediction on each of {} prompts "
+                                                                 "per case compared with the reference; no "
+                                                                 "statistical test",
+                                                                 f.prompts)},
+                                        {"tolerance", fmt::format("{:.3g} relative plus 1e-12 absolute", f.exact_tolerance)}}
+               : error_rates_json(ctx.alpha, ctx.cases.size(), run.looks, run.tol);
   if (argmin) res.extra["quantity_meanings"] = argmin_quantity_meanings(f);
-  if (identity) {
-    // no Monte Carlo decides: every prompt is compared, so no error rate applies
-    res.extra["error_rates"] = nlohmann::ordered_json{
-        {"decision", fmt::format("deterministic: the prediction on each of {} prompts per case compared with the reference; "
-                                 "no statistical test",
-                                 f.prompts)},
-        {"tolerance", fmt::format("{:.3g} relative plus 1e-12 absolute", f.exact_tolerance)}};
-    res.extra["quantity_meanings"] = identity_quantity_meanings(f);
-  }
+  if (identity) res.extra["quantity_meanings"] = identity_quantity_meanings(f);
   const std::size_t mc_only = identity ? 0 : ctx.cases.size() - run.with_exact;
   std::string how;
   if (identity)
@@ -187,12 +193,6 @@ ClaimResult run_formula(const FormulaClaim& f, const ClaimContext& ctx) {
                               : "Monte Carlo through the forward pass decides");
   res.summary = fmt::format("{}: of {} cases, {} confirm the stated {} and {} refute it ({})",
                             to_string(claim_verdict(ctx, res)), ctx.cases.size(), run.confirmed, what, run.refuted, how);
-  auto name_cases = [](const std::vector<std::string>& cs) {
-    std::string s;
-    for (std::size_t i = 0; i < cs.size() && i < 5; ++i) s += (i ? "; " : "") + cs[i];
-    if (cs.size() > 5) s += fmt::format("; and {} more", cs.size() - 5);
-    return s;
-  };
   if (!run.inconsistent.empty())
     res.summary += fmt::format("; INTERNAL INCONSISTENCY (Monte Carlo through the forward pass excludes the library's "
                                "exact loss; no verdict on the claim) at {}",

@@ -147,5 +147,7 @@ Decision check_stated_value(FormulaRun& run, const FormulaCase& k, CaseJson& j, 
 
 // The refutation's sentence for a stated value (equality and bounds); `what` is "formula", "upper bound", ...
 std::string stated_value_refutation(const FormulaClaim& f, const std::string& what);
+// The first 5 of a summary's cases, "; and N more" after them.
+std::string name_cases(const std::vector<std::string>& cases);
 
 }  // namespace icl

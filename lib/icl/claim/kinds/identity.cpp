@@ -2,6 +2,7 @@
 #include "icl/claim/kinds/identity.hpp"
 
 #include "icl/claim/usage_error.hpp"
+#include "icl/report/quantities.hpp"
 
 #include <fmt/format.h>
 
@@ -79,12 +80,7 @@ Decision identity_case(FormulaRun& run, FormulaCase& k, CaseJson& j) {
     ce["model_prediction"] = bad_model;
     ce["reference"] = bad_reference;
     if (w.inputs().size() <= 2000) {  // the prompt itself, where it is small enough to read
-      ce["inputs"] = nlohmann::ordered_json::array();
-      for (Eigen::Index r = 0; r < w.inputs().rows(); ++r) {
-        nlohmann::ordered_json row = nlohmann::ordered_json::array();
-        for (Eigen::Index col = 0; col < w.inputs().cols(); ++col) row.push_back(w.inputs()(r, col));
-        ce["inputs"].push_back(row);
-      }
+      ce["inputs"] = quantity_matrix(w.inputs())["matrix"];
       ce["labels"] = nlohmann::ordered_json::array();
       for (int i = 0; i < k.n; ++i) ce["labels"].push_back(w.labels()[i]);
     }

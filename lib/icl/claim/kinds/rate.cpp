@@ -188,8 +188,7 @@ ClaimResult run_rate(const FormulaClaim& f, const ClaimContext& ctx) {
   res.summary = fmt::format("{}: of {} groups, {} confirm the stated rate and {} refute it ({} on exact losses, {} on "
                             "Monte Carlo){}",
                             to_string(claim_verdict(ctx, res)), keys.size(), confirmed, refuted, exact_groups,
-                            keys.size() - exact_groups, undecided.empty() ? "" : "; undecided: ");
-  for (std::size_t i = 0; i < undecided.size() && i < 5; ++i) res.summary += (i ? "; " : "") + undecided[i];
+                            keys.size() - exact_groups, undecided.empty() ? "" : "; undecided: " + name_cases(undecided));
   return res;
 }
 
