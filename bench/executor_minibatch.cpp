@@ -6,6 +6,7 @@
 //
 // Usage: bench-executor-minibatch [--backend cpu|portable] [--threads T] [--reps K] [--batch B] [--L L] [--d D]
 //                                 [--dbar DBAR] [--n N] [--linear]
+#include "constructions/sja_forms.hpp"
 #include "icl/execute/executor.hpp"
 #include "icl/learn/forms.hpp"
 #include "icl/learn/prompts.hpp"

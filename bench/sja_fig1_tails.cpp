@@ -9,6 +9,7 @@
 // 4000 (fresh, the training law) whose mean loss is not finite in float64 at the final weights.
 //
 // Usage: bench-sja-fig1-tails CHECKPOINT_DIR [samples=65536] [threads=2] [batches=0]
+#include "constructions/sja_forms.hpp"
 #include "icl/learn/checkpoint.hpp"
 #include "icl/learn/forms.hpp"
 #include "icl/learn/objective.hpp"

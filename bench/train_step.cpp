@@ -4,6 +4,7 @@
 // CPU time). bench/compare_torch.sh runs it beside bench/torch_train_step.py (the same model in PyTorch).
 //
 // Usage: bench-train-step [--steps K] [--batch B] [--threads T] [--layers L] [--d D] [--n N]
+#include "constructions/acds_forms.hpp"
 #include "icl/learn/forms.hpp"
 #include "icl/learn/trainer.hpp"
 #include "icl/model/gaussian_model.hpp"

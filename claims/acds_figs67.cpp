@@ -27,6 +27,7 @@
 // Part a: Fig. 6 (L = 3, over n); part b: Fig. 7 (n = 20, over L).
 #include "claims/common/acds_experiments.hpp"
 #include "claims/common/acds_landscape.hpp"
+#include "constructions/acds_forms.hpp"
 #include "icl/claim/case_json.hpp"
 #include "icl/claim/claim_run.hpp"
 #include "icl/learn/forms.hpp"

@@ -26,6 +26,7 @@
 //                inconclusive with its reason; a trained matrix outside the tolerance makes it inconclusive too
 //                (the exact minimiser decides the theorem; training that misses it is an optimisation finding).
 #include "constructions/sja_appC.hpp"
+#include "constructions/acds_forms.hpp"
 #include "icl/claim/case_json.hpp"
 #include "icl/claim/claim_run.hpp"
 #include "icl/exact/feature_moments.hpp"

@@ -42,6 +42,7 @@
 #include "claims/common/sja_training.hpp"
 #include "constructions/sja_appC.hpp"
 #include "constructions/sja_lower_bound.hpp"
+#include "constructions/sja_forms.hpp"
 #include "icl/claim/case_json.hpp"
 #include "icl/claim/claim_run.hpp"
 #include "icl/exact/lower_bounds.hpp"

@@ -26,6 +26,7 @@
 // At a reduced budget a significant reversal is inconclusive; at the paper's settings it refutes.
 #include "claims/common/sja_training.hpp"
 #include "constructions/sja_sec42.hpp"
+#include "constructions/sja_forms.hpp"
 #include "icl/claim/case_json.hpp"
 #include "icl/claim/claim_run.hpp"
 #include "icl/exact/sparse_attention.hpp"

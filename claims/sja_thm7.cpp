@@ -31,6 +31,7 @@
 // against the forward pass), `reference_self_error`, `negative_control_error`, `W_final` (W^(L) there).
 #include "claims/common/sja_bcd_reference.hpp"
 #include "constructions/sja_appG.hpp"
+#include "constructions/sja_forms.hpp"
 #include "icl/claim/case_json.hpp"
 #include "icl/claim/claim_run.hpp"
 #include "icl/exact/block_coordinate_descent.hpp"

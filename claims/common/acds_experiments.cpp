@@ -1,5 +1,6 @@
 #include "claims/common/acds_experiments.hpp"
 
+#include "constructions/acds_forms.hpp"
 #include "icl/claim/case_json.hpp"
 #include "icl/claim/claim_run.hpp"
 #include "claims/common/acds_landscape.hpp"

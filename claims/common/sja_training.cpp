@@ -278,6 +278,56 @@ Decision paired_decision(const ClaimContext& ctx, const Settings& s, const std::
   return judge_paired_every_trial(differences, alpha, kMinPairedTrials, paper, what, note);
 }
 
+double quadratic_label_moment(int d) { return 1.0 + d + d * (d - 1) / 2.0 + 3.0 * d; }
+
+std::vector<TailedLoss> tailed_losses(const ClaimContext& ctx, const Model& model, const GaussianIclModel& task, int dbar,
+                                      int n_test, double cap) {
+  const learn::PromptSource src = learn::gaussian_prompts(task, sja_shape(task.d, dbar, n_test));
+  const std::uint64_t purpose = ctx.purpose(fmt::format("test/n={}", n_test));
+  std::vector<TailedLoss> out;
+  for (std::size_t k = 0; k < model.runs.size(); ++k) {
+    TailedLoss t;
+    t.cap = cap;
+    t.full.mean = t.capped.mean = t.full.stderr_ = t.capped.stderr_ = NAN;
+    if (model.runs[k].ok())
+      t = learn::tailed_loss(model.params.network(model.runs[k].theta), src, learn::LossSpec::sja(), model.seeds[k], purpose,
+                             std::max<std::uint64_t>(ctx.samples, 256), ctx.threads, cap);
+    out.push_back(t);
+  }
+  return out;
+}
+
+Decision tailed_decision(const ClaimContext& ctx, const Settings& s, const std::vector<TailedLoss>& lower,
+                         const std::vector<TailedLoss>& higher, double alpha, const std::string& what) {
+  constexpr int kMinTrials = 2;
+  std::vector<std::pair<TailedLoss, TailedLoss>> trials;
+  for (std::size_t k = 0; k < std::min(lower.size(), higher.size()); ++k) trials.emplace_back(lower[k], higher[k]);
+  const bool paper = s.is_paper();
+  const std::string note =
+      paper ? std::string("at the paper's settings") : fmt::format("at the {} budget: {}", to_string(ctx.budget), s.differences());
+  return judge_tailed_every_trial(trials, alpha, kMinTrials, paper, what, note);
+}
+
+nlohmann::ordered_json tailed_json(const std::vector<TailedLoss>& lower, const std::vector<TailedLoss>& higher, double alpha) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::array();
+  for (std::size_t k = 0; k < std::min(lower.size(), higher.size()); ++k) {
+    const TailedLoss &lo = lower[k], &hi = higher[k];
+    if (!std::isfinite(lo.full.mean) || !std::isfinite(hi.capped.mean)) {
+      j.push_back(nullptr);
+      continue;
+    }
+    const double q_lo = student_t_quantile(1 - alpha / 2, static_cast<double>(lo.full.samples - 1));
+    const double q_hi = student_t_quantile(1 - alpha / 2, static_cast<double>(hi.capped.samples - 1));
+    j.push_back({{"lower", {{"mean", lo.full.mean}, {"stderr", lo.full.stderr_}, {"upper_bound", lo.full.mean + q_lo * lo.full.stderr_},
+                            {"tail_share", lo.tail_share}, {"tail_fraction", lo.tail_fraction}, {"samples", lo.full.samples}}},
+                 {"higher", {{"cap", hi.cap}, {"capped_mean", hi.capped.mean}, {"stderr", hi.capped.stderr_},
+                             {"lower_bound", hi.capped.mean - q_hi * hi.capped.stderr_}, {"mean", hi.full.mean},
+                             {"tail_share", hi.tail_share}, {"samples", hi.capped.samples}}},
+                 {"one_sided_level", alpha / 2}});
+  }
+  return j;
+}
+
 nlohmann::ordered_json training_block(const learn::TrainConfig& c, const Settings& s, const std::vector<std::uint64_t>& seeds,
                                       const std::string& claim_id, const std::string& extra_differences) {
   const std::string diff = s.differences();

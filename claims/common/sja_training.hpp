@@ -115,6 +115,21 @@ std::vector<Estimate> paired_differences(const ClaimContext& ctx, const Model& l
 bool paired_rule(const ClaimContext& ctx);
 Decision paired_decision(const ClaimContext& ctx, const Settings& s, const std::vector<Estimate>& differences, double alpha,
                          const std::string& what);
+// The heavy-tail rule (docs/budgets.md, "Heavy tails"): where a trained model's per-prompt loss is heavy-tailed, a
+// comparison "E[lower] < E[higher]" is decided per trial by higher's capped mean's lower bound against lower's upper
+// bound (verdict/over_trials.hpp judge_tailed_every_trial), every trial. The cap is kTailCap x E[y^2] of the task.
+inline constexpr double kTailCap = 100;
+// E[y^2] of sja's quadratic task at x ~ N(0, I_d), every coefficient N(0, 1): 1 + d + d(d-1)/2 + 3d (16 at d = 3).
+double quadratic_label_moment(int d);
+// Per trial, one side at test length n_test on test_losses' prompts (so `full` is test_losses' estimate bit for bit),
+// capped at `cap`; a trial that did not finish gives NaN estimates.
+std::vector<TailedLoss> tailed_losses(const ClaimContext& ctx, const Model& model, const GaussianIclModel& task, int dbar,
+                                      int n_test, double cap);
+Decision tailed_decision(const ClaimContext& ctx, const Settings& s, const std::vector<TailedLoss>& lower,
+                         const std::vector<TailedLoss>& higher, double alpha, const std::string& what);
+// Per trial: {lower: {mean, upper, tail_share}, higher: {capped_mean, lower, cap}} or null.
+nlohmann::ordered_json tailed_json(const std::vector<TailedLoss>& lower, const std::vector<TailedLoss>& higher, double alpha);
+
 // The per-trial paired differences as a report field: [{mean, stderr, ci_low, ci_high, samples} or null].
 nlohmann::ordered_json paired_json(const std::vector<Estimate>& d);
 

@@ -2,6 +2,7 @@
 // unit checks of the reduced family loss they share (claims/common/acds_landscape.hpp) against the exact engine.
 // A change of verdict or of the stationary point found is a change of finding and must be looked at.
 #include "claims/common/acds_landscape.hpp"
+#include "constructions/acds_forms.hpp"
 #include "icl/exact/acds_population.hpp"
 #include "icl/learn/forms.hpp"
 #include "icl/model/gaussian_model.hpp"

@@ -103,16 +103,9 @@ TEST_CASE("regression: sja.fig1 --quick (linear and dense bilinear training)") {
 }
 
 TEST_CASE("regression: sja.fig1 at the deciding budget decides parts a and b on paired test prompts (small settings)") {
-  icl::test::TempDir tmp;
-  const auto out = tmp.path / "out";
-  const auto r = icl::test::run_cli("run sja.fig1 --budget deciding --set d=4 --set L=1,2 --set n=40 --set linear_layers=2 "
-                                    "--set steps=40 --set batch=64 --set trials=2 --samples 256 --threads 2 --out " +
-                                        out.string(),
-                                    tmp.path, tmp.path);
-  INFO(r.err);
-  REQUIRE(r.status <= 1);
-  std::ifstream f(out / "sja.fig1.json");
-  const nlohmann::json j = nlohmann::json::parse(f);
+  const nlohmann::json j = icl::test::run_claim_report(
+      "sja.fig1", "--budget deciding --set d=4 --set L=1,2 --set n=40 --set linear_layers=2 --set steps=40 --set batch=64 "
+                  "--set trials=2 --samples 256 --threads 2");
   CHECK(j["budget"] == "deciding");
   CHECK(j["run_mode"] == "custom");
   CHECK(j["verdict"] != "refuted");  // a reduced budget never refutes
@@ -135,6 +128,37 @@ TEST_CASE("regression: sja.fig1 at the deciding budget decides parts a and b on 
     }
   }
   CHECK(paired == 3);  // a: L = 1, 2; b: 2 < 1
+}
+
+TEST_CASE("regression: sja.fig4 at the deciding budget decides both parts by the heavy-tail rule (small settings)") {
+  const nlohmann::json j = icl::test::run_claim_report(
+      "sja.fig4", "--budget deciding --set n_train=20,30 --set steps=30 --set batch=32 --set trials=2 --samples 256 --threads 2");
+  CHECK(j["budget"] == "deciding");
+  CHECK(j["verdict"] != "refuted");  // a reduced budget never refutes
+  CHECK(j["error_rates"]["tests"].get<std::string>().find("heavy-tail rule") != std::string::npos);
+  int a = 0, b = 0;
+  for (const auto& c : j["cases"]) {
+    (c["part"] == "a" ? a : b) += 1;
+    REQUIRE(c.contains("heavy_tail_rule_per_trial"));
+    REQUIRE(c["heavy_tail_rule_per_trial"].size() == 2);  // one per trial
+    CHECK(c["evidence"].get<std::string>().find("heavy-tail rule") != std::string::npos);
+    // Each side is the report's per-trial test loss on the same prompts, bit for bit; the capped mean is below the
+    // plain one and the cap is 100 E[y^2] = 1600 at d = 3.
+    const std::string lo = c["part"] == "a" ? "larger_n_train_test_loss" : "train_length_test_loss";
+    const std::string hi = c["part"] == "a" ? "smaller_n_train_test_loss" : "short_test_loss";
+    for (int k = 0; k < 2; ++k) {
+      const auto& e = c["heavy_tail_rule_per_trial"][k];
+      if (e.is_null()) continue;
+      CHECK(e["lower"]["mean"].get<double>() == c[lo]["per_trial"][k]["mean"].get<double>());
+      CHECK(e["higher"]["mean"].get<double>() == c[hi]["per_trial"][k]["mean"].get<double>());
+      CHECK(e["higher"]["capped_mean"].get<double>() <= e["higher"]["mean"].get<double>());
+      CHECK(e["higher"]["cap"].get<double>() == 1600.0);
+      CHECK(e["lower"]["upper_bound"].get<double>() > e["lower"]["mean"].get<double>());
+      CHECK(e["higher"]["lower_bound"].get<double>() < e["higher"]["capped_mean"].get<double>());
+    }
+  }
+  CHECK(a == 1);  // 30 below 20 at n_test = 30
+  CHECK(b == 2);  // each model at n_train / 2 above n_train
 }
 
 TEST_CASE("regression: sja.fig2 --quick (dense and sparse bilinear training)") {

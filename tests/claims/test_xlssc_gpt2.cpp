@@ -378,15 +378,8 @@ TEST_CASE("regression: xlssc.fig2 --quick (seven GPT-2-style models, parts a-e j
 }
 
 TEST_CASE("regression: xlssc.fig2 at the deciding budget: the control alone, part b paired, fails parts undecided") {
-  icl::test::TempDir tmp;
-  const auto out = tmp.path / "out";
-  const auto r = icl::test::run_cli("run xlssc.fig2 --budget deciding --set p=8 --set heads=2 --set D=5 --set steps=15 "
-                                    "--set batch=16 --samples 256 --threads 2 --out " + out.string(),
-                                    tmp.path, tmp.path);
-  INFO(r.err);
-  REQUIRE(r.status <= 1);
-  std::ifstream f(out / "xlssc.fig2.json");
-  const nlohmann::json j = nlohmann::json::parse(f);
+  const nlohmann::json j = icl::test::run_claim_report(
+      "xlssc.fig2", "--budget deciding --set p=8 --set heads=2 --set D=5 --set steps=15 --set batch=16 --samples 256 --threads 2");
   CHECK(j["budget"] == "deciding");
   CHECK(j["verdict"] != "refuted");
   int trained = 0;

@@ -1,6 +1,7 @@
 // The executor (execute/executor.hpp), cpu backend: per-prompt losses are the forward pass's, in prompt order, bit
 // for bit at any thread count; a minibatch's sums are the fixed-chunk sums in chunk order, the same at any thread
 // count and equal to the trainer's objective; a backend not built here is refused with one line naming the built ones.
+#include "constructions/acds_forms.hpp"
 #include "icl/execute/executor.hpp"
 #include "icl/learn/forms.hpp"
 #include "icl/learn/objective.hpp"

@@ -17,6 +17,8 @@
 //   - a stream of another seed or purpose gives other numbers (each comparison can fail);
 //   - what the portable code does not run is refused in one line naming it.
 // (This file is compiled with -ffp-contract=off, as the library's portable path: CMakeLists.txt.)
+#include "constructions/acds_forms.hpp"
+#include "constructions/sja_forms.hpp"
 #include "icl/execute/executor.hpp"
 #include "icl/execute/portable_path.hpp"
 #include "icl/layers/layer_norm.hpp"

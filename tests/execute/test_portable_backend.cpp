@@ -9,6 +9,8 @@
 //   - another seed gives other numbers (each comparison can fail);
 //   - networks or prompt sources the portable code does not run are refused with Unsupported naming them, and the
 //     trainer's objective on this backend refuses them alike.
+#include "constructions/acds_forms.hpp"
+#include "constructions/sja_forms.hpp"
 #include "icl/execute/executor.hpp"
 #include "icl/execute/planned_executor.hpp"
 #include "icl/execute/portable_path.hpp"

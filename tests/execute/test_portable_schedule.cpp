@@ -13,6 +13,7 @@
 //   - the test can fail: a step that updates in place what its other entries read (the old lsa_apply done entry by
 //     entry) gives other bits under Reversed and Interleaved than under Serial.
 // (Compiled with -ffp-contract=off, as the library's portable path: CMakeLists.txt.)
+#include "constructions/sja_forms.hpp"
 #include "icl/execute/portable_path.hpp"
 #include "icl/learn/forms.hpp"
 #include "icl/model/gaussian_model.hpp"

@@ -28,6 +28,8 @@
 // runs, and its host side is timed, on a machine without a GPU (bench/gpu/check.sh's rehearsal, with fewer prompts
 // in the timings). A rehearsal compares the portable path with itself: it checks this program's logic and time,
 // never the GPU, and it says so where it starts and where it ends.
+#include "constructions/acds_forms.hpp"
+#include "constructions/sja_forms.hpp"
 #include "icl/cuda/cuda_executor.hpp"
 #include "icl/cuda/kernels.hpp"
 #include "icl/execute/executor.hpp"

@@ -2,6 +2,7 @@
 // through learn::acds_exact_loss): the per-prompt loss and theta-gradient, averaged over fresh prompts through
 // the real forward and backward passes, must contain the exact values in their intervals, and the intervals
 // must be narrow enough to see a 5% error in the gradient.
+#include "constructions/acds_forms.hpp"
 #include "icl/exact/acds_population.hpp"
 #include "icl/exact/feature_moments.hpp"
 #include "icl/exact/optimal_attention.hpp"

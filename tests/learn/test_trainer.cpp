@@ -1,6 +1,8 @@
 // learn/trainer.hpp: a short run of each model type lowers the held-out loss; the same seed gives the same
 // weights bit for bit at 1, 2 and 3 threads; diverging runs end as a clean status with the last finite
 // weights; L-BFGS reaches a stationary point of a fixed minibatch; the report block and the curve figure.
+#include "constructions/acds_forms.hpp"
+#include "constructions/sja_forms.hpp"
 #include "icl/learn/forms.hpp"
 #include "icl/learn/objective.hpp"
 #include "icl/learn/trainer.hpp"
@@ -82,6 +84,33 @@ TEST_CASE("learn: the paired loss difference runs both networks on the same prom
   CHECK(mc_loss_difference(a, b, src, LossSpec::acds(), 5, 78, 512, 2).mean != d.mean);
   // The same numbers at 1 thread.
   CHECK(mc_loss_difference(a, b, src, LossSpec::acds(), 5, 77, 512, 1).mean == d.mean);
+}
+
+TEST_CASE("learn: tailed_loss gives mc_loss bit for bit, a capped mean below it and the tail's share") {
+  const auto p = full_lsa(3, 1);
+  const auto src = acds_prompts(2, 20);
+  const Network a = p.network(normal_theta(p, 0.3, 1, 11));
+  const Estimate plain = mc_loss(a, src, LossSpec::acds(), 5, 77, 512, 2);
+  const LossDistribution dist = loss_distribution(a, src, LossSpec::acds(), 5, 77, 512, 2);
+  const TailedLoss uncapped = tailed_loss(a, src, LossSpec::acds(), 5, 77, 512, 2, HUGE_VAL);
+  CHECK(uncapped.full.mean == plain.mean);
+  CHECK(uncapped.full.stderr_ == plain.stderr_);
+  CHECK(uncapped.capped.mean == plain.mean);  // nothing above an infinite cap
+  CHECK(uncapped.tail_share == dist.tail_share);
+  // A cap at the median: the capped mean is below the plain one, at most the cap, and its spread smaller.
+  const TailedLoss capped = tailed_loss(a, src, LossSpec::acds(), 5, 77, 512, 2, dist.median);
+  CHECK(capped.full.mean == plain.mean);
+  CHECK(capped.capped.mean < plain.mean);
+  CHECK(capped.capped.mean <= dist.median);
+  CHECK(capped.capped.stderr_ < plain.stderr_);
+  CHECK(capped.cap == dist.median);
+  CHECK(capped.tail_share > 0.001);  // the largest prompt carries more than an even share
+  CHECK(capped.tail_share < 1.0);
+  // The same numbers at 1 thread; a cap that is not positive is refused.
+  const TailedLoss one = tailed_loss(a, src, LossSpec::acds(), 5, 77, 512, 1, dist.median);
+  CHECK(one.capped.mean == capped.capped.mean);
+  CHECK(one.tail_share == capped.tail_share);
+  CHECK_THROWS_AS(tailed_loss(a, src, LossSpec::acds(), 5, 77, 512, 1, 0.0), std::invalid_argument);
 }
 
 TEST_CASE("learn: training is bitwise reproducible at 1, 2 and 3 threads") {

@@ -115,4 +115,15 @@ inline QuickReport run_quick_report(const std::string& claim, const std::string&
   return q;
 }
 
+// `run CLAIM ARGS --out <a fresh folder>` (any budget): the command must end with a verdict (exit status 0 or 1); the
+// claim's JSON report.
+inline nlohmann::json run_claim_report(const std::string& claim, const std::string& args) {
+  TempDir tmp;
+  const fs::path out = tmp.path / "out";
+  const CliResult r = run_cli("run " + claim + " " + args + " --out " + sh_quote(out.string()), tmp.path, tmp.path);
+  INFO(r.err);
+  REQUIRE(r.status <= 1);
+  return nlohmann::json::parse(slurp(out / (claim + ".json")));
+}
+
 }  // namespace icl::test

@@ -134,4 +134,54 @@ TEST_CASE("over trials: paired test prompts, every trial (the deciding budget's 
   CHECK_THROWS(judge_paired_every_trial(rev, 0, 2, true, "A below B", ""));
 }
 
+namespace {
+TailedLoss side(double mean, double se, double capped_mean, double capped_se, double tail_share, double cap = 1600) {
+  TailedLoss t;
+  t.full = diff_estimate(mean, se);
+  t.capped = diff_estimate(capped_mean, capped_se);
+  t.cap = cap;
+  t.tail_share = tail_share;
+  return t;
+}
+}  // namespace
+
+TEST_CASE("over trials: the heavy-tail rule (capped lower bound against a light-tailed upper bound, docs/budgets.md)") {
+  const double a = 0.01 / 4;  // each bound at a/2: t quantile about 3.23
+  // Lower side light (5 +- 0.3, 5% of its loss in the top 0.1%); the higher side's plain mean is useless (1e9 +- 1e9)
+  // but its capped mean 20 +- 1 is shown above: the ordering holds in this trial.
+  const TailedLoss lower = side(5, 0.3, 5, 0.3, 0.05), higher = side(1e9, 1e9, 20, 1, 0.99);
+  CHECK(tailed_trial_sign(lower, higher, a) == 1);
+  // The same numbers with the lower side heavy-tailed: its upper bound is not used, the trial is undecided.
+  CHECK(tailed_trial_sign(side(5, 0.3, 5, 0.3, 0.6), higher, a) == 0);
+  // Too close for the bounds (capped 7 +- 1 against 5 +- 0.3): undecided.
+  CHECK(tailed_trial_sign(lower, side(7, 1, 7, 1, 0.05), a) == 0);
+  // The reverse: the "lower" side's capped mean shown above a light "higher" side.
+  CHECK(tailed_trial_sign(side(1e9, 1e9, 20, 1, 0.9), side(5, 0.3, 5, 0.3, 0.05), a) == -1);
+  // A side with one prompt has no interval.
+  TailedLoss single = higher;
+  single.capped.samples = 1;
+  CHECK(tailed_trial_sign(lower, single, a) == 0);
+
+  // Over trials: every trial shows it.
+  const Decision all = judge_tailed_every_trial({{lower, higher}, {lower, side(3e7, 3e7, 15, 1.2, 0.97)}}, a, 2, false,
+                                                "short prompts above long", "at the deciding budget");
+  CHECK(all.verdict == Verdict::confirmed);
+  CHECK(all.why.find("shown in 2 of 2 trials") != std::string::npos);
+  CHECK(all.why.find("heavy-tail rule") != std::string::npos);
+  CHECK(all.why.find("at the deciding budget") != std::string::npos);
+  // One trial with a heavy lower side: not every trial, inconclusive.
+  CHECK(judge_tailed_every_trial({{lower, higher}, {side(5, 0.3, 5, 0.3, 0.7), higher}}, a, 2, false, "x", "").verdict ==
+        Verdict::inconclusive);
+  // A trial that did not finish (NaN) is not left out.
+  CHECK(judge_tailed_every_trial({{lower, higher}, {side(NAN, NAN, NAN, NAN, 0), higher}}, a, 2, false, "x", "").verdict ==
+        Verdict::inconclusive);
+  // The reverse in every trial refutes only where the rule may.
+  const std::vector<std::pair<TailedLoss, TailedLoss>> rev = {{higher, lower}, {higher, lower}};
+  CHECK(judge_tailed_every_trial(rev, a, 2, false, "x", "").verdict == Verdict::inconclusive);
+  CHECK(judge_tailed_every_trial(rev, a, 2, true, "x", "").verdict == Verdict::refuted);
+  // Fewer trials than the rule needs.
+  CHECK(judge_tailed_every_trial({{lower, higher}}, a, 2, false, "x", "").verdict == Verdict::inconclusive);
+  CHECK_THROWS(judge_tailed_every_trial(rev, 1.5, 2, true, "x", ""));
+}
+
 }  // namespace test_over_trials

@@ -17,7 +17,7 @@
 // Tests: tests/exact/test_wishart_chain.cpp (the moment engine's direct expansion, chi-square moments at d = 1,
 // finite differences, the single-layer sparse loss) and tests/learn/test_population_gradient.cpp (loss and
 // theta-gradient against the mean of the trainer's per-prompt loss and gradient through the real forward and
-// backward passes, 200000 prompts, z = 4.5 intervals). learn::acds_exact_loss (learn/forms.hpp) evaluates it
+// backward passes, 200000 prompts, z = 4.5 intervals). learn::acds_exact_loss (constructions/acds_forms.hpp) evaluates it
 // at a form's theta.
 #pragma once
 #include "icl/exact/wishart_chain.hpp"

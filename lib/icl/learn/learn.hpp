@@ -1,9 +1,10 @@
 // The learning API in one place (include this, or the headers it names).
 //
 // 1. Define a model: which weights exist and which of them train.
-//      learn::Parameterisation p = learn::acds_form8(d, L, /*symmetric=*/false);   // forms.hpp: acds_form8,
-//        acds_form11, acds_family(d, L, M, with_B) (A_i = a_i M, B_i = b_i I), full_lsa(rows, L, masked),
-//        sja_bilinear(d, dbar, L, BilinearForm::dense | sparse), softmax_stack(d, L, act, causal).
+//      learn::Parameterisation p = learn::full_lsa(rows, L, masked);   // forms.hpp: full_lsa,
+//        softmax_stack(d, L, act, causal). The papers' own forms are constructions (icl_claims):
+//        constructions/acds_forms.hpp acds_form8(d, L, symmetric), acds_form11, acds_family(d, L, M, with_B)
+//        (A_i = a_i M, B_i = b_i I); constructions/sja_forms.hpp sja_bilinear(d, dbar, L, BilinearForm::dense | sparse).
 //    Or by hand (parameters.hpp): a Network (network.hpp: add_lsa(masked, scale) / add_bilinear() /
 //    add_softmax(act, causal)) holds the frozen values; each ParamGroup (full, symmetric, masked, span) is
 //    written into one or more Targets {layer, parameter name ("P"/"Q", "W0"/"W1", "V"/"K"), row, col, coef}; several targets
@@ -28,7 +29,7 @@
 //      exact/optimal_attention.hpp single_layer_loss / single_layer_gradient (last row b of P, block A of Q);
 //    - acds forms (8) and (11), any Sigma, Sigma_w, n: exact/acds_population.hpp AcdsPopulation(sigma,
 //      sigma_w, n, L, form11).loss(A, B) / loss_and_gradient(A, B, gA, gB) (form (8) up to L = 4, form
-//      (11) up to L = 2); at a form's theta: acds_exact_loss(pop, p, theta, &grad) (forms.hpp), which
+//      (11) up to L = 2); at a form's theta: acds_exact_loss(pop, p, theta, &grad) (constructions/acds_forms.hpp), which
 //      works for full, symmetric and family (span) groups; minimise it exactly with optimizers.hpp
 //      minimize_lbfgs(objective, theta0) (stationarity checks of acds Theorems 2-4);
 //    - unmasked LSA (zfb): exact/lsa_population_loss.hpp (PopulationLoss, LsaWeights).

@@ -27,42 +27,79 @@ double BatchObjective::evaluate(const Eigen::Ref<const Eigen::VectorXd>& theta, 
   return total * inv;
 }
 
-Estimate mc_loss(const Network& net, const PromptSource& source, LossSpec loss, std::uint64_t seed,
-                 std::uint64_t purpose, std::uint64_t samples, int threads, double confidence) {
-  // The executor's per-prompt losses, accumulated as the Monte Carlo engine does (montecarlo.hpp): whole chunks of
-  // MonteCarlo::kChunk prompts (the budget rounded up to them), each chunk's running mean in prompt order, the
-  // chunks merged in chunk order.
-  static_assert(MonteCarlo::kChunk == execute::Executor::kLossChunk);
-  const std::uint64_t count = (samples + MonteCarlo::kChunk - 1) / MonteCarlo::kChunk * MonteCarlo::kChunk;
-  std::vector<double> v;
-  execute::make_executor(execute::default_backend(), threads)->losses(net, source, loss, seed, purpose, count, v);
+namespace {
+
+// The per-prompt values v[0..count) (count whole chunks) accumulated as the Monte Carlo engine does
+// (montecarlo.hpp): each chunk of MonteCarlo::kChunk prompts in prompt order, the chunks merged in chunk order; f
+// maps a prompt's index to its value.
+template <class F>
+Estimate chunked_estimate(std::uint64_t count, F f, double confidence) {
   Accumulator total(1);
   for (std::uint64_t c = 0; c < count / MonteCarlo::kChunk; ++c) {
     Accumulator acc(1);
-    for (std::uint64_t i = c * MonteCarlo::kChunk; i < (c + 1) * MonteCarlo::kChunk; ++i) acc.add(&v[static_cast<std::size_t>(i)]);
+    for (std::uint64_t i = c * MonteCarlo::kChunk; i < (c + 1) * MonteCarlo::kChunk; ++i) {
+      const double x = f(static_cast<std::size_t>(i));
+      acc.add(&x);
+    }
     total.merge(acc);
   }
   return make_estimate(total, 0, confidence);
 }
 
+std::uint64_t whole_chunks(std::uint64_t samples) {
+  return (samples + MonteCarlo::kChunk - 1) / MonteCarlo::kChunk * MonteCarlo::kChunk;
+}
+
+// The share of the summed values carried by the largest ceil(fraction * size) of them (v is sorted in place).
+double tail_share_of(std::vector<double>& v, double fraction) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t k = std::max<std::size_t>(1, static_cast<std::size_t>(std::ceil(fraction * static_cast<double>(v.size()))));
+  double total = 0, tail = 0;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    total += v[i];
+    if (i >= v.size() - k) tail += v[i];
+  }
+  return total > 0 ? tail / total : 0.0;
+}
+
+}  // namespace
+
+Estimate mc_loss(const Network& net, const PromptSource& source, LossSpec loss, std::uint64_t seed,
+                 std::uint64_t purpose, std::uint64_t samples, int threads, double confidence) {
+  // The executor's per-prompt losses, accumulated as the Monte Carlo engine does.
+  static_assert(MonteCarlo::kChunk == execute::Executor::kLossChunk);
+  const std::uint64_t count = whole_chunks(samples);
+  std::vector<double> v;
+  execute::make_executor(execute::default_backend(), threads)->losses(net, source, loss, seed, purpose, count, v);
+  return chunked_estimate(count, [&](std::size_t i) { return v[i]; }, confidence);
+}
+
+TailedLoss tailed_loss(const Network& net, const PromptSource& source, LossSpec loss, std::uint64_t seed,
+                       std::uint64_t purpose, std::uint64_t samples, int threads, double cap, double confidence,
+                       double tail_fraction) {
+  if (!(cap > 0)) throw std::invalid_argument("tailed_loss: the cap must be positive");
+  const std::uint64_t count = whole_chunks(samples);
+  std::vector<double> v;
+  execute::make_executor(execute::default_backend(), threads)->losses(net, source, loss, seed, purpose, count, v);
+  TailedLoss t;
+  t.cap = cap;
+  t.tail_fraction = tail_fraction;
+  t.full = chunked_estimate(count, [&](std::size_t i) { return v[i]; }, confidence);
+  t.capped = chunked_estimate(count, [&](std::size_t i) { return std::min(v[i], cap); }, confidence);
+  t.tail_share = tail_share_of(v, tail_fraction);
+  return t;
+}
+
 Estimate mc_loss_difference(const Network& a, const Network& b, const PromptSource& source, LossSpec loss,
                             std::uint64_t seed, std::uint64_t purpose, std::uint64_t samples, int threads,
                             double confidence) {
-  const std::uint64_t count = (samples + MonteCarlo::kChunk - 1) / MonteCarlo::kChunk * MonteCarlo::kChunk;
+  const std::uint64_t count = whole_chunks(samples);
   std::vector<double> va, vb;
   const auto exec = execute::make_executor(execute::default_backend(), threads);
   exec->losses(a, source, loss, seed, purpose, count, va);
   exec->losses(b, source, loss, seed, purpose, count, vb);
-  Accumulator total(1);
-  for (std::uint64_t c = 0; c < count / MonteCarlo::kChunk; ++c) {
-    Accumulator acc(1);
-    for (std::uint64_t i = c * MonteCarlo::kChunk; i < (c + 1) * MonteCarlo::kChunk; ++i) {
-      const double dv = va[static_cast<std::size_t>(i)] - vb[static_cast<std::size_t>(i)];
-      acc.add(&dv);
-    }
-    total.merge(acc);
-  }
-  return make_estimate(total, 0, confidence);
+  return chunked_estimate(count, [&](std::size_t i) { return va[i] - vb[i]; }, confidence);
 }
 
 LossDistribution loss_distribution(const Network& net, const PromptSource& source, LossSpec loss, std::uint64_t seed,
@@ -82,13 +119,7 @@ LossDistribution loss_distribution(const Network& net, const PromptSource& sourc
   r.p90 = q(0.9);
   r.p99 = q(0.99);
   r.max = v.back();
-  const std::size_t k = std::max<std::size_t>(1, static_cast<std::size_t>(std::ceil(tail_fraction * static_cast<double>(v.size()))));
-  double total = 0, tail = 0;
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    total += v[i];
-    if (i >= v.size() - k) tail += v[i];
-  }
-  r.tail_share = total > 0 ? tail / total : 0.0;
+  r.tail_share = tail_share_of(v, tail_fraction);
   return r;
 }
 

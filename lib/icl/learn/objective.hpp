@@ -57,6 +57,15 @@ Estimate mc_loss_difference(const Network& a, const Network& b, const PromptSour
                             std::uint64_t seed, std::uint64_t purpose, std::uint64_t samples, int threads,
                             double confidence = 0.99);
 
+// One side of a comparison whose losses may be heavy-tailed (verdict/over_trials.hpp judge_tailed_every_trial), from
+// one pass over the fresh prompts of mc_loss (seed, purpose, 0..samples-1 rounded up to whole chunks): `full` is
+// mc_loss's estimate bit for bit, `capped` the mean of min(loss, cap) (a lower bound on the expected loss for any
+// cap), `tail_share` the share of the summed loss in the largest ceil(tail_fraction * count) prompts. The same numbers
+// for any thread count.
+TailedLoss tailed_loss(const Network& net, const PromptSource& source, LossSpec loss, std::uint64_t seed,
+                       std::uint64_t purpose, std::uint64_t samples, int threads, double cap, double confidence = 0.99,
+                       double tail_fraction = 0.001);
+
 // The distribution of the per-prompt loss on the same fresh prompts as mc_loss (seed, purpose, 0..samples-1): a
 // trained network's loss can be so heavy-tailed that a few prompts carry the mean (acds form (8)/(11): 0.1% of
 // prompts held 99% of the summed loss in an independent run), so a report gives the median and the tail's share

@@ -13,6 +13,13 @@ struct Estimate {
   std::uint64_t samples = 0;
   double confidence = 0;
 };
+// One side of a comparison whose per-prompt losses may be heavy-tailed (learn::tailed_loss; verdict/over_trials.hpp
+// judge_tailed_every_trial): the plain mean, the mean of min(loss, cap), and the share of the summed loss carried by the
+// largest tail_fraction of the prompts.
+struct TailedLoss {
+  Estimate full, capped;
+  double cap = 0, tail_fraction = 0.001, tail_share = 0;
+};
 // Student-t interval at the given two-sided confidence.
 Estimate make_estimate(const Accumulator& acc, int component, double confidence);
 // Over independent runs (trained models, one value each): mean, standard error and the two-sided Student-t interval

@@ -160,53 +160,128 @@ int paired_trial_sign(const Estimate& e, double alpha) {
   return t < -q ? 1 : t > q ? -1 : 0;
 }
 
-Decision judge_paired_every_trial(const std::vector<Estimate>& differences, double alpha, int min_trials,
-                                  bool may_refute, const std::string& what, const std::string& budget_note) {
-  if (!(alpha > 0 && alpha < 1)) throw std::invalid_argument("judge_paired_every_trial: alpha in (0, 1)");
+namespace {
+
+// One trial's outcome under a per-trial test: +1 shown, -1 the reverse shown, 0 neither; `finished` false for a
+// trial without a trained model; `se` the standard error that sets the rule's detectable difference; `text` its line.
+struct TrialOutcome {
+  int sign = 0;
+  bool finished = false;
+  double se = 0;
+  std::string text;
+};
+
+// The every-trial rule over the trials' outcomes (judge_paired_every_trial's, and judge_tailed_every_trial's).
+Decision every_trial(const std::vector<TrialOutcome>& trials, double alpha, int min_trials, bool may_refute,
+                     const std::string& what, const std::string& budget_note, const std::string& test,
+                     const std::string& prompts) {
   Decision d;
   d.verdict = Verdict::inconclusive;
-  const int trials = static_cast<int>(differences.size());
+  const int n = static_cast<int>(trials.size());
   int shown = 0, reversed = 0, finished = 0;
   double worst_se = 0;
   std::string per;
-  for (std::size_t k = 0; k < differences.size(); ++k) {
-    const Estimate& e = differences[k];
-    const int sgn = paired_trial_sign(e, alpha);
-    shown += sgn > 0, reversed += sgn < 0;
-    const bool ok = std::isfinite(e.mean) && std::isfinite(e.stderr_);
-    finished += ok;
-    if (ok) {
-      worst_se = std::max(worst_se, e.stderr_);
-      per += fmt::format("{}trial {}: {:.4g} (se {:.2g}, {} prompts{})", per.empty() ? "" : "; ", k + 1, e.mean,
-                         e.stderr_, e.samples, sgn > 0 ? ", below 0" : sgn < 0 ? ", above 0" : ", not decided");
-    } else {
-      per += fmt::format("{}trial {}: not finished", per.empty() ? "" : "; ", k + 1);
-    }
+  for (std::size_t k = 0; k < trials.size(); ++k) {
+    const TrialOutcome& t = trials[k];
+    shown += t.sign > 0, reversed += t.sign < 0, finished += t.finished;
+    if (t.finished) worst_se = std::max(worst_se, t.se);
+    per += fmt::format("{}trial {}: {}", per.empty() ? "" : "; ", k + 1, t.finished ? t.text : "not finished");
   }
   if (finished > 0) {
     const double dof = 1e6;  // many prompts: the t quantiles are the normal ones to the digits shown
     d.detectable = (student_t_quantile(1 - alpha, dof) + student_t_quantile(0.8, dof)) * worst_se;
   }
-  const std::string stats =
-      fmt::format("mean paired difference (lower - higher) per trial, one-sided t at {:.3g} each: {}; shown in {} of {} "
-                  "trials, reversed in {}",
-                  alpha, per, shown, trials, reversed);
-  if (trials < min_trials) {
-    d.why = fmt::format("{}: {} trials, fewer than the {} the rule needs; {}", what, trials, min_trials, stats);
-  } else if (shown == trials) {
+  const std::string stats = fmt::format("{}: {}; shown in {} of {} trials, reversed in {}", test, per, shown, n, reversed);
+  if (n < min_trials) {
+    d.why = fmt::format("{}: {} trials, fewer than the {} the rule needs; {}", what, n, min_trials, stats);
+  } else if (shown == n) {
     d.verdict = Verdict::confirmed;
-    d.why = fmt::format("{}: shown in every trial on paired test prompts{}; {}", what,
+    d.why = fmt::format("{}: shown in every trial on {}{}; {}", what, prompts,
                         budget_note.empty() ? "" : " (" + budget_note + ")", stats);
-  } else if (reversed == trials && may_refute) {
+  } else if (reversed == n && may_refute) {
     d.verdict = Verdict::refuted;
-    d.why = fmt::format("{}: the reverse in every trial on paired test prompts; {}", what, stats);
-  } else if (reversed == trials) {
+    d.why = fmt::format("{}: the reverse in every trial on {}; {}", what, prompts, stats);
+  } else if (reversed == n) {
     d.why = fmt::format("{}: the reverse in every trial, at a reduced budget, which does not re-run the paper's "
                         "experiment (not a refutation); {}", what, stats);
   } else {
     d.why = fmt::format("{}: not shown in every trial; {}", what, stats);
   }
   return d;
+}
+
+}  // namespace
+
+Decision judge_paired_every_trial(const std::vector<Estimate>& differences, double alpha, int min_trials,
+                                  bool may_refute, const std::string& what, const std::string& budget_note) {
+  if (!(alpha > 0 && alpha < 1)) throw std::invalid_argument("judge_paired_every_trial: alpha in (0, 1)");
+  std::vector<TrialOutcome> trials;
+  for (const Estimate& e : differences) {
+    TrialOutcome t;
+    t.sign = paired_trial_sign(e, alpha);
+    t.finished = std::isfinite(e.mean) && std::isfinite(e.stderr_);
+    t.se = t.finished ? e.stderr_ : 0;
+    if (t.finished)
+      t.text = fmt::format("{:.4g} (se {:.2g}, {} prompts{})", e.mean, e.stderr_, e.samples,
+                           t.sign > 0 ? ", below 0" : t.sign < 0 ? ", above 0" : ", not decided");
+    trials.push_back(std::move(t));
+  }
+  return every_trial(trials, alpha, min_trials, may_refute, what, budget_note,
+                     fmt::format("mean paired difference (lower - higher) per trial, one-sided t at {:.3g} each", alpha),
+                     "paired test prompts");
+}
+
+namespace {
+
+// One-sided Student-t bounds of a Monte Carlo mean at level a (NaN where the estimate has no interval).
+double lower_bound(const Estimate& e, double a) {
+  if (!std::isfinite(e.mean) || !std::isfinite(e.stderr_) || e.samples < 2) return NAN;
+  return e.mean - student_t_quantile(1 - a, static_cast<double>(e.samples - 1)) * e.stderr_;
+}
+double upper_bound(const Estimate& e, double a) {
+  if (!std::isfinite(e.mean) || !std::isfinite(e.stderr_) || e.samples < 2) return NAN;
+  return e.mean + student_t_quantile(1 - a, static_cast<double>(e.samples - 1)) * e.stderr_;
+}
+
+// "worse's expected loss exceeds better's", shown by worse's capped lower bound above better's upper bound, better's
+// tail light enough for its interval.
+bool shows_above(const TailedLoss& worse, const TailedLoss& better, double alpha) {
+  const double lo = lower_bound(worse.capped, alpha / 2), hi = upper_bound(better.full, alpha / 2);
+  return std::isfinite(lo) && std::isfinite(hi) && better.tail_share < kTailShareLimit && lo > hi;
+}
+
+}  // namespace
+
+int tailed_trial_sign(const TailedLoss& lower, const TailedLoss& higher, double alpha) {
+  if (shows_above(higher, lower, alpha)) return 1;
+  if (shows_above(lower, higher, alpha)) return -1;
+  return 0;
+}
+
+Decision judge_tailed_every_trial(const std::vector<std::pair<TailedLoss, TailedLoss>>& trials, double alpha,
+                                  int min_trials, bool may_refute, const std::string& what,
+                                  const std::string& budget_note) {
+  if (!(alpha > 0 && alpha < 1)) throw std::invalid_argument("judge_tailed_every_trial: alpha in (0, 1)");
+  std::vector<TrialOutcome> out;
+  for (const auto& [lower, higher] : trials) {
+    TrialOutcome t;
+    t.finished = std::isfinite(lower.full.mean) && std::isfinite(higher.capped.mean);
+    t.sign = t.finished ? tailed_trial_sign(lower, higher, alpha) : 0;
+    t.se = t.finished ? std::max(lower.full.stderr_, higher.capped.stderr_) : 0;
+    if (t.finished)
+      t.text = fmt::format("lower {:.4g} (upper bound {:.4g}; its largest {:.2g}% of prompts carry {:.0f}% of its loss), "
+                           "higher's mean of min(loss, {:.4g}) {:.4g} (lower bound {:.4g}){}",
+                           lower.full.mean, upper_bound(lower.full, alpha / 2), 100 * lower.tail_fraction,
+                           100 * lower.tail_share, higher.cap, higher.capped.mean, lower_bound(higher.capped, alpha / 2),
+                           t.sign > 0 ? ", shown" : t.sign < 0 ? ", reversed" : ", not decided");
+    out.push_back(std::move(t));
+  }
+  return every_trial(out, alpha, min_trials, may_refute, what, budget_note,
+                     fmt::format("the heavy-tail rule per trial: the higher side's capped mean's lower bound against the lower side's upper "
+                                 "bound, one-sided t at {:.3g} each (a side whose largest prompts carry {:.0f}% or more "
+                                 "of its loss gives no upper bound)",
+                                 alpha / 2, 100 * kTailShareLimit),
+                     "the test prompts (capped means, heavy-tail rule)");
 }
 
 }  // namespace icl

@@ -28,10 +28,19 @@
 //                            every trial is a refutation only where `may_refute` (the paper budget), else
 //                            inconclusive; anything else inconclusive. A confirmed reason names `budget_note` (the
 //                            budget it holds at).
+//   judge_tailed_every_trial "lower < higher" in expectation where the losses may be heavy-tailed (docs/budgets.md,
+//                            "Heavy tails"): per trial, higher's mean of min(loss, cap) has a one-sided lower bound
+//                            (a lower bound on its expected loss for any cap, and a bounded variable, so its interval
+//                            holds however heavy the tail) and lower's mean its one-sided upper bound, each at alpha/2;
+//                            the trial shows the ordering when the first exceeds the second and the largest
+//                            tail_fraction of lower's prompts carry less than kTailShareLimit of its summed loss (a
+//                            heavier tail gives no upper bound: undecided). The reverse is the same test with the
+//                            sides exchanged. Over the trials: every trial, as judge_paired_every_trial.
 #pragma once
 #include "icl/verdict/decision.hpp"
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace icl {
@@ -49,5 +58,15 @@ Decision judge_most_runs(int holds, int runs, double fail_fraction, double alpha
 int paired_trial_sign(const Estimate& difference, double alpha);
 Decision judge_paired_every_trial(const std::vector<Estimate>& differences, double alpha, int min_trials,
                                   bool may_refute, const std::string& what, const std::string& budget_note);
+
+// Above this share of its loss in its largest 0.1% of prompts, a side's Student-t upper bound is not used.
+inline constexpr double kTailShareLimit = 0.5;
+// One trial: +1 where higher is shown above lower (above), -1 the reverse, 0 neither.
+// The sides are TailedLoss (montecarlo/statistics.hpp), as learn::tailed_loss gives them.
+int tailed_trial_sign(const TailedLoss& lower, const TailedLoss& higher, double alpha);
+// trials[k] = (lower side, higher side) of trial k.
+Decision judge_tailed_every_trial(const std::vector<std::pair<TailedLoss, TailedLoss>>& trials, double alpha,
+                                  int min_trials, bool may_refute, const std::string& what,
+                                  const std::string& budget_note);
 
 }  // namespace icl
