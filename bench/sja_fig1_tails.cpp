@@ -38,6 +38,8 @@ struct Found {
   std::string name;
   int d = 0, L = 0;  // L = 0: the linear model
   learn::TrainResult result;
+  learn::PromptSource source;  // the quadratic task's prompts at n, the same for every model of a d
+  Network net;                 // the final (or last finite) weights
 };
 
 }  // namespace
@@ -53,6 +55,9 @@ int main(int argc, char** argv) {
   const int batches = argc > 4 ? std::stoi(argv[4]) : 0;
   const int dbar = 12, n = 200;
   learn::set_checkpoints({dir, 1e9});
+  auto params_of = [&](const Found& m) {
+    return m.L == 0 ? learn::full_lsa(dbar + 1, 6) : learn::sja_bilinear(m.d, dbar, m.L, learn::BilinearForm::dense);
+  };
   std::vector<Found> models;
   for (const auto& e : std::filesystem::directory_iterator(dir)) {
     const std::string f = e.path().filename().string();
@@ -67,6 +72,9 @@ int main(int argc, char** argv) {
     m.d = r->curve.test_loss.front() < 19.5 ? 3 : 4;
     m.name = m.L == 0 ? fmt::format("linear 6 layers d={}", m.d) : fmt::format("bilinear L={} d={}", m.L, m.d);
     m.result = std::move(*r);
+    const auto task = GaussianIclModel::from_task(PolynomialTask::quadratic(m.d), Eigen::MatrixXd::Identity(m.d, m.d));
+    m.source = learn::gaussian_prompts(task, sja_shape(m.d, dbar, n));
+    m.net = params_of(m).network(m.result.theta);
     models.push_back(std::move(m));
   }
   std::sort(models.begin(), models.end(), [](const Found& a, const Found& b) {
@@ -78,14 +86,11 @@ int main(int argc, char** argv) {
   const std::uint64_t seed = 20261127, purpose = 0x7a11'5eedULL;
   std::map<int, const Found*> linear_of;  // the first linear trial of each d, for the paired differences
   for (const auto& m : models) {
-    const auto task = GaussianIclModel::from_task(PolynomialTask::quadratic(m.d), Eigen::MatrixXd::Identity(m.d, m.d));
-    const auto source = learn::gaussian_prompts(task, sja_shape(m.d, dbar, n));
-    const auto params = m.L == 0 ? learn::full_lsa(dbar + 1, 6) : learn::sja_bilinear(m.d, dbar, m.L, learn::BilinearForm::dense);
-    const Network net = params.network(m.result.theta);
-    const auto dist = learn::loss_distribution(net, source, learn::LossSpec::sja(), seed, purpose + m.d, samples, threads);
+    const auto dist = learn::loss_distribution(m.net, m.source, learn::LossSpec::sja(), seed, purpose + m.d, samples, threads);
     int bad = 0;
     if (batches > 0) {
-      learn::BatchObjective obj(params, source, learn::LossSpec::sja(), threads);
+      const auto params = params_of(m);
+      learn::BatchObjective obj(params, m.source, learn::LossSpec::sja(), threads);
       for (int b = 0; b < batches; ++b)
         bad += std::isfinite(obj.evaluate(m.result.theta, seed + 1000 + b, purpose, 4000, nullptr)) ? 0 : 1;
     }
@@ -99,11 +104,8 @@ int main(int argc, char** argv) {
   for (const auto& m : models) {
     if (m.L == 0 || !linear_of.count(m.d) || !m.result.ok()) continue;
     const Found& lin = *linear_of[m.d];
-    const auto task = GaussianIclModel::from_task(PolynomialTask::quadratic(m.d), Eigen::MatrixXd::Identity(m.d, m.d));
-    const auto source = learn::gaussian_prompts(task, sja_shape(m.d, dbar, n));
-    const Network a = learn::full_lsa(dbar + 1, 6).network(lin.result.theta);
-    const Network b = learn::sja_bilinear(m.d, dbar, m.L, learn::BilinearForm::dense).network(m.result.theta);
-    const Estimate e = learn::mc_loss_difference(a, b, source, learn::LossSpec::sja(), seed, purpose + m.d, samples, threads);
+    const Estimate e =
+        learn::mc_loss_difference(lin.net, m.net, m.source, learn::LossSpec::sja(), seed, purpose + m.d, samples, threads);
     fmt::print("{} - {},{:.6g},{:.6g},{:.6g}\n", lin.name, m.name, e.mean, e.ci_low, e.ci_high);
   }
   // The worst of `trace` prompts of each model, layer by layer: the largest |entry| of the feature rows (0..dbar-1)
@@ -113,12 +115,9 @@ int main(int argc, char** argv) {
              "each layer (layer 0: the prompt)\n",
              trace);
   for (const auto& m : models) {
-    const auto task = GaussianIclModel::from_task(PolynomialTask::quadratic(m.d), Eigen::MatrixXd::Identity(m.d, m.d));
-    const auto source = learn::gaussian_prompts(task, sja_shape(m.d, dbar, n));
-    const auto params = m.L == 0 ? learn::full_lsa(dbar + 1, 6) : learn::sja_bilinear(m.d, dbar, m.L, learn::BilinearForm::dense);
-    const Network net = params.network(m.result.theta);
-    auto draw = source.make_drawer();
-    Eigen::MatrixXd Z(source.rows, source.cols);
+    const Network& net = m.net;
+    auto draw = m.source.make_drawer();
+    Eigen::MatrixXd Z(m.source.rows, m.source.cols);
     ForwardWorkspace ws;
     double worst = -1;
     std::uint64_t worst_i = 0;

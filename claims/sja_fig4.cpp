@@ -122,7 +122,14 @@ void judge_group(ClaimRun& r, const Group& g, double alpha) {
     p["steps"] = g.s.steps, p["batch"] = g.s.batch, p["trials"] = g.s.trials;
     return p;
   };
-  auto side = [&](std::size_t i, int n) { return sja_train::tailed_losses(ctx, g.models[i], task, g.dbar, n, cap); };
+  // Each model at each test length once: a model is the lower side of one part-a comparison, the higher of the next,
+  // and the longest n_train's model meets n_long again in part b.
+  std::map<std::pair<std::size_t, int>, std::vector<TailedLoss>> sides;
+  auto side = [&](std::size_t i, int n) -> const std::vector<TailedLoss>& {
+    auto it = sides.find({i, n});
+    if (it == sides.end()) it = sides.emplace(std::make_pair(i, n), sja_train::tailed_losses(ctx, g.models[i], task, g.dbar, n, cap)).first;
+    return it->second;
+  };
   for (std::size_t i = 1; i < g.ns.size(); ++i) {
     const TestLosses& lo = g.loss[i].at(n_long);
     const TestLosses& hi = g.loss[i - 1].at(n_long);

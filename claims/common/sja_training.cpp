@@ -316,12 +316,10 @@ nlohmann::ordered_json tailed_json(const std::vector<TailedLoss>& lower, const s
       j.push_back(nullptr);
       continue;
     }
-    const double q_lo = student_t_quantile(1 - alpha / 2, static_cast<double>(lo.full.samples - 1));
-    const double q_hi = student_t_quantile(1 - alpha / 2, static_cast<double>(hi.capped.samples - 1));
-    j.push_back({{"lower", {{"mean", lo.full.mean}, {"stderr", lo.full.stderr_}, {"upper_bound", lo.full.mean + q_lo * lo.full.stderr_},
+    j.push_back({{"lower", {{"mean", lo.full.mean}, {"stderr", lo.full.stderr_}, {"upper_bound", one_sided_upper(lo.full, alpha / 2)},
                             {"tail_share", lo.tail_share}, {"tail_fraction", lo.tail_fraction}, {"samples", lo.full.samples}}},
                  {"higher", {{"cap", hi.cap}, {"capped_mean", hi.capped.mean}, {"stderr", hi.capped.stderr_},
-                             {"lower_bound", hi.capped.mean - q_hi * hi.capped.stderr_}, {"mean", hi.full.mean},
+                             {"lower_bound", one_sided_lower(hi.capped, alpha / 2)}, {"mean", hi.full.mean},
                              {"tail_share", hi.tail_share}, {"samples", hi.capped.samples}}},
                  {"one_sided_level", alpha / 2}});
   }

@@ -50,10 +50,9 @@ std::uint64_t whole_chunks(std::uint64_t samples) {
   return (samples + MonteCarlo::kChunk - 1) / MonteCarlo::kChunk * MonteCarlo::kChunk;
 }
 
-// The share of the summed values carried by the largest ceil(fraction * size) of them (v is sorted in place).
-double tail_share_of(std::vector<double>& v, double fraction) {
+// The share of the summed values carried by the largest ceil(fraction * size) of them (v sorted ascending).
+double tail_share_of_sorted(const std::vector<double>& v, double fraction) {
   if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
   const std::size_t k = std::max<std::size_t>(1, static_cast<std::size_t>(std::ceil(fraction * static_cast<double>(v.size()))));
   double total = 0, tail = 0;
   for (std::size_t i = 0; i < v.size(); ++i) {
@@ -87,7 +86,8 @@ TailedLoss tailed_loss(const Network& net, const PromptSource& source, LossSpec 
   t.tail_fraction = tail_fraction;
   t.full = chunked_estimate(count, [&](std::size_t i) { return v[i]; }, confidence);
   t.capped = chunked_estimate(count, [&](std::size_t i) { return std::min(v[i], cap); }, confidence);
-  t.tail_share = tail_share_of(v, tail_fraction);
+  std::sort(v.begin(), v.end());
+  t.tail_share = tail_share_of_sorted(v, tail_fraction);
   return t;
 }
 
@@ -119,7 +119,7 @@ LossDistribution loss_distribution(const Network& net, const PromptSource& sourc
   r.p90 = q(0.9);
   r.p99 = q(0.99);
   r.max = v.back();
-  r.tail_share = tail_share_of(v, tail_fraction);
+  r.tail_share = tail_share_of_sorted(v, tail_fraction);  // v was sorted above
   return r;
 }
 

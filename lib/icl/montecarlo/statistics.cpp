@@ -12,6 +12,14 @@ double student_t_quantile(double p, double dof) {
   if (dof < 1) dof = 1;
   return boost::math::quantile(boost::math::students_t_distribution<double>(dof), p);
 }
+namespace {
+double one_sided_half_width(const Estimate& e, double a) {
+  if (!std::isfinite(e.mean) || !std::isfinite(e.stderr_) || e.samples < 2) return NAN;
+  return student_t_quantile(1 - a, static_cast<double>(e.samples - 1)) * e.stderr_;
+}
+}  // namespace
+double one_sided_lower(const Estimate& e, double a) { return e.mean - one_sided_half_width(e, a); }
+double one_sided_upper(const Estimate& e, double a) { return e.mean + one_sided_half_width(e, a); }
 double normal_quantile(double p) { return boost::math::quantile(boost::math::normal_distribution<double>(), p); }
 
 Estimate over_runs(const std::vector<double>& values, double confidence) {

@@ -27,6 +27,10 @@ Estimate make_estimate(const Accumulator& acc, int component, double confidence)
 // fewer than 2 runs.
 Estimate over_runs(const std::vector<double>& values, double confidence);
 double student_t_quantile(double p, double dof);
+// One-sided Student-t bounds of an estimate's mean at level `a` (samples - 1 degrees of freedom): mean -/+
+// t_(1-a) x stderr; NaN where the estimate has no interval (a mean or standard error not finite, fewer than 2 samples).
+double one_sided_lower(const Estimate& e, double a);
+double one_sided_upper(const Estimate& e, double a);
 double normal_quantile(double p);
 
 }  // namespace icl

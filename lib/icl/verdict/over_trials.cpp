@@ -233,20 +233,10 @@ Decision judge_paired_every_trial(const std::vector<Estimate>& differences, doub
 
 namespace {
 
-// One-sided Student-t bounds of a Monte Carlo mean at level a (NaN where the estimate has no interval).
-double lower_bound(const Estimate& e, double a) {
-  if (!std::isfinite(e.mean) || !std::isfinite(e.stderr_) || e.samples < 2) return NAN;
-  return e.mean - student_t_quantile(1 - a, static_cast<double>(e.samples - 1)) * e.stderr_;
-}
-double upper_bound(const Estimate& e, double a) {
-  if (!std::isfinite(e.mean) || !std::isfinite(e.stderr_) || e.samples < 2) return NAN;
-  return e.mean + student_t_quantile(1 - a, static_cast<double>(e.samples - 1)) * e.stderr_;
-}
-
 // "worse's expected loss exceeds better's", shown by worse's capped lower bound above better's upper bound, better's
 // tail light enough for its interval.
 bool shows_above(const TailedLoss& worse, const TailedLoss& better, double alpha) {
-  const double lo = lower_bound(worse.capped, alpha / 2), hi = upper_bound(better.full, alpha / 2);
+  const double lo = one_sided_lower(worse.capped, alpha / 2), hi = one_sided_upper(better.full, alpha / 2);
   return std::isfinite(lo) && std::isfinite(hi) && better.tail_share < kTailShareLimit && lo > hi;
 }
 
@@ -271,8 +261,8 @@ Decision judge_tailed_every_trial(const std::vector<std::pair<TailedLoss, Tailed
     if (t.finished)
       t.text = fmt::format("lower {:.4g} (upper bound {:.4g}; its largest {:.2g}% of prompts carry {:.0f}% of its loss), "
                            "higher's mean of min(loss, {:.4g}) {:.4g} (lower bound {:.4g}){}",
-                           lower.full.mean, upper_bound(lower.full, alpha / 2), 100 * lower.tail_fraction,
-                           100 * lower.tail_share, higher.cap, higher.capped.mean, lower_bound(higher.capped, alpha / 2),
+                           lower.full.mean, one_sided_upper(lower.full, alpha / 2), 100 * lower.tail_fraction,
+                           100 * lower.tail_share, higher.cap, higher.capped.mean, one_sided_lower(higher.capped, alpha / 2),
                            t.sign > 0 ? ", shown" : t.sign < 0 ? ", reversed" : ", not decided");
     out.push_back(std::move(t));
   }
