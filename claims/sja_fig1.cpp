@@ -27,8 +27,8 @@
 //      is what "overcomes the limitation" means); the stated value is reported beside it.
 //   d  test loss rises for shorter test prompts (every bilinear model: loss at n/2 and at n/4 above the
 //      loss at n; paired over trials, the same trained model).
-//   e  the first 2l layers behave as l block-coordinate-descent steps: not run here (left to sja.thm7's
-//      trained stack); decided inconclusive with that reason.
+//   e  the first 2l layers behave as l block-coordinate-descent steps, read as App. I plots it: the loss of the
+//      first 2(l+1) layers' prediction below that of the first 2l (judge_heads).
 //
 // At a reduced budget a significant reversal is reported as inconclusive (the reduced run does not re-run the
 // paper's experiment); at the paper's settings (--set steps=20000,batch=4000,trials=5 and L=2,4,6) it refutes.
@@ -38,7 +38,11 @@
 // batches 64 and 128 the deep stacks froze without clipping and L = 6 diverged with it). At the deciding and paper budgets parts a and b are decided on paired
 // test prompts (the same prompts of length n through both trained models of a trial, one-sided t on the per-prompt
 // differences at the comparison's alpha), confirmed only where every trial shows it (judge_paired_every_trial: an
-// intersection-union test); the quick and standard budgets keep the Welch t over the trials' mean losses.
+// intersection-union test); the quick and standard budgets keep the Welch t over the trials' mean losses. Parts c, d
+// and e at the deciding and paper budgets follow the heavy-tail rule per trial, every trial (sja_train::tailed_decision,
+// as sja.fig4's parts; docs/budgets.md "Heavy tails"): their earlier rule, a t over the trials' mean losses, has 1
+// degree of freedom at 2 trials (critical t 1.3e3 at the comparison's alpha), so it could not decide whatever the
+// models did, and the short-prompt losses of the L = 4 models are heavy-tailed (means up to 1e130 at n/4).
 #include "claims/common/sja_training.hpp"
 #include "constructions/sja_appC.hpp"
 #include "constructions/sja_lower_bound.hpp"
@@ -52,6 +56,7 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <tuple>
 #include <set>
 
 namespace icl {
@@ -177,15 +182,38 @@ nlohmann::ordered_json base_params(const Group& g) {
 // A comparison case (progress counts the trained models, not the cases).
 void put(ClaimRun& r, CaseJson j) { r.result().cases.push_back(j.take()); }
 
+// The heavy-tail rule's sides of one group (parts c, d and e at the deciding and paper budgets), each model at each
+// test length and depth once: get(i, n_test, layers) is bilinear model i's (layers 0: the whole stack).
+struct Sides {
+  const ClaimContext& ctx;
+  const Trained& t;
+  GaussianIclModel task;
+  double cap;
+  std::map<std::tuple<std::size_t, int, int>, std::vector<TailedLoss>> memo;
+  Sides(const ClaimContext& c, const Trained& tr)
+      : ctx(c), t(tr),
+        task(GaussianIclModel::from_task(PolynomialTask::quadratic(tr.g.d), Eigen::MatrixXd::Identity(tr.g.d, tr.g.d))),
+        cap(sja_train::kTailCap * sja_train::quadratic_label_moment(tr.g.d)) {}
+  const std::vector<TailedLoss>& get(std::size_t i, int n_test, int layers) {
+    auto key = std::make_tuple(i, n_test, layers);
+    auto it = memo.find(key);
+    if (it == memo.end()) it = memo.emplace(key, sja_train::tailed_losses(ctx, t.bilinear[i], task, t.g.dbar, n_test, cap, layers)).first;
+    return it->second;
+  }
+};
+
 // Part c: the deepest bilinear model below the single-block infimum (d = 4).
-void judge_single_block(ClaimRun& r, const Trained& t, double alpha) {
+void judge_single_block(ClaimRun& r, const Trained& t, Sides& sides, double alpha) {
   const Group& g = t.g;
   const TestLosses& bl = t.bl_loss.back().at(g.n);
   const std::vector<double> limit(bl.per_trial.size(), t.single_block_inf);
-  const Decision dec = judge_less_over_trials(
-      bl.means(), limit, alpha, false, g.s.is_paper(),
-      fmt::format("bilinear L={} below the single-block infimum {:.4g} (Remark 1 states {:g}; E[y^2] = {:.4g})",
-                  g.Ls.back(), t.single_block_inf, t.stated_limit, t.Ey2));
+  const std::string what = fmt::format("bilinear L={} below the single-block infimum {:.4g} (Remark 1 states {:g}; E[y^2] = {:.4g})",
+                                       g.Ls.back(), t.single_block_inf, t.stated_limit, t.Ey2);
+  const bool tailed = sja_train::paired_rule(r.ctx());
+  std::vector<TailedLoss> lower, higher;
+  if (tailed) lower = sides.get(g.Ls.size() - 1, g.n, 0), higher = sja_train::constant_side(t.single_block_inf, lower.size());
+  const Decision dec = tailed ? sja_train::tailed_decision(r.ctx(), g.s, lower, higher, alpha, what)
+                              : judge_less_over_trials(bl.means(), limit, alpha, false, g.s.is_paper(), what);
   auto p = base_params(g);
   p["L"] = g.Ls.back();
   p["comparison"] = "bilinear < single-block limit";
@@ -202,6 +230,7 @@ void judge_single_block(ClaimRun& r, const Trained& t, double alpha) {
   j.quantity("E_y2", t.Ey2);
   j.quantity("stated_limit_relative", t.stated_limit / t.Ey2);
   j.quantity("single_block_infimum_relative", t.single_block_inf / t.Ey2);
+  if (tailed) j.field("heavy_tail_rule_per_trial", sja_train::tailed_json(lower, higher, alpha));
   put(r, std::move(j));
 }
 
@@ -211,7 +240,7 @@ void judge_single_block(ClaimRun& r, const Trained& t, double alpha) {
 // trial on paired test prompts (the same prompts of length n through both trained models of the trial), one-sided at
 // the comparison's alpha, then confirmed only where every trial shows it (judge_paired_every_trial); a refutation
 // only at the paper's settings. At the quick and standard budgets: the Welch t over the trials' mean losses.
-void judge_group(ClaimRun& r, const Trained& t, double alpha) {
+void judge_group(ClaimRun& r, const Trained& t, Sides& sides, double alpha) {
   const ClaimContext& ctx = r.ctx();
   const Group& g = t.g;
   const bool paper_g = g.s.is_paper();
@@ -247,19 +276,24 @@ void judge_group(ClaimRun& r, const Trained& t, double alpha) {
     if (paired) j.field("paired_difference_per_trial", sja_train::paired_json(diffs));
     put(r, std::move(j));
   }
-  if (g.d == 4 && !g.Ls.empty()) judge_single_block(r, t, alpha);
+  if (g.d == 4 && !g.Ls.empty()) judge_single_block(r, t, sides, alpha);
   for (std::size_t i = 0; i < g.Ls.size(); ++i) {
     const TestLosses& full = t.bl_loss[i].at(g.n);
     for (int frac : {4, 2}) {
       const int nt = std::max(1, g.n / frac);
       const TestLosses& sh = t.bl_loss[i].at(nt);
-      const Decision dec = judge_less_over_trials(full.means(), sh.means(), alpha, true, paper_g,
-                                                 fmt::format("bilinear L={}: loss at n_test = {} above n_test = {}", g.Ls[i], nt, g.n));
+      const std::string what = fmt::format("bilinear L={}: loss at n_test = {} above n_test = {}", g.Ls[i], nt, g.n);
+      std::vector<TailedLoss> lower, higher;
+      if (paired) lower = sides.get(i, g.n, 0), higher = sides.get(i, nt, 0);
+      const Decision dec = paired ? sja_train::tailed_decision(ctx, g.s, lower, higher, alpha, what)
+                                  : judge_less_over_trials(full.means(), sh.means(), alpha, true, paper_g, what);
       auto p = base_params(g);
       p["L"] = g.Ls[i];
       p["n_test"] = nt;
       p["comparison"] = "loss(n) < loss(n_test)";
-      put(r, sja_train::comparison_case(p, "d", "shorter_prompts_higher_loss", dec, alpha, "train_length", full, "short", sh));
+      CaseJson j = sja_train::comparison_case(p, "d", "shorter_prompts_higher_loss", dec, alpha, "train_length", full, "short", sh);
+      if (paired) j.field("heavy_tail_rule_per_trial", sja_train::tailed_json(lower, higher, alpha));
+      put(r, std::move(j));
     }
   }
 }
@@ -267,20 +301,25 @@ void judge_group(ClaimRun& r, const Trained& t, double alpha) {
 // Part e, read as App. I plots it: the prediction of the first 2l layers (the sub-network) has lower loss as l grows,
 // as l block-coordinate-descent steps' does (sja.thm7 reports BCD's losses by depth). Paired over trials: the
 // sub-networks of one trained model on the same test prompts.
-void judge_heads(ClaimRun& r, const Trained& t, double alpha) {
+void judge_heads(ClaimRun& r, const Trained& t, Sides& sides, double alpha) {
   const Group& g = t.g;
+  const bool tailed = sja_train::paired_rule(r.ctx());
   for (std::size_t i = 0; i < g.Ls.size(); ++i) {
     const int L = g.Ls[i];
     for (int l = 1; l < L; ++l) {
       const TestLosses& more = l + 1 == L ? t.bl_loss[i].at(g.n) : t.head_loss[i][static_cast<std::size_t>(l)];
       const TestLosses& fewer = t.head_loss[i][static_cast<std::size_t>(l - 1)];
-      const Decision dec = judge_less_over_trials(
-          more.means(), fewer.means(), alpha, true, g.s.is_paper(),
-          fmt::format("bilinear L={}: first {} layers below first {} layers", L, 2 * (l + 1), 2 * l));
+      const std::string what = fmt::format("bilinear L={}: first {} layers below first {} layers", L, 2 * (l + 1), 2 * l);
+      std::vector<TailedLoss> lower, higher;
+      if (tailed) lower = sides.get(i, g.n, l + 1 == L ? 0 : 2 * (l + 1)), higher = sides.get(i, g.n, 2 * l);
+      const Decision dec = tailed ? sja_train::tailed_decision(r.ctx(), g.s, lower, higher, alpha, what)
+                                  : judge_less_over_trials(more.means(), fewer.means(), alpha, true, g.s.is_paper(), what);
       auto p = base_params(g);
       p["L"] = L;
       p["comparison"] = fmt::format("{} layers < {} layers", 2 * (l + 1), 2 * l);
-      put(r, sja_train::comparison_case(p, "e", "more_blocks_lower_loss", dec, alpha, "more_blocks", more, "fewer_blocks", fewer));
+      CaseJson j = sja_train::comparison_case(p, "e", "more_blocks_lower_loss", dec, alpha, "more_blocks", more, "fewer_blocks", fewer);
+      if (tailed) j.field("heavy_tail_rule_per_trial", sja_train::tailed_json(lower, higher, alpha));
+      put(r, std::move(j));
     }
   }
 }
@@ -374,8 +413,11 @@ ClaimResult run(const ClaimContext& ctx) {
       if (!t.g.s.is_paper()) return false;
     return true;
   }();
-  for (const auto& t : all) judge_group(r, t, alpha);
-  for (const auto& t : all) judge_heads(r, t, alpha);
+  std::vector<Sides> sides;
+  sides.reserve(all.size());
+  for (const auto& t : all) sides.emplace_back(ctx, t);
+  for (std::size_t k = 0; k < all.size(); ++k) judge_group(r, all[k], sides[k], alpha);
+  for (std::size_t k = 0; k < all.size(); ++k) judge_heads(r, all[k], sides[k], alpha);
   mark_refutations(r);
 
   write_models(r, all);
@@ -383,7 +425,9 @@ ClaimResult run(const ClaimContext& ctx) {
                  {"comparisons", comparisons},
                  {"alpha_per_comparison", alpha},
                  {"interval", sja_train::interval_over_trials(alpha)},
-                 {"tests", "one-sided Welch t (between models) or paired t (test lengths or sub-networks of one model) over trials"},
+                 {"tests", sja_train::paired_rule(ctx)
+                               ? "parts a and b: one-sided paired t on the same test prompts through both models per trial, confirmed where every trial shows it; parts c, d and e: " + sja_train::tailed_rule_text()
+                               : "one-sided Welch t (between models) or paired t (test lengths or sub-networks of one model) over trials"},
                  {"false_confirm_rate_per_comparison", alpha}});
   const std::vector<std::string> findings = findings_text(all);
   for (const auto& f : findings) r.finding(f);

@@ -224,8 +224,7 @@ ClaimResult run(const ClaimContext& ctx) {
                                        {"alpha_per_comparison", alpha},
                                        {"interval", sja_train::interval_over_trials(alpha)},
                                        {"tests", sja_train::paired_rule(ctx)
-                                                     ? fmt::format("parts a and b: the heavy-tail rule per trial (the higher side's mean of min(loss, {:g} E[y^2]), one-sided lower bound, above the lower side's one-sided t upper bound, each at alpha/2; no upper bound from a side whose largest 0.1% of prompts carry {:.0f}% or more of its loss), confirmed where every trial shows it",
-                                                                   sja_train::kTailCap, 100 * kTailShareLimit)
+                                                     ? "parts a and b: " + sja_train::tailed_rule_text()
                                                      : "one-sided Welch t (between models) or paired t (test lengths of one model) over trials"}});
   return r.finish([&](Verdict v) {
     return fmt::format("{} ({}): {}", to_string(v),

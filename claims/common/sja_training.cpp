@@ -281,7 +281,7 @@ Decision paired_decision(const ClaimContext& ctx, const Settings& s, const std::
 double quadratic_label_moment(int d) { return 1.0 + d + d * (d - 1) / 2.0 + 3.0 * d; }
 
 std::vector<TailedLoss> tailed_losses(const ClaimContext& ctx, const Model& model, const GaussianIclModel& task, int dbar,
-                                      int n_test, double cap) {
+                                      int n_test, double cap, int layers) {
   const learn::PromptSource src = learn::gaussian_prompts(task, sja_shape(task.d, dbar, n_test));
   const std::uint64_t purpose = ctx.purpose(fmt::format("test/n={}", n_test));
   std::vector<TailedLoss> out;
@@ -289,12 +289,25 @@ std::vector<TailedLoss> tailed_losses(const ClaimContext& ctx, const Model& mode
     TailedLoss t;
     t.cap = cap;
     t.full.mean = t.capped.mean = t.full.stderr_ = t.capped.stderr_ = NAN;
-    if (model.runs[k].ok())
-      t = learn::tailed_loss(model.params.network(model.runs[k].theta), src, learn::LossSpec::sja(), model.seeds[k], purpose,
+    if (model.runs[k].ok()) {
+      learn::Network net = model.params.network(model.runs[k].theta);
+      if (layers > 0) net = net.truncated(layers);
+      t = learn::tailed_loss(net, src, learn::LossSpec::sja(), model.seeds[k], purpose,
                              std::max<std::uint64_t>(ctx.samples, 256), ctx.threads, cap);
+    }
     out.push_back(t);
   }
   return out;
+}
+
+std::vector<TailedLoss> constant_side(double value, std::size_t trials) {
+  TailedLoss t;
+  t.full.mean = t.full.ci_low = t.full.ci_high = value;
+  t.full.stderr_ = t.full.sd = 0;
+  t.full.samples = 2;  // an interval of zero width (one_sided_lower/upper need 2 samples)
+  t.capped = t.full;
+  t.cap = INFINITY;
+  return std::vector<TailedLoss>(trials, t);
 }
 
 Decision tailed_decision(const ClaimContext& ctx, const Settings& s, const std::vector<TailedLoss>& lower,
@@ -306,6 +319,13 @@ Decision tailed_decision(const ClaimContext& ctx, const Settings& s, const std::
   const std::string note =
       paper ? std::string("at the paper's settings") : fmt::format("at the {} budget: {}", to_string(ctx.budget), s.differences());
   return judge_tailed_every_trial(trials, alpha, kMinTrials, paper, what, note);
+}
+
+std::string tailed_rule_text() {
+  return fmt::format("the heavy-tail rule per trial (the higher side's mean of min(loss, {:g} E[y^2]), one-sided lower bound, "
+                     "above the lower side's one-sided t upper bound, each at alpha/2; no upper bound from a side whose largest "
+                     "0.1% of prompts carry {:.0f}% or more of its loss), confirmed where every trial shows it",
+                     kTailCap, 100 * kTailShareLimit);
 }
 
 nlohmann::ordered_json tailed_json(const std::vector<TailedLoss>& lower, const std::vector<TailedLoss>& higher, double alpha) {

@@ -122,11 +122,17 @@ inline constexpr double kTailCap = 100;
 // E[y^2] of sja's quadratic task at x ~ N(0, I_d), every coefficient N(0, 1): 1 + d + d(d-1)/2 + 3d (16 at d = 3).
 double quadratic_label_moment(int d);
 // Per trial, one side at test length n_test on test_losses' prompts (so `full` is test_losses' estimate bit for bit),
-// capped at `cap`; a trial that did not finish gives NaN estimates.
+// capped at `cap`; a trial that did not finish gives NaN estimates. `layers` > 0: the sub-network of the first
+// `layers` layers, as test_losses.
 std::vector<TailedLoss> tailed_losses(const ClaimContext& ctx, const Model& model, const GaussianIclModel& task, int dbar,
-                                      int n_test, double cap);
+                                      int n_test, double cap, int layers = 0);
+// A side that is a number, not a trained model (a stated limit): per trial, `value` with no error and no tail, as the
+// heavy-tail rule's either side.
+std::vector<TailedLoss> constant_side(double value, std::size_t trials);
 Decision tailed_decision(const ClaimContext& ctx, const Settings& s, const std::vector<TailedLoss>& lower,
                          const std::vector<TailedLoss>& higher, double alpha, const std::string& what);
+// The rule in words, for a report's error_rates "tests" entry.
+std::string tailed_rule_text();
 // Per trial: {lower: {mean, upper, tail_share}, higher: {capped_mean, lower, cap}} or null.
 nlohmann::ordered_json tailed_json(const std::vector<TailedLoss>& lower, const std::vector<TailedLoss>& higher, double alpha);
 

@@ -102,18 +102,39 @@ TEST_CASE("regression: sja.fig1 --quick (linear and dense bilinear training)") {
   CHECK(c_case);
 }
 
-TEST_CASE("regression: sja.fig1 at the deciding budget decides parts a and b on paired test prompts (small settings)") {
+TEST_CASE("regression: sja.fig1 at the deciding budget decides parts a and b on paired test prompts, c, d and e by "
+          "the heavy-tail rule (small settings)") {
   const nlohmann::json j = icl::test::run_claim_report(
       "sja.fig1", "--budget deciding --set d=4 --set L=1,2 --set n=40 --set linear_layers=2 --set steps=40 --set batch=64 "
                   "--set trials=2 --samples 256 --threads 2");
   CHECK(j["budget"] == "deciding");
   CHECK(j["run_mode"] == "custom");
   CHECK(j["verdict"] != "refuted");  // a reduced budget never refutes
-  int paired = 0;
+  CHECK(j["error_rates"]["tests"].get<std::string>().find("parts c, d and e: the heavy-tail rule") != std::string::npos);
+  int paired = 0, tailed = 0;
   for (const auto& c : j["cases"]) {
     const bool ab = c["part"] == "a" || c["part"] == "b";
     CHECK(c.contains("paired_difference_per_trial") == ab);
-    if (!ab) continue;
+    CHECK(c.contains("heavy_tail_rule_per_trial") == !ab);
+    if (!ab) {
+      ++tailed;
+      REQUIRE(c["heavy_tail_rule_per_trial"].size() == 2);  // one per trial
+      CHECK(c["evidence"].get<std::string>().find("heavy-tail rule") != std::string::npos);
+      // The lower side's mean is the report's per-trial test loss on the same prompts, bit for bit; part c's other
+      // side is the single-block infimum, a number with no error.
+      const std::string lo = c["part"] == "c" ? "bilinear_test_loss" : c["part"] == "d" ? "train_length_test_loss" : "more_blocks_test_loss";
+      for (int k = 0; k < 2; ++k) {
+        const auto& e = c["heavy_tail_rule_per_trial"][k];
+        if (e.is_null()) continue;
+        CHECK(e["lower"]["mean"].get<double>() == c[lo]["per_trial"][k]["mean"].get<double>());
+        if (c["part"] == "c") {
+          CHECK(e["higher"]["lower_bound"].get<double>() == c["quantities"]["exact"]["value"].get<double>());
+        } else {
+          CHECK(e["higher"]["cap"].get<double>() == 2300.0);  // 100 E[y^2] at d = 4
+        }
+      }
+      continue;
+    }
     ++paired;
     REQUIRE(c["paired_difference_per_trial"].size() == 2);  // one per trial
     CHECK(c["evidence"].get<std::string>().find("paired test prompts") != std::string::npos);
@@ -128,6 +149,7 @@ TEST_CASE("regression: sja.fig1 at the deciding budget decides parts a and b on 
     }
   }
   CHECK(paired == 3);  // a: L = 1, 2; b: 2 < 1
+  CHECK(tailed == 1 + 4 + 1);  // c: L = 2; d: n/4 and n/2 for L = 1, 2; e: L = 2's first 4 layers below its first 2
 }
 
 TEST_CASE("regression: sja.fig4 at the deciding budget decides both parts by the heavy-tail rule (small settings)") {
