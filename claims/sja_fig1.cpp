@@ -56,7 +56,6 @@
 #include <fmt/format.h>
 
 #include <map>
-#include <tuple>
 #include <set>
 
 namespace icl {
@@ -182,28 +181,8 @@ nlohmann::ordered_json base_params(const Group& g) {
 // A comparison case (progress counts the trained models, not the cases).
 void put(ClaimRun& r, CaseJson j) { r.result().cases.push_back(j.take()); }
 
-// The heavy-tail rule's sides of one group (parts c, d and e at the deciding and paper budgets), each model at each
-// test length and depth once: get(i, n_test, layers) is bilinear model i's (layers 0: the whole stack).
-struct Sides {
-  const ClaimContext& ctx;
-  const Trained& t;
-  GaussianIclModel task;
-  double cap;
-  std::map<std::tuple<std::size_t, int, int>, std::vector<TailedLoss>> memo;
-  Sides(const ClaimContext& c, const Trained& tr)
-      : ctx(c), t(tr),
-        task(GaussianIclModel::from_task(PolynomialTask::quadratic(tr.g.d), Eigen::MatrixXd::Identity(tr.g.d, tr.g.d))),
-        cap(sja_train::kTailCap * sja_train::quadratic_label_moment(tr.g.d)) {}
-  const std::vector<TailedLoss>& get(std::size_t i, int n_test, int layers) {
-    auto key = std::make_tuple(i, n_test, layers);
-    auto it = memo.find(key);
-    if (it == memo.end()) it = memo.emplace(key, sja_train::tailed_losses(ctx, t.bilinear[i], task, t.g.dbar, n_test, cap, layers)).first;
-    return it->second;
-  }
-};
-
 // Part c: the deepest bilinear model below the single-block infimum (d = 4).
-void judge_single_block(ClaimRun& r, const Trained& t, Sides& sides, double alpha) {
+void judge_single_block(ClaimRun& r, const Trained& t, sja_train::TailedSides& sides, double alpha) {
   const Group& g = t.g;
   const TestLosses& bl = t.bl_loss.back().at(g.n);
   const std::vector<double> limit(bl.per_trial.size(), t.single_block_inf);
@@ -240,7 +219,7 @@ void judge_single_block(ClaimRun& r, const Trained& t, Sides& sides, double alph
 // trial on paired test prompts (the same prompts of length n through both trained models of the trial), one-sided at
 // the comparison's alpha, then confirmed only where every trial shows it (judge_paired_every_trial); a refutation
 // only at the paper's settings. At the quick and standard budgets: the Welch t over the trials' mean losses.
-void judge_group(ClaimRun& r, const Trained& t, Sides& sides, double alpha) {
+void judge_group(ClaimRun& r, const Trained& t, sja_train::TailedSides& sides, double alpha) {
   const ClaimContext& ctx = r.ctx();
   const Group& g = t.g;
   const bool paper_g = g.s.is_paper();
@@ -301,7 +280,7 @@ void judge_group(ClaimRun& r, const Trained& t, Sides& sides, double alpha) {
 // Part e, read as App. I plots it: the prediction of the first 2l layers (the sub-network) has lower loss as l grows,
 // as l block-coordinate-descent steps' does (sja.thm7 reports BCD's losses by depth). Paired over trials: the
 // sub-networks of one trained model on the same test prompts.
-void judge_heads(ClaimRun& r, const Trained& t, Sides& sides, double alpha) {
+void judge_heads(ClaimRun& r, const Trained& t, sja_train::TailedSides& sides, double alpha) {
   const Group& g = t.g;
   const bool tailed = sja_train::paired_rule(r.ctx());
   for (std::size_t i = 0; i < g.Ls.size(); ++i) {
@@ -413,9 +392,9 @@ ClaimResult run(const ClaimContext& ctx) {
       if (!t.g.s.is_paper()) return false;
     return true;
   }();
-  std::vector<Sides> sides;
+  std::vector<sja_train::TailedSides> sides;  // the heavy-tail rule's sides of each group's bilinear models
   sides.reserve(all.size());
-  for (const auto& t : all) sides.emplace_back(ctx, t);
+  for (const auto& t : all) sides.emplace_back(ctx, t.bilinear, t.g.d, t.g.dbar);
   for (std::size_t k = 0; k < all.size(); ++k) judge_group(r, all[k], sides[k], alpha);
   for (std::size_t k = 0; k < all.size(); ++k) judge_heads(r, all[k], sides[k], alpha);
   mark_refutations(r);

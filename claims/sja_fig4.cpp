@@ -112,8 +112,6 @@ void train_group(ClaimRun& r, Group& g) {
 void judge_group(ClaimRun& r, const Group& g, double alpha) {
   const ClaimContext& ctx = r.ctx();
   const bool tailed = sja_train::paired_rule(ctx);
-  const auto task = GaussianIclModel::from_task(PolynomialTask::quadratic(g.d), Eigen::MatrixXd::Identity(g.d, g.d));
-  const double cap = sja_train::kTailCap * sja_train::quadratic_label_moment(g.d);
   const bool paper_g = g.s.is_paper() && g.L == 4 && g.d == 3 && (g.dbar == 12 || g.dbar == 4);
   const int n_long = g.ns.back();
   auto params = [&](int n) {
@@ -124,12 +122,8 @@ void judge_group(ClaimRun& r, const Group& g, double alpha) {
   };
   // Each model at each test length once: a model is the lower side of one part-a comparison, the higher of the next,
   // and the longest n_train's model meets n_long again in part b.
-  std::map<std::pair<std::size_t, int>, std::vector<TailedLoss>> sides;
-  auto side = [&](std::size_t i, int n) -> const std::vector<TailedLoss>& {
-    auto it = sides.find({i, n});
-    if (it == sides.end()) it = sides.emplace(std::make_pair(i, n), sja_train::tailed_losses(ctx, g.models[i], task, g.dbar, n, cap)).first;
-    return it->second;
-  };
+  sja_train::TailedSides sides(ctx, g.models, g.d, g.dbar);
+  auto side = [&](std::size_t i, int n) -> const std::vector<TailedLoss>& { return sides.get(i, n); };
   for (std::size_t i = 1; i < g.ns.size(); ++i) {
     const TestLosses& lo = g.loss[i].at(n_long);
     const TestLosses& hi = g.loss[i - 1].at(n_long);

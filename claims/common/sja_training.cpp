@@ -300,6 +300,18 @@ std::vector<TailedLoss> tailed_losses(const ClaimContext& ctx, const Model& mode
   return out;
 }
 
+TailedSides::TailedSides(const ClaimContext& ctx, const std::vector<Model>& models, int d, int dbar)
+    : ctx_(&ctx), models_(&models),
+      task_(GaussianIclModel::from_task(PolynomialTask::quadratic(d), Eigen::MatrixXd::Identity(d, d))), dbar_(dbar),
+      cap_(kTailCap * quadratic_label_moment(d)) {}
+
+const std::vector<TailedLoss>& TailedSides::get(std::size_t i, int n_test, int layers) {
+  const auto key = std::make_tuple(i, n_test, layers);
+  auto it = memo_.find(key);
+  if (it == memo_.end()) it = memo_.emplace(key, tailed_losses(*ctx_, (*models_)[i], task_, dbar_, n_test, cap_, layers)).first;
+  return it->second;
+}
+
 std::vector<TailedLoss> constant_side(double value, std::size_t trials) {
   TailedLoss t;
   t.full.mean = t.full.ci_low = t.full.ci_high = value;

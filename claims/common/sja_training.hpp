@@ -34,6 +34,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace icl::sja_train {
@@ -126,6 +127,22 @@ double quadratic_label_moment(int d);
 // `layers` layers, as test_losses.
 std::vector<TailedLoss> tailed_losses(const ClaimContext& ctx, const Model& model, const GaussianIclModel& task, int dbar,
                                       int n_test, double cap, int layers = 0);
+// The sides of a claim's comparisons under the heavy-tail rule, each model at each test length and depth computed once
+// (a model meets several comparisons): get(i, n_test, layers) is tailed_losses of models[i] at the cap kTailCap x
+// E[y^2] of the quadratic task. `models` must outlive it.
+class TailedSides {
+ public:
+  TailedSides(const ClaimContext& ctx, const std::vector<Model>& models, int d, int dbar);
+  const std::vector<TailedLoss>& get(std::size_t i, int n_test, int layers = 0);
+
+ private:
+  const ClaimContext* ctx_;
+  const std::vector<Model>* models_;
+  GaussianIclModel task_;
+  int dbar_;
+  double cap_;
+  std::map<std::tuple<std::size_t, int, int>, std::vector<TailedLoss>> memo_;
+};
 // A side that is a number, not a trained model (a stated limit): per trial, `value` with no error and no tail, as the
 // heavy-tail rule's either side.
 std::vector<TailedLoss> constant_side(double value, std::size_t trials);
