@@ -1,8 +1,8 @@
-// One training run of xlssc.fig2's GPT-2-style model (claims/common/xlssc_gpt2.hpp) with settings from the command
+// One training run of xlssc.fig2's GPT-2-style model (lib/icl/learn/gpt2.hpp) with settings from the command
 // line, for exploring budgets: prints the training curve, the loss against the number of in-context examples and
 // the wall and CPU time. Usage: bench-xlssc-train key=value... (p heads D layers mask pe steps batch lr warmup seed
 // threads samples curve).
-#include "claims/common/xlssc_gpt2.hpp"
+#include "icl/learn/gpt2.hpp"
 #include "icl/claim/claim.hpp"
 #include "icl/model/rng.hpp"
 
@@ -30,11 +30,11 @@ int main(int argc, char** argv) {
     }
     a[s.substr(0, eq)] = s.substr(eq + 1);
   }
-  xlssc_gpt2::ModelSpec m;
+  gpt2::ModelSpec m;
   m.d = 5, m.D = std::stoi(a["D"]), m.p = std::stoi(a["p"]), m.heads = std::stoi(a["heads"]);
   m.layers = std::stoi(a["layers"]), m.mask = a["mask"] == "1";
-  m.pe = a["pe"] == "none" ? xlssc_gpt2::Pe::none : a["pe"] == "trainable" ? xlssc_gpt2::Pe::trainable : xlssc_gpt2::Pe::sincos;
-  xlssc_gpt2::TrainSettings ts;
+  m.pe = a["pe"] == "none" ? gpt2::Pe::none : a["pe"] == "trainable" ? gpt2::Pe::trainable : gpt2::Pe::sincos;
+  gpt2::TrainSettings ts;
   ts.steps = std::stoi(a["steps"]), ts.batch = std::stoull(a["batch"]), ts.learning_rate = std::stod(a["lr"]);
   ts.warmup = std::stoi(a["warmup"]);
   ts.dims_start = std::stoi(a["dstart"]), ts.dims_interval = std::stoi(a["dint"]);
@@ -43,7 +43,7 @@ int main(int argc, char** argv) {
   const std::uint64_t seed = std::stoull(a["seed"]);
   const auto t0 = std::chrono::steady_clock::now();
   const std::clock_t c0 = std::clock();
-  const auto r = xlssc_gpt2::train(m, ts, seed, stable_hash("xlssc.fig2/train"), stable_hash(("xlssc.fig2/init/" + m.name()).c_str()));
+  const auto r = gpt2::train(m, ts, seed, stable_hash("xlssc.fig2/train"), stable_hash(("xlssc.fig2/init/" + m.name()).c_str()));
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const double cpu = double(std::clock() - c0) / CLOCKS_PER_SEC;
   fmt::print("{} p={} h={} D={} steps={} batch={} lr={} warmup={} dims {}+1/{} examples {}+1/{} seed={}: {}\n", m.name(), m.p,
@@ -52,9 +52,9 @@ int main(int argc, char** argv) {
   std::string c;
   for (std::size_t i = 0; i < r.curve_step.size(); ++i) c += fmt::format(" {}:{:.3f}", r.curve_step[i], r.curve_loss[i]);
   fmt::print("train curve:{}\n", c);
-  Network net = xlssc_gpt2::build(m);
-  xlssc_gpt2::unpack(r.theta, net);
-  const auto e = xlssc_gpt2::loss_by_examples(net, m, seed, stable_hash("xlssc.fig2/test"), std::stoull(a["samples"]), ts.threads);
+  Network net = gpt2::build(m);
+  gpt2::unpack(r.theta, net);
+  const auto e = gpt2::loss_by_examples(net, m, seed, stable_hash("xlssc.fig2/test"), std::stoull(a["samples"]), ts.threads);
   std::string l;
   for (int k = 0; k <= m.D + 1; ++k) l += fmt::format(" {:.3f}", e[static_cast<std::size_t>(k)].mean);
   fmt::print("loss by k (0..D, mean):{}\n", l);

@@ -24,7 +24,7 @@
 // `max_rel_error` (label rows, relative to the sum of absolute terms of each entry),
 // `max_hidden_error` (hidden rows against the polynomials, relative to their absolute-term sums),
 // `max_rel_error_query` (plain, final prediction), `reference_self_error`, `feature_degree`.
-#include "claims/common/sja_bcd_reference.hpp"
+#include "constructions/sja_bcd_reference.hpp"
 #include "constructions/sja_cor10.hpp"
 #include "icl/claim/case_json.hpp"
 #include "icl/claim/claim_run.hpp"

@@ -6,7 +6,7 @@
 // orthonormal quadratic features (8) and M invertible, (b) attention that approximately solves ordinary least
 // squares on the layer's features, and (c) loss O(1/n). dbar = C(d+2, 2) (the width of Section 3.3).
 //
-// How each stage is solved (claims/common/sja_algorithm1.hpp):
+// How each stage is solved (constructions/sja_algorithm1.hpp):
 //   stage 1 is not a quadratic minimisation (the features are bilinear in W0, W1 and the loss is quartic in
 //     the features), so it is solved by L-BFGS with multiple random starts on the EXACT population loss: the
 //     layer's features are quadratics xt = C m(x) in the monomials m, and every moment the loss needs is a
@@ -39,7 +39,7 @@
 // over a family is judged over it, 2 = -I with one entry +1 and 3 = +I (positive_gamma_cases below: parts a and
 // c). Those refute the corollary as stated (missing assumption: Gamma < 0); the cases with Gamma < 0 verify the
 // corrected statement.
-#include "claims/common/sja_algorithm1.hpp"
+#include "constructions/sja_algorithm1.hpp"
 #include "constructions/sja_appC.hpp"
 #include "icl/claim/case_json.hpp"
 #include "icl/claim/claim_run.hpp"
@@ -217,7 +217,7 @@ void add_group_case(ClaimRun& r, CaseJson& j) { r.result().cases.push_back(j.tak
 
 // Gamma with p >= 1 positive entries (Algorithm 1, line 1: "any full-rank diagonal Gamma"): cases of parts a and c.
 //   Gamma > 0 (kind 3), exact: the stage-1 loss is E y^2 + 2 tr(Gamma C S C^T) + tr(Gamma A Gamma B) (A, B, S PSD,
-//     S > 0: claims/common/sja_algorithm1.hpp), so it is >= E[y^2], with equality only at C = 0, i.e. features
+//     S > 0: constructions/sja_algorithm1.hpp), so it is >= E[y^2], with equality only at C = 0, i.e. features
 //     identically zero (reachable: zero_feature_theta). The stage-1 minimiser is M = 0 (part a fails) and every
 //     attention then predicts 0: loss E[y^2] at every n (part c fails). The search (multi-start L-BFGS) must agree:
 //     its best loss is not below E[y^2] (otherwise the case reports an internal inconsistency).

@@ -22,7 +22,7 @@
 // Quantities per case: `stated` = C(d+p-2, p-1) * p, `exact` = the schedule's block count, `bound` =
 // max(d, p)^min(d, p), `monomials` = C(d+p, p), `covered`, `non_monomial_rows` (scratch rows that were
 // not a single monomial), `max_rel_error` (identity, when run), `max_scratch_error`, `prompts`.
-#include "claims/common/sja_bcd_reference.hpp"
+#include "constructions/sja_bcd_reference.hpp"
 #include "constructions/sja_appG.hpp"
 #include "constructions/sja_appH.hpp"
 #include "icl/claim/case_json.hpp"

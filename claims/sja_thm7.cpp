@@ -29,7 +29,7 @@
 // prompts, layers and columns of the label rows), `max_rel_error_query` (plain, final prediction),
 // `max_scratch_error` (the x[l%d] x rows), `max_matrix_form_error` ([1 x_q] W^(l) [1 x_q]^T in double
 // against the forward pass), `reference_self_error`, `negative_control_error`, `W_final` (W^(L) there).
-#include "claims/common/sja_bcd_reference.hpp"
+#include "constructions/sja_bcd_reference.hpp"
 #include "constructions/sja_appG.hpp"
 #include "constructions/sja_forms.hpp"
 #include "icl/claim/case_json.hpp"

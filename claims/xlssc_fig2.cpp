@@ -6,7 +6,7 @@
 // mask learn in context; two layers without the mask fail; positional encoding without the mask does not rescue
 // them; with the mask, the completely trainable PE beats the sin-cos PE of formula (2), and both beat no PE.
 //
-// Models (claims/common/xlssc_gpt2.hpp: the model, its initialisation, the loss over the D+1 prediction positions
+// Models (lib/icl/learn/gpt2.hpp: the model, its initialisation, the loss over the D+1 prediction positions
 // 0, 2, ..., 2D of E_2 (the x-token columns) and why, and the loss against the number of in-context examples),
 // one `heads` and `p` for all:
 //   1 layer, mask, no PE          1 layer, no mask, no PE                 (Fig. 2 left)
@@ -75,8 +75,8 @@
 // al.'s curricula did not shorten it. At p = 32, h = 4, D = 15 and 5000 steps (about 4000 CPU seconds for the 35
 // runs of 5 trials) the control's loss at the query over seeds 1-5 is 0.32-0.51: t = 3.4, not the 6.9 needed; a
 // deciding budget would take about an hour on two cores.
-#include "claims/common/sja_training.hpp"
-#include "claims/common/xlssc_gpt2.hpp"
+#include "icl/claim/kinds/trained.hpp"
+#include "icl/learn/gpt2.hpp"
 #include "icl/claim/case_json.hpp"
 #include "icl/claim/claim.hpp"
 #include "icl/claim/claim_run.hpp"
@@ -97,9 +97,9 @@ namespace icl {
 namespace {
 namespace xlssc_fig2 {  // named, so that a unity build (several claim files in one unit) keeps them apart
 
-using sja_train::TestLosses;
-using xlssc_gpt2::ModelSpec;
-using xlssc_gpt2::Pe;
+using trained::TestLosses;
+using gpt2::ModelSpec;
+using gpt2::Pe;
 
 constexpr double kFailLevel = 0.5;
 constexpr int kComparisons = 9;
@@ -152,7 +152,7 @@ struct Settings {
 struct Model {
   ModelSpec spec;
   int parameters = 0;
-  std::vector<xlssc_gpt2::TrainRun> runs;
+  std::vector<gpt2::TrainRun> runs;
   std::vector<std::uint64_t> seeds;
   std::vector<std::vector<Estimate>> curves;  // per trial: k = 0..D, then the mean over k (index D+1)
   // Per-trial estimates at index k (k = D+1: the curve's mean over k), NaN for a diverged trial.
@@ -170,16 +170,16 @@ struct Model {
 
 // Trial k of model m (k < the trials): trained from seed + k, then its loss against k examples measured.
 void train_trial(const ClaimContext& ctx, const Settings& s, Model& m, int k, int threads) {
-  xlssc_gpt2::TrainSettings ts;
+  gpt2::TrainSettings ts;
   ts.steps = s.steps, ts.batch = s.batch, ts.learning_rate = s.lr, ts.curve_points = 50;
   ts.threads = threads;
   const std::uint64_t samples = std::max<std::uint64_t>(ctx.samples, 256);
   const std::uint64_t seed = ctx.seed + static_cast<std::uint64_t>(k);
   const auto i = static_cast<std::size_t>(k);
-  m.runs[i] = xlssc_gpt2::train(m.spec, ts, seed, ctx.purpose("train"), ctx.purpose("init/" + m.spec.name()));
-  Network net = xlssc_gpt2::build(m.spec);
-  xlssc_gpt2::unpack(m.runs[i].theta, net);
-  m.curves[i] = xlssc_gpt2::loss_by_examples(net, m.spec, seed, ctx.purpose("test"), samples, threads);
+  m.runs[i] = gpt2::train(m.spec, ts, seed, ctx.purpose("train"), ctx.purpose("init/" + m.spec.name()));
+  Network net = gpt2::build(m.spec);
+  gpt2::unpack(m.runs[i].theta, net);
+  m.curves[i] = gpt2::loss_by_examples(net, m.spec, seed, ctx.purpose("test"), samples, threads);
   m.seeds[i] = seed;
 }
 
@@ -192,8 +192,8 @@ void train_models(ClaimRun& r, const Settings& s, std::vector<Model>& models) {
   const ClaimContext& ctx = r.ctx();
   const auto T = static_cast<std::size_t>(s.trials);
   for (auto& m : models) {
-    Network net = xlssc_gpt2::build(m.spec);
-    m.parameters = xlssc_gpt2::parameter_count(net);
+    Network net = gpt2::build(m.spec);
+    m.parameters = gpt2::parameter_count(net);
     m.runs.resize(T);
     m.curves.resize(T);
     m.seeds.resize(T);
@@ -242,11 +242,11 @@ CaseJson level_case(const Settings& s, const std::string& part, const std::strin
   p["comparison"] = fmt::format("loss(k={}) {} {:g}", s.D, above ? ">" : "<", kFailLevel);
   CaseJson j(p);
   j.part(part);
-  sja_train::first_trial_mc(j, q);
-  sja_train::mean_loss_quantity(j, "query_mean_loss", q, alpha);
+  trained::first_trial_mc(j, q);
+  trained::mean_loss_quantity(j, "query_mean_loss", q, alpha);
   j.quantity("fail_level", kFailLevel);
   j.quantity("E_y2", 1.0);
-  j.field("query_test_loss", sja_train::losses_json(q));
+  j.field("query_test_loss", trained::losses_json(q));
   j.decision(decision_name, dec);
   if (control && !paper) {
     // A part saying a model FAILS is not decided below the paper budget (issue 43): a model that has not learned in
@@ -275,7 +275,7 @@ CaseJson less_case(const std::string& part, const std::string& decision_name, co
                    nlohmann::ordered_json p) {
   const Decision dec = judge_less_over_trials(lower.means(), higher.means(), alpha, paired, paper, what);
   p["comparison"] = comparison;
-  return sja_train::comparison_case(std::move(p), part, decision_name, dec, alpha, lower_name, lower, higher_name, higher);
+  return trained::comparison_case(std::move(p), part, decision_name, dec, alpha, lower_name, lower, higher_name, higher);
 }
 
 nlohmann::ordered_json model_json(const Model& m, int D) {
@@ -283,7 +283,7 @@ nlohmann::ordered_json model_json(const Model& m, int D) {
   j["model"] = m.spec.name();
   j["layers"] = m.spec.layers;
   j["mask"] = m.spec.mask;
-  j["positional_encoding"] = xlssc_gpt2::to_string(m.spec.pe);
+  j["positional_encoding"] = gpt2::to_string(m.spec.pe);
   j["parameters"] = m.parameters;
   nlohmann::ordered_json mean = nlohmann::ordered_json::array(), sd = nlohmann::ordered_json::array();
   for (int k = 0; k <= D + 1; ++k) {
@@ -339,15 +339,15 @@ std::vector<Estimate> paired_per_trial(const ClaimContext& ctx, const Settings& 
     Estimate e;
     e.mean = e.ci_low = e.ci_high = e.stderr_ = e.sd = NAN;
     if (a.runs[i].ok && b.runs[i].ok && a.seeds[i] == b.seeds[i]) {
-      Network na = xlssc_gpt2::build(a.spec);
-      xlssc_gpt2::unpack(a.runs[i].theta, na);
+      Network na = gpt2::build(a.spec);
+      gpt2::unpack(a.runs[i].theta, na);
       if (&a == &b) {
-        e = xlssc_gpt2::paired_by_examples(na, a.spec, ka, na, a.spec, kb, a.seeds[i], ctx.purpose("test"), samples,
+        e = gpt2::paired_by_examples(na, a.spec, ka, na, a.spec, kb, a.seeds[i], ctx.purpose("test"), samples,
                                            ctx.threads);
       } else {
-        Network nb = xlssc_gpt2::build(b.spec);
-        xlssc_gpt2::unpack(b.runs[i].theta, nb);
-        e = xlssc_gpt2::paired_by_examples(na, a.spec, ka, nb, b.spec, kb, a.seeds[i], ctx.purpose("test"), samples,
+        Network nb = gpt2::build(b.spec);
+        gpt2::unpack(b.runs[i].theta, nb);
+        e = gpt2::paired_by_examples(na, a.spec, ka, nb, b.spec, kb, a.seeds[i], ctx.purpose("test"), samples,
                                            ctx.threads);
       }
       if (!std::isfinite(e.mean) || !std::isfinite(e.stderr_)) e.mean = e.ci_low = e.ci_high = e.stderr_ = e.sd = NAN;
@@ -371,9 +371,9 @@ CaseJson paired_learns_case(ClaimRun& r, const Settings& s, const Model& m, doub
   p["model"] = m.spec.name();
   p["k"] = nlohmann::ordered_json::array({0, s.D});
   p["comparison"] = fmt::format("loss(k={}) < loss(k=0), paired", s.D);
-  CaseJson j = sja_train::comparison_case(std::move(p), "b", "two_layer_mask_learns_in_context", dec, alpha, "query",
+  CaseJson j = trained::comparison_case(std::move(p), "b", "two_layer_mask_learns_in_context", dec, alpha, "query",
                                           m.at(s.D), "no_example", m.at(0));
-  j.field("paired_difference_per_trial", sja_train::paired_json(diffs));
+  j.field("paired_difference_per_trial", trained::paired_json(diffs));
   return j;
 }
 
@@ -390,9 +390,9 @@ CaseJson paired_models_case(ClaimRun& r, const Settings& s, const std::string& d
                                           budget_note(ctx, s, paper));
   if (lower.runs.empty() || higher.runs.empty()) dec.why = what + ": not trained at this budget";
   p["comparison"] = label;
-  CaseJson j = sja_train::comparison_case(std::move(p), "e", decision_name, dec, alpha, lower_name, lower.at(mean_k),
+  CaseJson j = trained::comparison_case(std::move(p), "e", decision_name, dec, alpha, lower_name, lower.at(mean_k),
                                           higher_name, higher.at(mean_k));
-  j.field("paired_difference_per_trial", sja_train::paired_json(diffs));
+  j.field("paired_difference_per_trial", trained::paired_json(diffs));
   return j;
 }
 
@@ -597,7 +597,7 @@ ClaimResult run(const ClaimContext& ctx) {
   r.error_rates({{"family_alpha", ctx.alpha},
                  {"comparisons", kComparisons},
                  {"alpha_per_comparison", alpha},
-                 {"interval", sja_train::interval_over_trials(alpha)},
+                 {"interval", trained::interval_over_trials(alpha)},
                  {"fail_level", kFailLevel},
                  {"tests", "one-sided one-sample t (loss at the query against 1/2), paired t (k = D against k = 0, "
                            "one trained model) or Welch t (two models) over trials"}});

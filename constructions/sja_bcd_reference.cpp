@@ -1,4 +1,4 @@
-#include "claims/common/sja_bcd_reference.hpp"
+#include "constructions/sja_bcd_reference.hpp"
 
 #include "icl/montecarlo/worst_case.hpp"
 

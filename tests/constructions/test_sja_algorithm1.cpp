@@ -1,7 +1,7 @@
-// sja.cor6 (Algorithm 1): the exact stage-1 loss of claims/common/sja_algorithm1 against the real bilinear
+// sja.cor6 (Algorithm 1): the exact stage-1 loss of constructions/sja_algorithm1 against the real bilinear
 // layer's feature moments and the single-layer loss, its gradient against central finite differences, and the
 // claim end to end through the CLI at --quick (regression).
-#include "claims/common/sja_algorithm1.hpp"
+#include "constructions/sja_algorithm1.hpp"
 #include "constructions/sja_appC.hpp"
 #include "icl/exact/feature_moments.hpp"
 #include "icl/model/gaussian_model.hpp"

@@ -1,4 +1,4 @@
-#include "claims/common/xlssc_gpt2.hpp"
+#include "icl/learn/gpt2.hpp"
 
 #include "icl/execute/chunks.hpp"
 #include "icl/layers/layer_norm.hpp"
@@ -23,7 +23,7 @@
 #include <stdexcept>
 #include <string_view>
 
-namespace icl::xlssc_gpt2 {
+namespace icl::gpt2 {
 
 using Eigen::Index;
 using Eigen::MatrixXd;
@@ -108,7 +108,7 @@ VectorXd pack(const Network& net) {
 }
 
 void unpack(const Eigen::Ref<const VectorXd>& theta, Network& net) {
-  if (theta.size() != parameter_count(net)) throw std::invalid_argument("xlssc_gpt2::unpack: wrong parameter count");
+  if (theta.size() != parameter_count(net)) throw std::invalid_argument("gpt2::unpack: wrong parameter count");
   Index o = 0;
   for (int l = 0; l < net.size(); ++l)
     for (auto& p : net.layer(l).params()) {
@@ -137,7 +137,7 @@ const MatrixXd& forward(const Network& net, const MatrixXd& Z, Tape& t) {
 
 double prompt_loss(const Network& net, const MatrixXd& Z, const VectorXd& y, Tape& t, WeightGrads* g) {
   const Index D = y.size() - 1;
-  if (Z.cols() != 2 * D + 1) throw std::invalid_argument("xlssc_gpt2::prompt_loss: the prompt needs 2D+1 tokens");
+  if (Z.cols() != 2 * D + 1) throw std::invalid_argument("gpt2::prompt_loss: the prompt needs 2D+1 tokens");
   const MatrixXd& out = forward(net, Z, t);
   const double w = 1.0 / static_cast<double>(D + 1);
   double loss = 0;
@@ -259,7 +259,7 @@ std::uint64_t run_key(const ModelSpec& s, const TrainSettings& ts, std::uint64_t
     for (std::size_t i = 0; i < n; ++i) h = (h ^ b[i]) * 1099511628211ull;
   };
   const auto num = [&mix](double v) { mix(&v, sizeof v); };
-  const std::string tag = "xlssc_gpt2 v1";
+  const std::string tag = "xlssc_gpt2 v1";  // the name the checkpoints of runs before the move to lib/ carry
   mix(tag.data(), tag.size());
   for (double v : {double(s.d), double(s.D), double(s.p), double(s.heads), double(s.layers), double(s.mask),
                    double(static_cast<int>(s.pe)), s.lambda, double(ts.steps), double(ts.batch), ts.learning_rate,
@@ -309,7 +309,7 @@ double step_learning_rate(const TrainSettings& ts, int t) {
 TrainRun train(const ModelSpec& s, const TrainSettings& ts, std::uint64_t seed, std::uint64_t purpose,
                std::uint64_t init_purpose) {
   if (ts.steps < 0 || ts.batch < 1 || !(ts.learning_rate > 0))
-    throw std::invalid_argument("xlssc_gpt2::train: steps >= 0, batch >= 1, learning rate > 0");
+    throw std::invalid_argument("gpt2::train: steps >= 0, batch >= 1, learning rate > 0");
   const auto t0 = std::chrono::steady_clock::now();
   const auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
   Network net = build(s);
@@ -496,4 +496,4 @@ std::vector<Estimate> loss_by_examples(const Network& net, const ModelSpec& s, s
   return est;
 }
 
-}  // namespace icl::xlssc_gpt2
+}  // namespace icl::gpt2

@@ -1,6 +1,7 @@
 // The GPT-2-style in-context-learning model of Garg et al. (2022) as Xing et al. (2024) modify it (xlssc Sec. 3-5,
 // App. C Table 3), built from the layers of lib/icl/layers/, with its training on the every-position loss and its
-// loss against the number of in-context examples. Used by xlssc.fig2.
+// loss against the number of in-context examples (the model of xlssc's Fig. 2; a mechanism of its own, any claim or
+// user may train it).
 //
 // Model (ModelSpec; HF GPT2Model with Garg et al.'s read-in and read-out):
 //   read-in     Linear(d+1 -> p)                            Garg's `_read_in` (Xing's M_in, p x (d+1))
@@ -51,7 +52,7 @@
 #include <string>
 #include <vector>
 
-namespace icl::xlssc_gpt2 {
+namespace icl::gpt2 {
 
 enum class Pe { none, trainable, sincos };
 const char* to_string(Pe pe);  // "no PE", "trainable PE", "sin-cos PE"
@@ -144,4 +145,4 @@ Estimate paired_by_examples(const Network& net_a, const ModelSpec& sa, int ka, c
                             const ModelSpec& sb, int kb, std::uint64_t seed, std::uint64_t purpose,
                             std::uint64_t samples, int threads, double confidence = 0.99);
 
-}  // namespace icl::xlssc_gpt2
+}  // namespace icl::gpt2

@@ -1,4 +1,4 @@
-#include "claims/common/sja_algorithm1.hpp"
+#include "constructions/sja_algorithm1.hpp"
 
 #include "icl/model/tasks.hpp"
 

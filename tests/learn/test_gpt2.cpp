@@ -1,10 +1,10 @@
-// xlssc.fig2's GPT-2-style model (claims/common/xlssc_gpt2.hpp): the whole forward pass against an independent
+// xlssc.fig2's GPT-2-style model (lib/icl/learn/gpt2.hpp): the whole forward pass against an independent
 // re-implementation written here with plain loops (no layer code, no matrix products of the library), for one and
 // two layers, with and without the mask, and each positional encoding; the every-position loss's gradient against
 // central differences; the mask's causality (the masked model's output at column 2k is that of the prompt cut after
 // it); the prompts (learn::unstructured_prompts' draws, E[y^2] = 1); GPT-2's initialisation; training reproducible
 // bit for bit at any thread count; and the claim through the real command line at --quick.
-#include "claims/common/xlssc_gpt2.hpp"
+#include "icl/learn/gpt2.hpp"
 #include "icl/learn/prompts.hpp"
 #include "tests/support/cli_support.hpp"
 #include "tests/support/test_support.hpp"
@@ -18,13 +18,13 @@
 #include <vector>
 
 namespace icl {
-namespace test_xlssc_gpt2 {  // named: a unity build compiles several test files as one unit
+namespace test_gpt2 {  // named: a unity build compiles several test files as one unit
 namespace {
 
 using Eigen::MatrixXd;
 using Eigen::VectorXd;
-using xlssc_gpt2::ModelSpec;
-using xlssc_gpt2::Pe;
+using gpt2::ModelSpec;
+using gpt2::Pe;
 
 // ---- the independent reference: every product a loop ------------------------------------------------------------
 
@@ -118,9 +118,9 @@ MatrixXd reference(const Network& net, const ModelSpec& s, const MatrixXd& Z) {
 // Every parameter ~ scale N(0, 1) (far from the tiny GPT-2 initialisation, so attention is not uniform), LayerNorm
 // gammas around 1.
 Network random_model(const ModelSpec& s, std::uint64_t seed, double scale = 0.4) {
-  Network net = xlssc_gpt2::build(s);
-  VectorXd th = scale * test::random_matrix(xlssc_gpt2::parameter_count(net), 1, seed);
-  xlssc_gpt2::unpack(th, net);
+  Network net = gpt2::build(s);
+  VectorXd th = scale * test::random_matrix(gpt2::parameter_count(net), 1, seed);
+  gpt2::unpack(th, net);
   for (int l = 0; l < net.size(); ++l)
     for (auto& p : net.layer(l).params())
       if (p.name.find("gamma") != std::string::npos) p.value.array() += 1.0;
@@ -130,7 +130,7 @@ Network random_model(const ModelSpec& s, std::uint64_t seed, double scale = 0.4)
 MatrixXd prompt(const ModelSpec& s, std::uint64_t i, VectorXd* y = nullptr) {
   MatrixXd Z;
   VectorXd yy;
-  xlssc_gpt2::draw_prompt(s.d, s.D, 5, 9, i, Z, yy);
+  gpt2::draw_prompt(s.d, s.D, 5, 9, i, Z, yy);
   if (y) *y = yy;
   return Z;
 }
@@ -151,11 +151,11 @@ TEST_CASE("xlssc gpt2: the forward pass equals an independent loop implementatio
   for (const ModelSpec& s : variants()) {
     CAPTURE(s.name());
     const Network net = random_model(s, 11);
-    xlssc_gpt2::Tape t;
+    gpt2::Tape t;
     for (std::uint64_t i = 0; i < 3; ++i) {
       const MatrixXd Z = prompt(s, i);
       const MatrixXd ref = reference(net, s, Z);
-      const MatrixXd& out = xlssc_gpt2::forward(net, Z, t);
+      const MatrixXd& out = gpt2::forward(net, Z, t);
       REQUIRE(out.rows() == 1);
       REQUIRE(out.cols() == 2 * s.D + 1);
       CHECK((out - ref).cwiseAbs().maxCoeff() <= 1e-11 * (1.0 + ref.cwiseAbs().maxCoeff()));
@@ -168,13 +168,13 @@ TEST_CASE("xlssc gpt2: with the mask the output at column 2k is the cut prompt's
     ModelSpec s = variants()[7];  // 2 layers, trainable PE
     s.mask = mask;
     const Network net = random_model(s, 12);
-    xlssc_gpt2::Tape t;
+    gpt2::Tape t;
     const MatrixXd Z = prompt(s, 0);
-    const MatrixXd full = xlssc_gpt2::forward(net, Z, t);
+    const MatrixXd full = gpt2::forward(net, Z, t);
     double worst = 0;
     for (int k = 0; k < s.D; ++k) {
       const MatrixXd cut = Z.leftCols(2 * k + 1);
-      worst = std::max(worst, std::abs(xlssc_gpt2::forward(net, cut, t)(0, 2 * k) - full(0, 2 * k)));
+      worst = std::max(worst, std::abs(gpt2::forward(net, cut, t)(0, 2 * k) - full(0, 2 * k)));
     }
     if (mask) CHECK(worst <= 1e-12);
     else CHECK(worst > 1e-3);
@@ -185,34 +185,34 @@ TEST_CASE("xlssc gpt2: the every-position loss's gradient against central differ
   for (const ModelSpec& s : {variants()[6], variants()[10], variants()[11]}) {  // 2 layers: mask no PE, no mask PE, sin-cos
     CAPTURE(s.name());
     Network net = random_model(s, 13, 0.3);
-    const VectorXd th0 = xlssc_gpt2::pack(net);
+    const VectorXd th0 = gpt2::pack(net);
     VectorXd y;
     const MatrixXd Z = prompt(s, 1, &y);
-    xlssc_gpt2::Tape t;
+    gpt2::Tape t;
     WeightGrads g = net.make_grads(true);
     g.zero();
-    const double L = xlssc_gpt2::prompt_loss(net, Z, y, t, &g);
+    const double L = gpt2::prompt_loss(net, Z, y, t, &g);
     // The loss is the mean over the D+1 x-token columns.
-    const MatrixXd& out = xlssc_gpt2::forward(net, Z, t);
+    const MatrixXd& out = gpt2::forward(net, Z, t);
     double direct = 0;
     for (int i = 0; i <= s.D; ++i) direct += (out(0, 2 * i) - y[i]) * (out(0, 2 * i) - y[i]) / (s.D + 1);
     CHECK(L == doctest::Approx(direct).epsilon(1e-13));
     VectorXd grad = VectorXd::Zero(th0.size());
-    xlssc_gpt2::add_flat(g, grad);
+    gpt2::add_flat(g, grad);
     for (int q = 0; q < 60; ++q) {
       const int i = static_cast<int>((static_cast<long>(q) * 7919 + 13) % th0.size());
       VectorXd th = th0;
       const double h = 1e-5;
       th[i] = th0[i] + h;
-      xlssc_gpt2::unpack(th, net);
-      const double fp = xlssc_gpt2::prompt_loss(net, Z, y, t, nullptr);
+      gpt2::unpack(th, net);
+      const double fp = gpt2::prompt_loss(net, Z, y, t, nullptr);
       th[i] = th0[i] - h;
-      xlssc_gpt2::unpack(th, net);
-      const double fm = xlssc_gpt2::prompt_loss(net, Z, y, t, nullptr);
+      gpt2::unpack(th, net);
+      const double fm = gpt2::prompt_loss(net, Z, y, t, nullptr);
       CAPTURE(i);
       CHECK(std::abs((fp - fm) / (2 * h) - grad[i]) <= 1e-6 * (1.0 + std::abs(grad[i])));
     }
-    xlssc_gpt2::unpack(th0, net);
+    gpt2::unpack(th0, net);
   }
 }
 
@@ -226,7 +226,7 @@ TEST_CASE("xlssc gpt2: prompts are learn::unstructured_prompts' draws, E[y^2] = 
   const int n = 4000;
   for (int i = 0; i < n; ++i) {
     const double yq = draw(3, 4, static_cast<std::uint64_t>(i), Z1);
-    xlssc_gpt2::draw_prompt(d, D, 3, 4, static_cast<std::uint64_t>(i), Z2, y);
+    gpt2::draw_prompt(d, D, 3, 4, static_cast<std::uint64_t>(i), Z2, y);
     REQUIRE(Z1 == Z2);
     REQUIRE(y[D] == yq);
     for (int k = 0; k < D; ++k) REQUIRE(y[k] == Z2(d, 2 * k + 1));
@@ -238,8 +238,8 @@ TEST_CASE("xlssc gpt2: prompts are learn::unstructured_prompts' draws, E[y^2] = 
 
 TEST_CASE("xlssc gpt2: GPT-2's initialisation") {
   ModelSpec s = variants()[7];  // 2 layers, mask, trainable PE
-  Network net = xlssc_gpt2::build(s);
-  xlssc_gpt2::initialise(net, s, 1, 2);
+  Network net = gpt2::build(s);
+  gpt2::initialise(net, s, 1, 2);
   CHECK(net.weight(0, "W").cwiseAbs().maxCoeff() <= 1.0 / std::sqrt(s.d + 1.0));
   CHECK(net.weight(0, "b").cwiseAbs().maxCoeff() > 0);
   CHECK(net.weight(net.size() - 1, "W").cwiseAbs().maxCoeff() <= 1.0 / std::sqrt(static_cast<double>(s.p)));
@@ -255,25 +255,25 @@ TEST_CASE("xlssc gpt2: GPT-2's initialisation") {
 
 TEST_CASE("xlssc gpt2: training is the same bit for bit on 1 and 2 threads, and lowers the loss") {
   ModelSpec s = variants()[6];
-  xlssc_gpt2::TrainSettings ts;
+  gpt2::TrainSettings ts;
   ts.steps = 12;
   ts.batch = 100;  // two chunks, the second partial
   ts.learning_rate = 3e-3;
   ts.curve_points = 4;
   ts.threads = 1;
-  const auto r1 = xlssc_gpt2::train(s, ts, 7, 8, 9);
+  const auto r1 = gpt2::train(s, ts, 7, 8, 9);
   ts.threads = 2;
-  const auto r2 = xlssc_gpt2::train(s, ts, 7, 8, 9);
+  const auto r2 = gpt2::train(s, ts, 7, 8, 9);
   REQUIRE(r1.ok);
   CHECK(r1.steps_done == 12);
   CHECK(r1.theta == r2.theta);
   CHECK(r1.curve_loss == r2.curve_loss);
   CHECK(r1.curve_step.back() == 12);
   CHECK(r1.final_train_loss < r1.first_loss);
-  Network net = xlssc_gpt2::build(s);
-  xlssc_gpt2::unpack(r1.theta, net);
-  const auto e1 = xlssc_gpt2::loss_by_examples(net, s, 3, 4, 256, 1);
-  const auto e2 = xlssc_gpt2::loss_by_examples(net, s, 3, 4, 256, 2);
+  Network net = gpt2::build(s);
+  gpt2::unpack(r1.theta, net);
+  const auto e1 = gpt2::loss_by_examples(net, s, 3, 4, 256, 1);
+  const auto e2 = gpt2::loss_by_examples(net, s, 3, 4, 256, 2);
   REQUIRE(e1.size() == static_cast<std::size_t>(s.D + 2));  // k = 0..D and the mean over k
   double avg = 0;
   for (int k = 0; k <= s.D; ++k) avg += e1[static_cast<std::size_t>(k)].mean / (s.D + 1);
@@ -283,57 +283,57 @@ TEST_CASE("xlssc gpt2: training is the same bit for bit on 1 and 2 threads, and 
 
 TEST_CASE("xlssc gpt2: paired_by_examples runs both sides on the same prompts (issue 43)") {
   ModelSpec s = variants()[6];
-  xlssc_gpt2::TrainSettings ts;
+  gpt2::TrainSettings ts;
   ts.steps = 4;
   ts.batch = 20;
   ts.learning_rate = 3e-3;
   ts.curve_points = 2;
-  const auto ra = xlssc_gpt2::train(s, ts, 7, 8, 9), rb = xlssc_gpt2::train(s, ts, 8, 8, 9);
-  Network a = xlssc_gpt2::build(s), b = xlssc_gpt2::build(s);
-  xlssc_gpt2::unpack(ra.theta, a);
-  xlssc_gpt2::unpack(rb.theta, b);
-  const auto ea = xlssc_gpt2::loss_by_examples(a, s, 3, 4, 256, 2), eb = xlssc_gpt2::loss_by_examples(b, s, 3, 4, 256, 2);
+  const auto ra = gpt2::train(s, ts, 7, 8, 9), rb = gpt2::train(s, ts, 8, 8, 9);
+  Network a = gpt2::build(s), b = gpt2::build(s);
+  gpt2::unpack(ra.theta, a);
+  gpt2::unpack(rb.theta, b);
+  const auto ea = gpt2::loss_by_examples(a, s, 3, 4, 256, 2), eb = gpt2::loss_by_examples(b, s, 3, 4, 256, 2);
   // One network, k = D against k = 0: the difference of its curve's ends, per prompt.
-  const Estimate q0 = xlssc_gpt2::paired_by_examples(a, s, s.D, a, s, 0, 3, 4, 256, 2);
+  const Estimate q0 = gpt2::paired_by_examples(a, s, s.D, a, s, 0, 3, 4, 256, 2);
   CHECK(q0.mean == doctest::Approx(ea[static_cast<std::size_t>(s.D)].mean - ea[0].mean).epsilon(1e-12));
   CHECK(q0.samples == 256);
-  CHECK(xlssc_gpt2::paired_by_examples(a, s, 2, a, s, 2, 3, 4, 256, 2).mean == 0.0);
+  CHECK(gpt2::paired_by_examples(a, s, 2, a, s, 2, 3, 4, 256, 2).mean == 0.0);
   // Two networks on the same prompts: the difference of their means over k.
-  const Estimate ab = xlssc_gpt2::paired_by_examples(a, s, s.D + 1, b, s, s.D + 1, 3, 4, 256, 1);
+  const Estimate ab = gpt2::paired_by_examples(a, s, s.D + 1, b, s, s.D + 1, 3, 4, 256, 1);
   CHECK(ab.mean == doctest::Approx(ea.back().mean - eb.back().mean).epsilon(1e-12));
-  CHECK(xlssc_gpt2::paired_by_examples(a, s, s.D + 1, b, s, s.D + 1, 3, 4, 256, 2).mean == ab.mean);  // any threads
-  CHECK_THROWS(xlssc_gpt2::paired_by_examples(a, s, s.D + 2, b, s, 0, 3, 4, 256, 1));
+  CHECK(gpt2::paired_by_examples(a, s, s.D + 1, b, s, s.D + 1, 3, 4, 256, 2).mean == ab.mean);  // any threads
+  CHECK_THROWS(gpt2::paired_by_examples(a, s, s.D + 2, b, s, 0, 3, 4, 256, 1));
 }
 
 TEST_CASE("xlssc gpt2: warm-up and the curricula (bench-xlssc-train's options): off changes nothing, on is used") {
   // draw_prompt's `active`: the same draws with x's last coordinates 0, y from the kept ones.
   MatrixXd Z, Za;
   VectorXd y, ya;
-  xlssc_gpt2::draw_prompt(5, 4, 3, 4, 11, Z, y);
-  xlssc_gpt2::draw_prompt(5, 4, 3, 4, 11, Za, ya, 2);
+  gpt2::draw_prompt(5, 4, 3, 4, 11, Z, y);
+  gpt2::draw_prompt(5, 4, 3, 4, 11, Za, ya, 2);
   CHECK(Za.topRows(2) == Z.topRows(2));
   for (int k = 0; k <= 4; ++k) CHECK(Za.block(2, 2 * k, 3, 1).isZero());
   CHECK(Za.row(5).segment(1, 1) == ya.head(1).transpose());
   CHECK(ya != y);
   ModelSpec s = variants()[6];
-  xlssc_gpt2::TrainSettings ts;
+  gpt2::TrainSettings ts;
   ts.steps = 6;
   ts.batch = 20;
   ts.learning_rate = 3e-3;
   ts.curve_points = 6;
-  const auto plain = xlssc_gpt2::train(s, ts, 7, 8, 9);
+  const auto plain = gpt2::train(s, ts, 7, 8, 9);
   ts.dims_interval = 5;  // ignored while dims_start is 0
   ts.examples_interval = 5;
-  CHECK(xlssc_gpt2::train(s, ts, 7, 8, 9).theta == plain.theta);
+  CHECK(gpt2::train(s, ts, 7, 8, 9).theta == plain.theta);
   for (int option = 0; option < 3; ++option) {
-    xlssc_gpt2::TrainSettings o = ts;
+    gpt2::TrainSettings o = ts;
     if (option == 0) o.warmup = 4;
     if (option == 1) o.dims_start = 1;
     if (option == 2) o.examples_start = 1;
     o.threads = 1;
-    const auto r1 = xlssc_gpt2::train(s, o, 7, 8, 9);
+    const auto r1 = gpt2::train(s, o, 7, 8, 9);
     o.threads = 2;
-    const auto r2 = xlssc_gpt2::train(s, o, 7, 8, 9);
+    const auto r2 = gpt2::train(s, o, 7, 8, 9);
     CAPTURE(option);
     REQUIRE(r1.ok);
     CHECK(r1.theta != plain.theta);
@@ -342,10 +342,10 @@ TEST_CASE("xlssc gpt2: warm-up and the curricula (bench-xlssc-train's options): 
 }
 
 }  // namespace
-}  // namespace test_xlssc_gpt2
+}  // namespace test_gpt2
 }  // namespace icl
 
-namespace test_xlssc_gpt2 {
+namespace test_gpt2 {
 
 TEST_CASE("regression: xlssc.fig2 --quick (seven GPT-2-style models, parts a-e judged)") {
   const icl::test::QuickReport q = icl::test::run_quick_report("xlssc.fig2");
@@ -402,4 +402,4 @@ TEST_CASE("regression: xlssc.fig2 at the deciding budget: the control alone, par
   CHECK(b == 1);  // the fail level 1/2 is not a case at the deciding budget
 }
 
-}  // namespace test_xlssc_gpt2
+}  // namespace test_gpt2
