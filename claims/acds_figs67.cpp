@@ -11,7 +11,7 @@
 //   trained   form (8), all entries of A_0..A_{L-1}, Adam with the Sec. 4.3 schedule (resample every 100 steps, clip
 //             0.01 per matrix) at a reduced minibatch and step count (training.paper_settings_differences);
 //   precond   L steps of GD preconditioned by Sigma^-1 with one step size eta for every step (A_i = eta Sigma^-1),
-//             eta grid-searched on the exact population loss (claims/common/acds_landscape.hpp ReducedFamilyLoss:
+//             eta grid-searched on the exact population loss (exact/acds_family_loss.hpp ReducedFamilyLoss:
 //             on this family the loss does not depend on Sigma) over 81 log-spaced values in [0.01, 3];
 //   gd        L steps of plain GD (A_i = eta I), eta grid-searched over the same grid by Monte Carlo on a selection
 //             stream (its loss depends on Sigma; the exact engine is too slow at L >= 3 for a grid);
@@ -26,7 +26,7 @@
 // paper does not state its steps or learning rate, so no run of ours is known to have trained as long as its.
 // Part a: Fig. 6 (L = 3, over n); part b: Fig. 7 (n = 20, over L).
 #include "claims/common/acds_experiments.hpp"
-#include "claims/common/acds_landscape.hpp"
+#include "icl/exact/acds_family_loss.hpp"
 #include "constructions/acds_forms.hpp"
 #include "icl/claim/case_json.hpp"
 #include "icl/claim/claim_run.hpp"
@@ -92,7 +92,7 @@ Baselines search_baselines(const ClaimContext& ctx, const Point& pt, const std::
   const int d = 5;
   const std::vector<double> grid = eta_grid();
   Baselines b;
-  const acds_landscape::ReducedFamilyLoss fam(d, pt.n, pt.L, false);
+  const ReducedFamilyLoss fam(d, pt.n, pt.L, false);
   Eigen::VectorXd g;
   for (double eta : grid) {
     const double l = fam(Eigen::VectorXd::Constant(pt.L, eta), g);

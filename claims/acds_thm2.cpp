@@ -88,7 +88,7 @@ Search multistart(const learn::Parameterisation& p, const AcdsPopulation& pop, i
   pr.refine = [&](const Eigen::VectorXd& x, int effort, std::uint64_t) {
     lo.max_iterations = effort;
     learn::MinimizeResult r = learn::minimize_lbfgs(f, x, lo);
-    acds_landscape::newton_polish(f, r);
+    learn::newton_polish(f, r);
     return Eigen::VectorXd(r.theta);
   };
   pr.select = [&](const Eigen::VectorXd& x) {

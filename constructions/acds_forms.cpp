@@ -6,6 +6,18 @@
 
 #include <stdexcept>
 
+namespace icl {
+
+Eigen::MatrixXd acds_paper_sigma(const Eigen::MatrixXd& U) {
+  if (U.rows() != 5 || U.cols() != 5) throw std::invalid_argument("paper_sigma: the paper's D is 5 x 5");
+  Eigen::VectorXd D(5);
+  D << 1, 1, 0.25, 0.0625, 1;
+  const Eigen::MatrixXd S = U.transpose() * D.asDiagonal() * U;
+  return 0.5 * (S + S.transpose());
+}
+
+}  // namespace icl
+
 namespace icl::learn {
 
 namespace {

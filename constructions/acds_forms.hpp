@@ -13,6 +13,9 @@
 
 namespace icl {
 class AcdsPopulation;
+
+// Sec. 4.3's covariance Sigma = U^T D U with D = diag(1, 1, 0.25, 0.0625, 1) (d = 5 only), U orthogonal.
+Eigen::MatrixXd acds_paper_sigma(const Eigen::MatrixXd& U);
 }
 
 namespace icl::learn {

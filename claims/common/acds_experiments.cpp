@@ -3,7 +3,7 @@
 #include "constructions/acds_forms.hpp"
 #include "icl/claim/case_json.hpp"
 #include "icl/claim/claim_run.hpp"
-#include "claims/common/acds_landscape.hpp"
+#include "icl/exact/acds_family_loss.hpp"
 #include "icl/learn/optimizers.hpp"
 #include "icl/report/quantities.hpp"
 #include "icl/verdict/decision.hpp"
@@ -20,51 +20,6 @@
 #include <stdexcept>
 
 namespace icl::acds_exp {
-
-Eigen::MatrixXd random_orthogonal(int d, std::uint64_t seed, std::uint64_t purpose) {
-  PromptRng rng(seed, purpose, 0);
-  Eigen::MatrixXd G(d, d);
-  rng.fill_normal(G);
-  Eigen::HouseholderQR<Eigen::MatrixXd> qr(G);
-  Eigen::MatrixXd Q = qr.householderQ();
-  const Eigen::MatrixXd R = qr.matrixQR().triangularView<Eigen::Upper>();
-  for (int j = 0; j < d; ++j)
-    if (R(j, j) < 0) Q.col(j) *= -1.0;
-  return Q;
-}
-
-Eigen::MatrixXd paper_sigma(const Eigen::MatrixXd& U) {
-  if (U.rows() != 5 || U.cols() != 5) throw std::invalid_argument("paper_sigma: the paper's D is 5 x 5");
-  Eigen::VectorXd D(5);
-  D << 1, 1, 0.25, 0.0625, 1;
-  const Eigen::MatrixXd S = U.transpose() * D.asDiagonal() * U;
-  return 0.5 * (S + S.transpose());
-}
-
-GaussianIclModel inverse_weight_model(const Eigen::MatrixXd& sigma) {
-  const int d = static_cast<int>(sigma.rows());
-  const Eigen::MatrixXd Cinv = Eigen::MatrixXd(sigma.llt().matrixL()).inverse();
-  std::vector<Poly> basis;
-  for (int m = 0; m < d; ++m) {
-    Poly g(d);
-    for (int j = 0; j < d; ++j) g += Poly::variable(d, j) * Cinv(m, j);
-    basis.push_back(g);
-  }
-  return GaussianIclModel::from_basis(d, basis, sigma, "y = <w, x>, w ~ N(0, Sigma^-1)");
-}
-
-Eigen::MatrixXd sqrt_psd(const Eigen::MatrixXd& S) {
-  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(S);
-  return es.eigenvectors() * es.eigenvalues().cwiseMax(0.0).cwiseSqrt().asDiagonal() * es.eigenvectors().transpose();
-}
-
-double dist_identity(const Eigen::MatrixXd& M) {
-  const double f2 = M.squaredNorm();
-  if (!(f2 > 0)) return 1.0;
-  const double tr = M.trace();
-  return std::sqrt(std::max(0.0, 1.0 - tr * tr / (static_cast<double>(M.rows()) * f2)));
-}
-
 
 namespace {
 
@@ -180,7 +135,7 @@ constexpr double kDistSmall = 0.1;   // "Dist -> 0": final Dist <= 0.1
 // The family optimum of Thm. 3 (A_i = a_i Sigma^-1, form (8)) from the exact population loss: the best loss this
 // architecture reaches on its stationary family (a reference for "almost 0").
 double family_optimum(int d, int n, int L) {
-  const acds_landscape::ReducedFamilyLoss fam(d, n, L, false);
+  const ReducedFamilyLoss fam(d, n, L, false);
   const learn::Objective f = [&](const Eigen::Ref<const Eigen::VectorXd>& th, Eigen::VectorXd& g) { return fam(th, g); };
   double best = INFINITY;
   for (double a0 : {0.3, 0.6, 1.0}) {

@@ -15,6 +15,8 @@
 // confidence 1 - alpha'), and the binomial sign test's one-sided p-value is reported beside it
 // (`sign_test_p`).
 #pragma once
+#include "constructions/acds_forms.hpp"
+#include "icl/algebra/matrix_functions.hpp"
 #include "icl/claim/claim.hpp"
 #include "icl/learn/trainer.hpp"
 #include "icl/model/gaussian_model.hpp"
@@ -30,17 +32,12 @@
 
 namespace icl::acds_exp {
 
-// A Haar-distributed orthogonal d x d matrix from PromptRng(seed, purpose, 0).
-Eigen::MatrixXd random_orthogonal(int d, std::uint64_t seed, std::uint64_t purpose);
-// The paper's Sigma = U^T D U with D = diag(1, 1, 0.25, 0.0625, 1) (d = 5 only).
-Eigen::MatrixXd paper_sigma(const Eigen::MatrixXd& U);
-// y = <w, x>, x ~ N(0, Sigma), w ~ N(0, Sigma^-1): drawn as y = sum_m u_m (C^-1 x)_m, u ~ N(0, I), Sigma = C C^T.
-GaussianIclModel inverse_weight_model(const Eigen::MatrixXd& sigma);
-// The symmetric square root of a positive semi-definite matrix.
-Eigen::MatrixXd sqrt_psd(const Eigen::MatrixXd& S);
-// Dist(M, I) as above.
-double dist_identity(const Eigen::MatrixXd& M);
-
+// The pieces of the setting (lib/ and constructions/): a Haar U, Sigma = U^T D U, the task, Sigma^1/2, Dist(M, I).
+using icl::dist_identity;
+using icl::inverse_weight_model;
+using icl::random_orthogonal;
+using icl::sqrt_psd;
+inline Eigen::MatrixXd paper_sigma(const Eigen::MatrixXd& U) { return acds_paper_sigma(U); }
 
 // One training run of an acds form on the paper's distribution (Sec. 4.3 / 5.1 schedule: Adam, minibatch
 // resampled every `resample` steps, each matrix's gradient clipped to `clip`).

@@ -5,13 +5,8 @@
 // with x ~ N(0, Sigma), w ~ N(0, Sigma^-1), y = <w, x>, n context examples (exact/acds_population.hpp; the
 // project's sign convention Q_i = -[A_i, 0; 0, 0], P_i = [B_i, 0; 0, 1], X_{k+1} = X_k - B_k S_k A_k X_k).
 //
-// The reduced family loss (our derivation, used to locate the stationary point of form (11) cheaply and to
-// cross-check the engine on both forms). Write S = Sigma^{1/2} W Sigma^{1/2}, W the sample second moment of n
-// standard normal vectors. On the family the engine's T_k = Sigma^{1/2} tau_k(W) Sigma^{-1/2} with scalar
-// polynomials tau_0 = 1, tau_{k+1} = tau_k (1 - a_k b_k W tau_k^2), and Pi = Sigma^{1/2} pi(W) Sigma^{-1/2} with
-// pi = prod_k (1 - a_k W tau_k^2), so the loss E tr(Sigma_w Pi Sigma Pi^T) = E tr(pi(W)^2) = sum_j c_j(a, b) m_j
-// with the Wishart trace moments m_j = E tr(W^j) (exact/wishart_chain.hpp, Sigma = I): a polynomial in
-// (a, b) that does not depend on Sigma. Its degree in W is 2L (form (8)) and 8 at L = 2 (form (11)).
+// The reduced family loss (exact/acds_family_loss.hpp) locates the stationary point of form (11) cheaply and
+// cross-checks the engine on both forms.
 //
 // The symmetry behind the theorems (ours): f(A, B) = g(Sigma^{1/2} A Sigma^{1/2}, Sigma^{-1/2} B Sigma^{1/2}) with
 // g the isotropic loss, which is invariant under A, B -> U A U^T, U B U^T; at A_i = a_i I, B_i = b_i I its
@@ -21,6 +16,7 @@
 // claims measure this (`gradient_direction_residual`) rather than assume it.
 #pragma once
 #include "icl/claim/claim.hpp"
+#include "icl/exact/acds_family_loss.hpp"
 #include "icl/learn/optimizers.hpp"
 
 #include <Eigen/Dense>
@@ -29,28 +25,6 @@
 #include <vector>
 
 namespace icl::acds_landscape {
-
-// m_j = E tr(W^j), j = 0..jmax, W = (1/n) sum_{i<=n} z_i z_i^T, z_i ~ N(0, I_d); jmax <= 8.
-std::vector<double> wishart_trace_moments(int d, int n, int jmax);
-
-// The family loss E tr(pi(W)^2) and its gradient in theta = (a_0, [b_0,] a_1, [b_1,] ...), the group order of
-// learn::acds_family(d, L, Sigma^-1, with_B).
-class ReducedFamilyLoss {
-public:
-  ReducedFamilyLoss(int d, int n, int L, bool with_B);
-  double operator()(const Eigen::Ref<const Eigen::VectorXd>& theta, Eigen::VectorXd& grad) const;
-  int size() const { return with_B_ ? 2 * L_ : L_; }
-
-private:
-  int L_;
-  bool with_B_;
-  std::vector<double> moments_;
-};
-
-// Newton steps on f's analytic gradient (Hessian by central differences), kept while the gradient's largest
-// entry shrinks; updates r.theta, r.loss and r.gradient_norm (||g||_inf). Polishes an L-BFGS result to the floor
-// of double precision.
-void newton_polish(const learn::Objective& f, learn::MinimizeResult& r);
 
 struct Settings {
   bool form11 = false;

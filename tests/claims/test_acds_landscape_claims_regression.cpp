@@ -82,7 +82,7 @@ TEST_CASE("regression: acds.thm2 --quick") {
 }
 
 TEST_CASE("acds landscape: the reduced family loss equals the exact engine on the family, with its gradient") {
-  using icl::acds_landscape::ReducedFamilyLoss;
+  using icl::ReducedFamilyLoss;
   const int d = 2, n = 6;
   const Eigen::MatrixXd sigma = icl::test_covariance(d, 3);
   for (int L : {1, 2, 3}) {

@@ -71,4 +71,9 @@ struct MinimizeResult {
 };
 MinimizeResult minimize_lbfgs(const Objective& f, Eigen::VectorXd theta0, const LbfgsOptions& o = {});
 
+// Newton steps on f's analytic gradient (Hessian by central differences, minimum-norm steps where it is singular),
+// kept while the gradient's largest entry shrinks; updates r.theta, r.loss and r.gradient_norm (||g||_inf).
+// Polishes an L-BFGS result to the floor of double precision.
+void newton_polish(const Objective& f, MinimizeResult& r);
+
 }  // namespace icl::learn

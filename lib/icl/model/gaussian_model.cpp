@@ -135,4 +135,28 @@ const std::vector<std::pair<double, std::string>>& test_covariance_names() {
   return names;
 }
 
+Eigen::MatrixXd random_orthogonal(int d, std::uint64_t seed, std::uint64_t purpose) {
+  PromptRng rng(seed, purpose, 0);
+  Eigen::MatrixXd G(d, d);
+  rng.fill_normal(G);
+  Eigen::HouseholderQR<Eigen::MatrixXd> qr(G);
+  Eigen::MatrixXd Q = qr.householderQ();
+  const Eigen::MatrixXd R = qr.matrixQR().triangularView<Eigen::Upper>();
+  for (int j = 0; j < d; ++j)
+    if (R(j, j) < 0) Q.col(j) *= -1.0;
+  return Q;
+}
+
+GaussianIclModel inverse_weight_model(const Eigen::MatrixXd& sigma) {
+  const int d = static_cast<int>(sigma.rows());
+  const Eigen::MatrixXd Cinv = Eigen::MatrixXd(sigma.llt().matrixL()).inverse();
+  std::vector<Poly> basis;
+  for (int m = 0; m < d; ++m) {
+    Poly g(d);
+    for (int j = 0; j < d; ++j) g += Poly::variable(d, j) * Cinv(m, j);
+    basis.push_back(g);
+  }
+  return GaussianIclModel::from_basis(d, basis, sigma, "y = <w, x>, w ~ N(0, Sigma^-1)");
+}
+
 }  // namespace icl

@@ -83,4 +83,10 @@ std::string covariance_name(int kind, int d);
 // claim/claim.hpp): isotropic, diagonal, rotated, rot-k100.
 const std::vector<std::pair<double, std::string>>& test_covariance_names();
 
+// A Haar-distributed orthogonal d x d matrix from PromptRng(seed, purpose, 0) (QR of a Gaussian matrix with the signs
+// of R's diagonal moved into Q).
+Eigen::MatrixXd random_orthogonal(int d, std::uint64_t seed, std::uint64_t purpose);
+// y = <w, x>, x ~ N(0, Sigma), w ~ N(0, Sigma^-1): drawn as y = sum_m u_m (C^-1 x)_m, u ~ N(0, I), Sigma = C C^T.
+GaussianIclModel inverse_weight_model(const Eigen::MatrixXd& sigma);
+
 }  // namespace icl
