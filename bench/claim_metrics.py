@@ -1,0 +1,42 @@
+#!/usr/bin/env python3
+"""Issue 44's measures of the claim files, as the closing notes quote them.
+
+  body lines   per claims/*.cpp: lines after its opening comment block that are neither blank, nor comments, nor
+               #include lines (the code a reader reads after the claim's statement);
+  common       all lines of claims/common/*.
+
+Usage: python3 bench/claim_metrics.py [--all]   (--all: every file's body, smallest first)
+"""
+import glob
+import os
+import statistics
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def body_lines(path):
+    lines = open(path, encoding="utf-8").read().split("\n")
+    i = 0
+    while i < len(lines) and (lines[i].startswith("//") or not lines[i].strip()):
+        i += 1
+    code = [l.strip() for l in lines[i:]]
+    return sum(1 for l in code if l and not l.startswith("//") and not l.startswith("#include"))
+
+
+def main():
+    files = sorted(glob.glob(os.path.join(ROOT, "claims", "*.cpp")))
+    bodies = sorted((body_lines(f), os.path.relpath(f, ROOT)) for f in files)
+    common = sum(len(open(f, encoding="utf-8").read().split("\n")) - 1
+                 for f in glob.glob(os.path.join(ROOT, "claims", "common", "*")))
+    if "--all" in sys.argv:
+        for n, f in bodies:
+            print(f"{n:5d}  {f}")
+    small = sum(1 for n, _ in bodies if n <= 60)
+    print(f"claim files: {len(bodies)}; median body {statistics.median(n for n, _ in bodies):g} lines "
+          f"(largest {bodies[-1][0]}, {bodies[-1][1]}); {small} at most 60")
+    print(f"claims/common: {common} lines")
+
+
+if __name__ == "__main__":
+    main()
