@@ -192,6 +192,35 @@ TEST_CASE("regression: sja.fig2 --quick (dense and sparse bilinear training)") {
   CHECK(j["models"][1]["parameters"].get<int>() < j["models"][0]["parameters"].get<int>());
 }
 
+TEST_CASE("regression: sja.fig2 at the paper budget (steps, batch and trials reduced) decides both parts by the "
+          "heavy-tail rule and refutes nothing") {
+  const nlohmann::json j = icl::test::run_claim_report(
+      "sja.fig2", "--budget paper --set steps=20 --set batch=16 --set trials=2 --samples 256 --threads 2");
+  CHECK(j["budget"] == "paper");
+  CHECK(j["verdict"] != "refuted");  // not the paper's settings: a reversal cannot refute
+  CHECK(j["error_rates"]["tests"].get<std::string>().find("heavy-tail rule") != std::string::npos);
+  int a = 0, b = 0;
+  for (const auto& c : j["cases"]) {
+    (c["part"] == "a" ? a : b) += 1;
+    REQUIRE(c.contains("heavy_tail_rule_per_trial"));
+    REQUIRE(c["heavy_tail_rule_per_trial"].size() == 2);  // one per trial
+    CHECK(c["evidence"].get<std::string>().find("heavy-tail rule") != std::string::npos);
+    const std::string lo = c["part"] == "a" ? "dense_test_loss" : "long_test_loss";
+    const std::string hi = c["part"] == "a" ? "sparse_test_loss" : "short_test_loss";
+    for (int k = 0; k < 2; ++k) {
+      const auto& e = c["heavy_tail_rule_per_trial"][k];
+      if (e.is_null()) continue;
+      // Each side is the report's per-trial test loss on the same prompts, bit for bit; the cap is 100 E[y^2].
+      CHECK(e["lower"]["mean"].get<double>() == c[lo]["per_trial"][k]["mean"].get<double>());
+      CHECK(e["higher"]["mean"].get<double>() == c[hi]["per_trial"][k]["mean"].get<double>());
+      CHECK(e["higher"]["capped_mean"].get<double>() <= e["higher"]["mean"].get<double>());
+      if (c["part"] == "a") CHECK(e["higher"]["cap"].get<double>() == 100.0 * c["quantities"]["E_y2"]["value"].get<double>());
+    }
+  }
+  CHECK(a == 1);  // dense below sparse at n = 100
+  CHECK(b == 2);  // the sparse model at n below n/4 and n/2
+}
+
 TEST_CASE("regression: sja.fig4 --quick (bilinear training at two prompt lengths)") {
   const auto j = run_claim("sja.fig4");
   CHECK(count_models(j, "bilinear") == 2);
