@@ -113,6 +113,9 @@ void judge_group(ClaimRun& r, const Group& g, double alpha) {
   const ClaimContext& ctx = r.ctx();
   const bool tailed = sja_train::paired_rule(ctx);
   const bool paper_g = g.s.is_paper() && g.L == 4 && g.d == 3 && (g.dbar == 12 || g.dbar == 4);
+  // A refutation needs the paper's model as well as its schedule.
+  const trained::AgainstPaper against{paper_g, g.s.is_paper() && !paper_g ? "the model's d, dbar or L (not the paper's)"
+                                                                          : g.s.differences()};
   const int n_long = g.ns.back();
   auto params = [&](int n) {
     nlohmann::ordered_json p;
@@ -130,7 +133,7 @@ void judge_group(ClaimRun& r, const Group& g, double alpha) {
     const std::string what = fmt::format("n_train = {} below n_train = {} at n_test = {}", g.ns[i], g.ns[i - 1], n_long);
     std::vector<TailedLoss> lower, higher;
     if (tailed) lower = side(i, n_long), higher = side(i - 1, n_long);
-    const Decision dec = tailed ? sja_train::tailed_decision(ctx, g.s, lower, higher, alpha, what)
+    const Decision dec = tailed ? trained::tailed_decision(ctx, against, lower, higher, alpha, what)
                                 : judge_less_over_trials(lo.means(), hi.means(), alpha, false, paper_g, what);
     auto p = params(g.ns[i]);
     p["n_test"] = n_long;
@@ -146,7 +149,7 @@ void judge_group(ClaimRun& r, const Group& g, double alpha) {
     const std::string what = fmt::format("n_train = {}: loss at n_test = {} above n_test = {}", n, nt, n);
     std::vector<TailedLoss> lower, higher;
     if (tailed) lower = side(i, n), higher = side(i, nt);
-    const Decision dec = tailed ? sja_train::tailed_decision(ctx, g.s, lower, higher, alpha, what)
+    const Decision dec = tailed ? trained::tailed_decision(ctx, against, lower, higher, alpha, what)
                                 : judge_less_over_trials(full.means(), sh.means(), alpha, true, paper_g, what);
     auto p = params(n);
     p["n_test"] = nt;
