@@ -94,17 +94,6 @@ ClaimResult run(const ClaimContext& ctx) {
   return run_lower_bound_claim(ctx, spec);
 }
 
-// The layout of the claim's LaTeX table (report/table.hpp).
-ClaimTable table_layout() {
-  return {TableKind::bound,
-          "Proposition~4",
-          "Projected dimension $\\tilde d$ forces $L \\ge \\binom{d+2}{2}-\\tilde d$",
-          {{"stated", "Stated bound", "the stated lower bound"},
-           {"exact", "Exact inf.", "exact infimum over explicit layers"},
-           {"mc", "Construction (MC)", "loss of an explicit construction by Monte Carlo"},
-           {"corrected", "Corrected", "the corrected bound"}}};
-}
-
 const RegisterClaim reg{Claim{
     .id = "sja.prop4",
     .title = "Kernel of projected dimension d~ forces loss >= C(d+2,2) - d~",
@@ -125,7 +114,7 @@ const RegisterClaim reg{Claim{
               "If the bilinear layer implements a kernel x -> xt whose orthogonal projection onto span{v_ij} has "
               "dimension dt < C(d+2,2), then L(BTFB) >= C(d+2,2) - dt, for every attention layer and every n.",
               Strength::theorem}},
-    .table = table_layout()}};
+    .table = lower_bound_table("Proposition~4", "Projected dimension $\\tilde d$ forces $L \\ge \\binom{d+2}{2}-\\tilde d$")}};
 
 }  // namespace sja_prop4
 }  // namespace

@@ -73,17 +73,6 @@ ClaimResult run(const ClaimContext& ctx) {
   return run_lower_bound_claim(ctx, spec);
 }
 
-// The layout of the claim's LaTeX table (report/table.hpp).
-ClaimTable table_layout() {
-  return {TableKind::bound,
-          "Remark~1",
-          "Width $\\bar d < \\binom{d+2}{2}$ forces $L \\ge \\binom{d+2}{2}-\\bar d$",
-          {{"stated", "Stated bound", "the stated lower bound"},
-           {"exact", "Exact inf.", "exact infimum over explicit layers"},
-           {"mc", "Construction (MC)", "loss of an explicit construction by Monte Carlo"},
-           {"corrected", "Corrected", "the corrected bound"}}};
-}
-
 const RegisterClaim reg{Claim{
     .id = "sja.remark1",
     .title = "Width dbar < C(d+2,2) forces loss >= C(d+2,2) - dbar",
@@ -104,7 +93,7 @@ const RegisterClaim reg{Claim{
               "If the prompt's embedding dimension dbar is less than C(d+2,2), then L(BTFB) >= C(d+2,2) - dbar, for "
               "every bilinear layer of width dbar, every attention layer and every n.",
               Strength::theorem}},
-    .table = table_layout()}};
+    .table = lower_bound_table("Remark~1", "Width $\\bar d < \\binom{d+2}{2}$ forces $L \\ge \\binom{d+2}{2}-\\bar d$")}};
 
 }  // namespace sja_remark1
 }  // namespace

@@ -224,4 +224,12 @@ ClaimResult run_lower_bound_claim(const ClaimContext& ctx, const LowerBoundClaim
   });
 }
 
+ClaimTable lower_bound_table(const std::string& label, const std::string& caption) {
+  return {TableKind::bound, label, caption,
+          {{"stated", "Stated bound", "the stated lower bound"},
+           {"exact", "Exact inf.", "exact infimum over explicit layers"},
+           {"mc", "Construction (MC)", "loss of an explicit construction by Monte Carlo"},
+           {"corrected", "Corrected", "the corrected bound"}}};
+}
+
 }  // namespace icl
