@@ -66,6 +66,26 @@ int count_models(const nlohmann::json& j, const std::string& prefix) {
   return k;
 }
 
+// A case decided by the heavy-tail rule over `trials` trials (sja.fig2 and sja.fig4 at the deciding and paper budgets):
+// one entry per trial and its evidence naming the rule; each side is the report's per-trial test loss on the same
+// prompts, bit for bit (`lo`, `hi`: the sides' fields); the capped mean is below the plain one and the cap is `cap`;
+// each one-sided bound lies on its side of its mean.
+void check_heavy_tail_case(const nlohmann::json& c, const std::string& lo, const std::string& hi, double cap, int trials) {
+  REQUIRE(c.contains("heavy_tail_rule_per_trial"));
+  REQUIRE(c["heavy_tail_rule_per_trial"].size() == static_cast<std::size_t>(trials));
+  CHECK(c["evidence"].get<std::string>().find("heavy-tail rule") != std::string::npos);
+  for (int k = 0; k < trials; ++k) {
+    const auto& e = c["heavy_tail_rule_per_trial"][k];
+    if (e.is_null()) continue;
+    CHECK(e["lower"]["mean"].get<double>() == c[lo]["per_trial"][k]["mean"].get<double>());
+    CHECK(e["higher"]["mean"].get<double>() == c[hi]["per_trial"][k]["mean"].get<double>());
+    CHECK(e["higher"]["capped_mean"].get<double>() <= e["higher"]["mean"].get<double>());
+    CHECK(e["higher"]["cap"].get<double>() == cap);
+    CHECK(e["lower"]["upper_bound"].get<double>() > e["lower"]["mean"].get<double>());
+    CHECK(e["higher"]["lower_bound"].get<double>() < e["higher"]["capped_mean"].get<double>());
+  }
+}
+
 }  // namespace
 
 TEST_CASE("regression: sja.fig1 --quick (linear and dense bilinear training)") {
@@ -161,23 +181,11 @@ TEST_CASE("regression: sja.fig4 at the deciding budget decides both parts by the
   int a = 0, b = 0;
   for (const auto& c : j["cases"]) {
     (c["part"] == "a" ? a : b) += 1;
-    REQUIRE(c.contains("heavy_tail_rule_per_trial"));
-    REQUIRE(c["heavy_tail_rule_per_trial"].size() == 2);  // one per trial
-    CHECK(c["evidence"].get<std::string>().find("heavy-tail rule") != std::string::npos);
-    // Each side is the report's per-trial test loss on the same prompts, bit for bit; the capped mean is below the
-    // plain one and the cap is 100 E[y^2] = 1600 at d = 3.
-    const std::string lo = c["part"] == "a" ? "larger_n_train_test_loss" : "train_length_test_loss";
-    const std::string hi = c["part"] == "a" ? "smaller_n_train_test_loss" : "short_test_loss";
-    for (int k = 0; k < 2; ++k) {
-      const auto& e = c["heavy_tail_rule_per_trial"][k];
-      if (e.is_null()) continue;
-      CHECK(e["lower"]["mean"].get<double>() == c[lo]["per_trial"][k]["mean"].get<double>());
-      CHECK(e["higher"]["mean"].get<double>() == c[hi]["per_trial"][k]["mean"].get<double>());
-      CHECK(e["higher"]["capped_mean"].get<double>() <= e["higher"]["mean"].get<double>());
-      CHECK(e["higher"]["cap"].get<double>() == 1600.0);
-      CHECK(e["lower"]["upper_bound"].get<double>() > e["lower"]["mean"].get<double>());
-      CHECK(e["higher"]["lower_bound"].get<double>() < e["higher"]["capped_mean"].get<double>());
-    }
+    // The cap is 100 E[y^2] = 1600 at d = 3.
+    if (c["part"] == "a")
+      check_heavy_tail_case(c, "larger_n_train_test_loss", "smaller_n_train_test_loss", 1600.0, 2);
+    else
+      check_heavy_tail_case(c, "train_length_test_loss", "short_test_loss", 1600.0, 2);
   }
   CHECK(a == 1);  // 30 below 20 at n_test = 30
   CHECK(b == 2);  // each model at n_train / 2 above n_train
@@ -199,23 +207,16 @@ TEST_CASE("regression: sja.fig2 at the paper budget (steps, batch and trials red
   CHECK(j["budget"] == "paper");
   CHECK(j["verdict"] != "refuted");  // not the paper's settings: a reversal cannot refute
   CHECK(j["error_rates"]["tests"].get<std::string>().find("heavy-tail rule") != std::string::npos);
+  // The cap is 100 E[y^2] of the cubic, which part a's case reports, for both parts.
+  REQUIRE(j["cases"][0]["part"] == "a");
+  const double cap = 100.0 * j["cases"][0]["quantities"]["E_y2"]["value"].get<double>();
   int a = 0, b = 0;
   for (const auto& c : j["cases"]) {
     (c["part"] == "a" ? a : b) += 1;
-    REQUIRE(c.contains("heavy_tail_rule_per_trial"));
-    REQUIRE(c["heavy_tail_rule_per_trial"].size() == 2);  // one per trial
-    CHECK(c["evidence"].get<std::string>().find("heavy-tail rule") != std::string::npos);
-    const std::string lo = c["part"] == "a" ? "dense_test_loss" : "long_test_loss";
-    const std::string hi = c["part"] == "a" ? "sparse_test_loss" : "short_test_loss";
-    for (int k = 0; k < 2; ++k) {
-      const auto& e = c["heavy_tail_rule_per_trial"][k];
-      if (e.is_null()) continue;
-      // Each side is the report's per-trial test loss on the same prompts, bit for bit; the cap is 100 E[y^2].
-      CHECK(e["lower"]["mean"].get<double>() == c[lo]["per_trial"][k]["mean"].get<double>());
-      CHECK(e["higher"]["mean"].get<double>() == c[hi]["per_trial"][k]["mean"].get<double>());
-      CHECK(e["higher"]["capped_mean"].get<double>() <= e["higher"]["mean"].get<double>());
-      if (c["part"] == "a") CHECK(e["higher"]["cap"].get<double>() == 100.0 * c["quantities"]["E_y2"]["value"].get<double>());
-    }
+    if (c["part"] == "a")
+      check_heavy_tail_case(c, "dense_test_loss", "sparse_test_loss", cap, 2);
+    else
+      check_heavy_tail_case(c, "long_test_loss", "short_test_loss", cap, 2);
   }
   CHECK(a == 1);  // dense below sparse at n = 100
   CHECK(b == 2);  // the sparse model at n below n/4 and n/2
