@@ -70,6 +70,12 @@ struct Group {
   int d = 3, n = 200, dbar = 12, linear_layers = 6;
   Settings s;
   std::vector<int> Ls;
+  bool paper = true;  // every case of the group at the paper's settings (ClaimContext::at_paper): model and schedule
+  // Whether a reversal may refute here, and what differs from the paper where it may not.
+  trained::AgainstPaper against() const {
+    if (paper) return {true, ""};
+    return {false, s.is_paper() ? "a model setting not the paper's (d, L, n, dbar, linear layers or init_sd)" : s.differences()};
+  }
 };
 
 std::string group_key(const Case& c) {
@@ -109,6 +115,7 @@ Groups group_cases(const ClaimContext& ctx) {
       gs.order.push_back(k);
     }
     groups[k].Ls.push_back(c.geti("L"));
+    groups[k].paper = groups[k].paper && ctx.at_paper(c);
   }
   for (auto& [k, g] : groups) {
     std::sort(g.Ls.begin(), g.Ls.end());
@@ -191,8 +198,8 @@ void judge_single_block(ClaimRun& r, const Trained& t, sja_train::TailedSides& s
   const bool tailed = sja_train::paired_rule(r.ctx());
   std::vector<TailedLoss> lower, higher;
   if (tailed) lower = sides.get(g.Ls.size() - 1, g.n, 0), higher = sja_train::constant_side(t.single_block_inf, lower.size());
-  const Decision dec = tailed ? sja_train::tailed_decision(r.ctx(), g.s, lower, higher, alpha, what)
-                              : judge_less_over_trials(bl.means(), limit, alpha, false, g.s.is_paper(), what);
+  const Decision dec = tailed ? trained::tailed_decision(r.ctx(), g.against(), lower, higher, alpha, what)
+                              : judge_less_over_trials(bl.means(), limit, alpha, false, g.paper, what);
   auto p = base_params(g);
   p["L"] = g.Ls.back();
   p["comparison"] = "bilinear < single-block limit";
@@ -222,7 +229,7 @@ void judge_single_block(ClaimRun& r, const Trained& t, sja_train::TailedSides& s
 void judge_group(ClaimRun& r, const Trained& t, sja_train::TailedSides& sides, double alpha) {
   const ClaimContext& ctx = r.ctx();
   const Group& g = t.g;
-  const bool paper_g = g.s.is_paper();
+  const bool paper_g = g.paper;
   const bool paired = sja_train::paired_rule(ctx);
   const auto task = GaussianIclModel::from_task(PolynomialTask::quadratic(g.d), Eigen::MatrixXd::Identity(g.d, g.d));
   const TestLosses& lin = t.linear_loss.at(g.n);
@@ -231,7 +238,7 @@ void judge_group(ClaimRun& r, const Trained& t, sja_train::TailedSides& sides, d
     const std::string what = fmt::format("bilinear L={} below linear {} layers", g.Ls[i], g.linear_layers);
     std::vector<Estimate> diffs;
     if (paired) diffs = sja_train::paired_differences(ctx, t.bilinear[i], t.linear, task, g.dbar, g.n);
-    const Decision dec = paired ? sja_train::paired_decision(ctx, g.s, diffs, alpha, what + " (paired test prompts, every trial)")
+    const Decision dec = paired ? trained::paired_decision(ctx, g.against(), diffs, alpha, what + " (paired test prompts, every trial)")
                                 : judge_less_over_trials(bl.means(), lin.means(), alpha, false, paper_g, what);
     auto p = base_params(g);
     p["L"] = g.Ls[i];
@@ -246,7 +253,7 @@ void judge_group(ClaimRun& r, const Trained& t, sja_train::TailedSides& sides, d
     const std::string what = fmt::format("bilinear L={} below L={}", g.Ls[i], g.Ls[i - 1]);
     std::vector<Estimate> diffs;
     if (paired) diffs = sja_train::paired_differences(ctx, t.bilinear[i], t.bilinear[i - 1], task, g.dbar, g.n);
-    const Decision dec = paired ? sja_train::paired_decision(ctx, g.s, diffs, alpha, what + " (paired test prompts, every trial)")
+    const Decision dec = paired ? trained::paired_decision(ctx, g.against(), diffs, alpha, what + " (paired test prompts, every trial)")
                                 : judge_less_over_trials(lo.means(), hi.means(), alpha, false, paper_g, what);
     auto p = base_params(g);
     p["L"] = g.Ls[i];
@@ -264,7 +271,7 @@ void judge_group(ClaimRun& r, const Trained& t, sja_train::TailedSides& sides, d
       const std::string what = fmt::format("bilinear L={}: loss at n_test = {} above n_test = {}", g.Ls[i], nt, g.n);
       std::vector<TailedLoss> lower, higher;
       if (paired) lower = sides.get(i, g.n, 0), higher = sides.get(i, nt, 0);
-      const Decision dec = paired ? sja_train::tailed_decision(ctx, g.s, lower, higher, alpha, what)
+      const Decision dec = paired ? trained::tailed_decision(ctx, g.against(), lower, higher, alpha, what)
                                   : judge_less_over_trials(full.means(), sh.means(), alpha, true, paper_g, what);
       auto p = base_params(g);
       p["L"] = g.Ls[i];
@@ -291,8 +298,8 @@ void judge_heads(ClaimRun& r, const Trained& t, sja_train::TailedSides& sides, d
       const std::string what = fmt::format("bilinear L={}: first {} layers below first {} layers", L, 2 * (l + 1), 2 * l);
       std::vector<TailedLoss> lower, higher;
       if (tailed) lower = sides.get(i, g.n, l + 1 == L ? 0 : 2 * (l + 1)), higher = sides.get(i, g.n, 2 * l);
-      const Decision dec = tailed ? sja_train::tailed_decision(r.ctx(), g.s, lower, higher, alpha, what)
-                                  : judge_less_over_trials(more.means(), fewer.means(), alpha, true, g.s.is_paper(), what);
+      const Decision dec = tailed ? trained::tailed_decision(r.ctx(), g.against(), lower, higher, alpha, what)
+                                  : judge_less_over_trials(more.means(), fewer.means(), alpha, true, g.paper, what);
       auto p = base_params(g);
       p["L"] = L;
       p["comparison"] = fmt::format("{} layers < {} layers", 2 * (l + 1), 2 * l);
@@ -389,7 +396,7 @@ ClaimResult run(const ClaimContext& ctx) {
   for (const auto& key : gs.order) all.push_back(train_group(r, gs.by_key[key]));
   const bool paper = [&] {
     for (const auto& t : all)
-      if (!t.g.s.is_paper()) return false;
+      if (!t.g.paper) return false;
     return true;
   }();
   std::vector<sja_train::TailedSides> sides;  // the heavy-tail rule's sides of each group's bilinear models
@@ -411,7 +418,7 @@ ClaimResult run(const ClaimContext& ctx) {
   const std::vector<std::string> findings = findings_text(all);
   for (const auto& f : findings) r.finding(f);
   return r.finish([&](Verdict v) {
-    std::string summary = fmt::format("{} ({}): {}", to_string(v), paper ? "paper settings" : "reduced settings: " + all.front().g.s.differences(),
+    std::string summary = fmt::format("{} ({}): {}", to_string(v), paper ? "paper settings" : "reduced settings: " + all.front().g.against().differences,
                                       findings.empty() ? std::string() : findings.front());
     for (std::size_t i = 1; i < findings.size(); ++i) summary += " " + findings[i];
     return summary;

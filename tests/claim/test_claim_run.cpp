@@ -94,4 +94,35 @@ TEST_CASE("claim run: cases in order with progress; findings last; the verdict r
   CHECK_FALSE(res2.extra.contains("findings"));
 }
 
+// A case of `claim` with every parameter at its first paper value.
+Case paper_case(const Claim& claim) {
+  Case c;
+  for (const auto& p : claim.params)
+    if (!p.budget) c.params.emplace_back(p.name, grid(p, Budget::paper).front());
+  return c;
+}
+
+Case with_value(Case c, const std::string& name, double v) {
+  for (auto& [k, x] : c.params)
+    if (k == name) x = v;
+  return c;
+}
+
+TEST_CASE("at_paper: every parameter of the claim at one of its paper values, whatever the budget") {
+  const Claim* claim = find_claim("sja.fig1");
+  REQUIRE(claim != nullptr);
+  ClaimContext ctx;
+  ctx.claim_id = "sja.fig1";
+  ctx.budget = Budget::standard;  // the budget does not decide it: the case's values do
+  const Case paper = paper_case(*claim);
+  CHECK(ctx.at_paper(paper));
+  CHECK(ctx.at_paper(with_value(paper, "L", 6)));  // another of the paper's values
+  ctx.budget = Budget::paper;
+  CHECK_FALSE(ctx.at_paper(with_value(paper, "d", 5)));          // a model setting the paper does not use
+  CHECK_FALSE(ctx.at_paper(with_value(paper, "steps", 1000)));   // a reduced schedule
+  CHECK_FALSE(ctx.at_paper(with_value(paper, "init_sd", 0.1)));  // not the value the claim chose where the paper is silent
+  ctx.claim_id = "no.such.claim";
+  CHECK_FALSE(ctx.at_paper(paper));
+}
+
 }  // namespace test_claim_run

@@ -43,6 +43,19 @@ double ClaimContext::setting(const std::string& name) const {
   throw std::logic_error(claim_id + ": no budget parameter '" + name + "'");
 }
 
+bool ClaimContext::at_paper(const Case& c) const {
+  const Claim* claim = find_claim(claim_id);
+  if (!claim) return false;
+  const auto among = [](const std::vector<double>& values, double v) {
+    return std::find(values.begin(), values.end(), v) != values.end();
+  };
+  for (const auto& p : claim->params) {
+    const double v = p.budget ? setting(p.name) : c.get(p.name);
+    if (!among(grid(p, Budget::paper), v)) return false;
+  }
+  return true;
+}
+
 std::uint64_t ClaimContext::purpose(const std::string& tag) const {
   return stable_hash((claim_id + "/" + tag).c_str());
 }

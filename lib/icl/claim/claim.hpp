@@ -103,6 +103,12 @@ struct ClaimContext : SamplingPlan {
   double setting(const std::string& name) const;
   // Random-stream id for one use within this claim (e.g. "case 3"): the same for the same seed.
   std::uint64_t purpose(const std::string& tag) const;
+  // Whether case c runs at the paper's settings: every parameter of the claim at one of its paper values
+  // (grid(p, Budget::paper)), the budget parameters (ParamSpec::budget) by setting(). Whatever --budget says: a
+  // `--budget paper --set d=5` case is not at the paper's settings, a `--set steps=20000 ...` one can be. Only there
+  // may an empirical claim's reversal refute. False for a claim that is not registered. The Monte Carlo sample
+  // count is a precision, not a setting of the paper's, and is not compared.
+  bool at_paper(const Case& c) const;
 };
 
 struct ClaimResult {
