@@ -23,7 +23,6 @@
 // are equal), `mc` the Monte Carlo loss of the best diagonal pair, `general_best`, `diagonal_best`,
 // `relative_gap` ((diagonal_best - general_best) / general_best), `commutator`, `offdiagonal_in_eigenbasis`,
 // `scalar_residual`, `best_A1`, `best_A2`, `diagonal_A1`, `diagonal_A2`.
-#include "claims/common/acds_landscape.hpp"
 #include "constructions/acds_forms.hpp"
 #include "icl/claim/case_json.hpp"
 #include "icl/claim/claim_run.hpp"

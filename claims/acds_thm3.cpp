@@ -5,7 +5,8 @@
 //   inf_{A in S} sum_i ||grad_{A_i} f(A)||_F^2 = 0.
 // No condition on n or L; footnote 2: the infimum may not be attained.
 //
-// What the claim does (claims/common/acds_landscape.hpp), per case (d, L, n, covariance):
+// What the claim does (the stationary kind, lib/icl/claim/kinds/stationary.hpp, bound to the acds family by
+// claims/common/acds_landscape.hpp and constructions/acds_landscape.hpp), per case (d, L, n, covariance):
 //   1. minimises the exact population loss over the family's scalars a_i with L-BFGS from several starts, then
 //      Newton steps, on the reduced family loss E tr(pi(W)^2) (exact; microseconds per evaluation), and checks
 //      the engine's loss and family gradient (exact/acds_population.hpp through learn::acds_family) against it
@@ -17,7 +18,7 @@
 //   3. controls: the same gradient at the point moved off the family by 1e-4 of each matrix's norm in a random
 //      direction, and on the family at 1.1 x the point, must both exceed 100 x the precision (else the check
 //      could not have failed) (decision `controls`); at the latter it also measures how far each gradient block
-//      lies from span{Sigma} (`gradient_direction_residual`: the symmetry argument in the header says the full
+//      lies from span{Sigma} (`gradient_direction_residual`: the symmetry argument in constructions/acds_landscape.hpp says the full
 //      gradient on the family is c_i Sigma, so family stationarity is full stationarity);
 //   4. checks the exact loss at the point against Monte Carlo through the real forward pass (10% band; a
 //      contradiction makes the case inconclusive, too noisy is reported with its detectable discrepancy).

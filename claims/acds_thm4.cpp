@@ -10,7 +10,8 @@
 // Feasible here: L <= 2 (the exact engine expands form (11) at L = 2 to degree 8 in S, ~2 s per gradient at
 // d = 2; L = 3 reaches degree 22 and is refused). L = 1 is included though B_0 then plays no role.
 //
-// What the claim does (claims/common/acds_landscape.hpp), per case (d, L, n, covariance):
+// What the claim does (the stationary kind, lib/icl/claim/kinds/stationary.hpp, bound to the acds family by
+// claims/common/acds_landscape.hpp and constructions/acds_landscape.hpp), per case (d, L, n, covariance):
 //   1. minimises the exact population loss over the family's scalars (a_i, b_i) with L-BFGS from several
 //      starts, on the reduced family loss E tr(pi(W)^2) (exact; microseconds per evaluation), then checks the
 //      engine's family loss and family gradient against it at the point found;
@@ -22,7 +23,7 @@
 //      direction, and (default runs) on the family at 1.1 x the point, must exceed 100 x the precision (else the
 //      check could not have failed) (decision `controls`); at the latter it also measures how far each gradient
 //      block lies from span{Sigma} (A_i) or span{I} (B_i) (`gradient_direction_residual`: the symmetry argument in
-//      the header says the full gradient on the family is c_i Sigma, d_i I, so family stationarity is full
+//      constructions/acds_landscape.hpp says the full gradient on the family is c_i Sigma, d_i I, so family stationarity is full
 //      stationarity);
 //   4. checks the exact loss against Monte Carlo through the real forward pass (10% band; a contradiction makes
 //      the case inconclusive, too noisy is reported with its detectable discrepancy).

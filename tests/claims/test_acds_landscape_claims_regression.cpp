@@ -1,7 +1,7 @@
 // Regression: acds.thm2, acds.thm3, acds.thm4 (the landscape claims) through the real CLI at --quick, plus
-// unit checks of the reduced family loss they share (claims/common/acds_landscape.hpp) against the exact engine.
+// unit checks of the reduced family loss they share (exact/acds_family_loss.hpp) against the exact engine.
 // A change of verdict or of the stationary point found is a change of finding and must be looked at.
-#include "claims/common/acds_landscape.hpp"
+#include "icl/exact/acds_family_loss.hpp"
 #include "constructions/acds_forms.hpp"
 #include "icl/exact/acds_population.hpp"
 #include "icl/learn/forms.hpp"
