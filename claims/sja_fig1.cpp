@@ -357,7 +357,8 @@ void write_models(ClaimRun& r, const std::vector<Trained>& all) {
   }
   r.extra("models") = models;
   if (!all.empty()) {
-    r.extra("training") = sja_train::training_block(all.front().config, all.front().g.s, seeds, r.ctx().claim_id, extra_differences(all));
+    const Group& g0 = all.front().g;
+    r.extra("training") = trained::training_block(all.front().config, g0.against(), g0.s.init_sd, seeds, r.ctx().claim_id, extra_differences(all));
     r.result().files["training.svg"] = sja_train::curves_svg("Quadratic ICL, training loss (trial 1 of each model)", curves);
   }
 }

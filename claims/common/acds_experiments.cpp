@@ -453,7 +453,7 @@ ClaimResult run_training_experiment(const ClaimContext& ctx, bool form11) {
 std::vector<ParamSpec> training_experiment_params(int paper_n) {
   return {ParamSpec{"n", {static_cast<double>(paper_n)}, {static_cast<double>(paper_n)}, 2, 1000, true,
                     fmt::format("context length (paper: {})", paper_n)},
-          with_paper(ParamSpec{"runs", {5}, {3}, 2, 100, true, "training runs, each with its own U and initialisation (paper: 5)"}, {5}),
+          as_replications(with_paper(ParamSpec{"runs", {5}, {3}, 2, 100, true, "training runs, each with its own U and initialisation (paper: 5)"}, {5})),
           // acds.exp51 (paper n = 10) trains longer at the standard budget (about 3 min on 2 threads): at 300 steps
           // of minibatch 1000 its A_i norms had not separated (part e held in 4 of 5 runs); at 3000 steps of 4000 it
           // held in 5 of 5 (November 2026, docs/budgets.md).

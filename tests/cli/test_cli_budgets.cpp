@@ -103,6 +103,35 @@ TEST_CASE("budgets: run options decide the budget, the run mode and the default 
   CHECK_FALSE(icl::standard_budget(o));
   o.sets = {"runs=3"};
   CHECK(icl::run_mode_of(o) == "custom");  // the paper budget with a setting changed is not the paper's
+  o.sets = {"runs=20"};
+  CHECK(icl::run_mode_of(o) == "paper");   // more runs than the paper's 5 are not a reduction (replications)
+  o.sets = {"runs=5,20"};
+  CHECK(icl::run_mode_of(o) == "paper");
+  o.sets = {"runs=20", "n=10"};
+  CHECK(icl::run_mode_of(o) == "custom");  // with another setting changed it is custom again
+  o.claims = {"acds.exp43", "sja.fig2"};
+  o.sets = {"runs=20"};
+  CHECK(icl::run_mode_of(o) == "custom");  // a claim without that count
+  o.claims = {"acds.exp43"};
+  o.samples = 5000;
+  CHECK(icl::run_mode_of(o) == "custom");  // --samples overridden
+  o.samples.reset();
+  {  // the same rule for a case: at the paper's settings with more runs, not with fewer
+    icl::ClaimContext ctx;
+    ctx.claim_id = "acds.exp51";
+    const icl::Claim* c = icl::find_claim("acds.exp51");
+    REQUIRE(c != nullptr);
+    icl::Case k;
+    for (const auto& p : c->params)
+      if (!p.budget) k.params.emplace_back(p.name, icl::grid(p, icl::Budget::paper).front());
+    CHECK(ctx.at_paper(k));
+    for (auto& [name, v] : k.params)
+      if (name == "runs") v = 20;
+    CHECK(ctx.at_paper(k));
+    for (auto& [name, v] : k.params)
+      if (name == "runs") v = 3;
+    CHECK_FALSE(ctx.at_paper(k));
+  }
   o.budget = "quick";
   CHECK(icl::run_mode_of(o) == "quick");   // a quick run stays quick
   o.sets.clear();

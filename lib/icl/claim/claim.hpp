@@ -48,7 +48,16 @@ struct ParamSpec {
   // A coded parameter's names, (value, name) in order (`--set cov=rotated` for `--set cov=2`): what `list`, --set, the
   // tables and summary.md use (param_names.hpp). Empty: the values are plain numbers.
   ValueNames names = {};
+  // A count of independent repetitions (runs, trials): more than a budget's value is not a reduction, so a run that
+  // only raises it keeps its budget's run mode (run_mode_of) and stays at the paper's settings (at_paper).
+  bool replications = false;
 };
+
+// A ParamSpec marked as a count of independent repetitions (ParamSpec::replications).
+inline ParamSpec as_replications(ParamSpec p) {
+  p.replications = true;
+  return p;
+}
 
 // A ParamSpec with its paper values (--budget paper).
 inline ParamSpec with_paper(ParamSpec p, std::vector<double> paper) {
@@ -104,7 +113,8 @@ struct ClaimContext : SamplingPlan {
   // Random-stream id for one use within this claim (e.g. "case 3"): the same for the same seed.
   std::uint64_t purpose(const std::string& tag) const;
   // Whether case c runs at the paper's settings: every parameter of the claim at one of its paper values
-  // (grid(p, Budget::paper)), the budget parameters (ParamSpec::budget) by setting(). Whatever --budget says: a
+  // (grid(p, Budget::paper)) or, for a count of repetitions (ParamSpec::replications), at least the largest, the
+  // budget parameters (ParamSpec::budget) by setting(). Whatever --budget says: a
   // `--budget paper --set d=5` case is not at the paper's settings, a `--set steps=20000 ...` one can be. Only there
   // may an empirical claim's reversal refute. False for a claim that is not registered. The Monte Carlo sample
   // count is a precision, not a setting of the paper's, and is not compared.

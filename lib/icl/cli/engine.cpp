@@ -557,9 +557,39 @@ bool nothing_overridden(const RunOptions& o) { return o.sets.empty() && !o.sampl
 
 bool standard_budget(const RunOptions& o) { return run_budget(o) == Budget::standard && nothing_overridden(o); }
 
+namespace {
+// Whether the run's --set values only raise counts of independent repetitions (ParamSpec::replications) to at least
+// the budget's largest value, for every claim run, with nothing else overridden: more runs are not a reduction.
+bool only_more_replications(const RunOptions& o) {
+  if (o.samples || o.alpha != kDefaultAlpha || o.sets.empty()) return false;
+  const Budget b = run_budget(o);
+  std::map<std::string, std::vector<double>> sets;
+  try {
+    sets = parse_sets(o.sets);
+  } catch (const std::exception&) {
+    return false;
+  }
+  for (const auto& id : o.claims) {
+    const Claim* c = find_claim(id);
+    if (!c) return false;
+    for (const auto& [name, values] : sets) {
+      const auto p = std::find_if(c->params.begin(), c->params.end(), [&](const ParamSpec& q) { return q.name == name; });
+      if (p == c->params.end() || !p->replications) return false;
+      const auto& g = grid(*p, b);
+      if (g.empty()) return false;
+      const double least = *std::max_element(g.begin(), g.end());
+      for (double v : values)
+        if (v < least) return false;
+    }
+  }
+  return true;
+}
+}  // namespace
+
 std::string run_mode_of(const RunOptions& o) {
   const Budget b = run_budget(o);
-  return b == Budget::quick || nothing_overridden(o) ? to_string(b) : "custom";  // a quick run stays quick
+  // a quick run stays quick; a run that only adds repetitions keeps its budget's mode
+  return b == Budget::quick || nothing_overridden(o) || only_more_replications(o) ? to_string(b) : "custom";
 }
 
 std::string default_out_folder(const RunOptions& o, std::size_t claims_run) {

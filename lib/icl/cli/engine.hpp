@@ -46,7 +46,8 @@ Budget run_budget(const RunOptions& o);
 // The default grid and budget (run_mode "standard"): no --quick or other --budget, --set, --samples or --alpha.
 bool standard_budget(const RunOptions& o);
 // The report's run_mode: "quick" for any quick run; "standard", "deciding" or "paper" for that budget's own grids and budgets,
-// nothing overridden (--set, --samples, --alpha); "custom" otherwise.
+// nothing overridden (--set, --samples, --alpha) but counts of repetitions raised (ParamSpec::replications, e.g.
+// `--budget paper --set runs=20` for a claim whose paper value is 5); "custom" otherwise.
 std::string run_mode_of(const RunOptions& o);
 // Where `run` writes without --out. Only a full standard run writes kLatestFolder: every registered claim (`run all`)
 // at the default grid and budget (standard_budget) and the default seed. Anything else (some claims, a quick or
