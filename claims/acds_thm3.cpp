@@ -44,17 +44,6 @@ ClaimResult run(const ClaimContext& ctx) {
   return acds_landscape::run_claim(ctx, s);
 }
 
-// The layout of the claim's LaTeX table (report/table.hpp).
-ClaimTable table_layout() {
-  return {
-      TableKind::identity,
-      "Theorem~3",
-      "$\\inf$ over $A_i=a_i\\Sigma^{-1}$ of the gradient norm is $0$",
-      {{"relative_gradient_norm", "Gradient", "gradient norm at the stationary point, relative to the zero network's"},
-       {"control_off_family", "Off family", "the same $10^{-4}$ off the family (control)"},
-       {"loss_exact", "Loss", "exact loss there"}}};
-}
-
 const RegisterClaim reg{Claim{
     .id = "acds.thm3",
     .title = "inf over A_i = a_i Sigma^-1 of the gradient norm is 0",
@@ -75,7 +64,7 @@ const RegisterClaim reg{Claim{
               "For x ~ N(0, Sigma), w ~ N(0, Sigma^-1), any Sigma > 0 and any number of layers L in form (8): the infimum over "
               "A_i = a_i Sigma^-1 of sum_i ||grad_{A_i} f||_F^2 is 0 (it need not be attained).",
               Strength::theorem}},
-    .table = table_layout()}};
+    .table = stationary::table("Theorem~3", "$\\inf$ over $A_i=a_i\\Sigma^{-1}$ of the gradient norm is $0$")}};
 
 }  // namespace acds_thm3
 }  // namespace

@@ -51,17 +51,6 @@ ClaimResult run(const ClaimContext& ctx) {
   return acds_landscape::run_claim(ctx, s);
 }
 
-// The layout of the claim's LaTeX table (report/table.hpp).
-ClaimTable table_layout() {
-  return {
-      TableKind::identity,
-      "Theorem~4",
-      "Same with $P_i=\\mathrm{diag}(B_i,1)$, $B_i=b_i I$",
-      {{"relative_gradient_norm", "Gradient", "gradient norm at the stationary point, relative to the zero network's"},
-       {"control_off_family", "Off family", "the same $10^{-4}$ off the family (control)"},
-       {"loss_exact", "Loss", "exact loss there"}}};
-}
-
 const RegisterClaim reg{Claim{
     .id = "acds.thm4",
     .title = "Same with P_i = [B_i 0; 0 1], B_i = b_i I",
@@ -83,7 +72,7 @@ const RegisterClaim reg{Claim{
               "over A_i = a_i Sigma^-1, B_i = b_i I of sum_i (||grad_{A_i} f||_F^2 + ||grad_{B_i} f||_F^2) is 0 (it need "
               "not be attained).",
               Strength::theorem}},
-    .table = table_layout()}};
+    .table = stationary::table("Theorem~4", "Same with $P_i=\\mathrm{diag}(B_i,1)$, $B_i=b_i I$")}};
 
 }  // namespace acds_thm4
 }  // namespace

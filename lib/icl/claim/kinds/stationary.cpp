@@ -142,6 +142,15 @@ void Tally::add_variance_reduction(double vr) {
   vr_max = std::max(vr_max, vr);
 }
 
+ClaimTable table(const std::string& label, const std::string& caption) {
+  return {TableKind::identity,
+          label,
+          caption,
+          {{"relative_gradient_norm", "Gradient", "gradient norm at the stationary point, relative to the zero network's"},
+           {"control_off_family", "Off family", "the same $10^{-4}$ off the family (control)"},
+           {"loss_exact", "Loss", "exact loss there"}}};
+}
+
 double variance_reduction(const EqualityOutcome& o) {
   return o.total.variance(1) > 0 ? o.total.variance(0) / o.total.variance(1) : 0.0;
 }

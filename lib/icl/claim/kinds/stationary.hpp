@@ -14,6 +14,7 @@
 #pragma once
 #include "icl/claim/case_json.hpp"
 #include "icl/learn/optimizers.hpp"
+#include "icl/report/table.hpp"
 #include "icl/verdict/checks.hpp"
 #include "icl/verdict/decision.hpp"
 
@@ -92,6 +93,10 @@ struct Tally {
   void add(const std::string& label, const Settings& s, const Gradients& gr);
   void add_variance_reduction(double vr);
 };
+
+// The kind's LaTeX table (report/table.hpp): the relative gradient at the point, the off-family control and the exact
+// loss there, under `label` ("Theorem~3") and `caption`.
+ClaimTable table(const std::string& label, const std::string& caption);
 
 // The variance reduction of a check (variance of the plain estimator over the conditional one; 0 where undefined).
 double variance_reduction(const EqualityOutcome& o);
