@@ -3,6 +3,7 @@
 #include "constructions/acds_forms.hpp"
 #include "icl/claim/case_json.hpp"
 #include "icl/claim/claim_run.hpp"
+#include "icl/claim/kinds/trained.hpp"
 #include "icl/exact/acds_family_loss.hpp"
 #include "icl/learn/optimizers.hpp"
 #include "icl/report/quantities.hpp"
@@ -240,38 +241,18 @@ std::string settings_differences(const CaseRuns& k, bool form11) {
   return differences;
 }
 
-// A refuting or undecidable decision of the re-run made inconclusive, with the reason.
-Decision settle(Decision d, const CaseRuns& k, bool paper) {
-  if (!k.diverged.empty()) {
-    d.verdict = Verdict::inconclusive;
-    d.why = "a run did not finish (" + k.diverged + "); " + d.why;
-  } else if (d.verdict == Verdict::refuted && !paper) {
-    d.verdict = Verdict::inconclusive;
-    d.why = "not reproduced at reduced settings (" + fmt::format("{}", fmt::join(k.diff, "; ")) +
-            "), which cannot refute the paper's run: " + d.why;
-  } else if (d.verdict == Verdict::refuted) {
-    // The paper does not state its number of steps or its learning rate, so no run of ours is known to have
-    // trained as long as the paper's: a training that ends short of the asserted limit cannot refute it.
-    d.verdict = Verdict::inconclusive;
-    d.why = fmt::format("not reproduced after {} steps at learning rate {} (the paper's minibatch and runs; its "
-                        "number of steps and learning rate are not stated, these are ours), which cannot refute "
-                        "the paper's run: ",
-                        k.s.steps, k.s.learning_rate) +
-            d.why;
-  }
-  return d;
-}
-
-// One part's case (without progress: the unit of progress is the claim's case, all its parts).
-// `own_rule`: d already follows its part's own rule (part e), not settle's.
+// One part's case (without progress: the unit of progress is the claim's case, all its parts), its decision settled
+// against the paper (trained::settle_over_runs: the paper states neither the steps nor the learning rate, so no
+// re-run refutes) unless `own_rule` (part e: d already follows its part's own rule).
 void emit(ClaimRun& r, const Case& c, const CaseRuns& k, bool paper, double alpha, const std::string& part, Decision d,
           const std::string& name, const std::vector<double>& values, double bound, bool own_rule = false) {
-  if (!own_rule) d = settle(std::move(d), k, paper);
-  CaseJson j(c);
-  j.part(part);
-  j.quantity("bound", bound);
-  j.quantity("over_runs", over_runs(values, 1 - alpha));
-  j.field("per_run", values);
+  if (!own_rule)
+    d = trained::settle_over_runs(
+        std::move(d), k.diverged, {paper, fmt::format("{}", fmt::join(k.diff, "; "))},
+        fmt::format("not reproduced after {} steps at learning rate {} (the paper's minibatch and runs; its number of steps and "
+                    "learning rate are not stated, these are ours), which cannot refute the paper's run: ",
+                    k.s.steps, k.s.learning_rate));
+  CaseJson j = trained::over_runs_case(c, part, values, bound, alpha);
   if (part == "a") {
     j.quantity("zero_predictor_loss", static_cast<double>(k.s.d));
     if (!k.s.form11) j.quantity("family_optimum_loss", k.fam_opt);
@@ -285,22 +266,8 @@ void emit(ClaimRun& r, const Case& c, const CaseRuns& k, bool paper, double alph
     j.quantity("dist_sigma_inverse", k.dist_sinv);
     j.field("gap_to_preconditioned_per_run", k.dist_gap);
   }
-  if (d.verdict == Verdict::inconclusive)
-    j.verdict(Verdict::inconclusive, d.why, {});
-  else
-    j.verdict(d, {name});
-  j.decision(name, d);
+  trained::over_runs_verdict(j, d, name);
   r.result().cases.push_back(j.take());
-}
-
-// Both decisions confirmed: confirmed; either refuted: refuted; else inconclusive (the first's band and numbers).
-Decision both_of(const Decision& first, const Decision& second, const std::string& why) {
-  Decision both = first;
-  both.why = why;
-  both.verdict = (first.verdict == Verdict::confirmed && second.verdict == Verdict::confirmed) ? Verdict::confirmed
-                 : (first.verdict == Verdict::refuted || second.verdict == Verdict::refuted) ? Verdict::refuted
-                                                                                             : Verdict::inconclusive;
-  return both;
 }
 
 // Parts a (loss almost 0), b (Dist(S^1/2 A_i S^1/2, I) -> 0 and decreasing), c (Dist(A_i, I) away from 0), and for
@@ -323,7 +290,7 @@ void judge_parts(ClaimRun& r, const Case& c, const CaseRuns& k, bool paper, doub
     const Decision small = judge_bound_over_runs(k.dist_pre_max, kDistSmall, true, alpha, "max_i Dist(S^1/2 A_i S^1/2, I) at the end");
     const Decision drop = judge_bound_over_runs(k.dist_pre_drop, 0.0, false, alpha,
                                                 "min_i [Dist(S^1/2 A_i S^1/2, I) at init - at the end]");
-    put("b", both_of(small, drop, small.why + ". Decrease from init: " + drop.why), "dist_preconditioned_small",
+    put("b", both(small, drop, small.why + ". Decrease from init: " + drop.why), "dist_preconditioned_small",
         k.dist_pre_max, kDistSmall);
   }
   {

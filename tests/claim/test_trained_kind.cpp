@@ -104,4 +104,42 @@ TEST_CASE("trained kind: the heavy-tail rule confirms a clear gap in every trial
         Verdict::confirmed);
 }
 
+TEST_CASE("trained kind: a part decided over runs is settled against the paper, and its case written") {
+  const Decision refuted{Verdict::refuted, 0.1, 0.05, "interval above 0.1"};
+  const Decision confirmed{Verdict::confirmed, 0.1, 0.05, "interval below 0.1"};
+  const trained::AgainstPaper reduced{false, "minibatch 4000 (paper 20000)"}, paper{true, ""};
+  // A run that did not finish leaves every decision undecided, a confirmation too.
+  Decision d = trained::settle_over_runs(confirmed, "run 2 diverged: loss not finite", paper, "");
+  CHECK(d.verdict == Verdict::inconclusive);
+  CHECK(d.why.rfind("a run did not finish (run 2 diverged: loss not finite); ", 0) == 0);
+  // A refutation below the paper's settings is not one; at them it stands, unless the paper leaves the training open.
+  d = trained::settle_over_runs(refuted, "", reduced, "");
+  CHECK(d.verdict == Verdict::inconclusive);
+  CHECK(d.why.find("minibatch 4000 (paper 20000)") != std::string::npos);
+  CHECK(trained::settle_over_runs(refuted, "", paper, "").verdict == Verdict::refuted);
+  d = trained::settle_over_runs(refuted, "", paper, "the steps are not stated: ");
+  CHECK(d.verdict == Verdict::inconclusive);
+  CHECK(d.why == "the steps are not stated: interval above 0.1");
+  CHECK(trained::settle_over_runs(confirmed, "", reduced, "open: ").verdict == Verdict::confirmed);  // a confirmation stands
+
+  CaseJson j = trained::over_runs_case(Case{{{"n", 10.0}}}, "a", {0.01, 0.02, 0.03}, 0.1, 0.01);
+  trained::over_runs_verdict(j, confirmed, "loss_small");
+  const nlohmann::ordered_json out = j.json();
+  CHECK(out["part"] == "a");
+  CHECK(out["per_run"].size() == 3);
+  CHECK(out["quantities"].contains("over_runs"));
+  CHECK(out["verdict"] == "confirmed");
+  CHECK(out["basis"] == nlohmann::ordered_json::array({"loss_small"}));
+  CaseJson k = trained::over_runs_case(Case{{{"n", 10.0}}}, "b", {0.5, 0.6}, 0.1, 0.01);
+  trained::over_runs_verdict(k, trained::settle_over_runs(refuted, "", reduced, ""), "dist_small");
+  CHECK(k.json()["verdict"] == "inconclusive");
+  CHECK_FALSE(k.json().contains("basis"));
+
+  // Two decisions as one (verdict/decision.hpp both): confirmed where both are, refuted where either is.
+  CHECK(both(confirmed, confirmed, "w").verdict == Verdict::confirmed);
+  CHECK(both(confirmed, refuted, "w").verdict == Verdict::refuted);
+  CHECK(both(Decision{Verdict::inconclusive, 0, 0, ""}, confirmed, "w").verdict == Verdict::inconclusive);
+  CHECK(both(refuted, confirmed, "w").why == "w");
+}
+
 }  // namespace test_trained_kind

@@ -146,6 +146,15 @@ Decision combine_equality(const std::optional<Decision>& exact_vs_stated, const 
   return d;
 }
 
+Decision both(const Decision& first, const Decision& second, std::string why) {
+  Decision d = first;
+  d.why = std::move(why);
+  d.verdict = (first.verdict == Verdict::confirmed && second.verdict == Verdict::confirmed) ? Verdict::confirmed
+              : (first.verdict == Verdict::refuted || second.verdict == Verdict::refuted)   ? Verdict::refuted
+                                                                                            : Verdict::inconclusive;
+  return d;
+}
+
 Decision combine_exact_first(const std::optional<Decision>& exact_vs_stated, const Decision& mc_vs_stated,
                              const std::optional<Decision>& mc_vs_exact) {
   if (mc_vs_exact && mc_vs_exact->verdict == Verdict::refuted) {

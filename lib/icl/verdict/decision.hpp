@@ -89,6 +89,10 @@ Decision combine_equality(const std::optional<Decision>& exact_vs_stated, const 
 Decision combine_exact_first(const std::optional<Decision>& exact_vs_stated, const Decision& mc_vs_stated,
                              const std::optional<Decision>& mc_vs_exact);
 
+// Two decisions as one: confirmed where both are, refuted where either is, else inconclusive; `first`'s band and
+// numbers, with the words `why`.
+Decision both(const Decision& first, const Decision& second, std::string why);
+
 // About how many prompts would decide an undecided Monte Carlo decision, extrapolated from the interval's half-width
 // at e.samples (half-width ~ 1/sqrt(samples), the mean and standard deviation held where they are): the interval
 // decides once it no longer contains any of `edges` (an equality: target -/+ band; a bound: bound +/- band). The

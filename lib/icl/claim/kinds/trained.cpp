@@ -150,6 +150,37 @@ Decision tailed_decision(const ClaimContext& ctx, const AgainstPaper& p, const s
   return judge_tailed_every_trial(trials, alpha, kMinTrials, p.paper, what, budget_note(ctx, p));
 }
 
+Decision settle_over_runs(Decision d, const std::string& unfinished, const AgainstPaper& p, const std::string& open) {
+  if (!unfinished.empty()) {
+    d.verdict = Verdict::inconclusive;
+    d.why = "a run did not finish (" + unfinished + "); " + d.why;
+  } else if (d.verdict == Verdict::refuted && !p.paper) {
+    d.verdict = Verdict::inconclusive;
+    d.why = "not reproduced at reduced settings (" + p.differences + "), which cannot refute the paper's run: " + d.why;
+  } else if (d.verdict == Verdict::refuted && !open.empty()) {
+    d.verdict = Verdict::inconclusive;
+    d.why = open + d.why;
+  }
+  return d;
+}
+
+CaseJson over_runs_case(const Case& c, const std::string& part, const std::vector<double>& values, double bound, double alpha) {
+  CaseJson j(c);
+  j.part(part);
+  j.quantity("bound", bound);
+  j.quantity("over_runs", over_runs(values, 1 - alpha));
+  j.field("per_run", values);
+  return j;
+}
+
+void over_runs_verdict(CaseJson& j, const Decision& d, const std::string& name) {
+  if (d.verdict == Verdict::inconclusive)
+    j.verdict(Verdict::inconclusive, d.why, {});
+  else
+    j.verdict(d, {name});
+  j.decision(name, d);
+}
+
 nlohmann::ordered_json training_block(const learn::TrainConfig& c, const AgainstPaper& p, double init_sd,
                                       const std::vector<std::uint64_t>& seeds, const std::string& claim_id,
                                       const std::string& extra_differences) {

@@ -129,6 +129,18 @@ Decision tailed_decision(const ClaimContext& ctx, const AgainstPaper& p, const s
 // The rule in words, for a report's error_rates "tests" entry.
 std::string tailed_rule_text();
 
+// ---- A part decided on one number per trained run (judge_bound_over_runs, judge_most_runs) ----
+
+// d made inconclusive where it may not stand: a run did not finish (`unfinished` describes it, e.g. "run 3 diverged:
+// ..."), or d refutes below the paper's settings (p.differences says what the run reduces) or where the paper leaves
+// the training open (`open`, non-empty: the words said before d's own).
+Decision settle_over_runs(Decision d, const std::string& unfinished, const AgainstPaper& p, const std::string& open);
+// A part's case decided over runs: the bound, the interval of the per-run values at 1 - alpha (`over_runs`) and the
+// values (`per_run`). The claim adds its own fields, then over_runs_verdict.
+CaseJson over_runs_case(const Case& c, const std::string& part, const std::vector<double>& values, double bound, double alpha);
+// The case's verdict: d, resting on itself (recorded as the decision `name`), or inconclusive with d's words.
+void over_runs_verdict(CaseJson& j, const Decision& d, const std::string& name);
+
 // ---- The report (JSON fields, quantities, the training block and the curves) ----
 
 // Per trial: {lower: {mean, upper, tail_share}, higher: {capped_mean, lower, cap}} or null.
