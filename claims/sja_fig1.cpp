@@ -39,7 +39,7 @@
 // test prompts (the same prompts of length n through both trained models of a trial, one-sided t on the per-prompt
 // differences at the comparison's alpha), confirmed only where every trial shows it (judge_paired_every_trial: an
 // intersection-union test); the quick and standard budgets keep the Welch t over the trials' mean losses. Parts c, d
-// and e at the deciding and paper budgets follow the heavy-tail rule per trial, every trial (sja_train::tailed_decision,
+// and e at the deciding and paper budgets follow the heavy-tail rule per trial, every trial (trained::tailed_decision,
 // as sja.fig4's parts; docs/budgets.md "Heavy tails"): their earlier rule, a t over the trials' mean losses, has 1
 // degree of freedom at 2 trials (critical t 1.3e3 at the comparison's alpha), so it could not decide whatever the
 // models did, and the short-prompt losses of the L = 4 models are heavy-tailed (means up to 1e130 at n/4).

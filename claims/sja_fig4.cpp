@@ -106,7 +106,7 @@ void train_group(ClaimRun& r, Group& g) {
 
 // Parts a (larger n_train, lower loss at the longest n_test) and b (loss at n_train below n_train / 2) of one group.
 // At the deciding and paper budgets both parts follow the heavy-tail rule per trial, every trial
-// (sja_train::tailed_decision; docs/budgets.md "Heavy tails": the batch-128 models' short-prompt losses had means of
+// (trained::tailed_decision; docs/budgets.md "Heavy tails": the batch-128 models' short-prompt losses had means of
 // 1e4-2e13); at the quick and standard budgets part a takes the Welch t over the trials' mean losses and part b the
 // paired t over trials.
 void judge_group(ClaimRun& r, const Group& g, double alpha) {

@@ -84,16 +84,6 @@ std::vector<Estimate> paired_differences(const ClaimContext& ctx, const Model& l
   return trained::paired_differences(ctx, lower, higher, prompts(task, dbar, n_test), learn::LossSpec::sja(), n_test);
 }
 
-Decision paired_decision(const ClaimContext& ctx, const Settings& s, const std::vector<Estimate>& differences, double alpha,
-                         const std::string& what) {
-  return trained::paired_decision(ctx, s.against_paper(), differences, alpha, what);
-}
-
-Decision tailed_decision(const ClaimContext& ctx, const Settings& s, const std::vector<TailedLoss>& lower,
-                         const std::vector<TailedLoss>& higher, double alpha, const std::string& what) {
-  return trained::tailed_decision(ctx, s.against_paper(), lower, higher, alpha, what);
-}
-
 nlohmann::ordered_json training_block(const learn::TrainConfig& c, const Settings& s, const std::vector<std::uint64_t>& seeds,
                                       const std::string& claim_id, const std::string& extra_differences) {
   return trained::training_block(c, s.against_paper(), s.init_sd, seeds, claim_id, extra_differences);

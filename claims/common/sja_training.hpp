@@ -69,10 +69,6 @@ TestLosses test_losses(const ClaimContext& ctx, const Model& model, const Gaussi
                        int layers = 0);
 std::vector<Estimate> paired_differences(const ClaimContext& ctx, const Model& lower, const Model& higher,
                                          const GaussianIclModel& task, int dbar, int n_test);
-Decision paired_decision(const ClaimContext& ctx, const Settings& s, const std::vector<Estimate>& differences, double alpha,
-                         const std::string& what);
-Decision tailed_decision(const ClaimContext& ctx, const Settings& s, const std::vector<TailedLoss>& lower,
-                         const std::vector<TailedLoss>& higher, double alpha, const std::string& what);
 nlohmann::ordered_json training_block(const learn::TrainConfig& c, const Settings& s, const std::vector<std::uint64_t>& seeds,
                                       const std::string& claim_id, const std::string& extra_differences);
 
