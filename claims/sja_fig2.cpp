@@ -166,6 +166,7 @@ nlohmann::ordered_json write_models(ClaimRun& res, const std::vector<Run>& runs,
     std::string extra;
     if (r0.L != 5) extra = fmt::format("L = {} blocks, {} layers (paper 5 blocks, 10 layers)", r0.L, 2 * r0.L);
     if (r0.n != 100 && r0.n != 150) extra += fmt::format("{}n = {} (paper 100 in App. J, 150 in Sec. 4.2)", extra.empty() ? "" : "; ", r0.n);
+    if (r0.dbar != 15) extra += fmt::format("{}dbar = {} (paper 15)", extra.empty() ? "" : "; ", r0.dbar);
     res.extra("training") = sja_train::training_block(r0.config, r0.s, r0.dense.seeds, res.ctx().claim_id, extra);
     res.result().files["training.svg"] = sja_train::curves_svg("Cubic ICL, dense (11) vs sparse (12), training loss (trial 1)", curves);
   }

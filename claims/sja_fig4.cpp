@@ -193,6 +193,8 @@ nlohmann::ordered_json write_models(ClaimRun& r, const Groups& gs, const Group*&
       extra += "} (paper {100, 150, 200, 250} in App. I, {100, 150, 200, 280} in App. J)";
     }
     if (first->L != 4) extra += fmt::format("{}L = {} blocks (paper 4, 8 layers)", extra.empty() ? "" : "; ", first->L);
+    if (first->d != 3) extra += fmt::format("{}d = {} (paper 3)", extra.empty() ? "" : "; ", first->d);
+    if (first->dbar != 12 && first->dbar != 4) extra += fmt::format("{}dbar = {} (paper 12 in App. J, 4 in App. I)", extra.empty() ? "" : "; ", first->dbar);
     r.extra("training") = sja_train::training_block(first->config, first->s, first->models.front().seeds, r.ctx().claim_id, extra);
     r.result().files["training.svg"] = sja_train::curves_svg("Quadratic ICL by training prompt length, training loss (trial 1)", curves);
   }
