@@ -111,9 +111,7 @@ void write_losses(CaseJson& j, const Gradients& gr, double loss_family, const Eq
 
 void write_verdict(CaseJson& j, Verdict v, const std::string& why, const Decisions& ds, const EqualityOutcome& o, const Search& fs) {
   // Confirmed rests on the exact decisions; the Monte Carlo loss check only has to not contradict them.
-  j.verdict(v, why,
-            v == Verdict::confirmed ? std::vector<std::string>{"stationary", "controls", "engine_vs_reduced", "family_search"}
-                                    : std::vector<std::string>{});
+  j.verdict(v, why, {"stationary", "controls", "engine_vs_reduced", "family_search"});  // inconclusive: no basis recorded
   j.decision("stationary", ds.stationary);
   j.decision("controls", ds.control);
   j.decision("engine_vs_reduced", ds.consistency);

@@ -174,10 +174,7 @@ CaseJson over_runs_case(const Case& c, const std::string& part, const std::vecto
 }
 
 void over_runs_verdict(CaseJson& j, const Decision& d, const std::string& name) {
-  if (d.verdict == Verdict::inconclusive)
-    j.verdict(Verdict::inconclusive, d.why, {});
-  else
-    j.verdict(d, {name});
+  j.verdict(d, {name});  // an inconclusive verdict records no basis (CaseJson::verdict)
   j.decision(name, d);
 }
 
