@@ -51,9 +51,7 @@ bool ClaimContext::at_paper(const Case& c) const {
   };
   for (const auto& p : claim->params) {
     const double v = p.budget ? setting(p.name) : c.get(p.name);
-    const auto& paper = grid(p, Budget::paper);
-    if (p.replications && !paper.empty() && v >= *std::max_element(paper.begin(), paper.end())) continue;  // more runs
-    if (!among(paper, v)) return false;
+    if (!more_repetitions(p, Budget::paper, v) && !among(grid(p, Budget::paper), v)) return false;
   }
   return true;
 }
@@ -88,6 +86,11 @@ const std::vector<double>& grid(const ParamSpec& p, Budget b) {
   if (b == Budget::paper && !p.paper.empty()) return p.paper;
   if (b == Budget::deciding && !p.deciding.empty()) return p.deciding;
   return p.defaults;
+}
+
+bool more_repetitions(const ParamSpec& p, Budget b, double v) {
+  const auto& g = grid(p, b);
+  return p.replications && !g.empty() && v >= *std::max_element(g.begin(), g.end());
 }
 
 const Claim* find_claim(const std::string& id) {

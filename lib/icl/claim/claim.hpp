@@ -89,6 +89,9 @@ const char* to_string(Budget b);
 Budget budget_from_name(const std::string& name);
 // A parameter's values under a budget.
 const std::vector<double>& grid(const ParamSpec& p, Budget b);
+// Whether v is more repetitions than the budget asks: p counts repetitions (ParamSpec::replications) and v is at least
+// the largest of grid(p, b). Such a value is not a reduction (ClaimContext::at_paper, the run mode).
+bool more_repetitions(const ParamSpec& p, Budget b, double v);
 
 struct Case {
   std::vector<std::pair<std::string, double>> params;

@@ -574,12 +574,9 @@ bool only_more_replications(const RunOptions& o) {
     if (!c) return false;
     for (const auto& [name, values] : sets) {
       const auto p = std::find_if(c->params.begin(), c->params.end(), [&](const ParamSpec& q) { return q.name == name; });
-      if (p == c->params.end() || !p->replications) return false;
-      const auto& g = grid(*p, b);
-      if (g.empty()) return false;
-      const double least = *std::max_element(g.begin(), g.end());
+      if (p == c->params.end()) return false;
       for (double v : values)
-        if (v < least) return false;
+        if (!more_repetitions(*p, b, v)) return false;
     }
   }
   return true;
