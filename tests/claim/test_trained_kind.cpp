@@ -36,7 +36,7 @@ struct Setup {
 };
 
 trained::Model trained_model(const ClaimContext& ctx, const Setup& s) {
-  trained::Model m{.name = "one layer", .params = learn::full_lsa(s.d + 1, 1)};
+  trained::Model m{.name = "one layer", .params = learn::full_lsa(s.d + 1, 1), .runs = {}, .seeds = {}};
   trained::train_trials(ctx, m, s.prompts, learn::LossSpec::acds(), s.schedule, "data");
   return m;
 }
