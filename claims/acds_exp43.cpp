@@ -7,7 +7,8 @@
 // Dist(Sigma^1/2 A_i Sigma^1/2, I) -> 0 (the Thm. 3 critical point A_i = a_i Sigma^-1), (c) Dist(A_i, I) "remains
 // constant", away from 0 (the trained network is not plain GD).
 //
-// We re-run it with the project's trainer (claims/common/acds_experiments.hpp). Default: reduced minibatch and
+// We re-run it with the project's trainer (constructions/acds_training.hpp, judged in
+// claims/common/acds_experiments.hpp). Default: reduced minibatch and
 // steps (2 cores; `training.paper_settings_differences` lists every difference), the paper's settings with
 // --set batch=20000 (runs=5, resample=100 are the defaults). Each asserted comparison is judged over the runs by
 // a one-sample t interval of one number per run (the sign test's p-value is reported beside it), at the claim's

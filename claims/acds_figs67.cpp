@@ -25,7 +25,7 @@
 // lies above; alpha' = alpha / points. A refuting interval makes the point inconclusive, at any minibatch: the
 // paper does not state its steps or learning rate, so no run of ours is known to have trained as long as its.
 // Part a: Fig. 6 (L = 3, over n); part b: Fig. 7 (n = 20, over L).
-#include "claims/common/acds_experiments.hpp"
+#include "constructions/acds_training.hpp"
 #include "icl/exact/acds_family_loss.hpp"
 #include "constructions/acds_forms.hpp"
 #include "icl/claim/case_json.hpp"

@@ -1,81 +1,15 @@
-// Shared pieces of the acds (002) experiments: acds.exp43 (Sec. 4.3), acds.exp51 (Sec. 5.1), acds.figs67
-// (App. D), and acds.thm3/thm4's Monte Carlo check.
-//
-// Setting (Sec. 4.3): d = 5, x ~ N(0, Sigma), w ~ N(0, Sigma^-1), Sigma = U^T D U with U uniformly random
-// orthogonal (Haar: QR of a Gaussian matrix with the signs of R's diagonal moved into Q) and D = diag(1, 1,
-// 0.25, 0.0625, 1). Each run draws its own U from the counter-based stream (seed, purpose), so a run is
-// reproducible from the report's seed.
-//
-// Dist(M, I) = min_alpha || M / ||M||_F - alpha I ||_F = sqrt(1 - tr(M)^2 / (d ||M||_F^2)) (alpha = tr(M) / (d
-// ||M||_F), the paper's own choice); 0 exactly for a nonzero multiple of I, and 1 for M = 0 by convention.
-//
-// Statistics over runs: an asserted comparison is judged on one number per run (e.g. a final loss, or a paired
+// acds.exp43 (Sec. 4.3) and acds.exp51 (Sec. 5.1): the trained runs of constructions/acds_training.hpp judged part by
+// part. Statistics over runs: an asserted comparison is judged on one number per run (e.g. a final loss, or a paired
 // difference of two Dists in the same run) by a one-sample Student t interval over the runs
 // (`over_runs`, then verdict/decision.hpp's judge_mc_upper_bound / judge_mc_lower_bound with the interval at
 // confidence 1 - alpha'), and the binomial sign test's one-sided p-value is reported beside it
 // (`sign_test_p`).
 #pragma once
-#include "constructions/acds_forms.hpp"
-#include "icl/algebra/matrix_functions.hpp"
+#include "constructions/acds_training.hpp"
 #include "icl/claim/claim.hpp"
-#include "icl/learn/trainer.hpp"
-#include "icl/model/gaussian_model.hpp"
-#include "icl/montecarlo/statistics.hpp"
 #include "icl/verdict/over_trials.hpp"
 
-#include <Eigen/Dense>
-#include <nlohmann/json.hpp>
-
-#include <cstdint>
-#include <string>
 #include <vector>
-
-namespace icl::acds_exp {
-
-// The pieces of the setting (lib/ and constructions/): a Haar U, Sigma = U^T D U, the task, Sigma^1/2, Dist(M, I).
-using icl::dist_identity;
-using icl::inverse_weight_model;
-using icl::random_orthogonal;
-using icl::sqrt_psd;
-inline Eigen::MatrixXd paper_sigma(const Eigen::MatrixXd& U) { return acds_paper_sigma(U); }
-
-// One training run of an acds form on the paper's distribution (Sec. 4.3 / 5.1 schedule: Adam, minibatch
-// resampled every `resample` steps, each matrix's gradient clipped to `clip`).
-struct RunSettings {
-  int d = 5, n = 20, L = 3;
-  bool form11 = false;
-  int steps = 2000;
-  std::uint64_t batch = 2000;
-  int resample = 100;
-  double clip = 0.01;
-  double learning_rate = 0.01;
-  double lr_decay = 0.5;
-  int lr_decay_every = 0;
-  double init_sd = 0.1;
-  std::uint64_t test_samples = 20000;  // fresh prompts for the final test loss
-};
-
-struct RunOutcome {
-  learn::TrainConfig config;
-  learn::TrainResult result;
-  Eigen::MatrixXd U, sigma;
-  std::vector<Eigen::MatrixXd> A, B;      // trained A_i (and B_i for form (11))
-  Estimate test_loss;                     // Monte Carlo loss on fresh prompts (purpose .../test)
-  learn::LossDistribution test_losses;    // the same prompts' per-prompt losses: median, tail share
-  double zero_loss = 0;                   // E[y_q^2] = tr(Sigma Sigma^-1) = d: the loss of predicting 0
-  double init_loss = 0;                   // the first curve point's minibatch loss
-  std::vector<double> dist_pre, dist_raw; // Dist(Sigma^1/2 A_i Sigma^1/2, I), Dist(A_i, I) at the end
-  std::vector<double> dist_pre0, dist_raw0; // the same at initialisation
-  std::vector<double> dist_B;             // Dist(B_i, I), i < L-1 (form (11))
-  std::vector<double> norm_A;             // ||A_i||_F
-};
-
-// Trains run `run` (its own U and initialisation) for the case `tag`; the curve observes the Dists.
-RunOutcome train_run(const ClaimContext& ctx, const std::string& tag, int run, const RunSettings& s, double confidence);
-// Per-run JSON for a case: U-independent summary (final losses, Dists, norms, the curve).
-nlohmann::ordered_json run_json(const RunOutcome& r);
-
-}  // namespace icl::acds_exp
 
 namespace icl::acds_exp {
 
