@@ -117,7 +117,7 @@ void run_case(ClaimRun& r, const Case& c, double alpha_case, const FlowOptions& 
   j.field("lambda", quantity_matrix(lambda));
   j.field("sigma", sigma);
   j.field("sigma_bound", sigma_max);
-  append_flow_case_json(j, pl, stated, f.exact, z, f.o, f.verdict, f.limit);
+  append_flow_case_json(j, pl, stated, f);
   r.add_case(j);
   if (!t.plotted[{cov, N}] && t.loss_plot.size() < 16) {
     t.plotted[{cov, N}] = true;

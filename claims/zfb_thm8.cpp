@@ -202,7 +202,7 @@ void run_case(ClaimRun& r, const Case& c, double alpha_case, const FlowOptions& 
                            {"holds", sigma < sigma_bound}});
   j.quantity("stated_A_diagonal_spread", spread);
   j.quantity("init_kq_offdiagonal_norm", (tt / tt_norm - Eigen::MatrixXd((tt / tt_norm).diagonal().asDiagonal())).norm());
-  append_flow_case_json(j, pl, stated, f.exact, z, f.o, f.verdict, f.limit);
+  append_flow_case_json(j, pl, stated, f);
   r.result().cases.push_back(j.take());  // progress after the outside run below, as before ClaimRun
   const bool first_draw = th == ctx.cases.front().geti("theta") && sigma_frac == ctx.cases.front().get("sigma");
   if (t.loss_plot.size() < 6 && first_draw)

@@ -9,9 +9,10 @@
 
 namespace icl::zfb {
 
-void append_flow_case_json(CaseJson& j, const PopulationLoss& pl, const LsaWeights& stated,
-                           const LsaWeights& exact, const ZfbFlow& z, const EqualityOutcome& o, const Decision& verdict,
-                           const Decision& limit) {
+void append_flow_case_json(CaseJson& j, const PopulationLoss& pl, const LsaWeights& stated, const FlowCase& f) {
+  const LsaWeights& exact = f.exact;
+  const ZfbFlow& z = f.z;
+  const EqualityOutcome& o = f.o;
   const int d = stated.d();
   const bool converged = z.flow.status == FlowStatus::converged;
   const double l_flow = pl.loss(z.end), l_stated = pl.loss(stated), lower = pl.tensor_lower_bound();
@@ -31,14 +32,16 @@ void append_flow_case_json(CaseJson& j, const PopulationLoss& pl, const LsaWeigh
   j.quantity("loss_gap_to_global_min", l_flow - lower);
   j.quantity("time_to_converge", converged ? z.flow.t_end : NAN);
   j.decisions(o);
-  j.decision("limit_vs_stated", limit);
-  j.verdict(verdict);
+  j.decision("limit_vs_stated", f.limit);
+  j.verdict(f.verdict);
   j.field("reduced_form", z.reduced.to_json());
   j.json()["reduced_form"]["stayed"] = z.reduced.max_off_reduced <= 1e-12;
   const auto [clo, chi] = curvature_range(pl, z.end);
   j.field("curvature_at_endpoint", nlohmann::ordered_json{{"min_nonzero", clo}, {"max", chi}, {"ratio", chi / clo}});
   j.field("flow", z.flow.to_json());
 }
+
+namespace {
 
 Decision flow_limit_decision(const PopulationLoss& pl, const LsaWeights& stated, const LsaWeights& exact,
                              const ZfbFlow& z, const FlowTolerances& tol) {
@@ -63,36 +66,33 @@ Decision flow_limit_decision(const PopulationLoss& pl, const LsaWeights& stated,
   return d;
 }
 
+// The case's verdict from the exact decision `limit` and the Monte Carlo outcome o, worded by `texts`.
 Decision judge_flow_case(const PopulationLoss& pl, const LsaWeights& stated, const LsaWeights& exact, const ZfbFlow& z,
-                         const EqualityOutcome& o, const FlowTolerances& tol, const FlowVerdictTexts& texts) {
-  const double d_fs = relative_distance(z.end, stated), d_es = relative_distance(exact, stated),
-               d_fe = relative_distance(z.end, exact);
-  const double l_flow = pl.loss(z.end), l_stated = pl.loss(stated), lower = pl.tensor_lower_bound();
-  auto say = [&](const std::string& text) {
-    return fmt::format(fmt::runtime(text), fmt::arg("d_fs", d_fs), fmt::arg("d_es", d_es), fmt::arg("d_fe", d_fe),
-                       fmt::arg("l_flow", l_flow), fmt::arg("l_stated", l_stated), fmt::arg("lower", lower),
-                       fmt::arg("gap", l_flow - lower), fmt::arg("mc_mean", o.mc.mean),
-                       fmt::arg("mc_half", (o.mc.ci_high - o.mc.ci_low) / 2), fmt::arg("mc_why", o.verdict.why));
-  };
+                         const EqualityOutcome& o, const Decision& limit, const FlowVerdictTexts& texts) {
   Decision v;
-  const bool global = l_flow - lower <= 1e-9 * std::max(1.0, std::abs(lower));
   if (z.flow.status != FlowStatus::converged) {
-    v.why = "the flow did not converge: " + z.flow.describe();
-  } else if (d_fs <= tol.limit && d_es <= tol.exact && global && o.verdict.verdict == Verdict::confirmed) {
-    v.verdict = Verdict::confirmed;
-    v.why = say(texts.confirmed);
+    v.why = limit.why;
+    return v;
+  }
+  const std::string* text = &texts.mixed;
+  if (limit.verdict == Verdict::confirmed && o.verdict.verdict == Verdict::confirmed) {
+    v.verdict = Verdict::confirmed, text = &texts.confirmed;
     v.basis = o.verdict.basis;
     v.basis.push_back("limit_vs_stated");
-  } else if (d_fs > tol.far && d_es > tol.far && d_fe <= tol.limit && o.mc_vs_exact &&
-             o.mc_vs_exact->verdict != Verdict::refuted) {
-    v.verdict = Verdict::refuted;
-    v.why = say(texts.refuted);
+  } else if (limit.verdict == Verdict::refuted && o.mc_vs_exact && o.mc_vs_exact->verdict != Verdict::refuted) {
+    v.verdict = Verdict::refuted, text = &texts.refuted;
     v.basis = {"limit_vs_stated"};
-  } else {
-    v.why = say(texts.mixed);
   }
+  const double l_flow = pl.loss(z.end), lower = pl.tensor_lower_bound();
+  v.why = fmt::format(fmt::runtime(*text), fmt::arg("d_fs", relative_distance(z.end, stated)),
+                      fmt::arg("d_es", relative_distance(exact, stated)), fmt::arg("d_fe", relative_distance(z.end, exact)),
+                      fmt::arg("l_flow", l_flow), fmt::arg("l_stated", pl.loss(stated)), fmt::arg("lower", lower),
+                      fmt::arg("gap", l_flow - lower), fmt::arg("mc_mean", o.mc.mean),
+                      fmt::arg("mc_half", (o.mc.ci_high - o.mc.ci_low) / 2), fmt::arg("mc_why", o.verdict.why));
   return v;
 }
+
+}  // namespace
 
 void add_flow_plot_series(const ZfbFlow& z, double lower, const std::string& name, std::vector<PlotSeries>& loss_plot,
                           std::vector<PlotSeries>& dist_plot) {
@@ -132,8 +132,8 @@ FlowCase run_flow_case(const ClaimContext& ctx, double alpha_case, const Populat
   // about one time in four: the detectable discrepancy there is about twice the band).
   f.o = sequential_equality(ctx, alpha_case, f.loss_stated, f.loss_flow, flow_mc_tolerance(), Tolerance{1e-9, 1e-12},
                             prompts.dims(), 0, 4096, make_worker, 16384, true, 4 * ctx.samples);
-  f.verdict = judge_flow_case(pl, stated, f.exact, f.z, f.o, tol, texts);
   f.limit = flow_limit_decision(pl, stated, f.exact, f.z, tol);
+  f.verdict = judge_flow_case(pl, stated, f.exact, f.z, f.o, f.limit, texts);
   return f;
 }
 

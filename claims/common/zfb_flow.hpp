@@ -20,22 +20,9 @@
 
 namespace icl::zfb {
 
-// The part of a flow case's JSON shared by zfb.thm4 and zfb.thm8, appended to j in this order: the
-// quantities (losses at the stated limit and at the flow's endpoint, Monte Carlo, the stated / exact /
-// flow limits, their distances, the lower bound on the global minimum and the gap to it, the time to
-// converge), verdict, evidence, decisions, reduced_form, curvature_at_endpoint and flow. Recomputes the
-// losses, distances and curvature from pl (deterministic).
-void append_flow_case_json(CaseJson& j, const PopulationLoss& pl, const LsaWeights& stated,
-                           const LsaWeights& exact, const ZfbFlow& z, const EqualityOutcome& o, const Decision& verdict,
-                           const Decision& limit);
-
-// The verdict of one flow case of zfb.thm4 / zfb.thm8: confirmed when the flow converged to the stated limit,
-// the exact reduced-form limit lies within tolerance of it, the loss attains the global lower bound and the
-// Monte Carlo loss is within its band of the stated and exact losses (basis: limit_vs_stated, exact_vs_stated,
-// mc_vs_stated); refuted when flow and exact limit lie within tolerance of each other away from the stated limit
-// and Monte Carlo does not exclude the exact loss (basis: limit_vs_stated); inconclusive otherwise. The evidence is worded by the claim:
-// `texts` are fmt format strings with the named arguments d_fs, d_es, d_fe (relative distances flow-stated,
-// exact-stated, flow-exact), l_flow, l_stated, lower, gap (= l_flow - lower), mc_mean, mc_half, mc_why.
+// The verdict of one flow case (run_flow_case) is worded by the claim: `texts` are fmt format strings with the named
+// arguments d_fs, d_es, d_fe (relative distances flow-stated, exact-stated, flow-exact), l_flow, l_stated, lower,
+// gap (= l_flow - lower), mc_mean, mc_half, mc_why.
 struct FlowVerdictTexts {
   std::string confirmed, refuted, mixed;
 };
@@ -49,13 +36,6 @@ struct FlowTolerances {
             {"gradient_norm_to_stop", opt.grad_tol}};
   }
 };
-Decision judge_flow_case(const PopulationLoss& pl, const LsaWeights& stated, const LsaWeights& exact, const ZfbFlow& z,
-                         const EqualityOutcome& o, const FlowTolerances& tol, const FlowVerdictTexts& texts);
-// The exact half of that verdict, recorded as the case's decision "limit_vs_stated": confirmed when the flow's
-// endpoint and the exact reduced-form limit are both within tolerance of the stated limit and the endpoint's
-// loss attains the global lower bound; refuted when both lie far from it, within tolerance of each other.
-Decision flow_limit_decision(const PopulationLoss& pl, const LsaWeights& stated, const LsaWeights& exact,
-                             const ZfbFlow& z, const FlowTolerances& tol);
 
 // Appends the flow's loss gap to the global minimum and its distance to the stated limit against time to two
 // plots, as series named `name`.
@@ -69,7 +49,13 @@ void write_flow_plots(ClaimRun& r, const std::vector<PlotSeries>& loss_plot, con
 
 // One flow case of zfb.thm4 / zfb.thm8 from start to verdict: the flow from `init`, the exact reduced-form limit,
 // the loss at the endpoint by Monte Carlo through the forward pass (prompts drawn as `prompts` says, stream `tag`
-// of the claim; 5% tolerance against the stated and the exact loss), and judge_flow_case.
+// of the claim; 5% tolerance against the stated and the exact loss), and two decisions:
+//   limit    (the case's decision "limit_vs_stated", exact): confirmed when the flow's endpoint and the exact
+//            reduced-form limit are both within tolerance of the stated limit and the endpoint's loss attains the
+//            global lower bound; refuted when both lie far from it, within tolerance of each other;
+//   verdict  the case's: confirmed when `limit` is and Monte Carlo is within its band of the stated and exact losses
+//            (basis: limit_vs_stated, exact_vs_stated, mc_vs_stated); refuted when `limit` is and Monte Carlo does
+//            not exclude the exact loss (basis: limit_vs_stated); inconclusive otherwise.
 struct FlowCase {
   LsaWeights exact;  // the reduced-form limit
   ZfbFlow z;
@@ -81,6 +67,11 @@ struct FlowCase {
 FlowCase run_flow_case(const ClaimContext& ctx, double alpha_case, const PopulationLoss& pl, const LsaWeights& init,
                        const LsaWeights& stated, const FlowOptions& opt, const LsaPromptModel& prompts,
                        const std::string& tag, const FlowVerdictTexts& texts, const FlowTolerances& tol = {});
+// The part of a flow case's JSON shared by zfb.thm4 and zfb.thm8, appended to j in this order: the quantities (losses
+// at the stated limit and at the flow's endpoint, Monte Carlo, the stated / exact / flow limits, their distances, the
+// lower bound on the global minimum and the gap to it, the time to converge), decisions, verdict, reduced_form,
+// curvature_at_endpoint and flow. Recomputes the losses, distances and curvature from pl (deterministic).
+void append_flow_case_json(CaseJson& j, const PopulationLoss& pl, const LsaWeights& stated, const FlowCase& f);
 // The Monte Carlo tolerance of run_flow_case (for the report's error rates).
 inline Tolerance flow_mc_tolerance() { return Tolerance{0.05, 0.0}; }
 
