@@ -106,34 +106,6 @@ Construction case_construction(int d, int m, int dt, int basis, const Eigen::Mat
   return k;
 }
 
-// The case's verdict: the exact infimum over the family and the explicit kernel's exact loss against the bound,
-// with Monte Carlo of the kernel deciding beside them (and not contradicting its exact loss).
-Decision judge_family(const BlockEvaluation& e, const Eigen::MatrixXd& C, double stated, double inf, int m, int dt,
-                      int n) {
-  const bool mc_consistent = e.mc_vs_exact.verdict != Verdict::refuted;
-  Decision v_;
-  if (e.projected_dim != dt) {
-    v_.verdict = Verdict::inconclusive;
-    v_.why = fmt::format("INTERNAL: the construction's projected dimension is {}, not {}", e.projected_dim, dt);
-  } else if (e.exact_loss < stated * (1 - 1e-9) && e.mc_vs_stated.verdict == Verdict::refuted && mc_consistent) {
-    v_.verdict = Verdict::refuted;
-    v_.why = fmt::format("counterexample at n = {}: loss {:.6g} (exact; Monte Carlo {}) < {}", n, e.exact_loss,
-                         e.mc_vs_stated.why, stated);
-  } else if (inf >= stated * (1 - 1e-9) - 1e-12 && e.exact_loss >= stated * (1 - 1e-9) &&
-             e.mc_vs_stated.verdict == Verdict::confirmed && mc_consistent) {
-    v_.verdict = Verdict::confirmed;
-    v_.why = fmt::format("infimum over the family {:.10g} = m - dt = {} (C = I to {:.1e}); the explicit kernel at "
-                         "n = {}: exact {:.6g} (limit {:.6g}); Monte Carlo {}",
-                         inf, stated, (C - Eigen::MatrixXd::Identity(m, m)).norm(), n, e.exact_loss, e.limit,
-                         e.mc_vs_stated.why);
-  } else {
-    v_.verdict = Verdict::inconclusive;
-    v_.why = fmt::format("infimum {:.6g} vs bound {}; exact construction {:.6g}; Monte Carlo {}; vs exact {}", inf,
-                         stated, e.exact_loss, e.mc_vs_stated.why, e.mc_vs_exact.why);
-  }
-  return v_;
-}
-
 // One valid case: the family's exact infimum, and the explicit kernel's exact loss and Monte Carlo at n.
 CaseJson judge_case(const ClaimContext& ctx, ClaimRun& r, const Case& c, double alpha_case, double& closest,
                     std::string& closest_case) {
@@ -147,19 +119,10 @@ CaseJson judge_case(const ClaimContext& ctx, ClaimRun& r, const Case& c, double 
   const BlockEvaluation e = evaluate_block(ctx, alpha_case, model, k.g, C, k.layer, d, n, stated, c.label());
   r.note_looks(e.looks_planned);
 
-  Decision exact_vs_stated;
-  if (e.exact_loss < stated * (1 - 1e-9)) {
-    exact_vs_stated.verdict = Verdict::refuted;
-    exact_vs_stated.why = fmt::format("the explicit kernel's exact loss {:.8g} at n = {} < {}", e.exact_loss, n, stated);
-  } else if (inf >= stated * (1 - 1e-9) - 1e-12) {
-    exact_vs_stated.verdict = Verdict::confirmed;
-    exact_vs_stated.why = fmt::format("the exact infimum over the family {:.10g} >= {}; the explicit kernel's exact "
-                                      "loss at n = {} is {:.8g}",
-                                      inf, stated, n, e.exact_loss);
-  } else {
-    exact_vs_stated.why = fmt::format("infimum {:.8g} < {}", inf, stated);
-  }
-  const Decision v_ = judge_family(e, C, stated, inf, m, dt, n);
+  // The family lower-bound kind (claim/kinds/family_bound.hpp): the explicit kernel is the member.
+  family_bound::Case fk = family_case(e, stated, inf, "the explicit kernel", n);
+  if (e.projected_dim != dt)
+    fk.internal_error = fmt::format("INTERNAL: the construction's projected dimension is {}, not {}", e.projected_dim, dt);
   // The headline is the closest informative case: with dt = 0 the kernel reaches nothing and the loss is E[y^2] =
   // m at every n, so the bound is attained trivially there.
   if (dt > 0 && e.exact_loss / stated - 1 < closest) {
@@ -168,14 +131,14 @@ CaseJson judge_case(const ClaimContext& ctx, ClaimRun& r, const Case& c, double 
   }
 
   CaseJson j(c);
-  block_quantities(j, stated, inf, e);
+  block_quantities(j, fk, e);
   j.quantity("mc_plain", e.mc_plain);
   j.quantity("linearity_check_rms", e.linearity_rms);
   j.quantity("C_minus_identity_norm", (C - Eigen::MatrixXd::Identity(m, m)).norm());
   j.field("construction", k.desc);
   j.field("weights", layer_json(k.layer));
   j.field("projected_dimension", e.projected_dim);
-  block_verdict(j, v_, exact_vs_stated, e);
+  block_verdict(j, fk, e);
   return j;
 }
 

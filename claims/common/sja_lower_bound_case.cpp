@@ -66,73 +66,44 @@ nlohmann::ordered_json layer_json(const BilinearLayer& layer) {
 
 
 
-void block_quantities(CaseJson& j, double stated, double infimum, const BlockEvaluation& e) {
-  j.quantity("stated", stated);
-  j.quantity("exact", infimum);
-  j.quantity("mc", e.mc);
-  j.quantity("exact_construction", e.exact_loss);
+family_bound::Case family_case(const BlockEvaluation& e, double stated, double infimum, std::string member, int n) {
+  family_bound::Case k;
+  k.stated = stated, k.infimum = infimum;
+  k.member_exact = e.exact_loss, k.member_mc = e.mc;
+  k.mc_vs_stated = e.mc_vs_stated, k.mc_vs_exact = e.mc_vs_exact;
+  k.member = std::move(member);
+  k.where = fmt::format("at n = {}", n);
+  return k;
+}
+
+void block_quantities(CaseJson& j, const family_bound::Case& k, const BlockEvaluation& e) {
+  family_bound::write_quantities(j, k);
   j.quantity("construction_limit", e.limit);
 }
 
-void block_verdict(CaseJson& j, const Decision& verdict, const Decision& exact_vs_stated, const BlockEvaluation& e) {
-  j.verdict(verdict.verdict, verdict.why, {"exact_vs_stated", "mc_vs_stated"});
-  j.decision("exact_vs_stated", exact_vs_stated);
-  j.decision("mc_vs_stated", e.mc_vs_stated);
-  j.decision("mc_vs_exact_construction", e.mc_vs_exact);
+Decision block_verdict(CaseJson& j, const family_bound::Case& k, const BlockEvaluation& e) {
+  const Decision v = family_bound::write_verdict(j, k);
   j.decision("looks", fmt::format("{} of {}", e.looks_used, e.looks_planned));
+  return v;
 }
 
 LowerBoundCaseResult judge_lower_bound_case(const Case& c, const BlockEvaluation& e, const BilinearLayer& layer,
                                             const std::string& construction, const LowerBoundCase& in) {
-  const double stated = in.k, inf = in.inf, corrected = in.corrected;
-  const int n = in.n, k = in.k;
-
-  // Verdict at the worst case. A counterexample is the explicit layer at this n: its exact loss below
-  // the bound and Monte Carlo agreeing (interval below the bound, and consistent with the exact loss).
-  const bool mc_consistent = e.mc_vs_exact.verdict != Verdict::refuted;
-  Decision v_;
-  // The exact side of the verdict: the explicit layer's exact loss at n below the bound refutes it; the
-  // infimum over the family at or above it confirms it.
-  Decision exact_vs_stated;
-  if (e.exact_loss < stated * (1 - 1e-9)) {
-    exact_vs_stated.verdict = Verdict::refuted;
-    exact_vs_stated.why = fmt::format("the explicit layer's exact loss {:.8g} at n = {} < {}", e.exact_loss, n, k);
-  } else if (inf >= stated * (1 - 1e-12)) {
-    exact_vs_stated.verdict = Verdict::confirmed;
-    exact_vs_stated.why = fmt::format("the exact infimum over the family {:.8g} >= {}", inf, k);
-  } else {
-    exact_vs_stated.why = fmt::format("infimum {:.8g} < {} but the explicit layer at n = {} has exact loss {:.8g} >= {}",
-                                      inf, k, n, e.exact_loss, k);
-  }
-  if (!in.internal_error.empty()) {
-    v_.verdict = Verdict::inconclusive;
-    v_.why = in.internal_error;
-  } else if (exact_vs_stated.verdict == Verdict::refuted && e.mc_vs_stated.verdict == Verdict::refuted && mc_consistent) {
-    v_.verdict = Verdict::refuted;
-    v_.why = fmt::format("counterexample: a bilinear layer of {} with its optimal attention at n = {} has loss {:.6g} "
-                         "(exact; Monte Carlo {}) < {} = {}, margin {:.4g}; infimum over the family {:.6g}",
-                         in.layer, n, e.exact_loss, e.mc_vs_stated.why, k, in.bound, stated - e.exact_loss, inf);
-  } else if (exact_vs_stated.verdict == Verdict::confirmed && e.mc_vs_stated.verdict == Verdict::confirmed &&
-             mc_consistent) {
-    v_.verdict = Verdict::confirmed;
-    v_.why = fmt::format("the infimum over the family {:.6g} >= {}; the explicit layer at n = {}: exact {:.6g}, "
-                         "Monte Carlo {}",
-                         inf, k, n, e.exact_loss, e.mc_vs_stated.why);
-  } else {
-    v_.verdict = Verdict::inconclusive;
-    v_.why = fmt::format("infimum {:.6g} vs bound {}; at n = {} the explicit layer's exact loss is {:.6g} (limit "
-                         "{:.6g}); Monte Carlo: {}; vs exact: {}",
-                         inf, k, n, e.exact_loss, e.limit, e.mc_vs_stated.why, e.mc_vs_exact.why);
-  }
+  // The worst case: the family's exact infimum, and the explicit layer at this n as the member that would refute.
+  family_bound::Case k =
+      family_case(e, in.k, in.inf, fmt::format("a bilinear layer of {} with its optimal attention", in.layer), in.n);
+  k.bound = in.bound;
+  k.internal_error = in.internal_error;
+  const double corrected = in.corrected, inf = in.inf;
   // The corrected bound: equal to the exact infimum, below every loss measured.
   const bool corr_ok = std::abs(corrected - inf) <= 1e-9 * std::max(1.0, inf) && e.exact_loss >= corrected - 1e-9 &&
                        in.random_best_limit >= corrected - 1e-9 && e.mc_vs_stated.verdict != Verdict::inconclusive &&
                        judge_mc_lower_bound(e.mc, corrected, Tolerance{}, 0.01).verdict != Verdict::refuted;
 
   CaseJson j(c);
-  block_quantities(j, stated, inf, e);
+  block_quantities(j, k, e);
   j.quantity("corrected", corrected);
-  j.quantity("margin", stated - e.exact_loss);
+  j.quantity("margin", k.stated - e.exact_loss);
   j.quantity("mc_plain", e.mc_plain);
   j.quantity("linearity_check_rms", e.linearity_rms);
   if (std::isfinite(in.random_best_limit))
@@ -142,7 +113,7 @@ LowerBoundCaseResult judge_lower_bound_case(const Case& c, const BlockEvaluation
   j.field("weights", layer_json(layer));
   j.field("width", e.dbar);
   j.field("projected_dimension", e.projected_dim);
-  block_verdict(j, v_, exact_vs_stated, e);
+  block_verdict(j, k, e);
   j.decision("corrected_holds", corr_ok);
   return {j.take(), corr_ok};
 }

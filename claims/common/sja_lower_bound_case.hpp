@@ -6,6 +6,7 @@
 #pragma once
 #include "icl/claim/case_json.hpp"
 #include "icl/claim/claim.hpp"
+#include "icl/claim/kinds/family_bound.hpp"
 #include "icl/exact/lower_bounds.hpp"
 #include "icl/layers/network.hpp"
 #include "icl/report/table.hpp"
@@ -38,12 +39,13 @@ BlockEvaluation evaluate_block(const ClaimContext& ctx, double alpha, const Gaus
 
 nlohmann::ordered_json layer_json(const BilinearLayer& layer);
 
-// The quantities every lower-bound case reports first: stated (the bound), exact (the infimum over the
-// family), mc (the explicit layer through the forward pass), exact_construction, construction_limit.
-void block_quantities(CaseJson& j, double stated, double infimum, const BlockEvaluation& e);
-// The verdict every lower-bound case ends with (resting on exact_vs_stated and mc_vs_stated) and its decisions:
-// exact_vs_stated, mc_vs_stated, mc_vs_exact_construction, looks.
-void block_verdict(CaseJson& j, const Decision& verdict, const Decision& exact_vs_stated, const BlockEvaluation& e);
+// A case of the family lower-bound kind (claim/kinds/family_bound.hpp) whose member is the evaluated block e:
+// `member` names it in the evidence ("a bilinear layer of width 5 with its optimal attention"), evaluated at n.
+family_bound::Case family_case(const BlockEvaluation& e, double stated, double infimum, std::string member, int n);
+// The kind's quantities, then construction_limit (the member's n -> infinity loss).
+void block_quantities(CaseJson& j, const family_bound::Case& k, const BlockEvaluation& e);
+// The kind's verdict and decisions, then the Monte Carlo looks used; returns the verdict.
+Decision block_verdict(CaseJson& j, const family_bound::Case& k, const BlockEvaluation& e);
 
 struct LowerBoundCase {
   int n = 0;                             // context length
