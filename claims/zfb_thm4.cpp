@@ -60,7 +60,7 @@ std::string covariance_name(int cov, int d) {
   return n[cov];
 }
 
-const FlowVerdictTexts kTexts{
+const flow_limit::Texts kTexts{
     "flow endpoint within {d_fs:.2e} (relative) of the stated limit, exact reduced-form limit within {d_es:.2e}; loss "
     "{l_flow:.10g} attains the global lower bound {lower:.10g}; Monte Carlo: {mc_why}",
     "flow and exact reduced-form limit lie within {d_fe:.2e} of each other but {d_fs:.3g} (relative) from the stated limit; loss "
@@ -121,7 +121,7 @@ void run_case(ClaimRun& r, const Case& c, double alpha_case, const FlowOptions& 
   r.add_case(j);
   if (!t.plotted[{cov, N}] && t.loss_plot.size() < 16) {
     t.plotted[{cov, N}] = true;
-    add_flow_plot_series(z, lower, fmt::format("{} N={}", covariance_name(cov, d), N), t.loss_plot, t.dist_plot);
+    flow_limit::add_plot_series(z.flow, lower, fmt::format("{} N={}", covariance_name(cov, d), N), t.loss_plot, t.dist_plot);
   }
 }
 
@@ -158,10 +158,10 @@ ClaimResult run(const ClaimContext& ctx) {
   Tally t;
   for (const auto& c : ctx.cases) run_case(r, c, alpha_case, opt, t);
   const nlohmann::ordered_json outside = outside_assumption_3(ctx, opt);
-  r.error_rates(flow_mc_tolerance());
-  r.extra("tolerances") = FlowTolerances{}.to_json(opt);
+  r.error_rates(flow_limit::mc_tolerance());
+  r.extra("tolerances") = flow_limit::Tolerances{}.to_json(opt);
   r.extra("outside_assumption_3") = outside;
-  write_flow_plots(r, t.loss_plot, t.dist_plot);
+  flow_limit::write_plots(r, t.loss_plot, t.dist_plot);
   bool outside_all = true;
   double outside_worst = 0;
   for (const auto& j : outside) {

@@ -52,7 +52,7 @@ namespace zfb_thm8 {  // named, so that a unity build (several claim files in on
 
 using namespace zfb;
 
-const FlowVerdictTexts kTexts{
+const flow_limit::Texts kTexts{
     "flow endpoint within {d_fs:.2e} (relative) of eq. (22), exact reduced-form limit within {d_es:.2e}; loss "
     "{l_flow:.10g} attains the global lower bound; Monte Carlo over tau and prompts: {mc_why}",
     "flow and exact reduced-form limit lie within {d_fe:.2e} of each other but {d_fs:.3g} (relative) from eq. (22); loss there "
@@ -206,7 +206,7 @@ void run_case(ClaimRun& r, const Case& c, double alpha_case, const FlowOptions& 
   r.result().cases.push_back(j.take());  // progress after the outside run below, as before ClaimRun
   const bool first_draw = th == ctx.cases.front().geti("theta") && sigma_frac == ctx.cases.front().get("sigma");
   if (t.loss_plot.size() < 6 && first_draw)
-    add_flow_plot_series(z, lower, fmt::format("{} N={}", dist_name(dist), N), t.loss_plot, t.dist_plot);
+    flow_limit::add_plot_series(z.flow, lower, fmt::format("{} N={}", dist_name(dist), N), t.loss_plot, t.dist_plot);
   // Outside (21): sigma 5x the bound, same case otherwise (the theorem says nothing there).
   if (!ctx.quick && first_draw) {
     const ZfbFlow zo = zfb_gradient_flow(pl, assumption3_init(5 * sigma_bound, theta), stated, opt);
@@ -222,7 +222,7 @@ void run_case(ClaimRun& r, const Case& c, double alpha_case, const FlowOptions& 
 std::string summary_text(const ClaimContext& ctx, const Tally& t, Verdict v) {
   bool outside_ok = true;
   for (const auto& j : t.outside)
-    outside_ok &= j["flow"]["status"] == "converged" && j["distance_flow_to_stated"].get<double>() <= FlowTolerances{}.limit;
+    outside_ok &= j["flow"]["status"] == "converged" && j["distance_flow_to_stated"].get<double>() <= flow_limit::Tolerances{}.limit;
   std::string dists, ds;
   for (int k : t.dists_run) dists += fmt::format("{}{}", dists.empty() ? "" : ", ", dist_name(k));
   for (int k : t.ds_run) ds += fmt::format("{}{}", ds.empty() ? "" : ", ", k);
@@ -246,10 +246,10 @@ ClaimResult run(const ClaimContext& ctx) {
   opt.max_steps = ctx.quick ? 200000 : 1500000;
   Tally t;
   for (const auto& c : ctx.cases) run_case(r, c, alpha_case, opt, t);
-  r.error_rates(flow_mc_tolerance());
-  r.extra("tolerances") = FlowTolerances{}.to_json(opt);
+  r.error_rates(flow_limit::mc_tolerance());
+  r.extra("tolerances") = flow_limit::Tolerances{}.to_json(opt);
   r.extra("outside_condition_21") = t.outside;
-  write_flow_plots(r, t.loss_plot, t.dist_plot);
+  flow_limit::write_plots(r, t.loss_plot, t.dist_plot);
   r.finding(fmt::format(
       "Matrix structure: the flows start from dense Theta Theta^T (off-diagonal part up to {:.3g} of its unit Frobenius "
       "norm) and the stated A ranges from a multiple of I (i.i.d. entries, spread {:.3g}) to diagonal entries differing "

@@ -41,84 +41,9 @@ void append_flow_case_json(CaseJson& j, const PopulationLoss& pl, const LsaWeigh
   j.field("flow", z.flow.to_json());
 }
 
-namespace {
-
-Decision flow_limit_decision(const PopulationLoss& pl, const LsaWeights& stated, const LsaWeights& exact,
-                             const ZfbFlow& z, const FlowTolerances& tol) {
-  const double d_fs = relative_distance(z.end, stated), d_es = relative_distance(exact, stated),
-               d_fe = relative_distance(z.end, exact);
-  const double l_flow = pl.loss(z.end), lower = pl.tensor_lower_bound();
-  const bool global = l_flow - lower <= 1e-9 * std::max(1.0, std::abs(lower));
-  Decision d;
-  d.band = tol.limit;
-  if (z.flow.status != FlowStatus::converged) {
-    d.why = "the flow did not converge: " + z.flow.describe();
-  } else if (d_fs <= tol.limit && d_es <= tol.exact && global) {
-    d.verdict = Verdict::confirmed;
-  } else if (d_fs > tol.far && d_es > tol.far && d_fe <= tol.limit) {
-    d.verdict = Verdict::refuted;
-  }
-  if (d.why.empty())
-    d.why = fmt::format("relative distances: flow endpoint to the stated limit {:.3g} (tolerance {:.0e}), exact "
-                        "reduced-form limit to the stated limit {:.3g} (tolerance {:.0e}), flow to exact {:.3g}; loss "
-                        "gap to the global lower bound {:.3g}",
-                        d_fs, tol.limit, d_es, tol.exact, d_fe, l_flow - lower);
-  return d;
-}
-
-// The case's verdict from the exact decision `limit` and the Monte Carlo outcome o, worded by `texts`.
-Decision judge_flow_case(const PopulationLoss& pl, const LsaWeights& stated, const LsaWeights& exact, const ZfbFlow& z,
-                         const EqualityOutcome& o, const Decision& limit, const FlowVerdictTexts& texts) {
-  Decision v;
-  if (z.flow.status != FlowStatus::converged) {
-    v.why = limit.why;
-    return v;
-  }
-  const std::string* text = &texts.mixed;
-  if (limit.verdict == Verdict::confirmed && o.verdict.verdict == Verdict::confirmed) {
-    v.verdict = Verdict::confirmed, text = &texts.confirmed;
-    v.basis = o.verdict.basis;
-    v.basis.push_back("limit_vs_stated");
-  } else if (limit.verdict == Verdict::refuted && o.mc_vs_exact && o.mc_vs_exact->verdict != Verdict::refuted) {
-    v.verdict = Verdict::refuted, text = &texts.refuted;
-    v.basis = {"limit_vs_stated"};
-  }
-  const double l_flow = pl.loss(z.end), lower = pl.tensor_lower_bound();
-  v.why = fmt::format(fmt::runtime(*text), fmt::arg("d_fs", relative_distance(z.end, stated)),
-                      fmt::arg("d_es", relative_distance(exact, stated)), fmt::arg("d_fe", relative_distance(z.end, exact)),
-                      fmt::arg("l_flow", l_flow), fmt::arg("l_stated", pl.loss(stated)), fmt::arg("lower", lower),
-                      fmt::arg("gap", l_flow - lower), fmt::arg("mc_mean", o.mc.mean),
-                      fmt::arg("mc_half", (o.mc.ci_high - o.mc.ci_low) / 2), fmt::arg("mc_why", o.verdict.why));
-  return v;
-}
-
-}  // namespace
-
-void add_flow_plot_series(const ZfbFlow& z, double lower, const std::string& name, std::vector<PlotSeries>& loss_plot,
-                          std::vector<PlotSeries>& dist_plot) {
-  PlotSeries ls{name, {}, {}}, ds = ls;
-  for (const auto& s : z.flow.trace) {
-    ls.t.push_back(s.t), ls.y.push_back(s.loss - lower);
-    ds.t.push_back(s.t), ds.y.push_back(s.distance);
-  }
-  loss_plot.push_back(ls);
-  dist_plot.push_back(ds);
-}
-
-void write_flow_plots(ClaimRun& r, const std::vector<PlotSeries>& loss_plot, const std::vector<PlotSeries>& dist_plot) {
-  const std::string& id = r.ctx().claim_id;
-  r.extra("plots") = {fmt::format("{}.loss.svg", id), fmt::format("{}.distance.svg", id)};
-  const PlotSpec loss_spec{std::string("Loss gap L(t) - global minimum"), "t", "loss gap", true, true, loss_plot};
-  const PlotSpec dist_spec{std::string("||theta(t) - theta_*|| / ||theta_*||"), "t", "relative distance", true,
-                           true, dist_plot};
-  r.extra("figures") = {{"loss", plot_json(loss_spec)}, {"distance", plot_json(dist_spec)}};
-  r.result().files["loss.svg"] = svg_plot(loss_spec);
-  r.result().files["distance.svg"] = svg_plot(dist_spec);
-}
-
 FlowCase run_flow_case(const ClaimContext& ctx, double alpha_case, const PopulationLoss& pl, const LsaWeights& init,
                        const LsaWeights& stated, const FlowOptions& opt, const LsaPromptModel& prompts,
-                       const std::string& tag, const FlowVerdictTexts& texts, const FlowTolerances& tol) {
+                       const std::string& tag, const flow_limit::Texts& texts, const flow_limit::Tolerances& tol) {
   FlowCase f;
   f.exact = reduced_form_limit(pl, init);
   f.z = zfb_gradient_flow(pl, init, stated, opt);
@@ -130,10 +55,12 @@ FlowCase run_flow_case(const ClaimContext& ctx, double alpha_case, const Populat
   // Budget moves to the cases that need it: a case whose Monte Carlo-vs-exact decision is still open at
   // ctx.samples runs on, doubling, up to 4 ctx.samples (at --quick a true case otherwise stays inconclusive
   // about one time in four: the detectable discrepancy there is about twice the band).
-  f.o = sequential_equality(ctx, alpha_case, f.loss_stated, f.loss_flow, flow_mc_tolerance(), Tolerance{1e-9, 1e-12},
+  f.o = sequential_equality(ctx, alpha_case, f.loss_stated, f.loss_flow, flow_limit::mc_tolerance(), Tolerance{1e-9, 1e-12},
                             prompts.dims(), 0, 4096, make_worker, 16384, true, 4 * ctx.samples);
-  f.limit = flow_limit_decision(pl, stated, f.exact, f.z, tol);
-  f.verdict = judge_flow_case(pl, stated, f.exact, f.z, f.o, f.limit, texts);
+  const flow_limit::Numbers k = flow_limit::numbers(f.z.flow, f.z.end.theta(), stated.theta(), f.exact.theta(), f.loss_flow,
+                                                     f.loss_stated, f.global_lower_bound);
+  f.limit = flow_limit::limit_decision(k, tol);
+  f.verdict = flow_limit::verdict(k, f.o, f.limit, texts);
   return f;
 }
 

@@ -1,0 +1,88 @@
+// The flow-limit kind (flow_limit.hpp): the exact limit decision, the case verdict and the flows' plots.
+#include "icl/claim/kinds/flow_limit.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace icl::flow_limit {
+
+double relative_distance(const Eigen::VectorXd& a, const Eigen::VectorXd& b) { return (a - b).norm() / b.norm(); }
+
+Numbers numbers(const FlowResult& flow, const Eigen::VectorXd& end, const Eigen::VectorXd& stated,
+                const Eigen::VectorXd& independent, double l_flow, double l_stated, double lower) {
+  Numbers k;
+  k.d_fs = relative_distance(end, stated);
+  k.d_es = relative_distance(independent, stated);
+  k.d_fe = relative_distance(end, independent);
+  k.l_flow = l_flow, k.l_stated = l_stated, k.lower = lower;
+  k.converged = flow.status == FlowStatus::converged;
+  k.flow_description = flow.describe();
+  return k;
+}
+
+Decision limit_decision(const Numbers& k, const Tolerances& tol) {
+  const bool global = k.l_flow - k.lower <= 1e-9 * std::max(1.0, std::abs(k.lower));
+  Decision d;
+  d.band = tol.limit;
+  if (!k.converged) {
+    d.why = "the flow did not converge: " + k.flow_description;
+    return d;
+  }
+  if (k.d_fs <= tol.limit && k.d_es <= tol.exact && global)
+    d.verdict = Verdict::confirmed;
+  else if (k.d_fs > tol.far && k.d_es > tol.far && k.d_fe <= tol.limit)
+    d.verdict = Verdict::refuted;
+  d.why = fmt::format("relative distances: flow endpoint to the stated limit {:.3g} (tolerance {:.0e}), exact "
+                      "reduced-form limit to the stated limit {:.3g} (tolerance {:.0e}), flow to exact {:.3g}; loss "
+                      "gap to the global lower bound {:.3g}",
+                      k.d_fs, tol.limit, k.d_es, tol.exact, k.d_fe, k.l_flow - k.lower);
+  return d;
+}
+
+Decision verdict(const Numbers& k, const EqualityOutcome& o, const Decision& limit, const Texts& texts) {
+  Decision v;
+  if (!k.converged) {
+    v.why = limit.why;
+    return v;
+  }
+  const std::string* text = &texts.mixed;
+  if (limit.verdict == Verdict::confirmed && o.verdict.verdict == Verdict::confirmed) {
+    v.verdict = Verdict::confirmed, text = &texts.confirmed;
+    v.basis = o.verdict.basis;
+    v.basis.push_back("limit_vs_stated");
+  } else if (limit.verdict == Verdict::refuted && o.mc_vs_exact && o.mc_vs_exact->verdict != Verdict::refuted) {
+    v.verdict = Verdict::refuted, text = &texts.refuted;
+    v.basis = {"limit_vs_stated"};
+  }
+  v.why = fmt::format(fmt::runtime(*text), fmt::arg("d_fs", k.d_fs), fmt::arg("d_es", k.d_es), fmt::arg("d_fe", k.d_fe),
+                      fmt::arg("l_flow", k.l_flow), fmt::arg("l_stated", k.l_stated), fmt::arg("lower", k.lower),
+                      fmt::arg("gap", k.l_flow - k.lower), fmt::arg("mc_mean", o.mc.mean),
+                      fmt::arg("mc_half", (o.mc.ci_high - o.mc.ci_low) / 2), fmt::arg("mc_why", o.verdict.why));
+  return v;
+}
+
+void add_plot_series(const FlowResult& flow, double lower, const std::string& name, std::vector<PlotSeries>& loss_plot,
+                     std::vector<PlotSeries>& dist_plot) {
+  PlotSeries ls{name, {}, {}}, ds = ls;
+  for (const auto& s : flow.trace) {
+    ls.t.push_back(s.t), ls.y.push_back(s.loss - lower);
+    ds.t.push_back(s.t), ds.y.push_back(s.distance);
+  }
+  loss_plot.push_back(ls);
+  dist_plot.push_back(ds);
+}
+
+void write_plots(ClaimRun& r, const std::vector<PlotSeries>& loss_plot, const std::vector<PlotSeries>& dist_plot) {
+  const std::string& id = r.ctx().claim_id;
+  r.extra("plots") = {fmt::format("{}.loss.svg", id), fmt::format("{}.distance.svg", id)};
+  const PlotSpec loss_spec{std::string("Loss gap L(t) - global minimum"), "t", "loss gap", true, true, loss_plot};
+  const PlotSpec dist_spec{std::string("||theta(t) - theta_*|| / ||theta_*||"), "t", "relative distance", true,
+                           true, dist_plot};
+  r.extra("figures") = {{"loss", plot_json(loss_spec)}, {"distance", plot_json(dist_spec)}};
+  r.result().files["loss.svg"] = svg_plot(loss_spec);
+  r.result().files["distance.svg"] = svg_plot(dist_spec);
+}
+
+}  // namespace icl::flow_limit

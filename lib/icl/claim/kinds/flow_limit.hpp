@@ -1,0 +1,69 @@
+// The flow-limit kind: "gradient flow on the population loss, from the stated initialisation, converges to the
+// stated limit, a global minimum". A case is the flow's endpoint (exact/gradient_flow.hpp), the stated limit, and a
+// limit computed independently of the stated formula (the claim's mathematics: an exact solve, say), all as weight
+// vectors, with the loss at each and a lower bound on the global minimum; Monte Carlo through the forward pass at the
+// endpoint checks the exact loss (verdict/checks.hpp sequential_equality). Two decisions:
+//   limit    (exact; the case's decision "limit_vs_stated"): confirmed when the endpoint lies within `limit` and the
+//            independent limit within `exact` (relative distances) of the stated limit and the endpoint's loss
+//            attains the global lower bound (to 1e-9); refuted when both lie `far` from the stated limit and within
+//            `limit` of each other; undecided otherwise, and whenever the flow did not converge;
+//   verdict  the case's: confirmed when `limit` confirms and Monte Carlo confirms the stated loss (basis: Monte
+//            Carlo's, then limit_vs_stated); refuted when `limit` refutes and Monte Carlo does not contradict the exact
+//            loss at the endpoint (basis: limit_vs_stated); inconclusive otherwise.
+// The evidence is worded by the claim (Texts). The kind also draws the flows' loss gap and distance against time.
+#pragma once
+#include "icl/claim/claim_run.hpp"
+#include "icl/exact/gradient_flow.hpp"
+#include "icl/report/svg_plot.hpp"
+#include "icl/verdict/checks.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace icl::flow_limit {
+
+// fmt format strings with the named arguments d_fs, d_es, d_fe (relative distances endpoint-stated,
+// independent-stated, endpoint-independent), l_flow, l_stated, lower, gap (= l_flow - lower), mc_mean, mc_half, mc_why.
+struct Texts {
+  std::string confirmed, refuted, mixed;
+};
+
+struct Tolerances {
+  double limit = 1e-5;  // relative distance of the flow's endpoint to a limit
+  double exact = 1e-9;  // relative distance of two exact computations
+  double far = 1e-3;    // a limit this far away is a different limit
+  // These and the flow's gradient tolerance, for the report.
+  nlohmann::ordered_json to_json(const FlowOptions& opt) const {
+    return {{"limit_relative", limit}, {"exact_relative", exact}, {"different_limit", far},
+            {"gradient_norm_to_stop", opt.grad_tol}};
+  }
+};
+
+// The exact numbers a case is decided on.
+struct Numbers {
+  double d_fs = 0, d_es = 0, d_fe = 0;      // relative distances (to the second of each pair)
+  double l_flow = 0, l_stated = 0, lower = 0;  // losses at the endpoint and the stated limit; the global lower bound
+  bool converged = false;
+  std::string flow_description;  // the flow's own account (FlowResult::describe)
+};
+// ||a - b|| / ||b||.
+double relative_distance(const Eigen::VectorXd& a, const Eigen::VectorXd& b);
+Numbers numbers(const FlowResult& flow, const Eigen::VectorXd& end, const Eigen::VectorXd& stated,
+                const Eigen::VectorXd& independent, double l_flow, double l_stated, double lower);
+
+Decision limit_decision(const Numbers& k, const Tolerances& tol);
+Decision verdict(const Numbers& k, const EqualityOutcome& o, const Decision& limit, const Texts& texts);
+
+// The Monte Carlo tolerance against the stated and the exact loss (5% relative), for the report's error rates.
+inline Tolerance mc_tolerance() { return Tolerance{0.05, 0.0}; }
+
+// The flow's loss gap to the global minimum and its distance to the stated limit against time, appended to two
+// plots as series named `name`; write_plots puts them into the report (extra "plots" and "figures", from which
+// `icl-verify report` redraws the SVGs and reports/plot_figures.py draws PDFs) and writes the SVG files.
+void add_plot_series(const FlowResult& flow, double lower, const std::string& name, std::vector<PlotSeries>& loss_plot,
+                     std::vector<PlotSeries>& dist_plot);
+void write_plots(ClaimRun& r, const std::vector<PlotSeries>& loss_plot, const std::vector<PlotSeries>& dist_plot);
+
+}  // namespace icl::flow_limit
