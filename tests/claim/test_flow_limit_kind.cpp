@@ -1,0 +1,102 @@
+// The flow-limit kind (lib/icl/claim/kinds/flow_limit.hpp) on its own, with no claim: gradient flow on a quadratic
+// with a known minimiser; the limit decision confirms the true limit, refutes a wrong one that an independent exact
+// limit contradicts, and says nothing where the flow did not converge; the case verdict needs Monte Carlo to agree.
+#include "icl/claim/kinds/flow_limit.hpp"
+
+#include <doctest/doctest.h>
+
+#include <string>
+
+namespace test_flow_limit_kind {  // named: a unity build compiles several test files as one unit
+
+using namespace icl;
+
+namespace {
+
+// L(theta) = 1/2 ||A (theta - t*)||^2 + 0.25, global minimum 0.25 at t* = (1, -2, 0.5).
+const Eigen::Vector3d kStar(1.0, -2.0, 0.5);
+double loss(const Eigen::Ref<const Eigen::VectorXd>& th, Eigen::Ref<Eigen::VectorXd> g) {
+  const Eigen::Vector3d a(1.0, 2.0, 0.5);
+  const Eigen::VectorXd r = a.cwiseProduct(th - kStar);
+  g = a.cwiseProduct(r);
+  return 0.5 * r.squaredNorm() + 0.25;
+}
+double loss_at(const Eigen::VectorXd& th) {
+  Eigen::VectorXd g(3);
+  return loss(th, g);
+}
+
+FlowResult flow(std::size_t max_steps = 2000000) {
+  FlowOptions opt;
+  opt.t_max = 1e4;
+  opt.max_steps = max_steps;
+  return gradient_flow(loss, Eigen::VectorXd::Zero(3), opt);
+}
+
+flow_limit::Numbers numbers(const FlowResult& f, const Eigen::VectorXd& stated, const Eigen::VectorXd& independent) {
+  return flow_limit::numbers(f, f.theta, stated, independent, loss_at(f.theta), loss_at(stated), 0.25);
+}
+
+EqualityOutcome mc(Verdict v, Verdict vs_exact) {
+  EqualityOutcome o;
+  o.verdict.verdict = v;
+  o.verdict.why = to_string(v);
+  o.verdict.basis = {"mc_vs_stated"};
+  o.mc_vs_exact = Decision{};
+  o.mc_vs_exact->verdict = vs_exact;
+  return o;
+}
+
+const flow_limit::Texts kTexts{"converges to it ({d_fs:.1e})", "another limit ({d_fs:.3g} away)", "mixed"};
+
+}  // namespace
+
+TEST_CASE("flow limit: the exact limit decision") {
+  const FlowResult f = flow();
+  REQUIRE(f.status == FlowStatus::converged);
+  const Eigen::VectorXd star = kStar;
+  CHECK(flow_limit::limit_decision(numbers(f, star, star), {}).verdict == Verdict::confirmed);
+  // A stated limit 10% off, the independent limit the true one: refuted.
+  const Eigen::VectorXd wrong = 1.1 * star;
+  const flow_limit::Numbers k = numbers(f, wrong, star);
+  CHECK(k.d_fs > 1e-3);
+  CHECK(k.d_fe < 1e-5);
+  CHECK(flow_limit::limit_decision(k, {}).verdict == Verdict::refuted);
+  // The flow and the stated limit agree but the independent limit does not: neither.
+  CHECK(flow_limit::limit_decision(numbers(f, star, wrong), {}).verdict == Verdict::inconclusive);
+  // A flow stopped early decides nothing, whatever its endpoint.
+  const FlowResult early = flow(5);
+  REQUIRE(early.status != FlowStatus::converged);
+  const Decision d = flow_limit::limit_decision(numbers(early, star, star), {});
+  CHECK(d.verdict == Verdict::inconclusive);
+  CHECK(d.why.find("did not converge") != std::string::npos);
+}
+
+TEST_CASE("flow limit: the case verdict needs Monte Carlo to agree") {
+  const FlowResult f = flow();
+  const Eigen::VectorXd star = kStar, wrong = 1.1 * star;
+  const flow_limit::Numbers good = numbers(f, star, star), bad = numbers(f, wrong, star);
+  const Decision lg = flow_limit::limit_decision(good, {}), lb = flow_limit::limit_decision(bad, {});
+  const Decision v = flow_limit::verdict(good, mc(Verdict::confirmed, Verdict::confirmed), lg, kTexts);
+  CHECK(v.verdict == Verdict::confirmed);
+  CHECK(v.basis == std::vector<std::string>{"mc_vs_stated", "limit_vs_stated"});
+  CHECK(v.why.rfind("converges to it", 0) == 0);
+  CHECK(flow_limit::verdict(good, mc(Verdict::inconclusive, Verdict::confirmed), lg, kTexts).verdict == Verdict::inconclusive);
+  const Decision r = flow_limit::verdict(bad, mc(Verdict::refuted, Verdict::confirmed), lb, kTexts);
+  CHECK(r.verdict == Verdict::refuted);
+  CHECK(r.why.rfind("another limit", 0) == 0);
+  // Monte Carlo contradicting the exact loss at the endpoint keeps the refutation back.
+  CHECK(flow_limit::verdict(bad, mc(Verdict::refuted, Verdict::refuted), lb, kTexts).verdict == Verdict::inconclusive);
+}
+
+TEST_CASE("flow limit: the plots follow the trace") {
+  const FlowResult f = flow();
+  std::vector<PlotSeries> loss_plot, dist_plot;
+  flow_limit::add_plot_series(f, 0.25, "quadratic", loss_plot, dist_plot);
+  REQUIRE(loss_plot.size() == 1);
+  REQUIRE(loss_plot[0].t.size() == f.trace.size());
+  CHECK(loss_plot[0].y.back() == doctest::Approx(f.trace.back().loss - 0.25));
+  CHECK(loss_plot[0].y.back() < 1e-12);
+}
+
+}  // namespace test_flow_limit_kind
