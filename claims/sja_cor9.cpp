@@ -136,7 +136,7 @@ CaseJson judge_case(const ClaimContext& ctx, ClaimRun& r, const Case& c, double 
   j.quantity("linearity_check_rms", e.linearity_rms);
   j.quantity("C_minus_identity_norm", (C - Eigen::MatrixXd::Identity(m, m)).norm());
   j.field("construction", k.desc);
-  j.field("weights", layer_json(k.layer));
+  j.field("weights", sja::layer_json(k.layer));
   j.field("projected_dimension", e.projected_dim);
   block_verdict(j, fk, e);
   return j;

@@ -3,9 +3,15 @@
 #include "icl/verdict/mutation.hpp"
 
 #include "constructions/sja_appC.hpp"
+#include "icl/exact/feature_moments.hpp"
+#include "icl/exact/lower_bounds.hpp"
+#include "icl/exact/optimal_attention.hpp"
+#include "icl/model/rng.hpp"
+#include "icl/report/quantities.hpp"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -152,6 +158,44 @@ BilinearConstruction orthonormal_subset_layer(int d, const std::vector<int>& kee
   out.dbar = static_cast<int>(out.layer.W0.rows());
   out.description = "features " + (desc.empty() ? std::string("(none)") : desc);
   return out;
+}
+
+BlockExact block_exact(const GaussianIclModel& model, const std::vector<Poly>& v, const Eigen::MatrixXd& C,
+                       const BilinearLayer& layer, int d, int n) {
+  BlockExact e;
+  e.dbar = static_cast<int>(layer.W0.rows());
+  e.features = bilinear_features(layer, d, e.dbar);
+  const Eigen::MatrixXd U = feature_projection(model, v, e.features);
+  e.projected_dim = numerical_rank(U);
+  e.limit = projected_residual(C, U);
+  const FeatureMoments fm = model_feature_moments(model, e.features);
+  e.gamma = optimal_sparse_gamma(fm, n);
+  e.exact_loss = sparse_lsa_loss(fm, e.gamma, n);
+  return e;
+}
+
+double random_bilinear_best_limit(std::uint64_t seed, std::uint64_t purpose, const GaussianIclModel& model,
+                                  const std::vector<Poly>& v, const Eigen::MatrixXd& C, int d, int dbar, int max_rank) {
+  double best = INFINITY;
+  PromptRng rng(seed, purpose, 0);
+  for (int r = 0; r < 20; ++r) {
+    BilinearLayer L;
+    L.W0.resize(dbar, dbar);
+    L.W1.resize(dbar, dbar);
+    rng.fill_normal(L.W0);
+    rng.fill_normal(L.W1);
+    const Eigen::MatrixXd U = feature_projection(model, v, bilinear_features(L, d, dbar));
+    if (max_rank >= 0 && numerical_rank(U) > max_rank) continue;
+    best = std::min(best, projected_residual(C, U));
+  }
+  return best;
+}
+
+nlohmann::ordered_json layer_json(const BilinearLayer& layer) {
+  nlohmann::ordered_json j;
+  j["W0"] = quantity_matrix(layer.W0)["matrix"];
+  j["W1"] = quantity_matrix(layer.W1)["matrix"];
+  return j;
 }
 
 }  // namespace icl::sja

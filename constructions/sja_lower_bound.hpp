@@ -12,6 +12,9 @@
 #include "icl/model/gaussian_model.hpp"
 #include "icl/layers/network.hpp"
 
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -40,5 +43,27 @@ BilinearConstruction quadratic_exclusion_layer(int d, int k);
 
 // A layer whose features are exactly the listed v's (indices into orthonormal_v(d)).
 BilinearConstruction orthonormal_subset_layer(int d, const std::vector<int>& keep);
+
+// The block "bilinear layer, then its exactly optimal sparse attention" on the sja embedding at context length n,
+// exactly: the layer's features, their projection onto span{v} (rank: the projected dimension), the n -> infinity
+// loss tr((I - P_U) C) (features inside span{v}), the optimal Gamma at n and the loss there.
+struct BlockExact {
+  int dbar = 0, projected_dim = 0;
+  std::vector<Poly> features;
+  double limit = 0;       // tr((I - P_U) C): the n -> infinity loss
+  double exact_loss = 0;  // the loss at n with the optimal Gamma
+  Eigen::MatrixXd gamma;
+};
+BlockExact block_exact(const GaussianIclModel& model, const std::vector<Poly>& v, const Eigen::MatrixXd& C,
+                       const BilinearLayer& layer, int d, int n);
+
+// Sanity check on a family of bilinear layers: the best n -> infinity loss (exact) of 20 random layers of width dbar
+// (entries N(0, 1) from the stream (seed, purpose)); layers of projected rank above max_rank (if >= 0) are skipped,
+// since they are outside the family.
+double random_bilinear_best_limit(std::uint64_t seed, std::uint64_t purpose, const GaussianIclModel& model,
+                                  const std::vector<Poly>& v, const Eigen::MatrixXd& C, int d, int dbar, int max_rank = -1);
+
+// The layer's weights W0, W1 for a report.
+nlohmann::ordered_json layer_json(const BilinearLayer& layer);
 
 }  // namespace icl::sja

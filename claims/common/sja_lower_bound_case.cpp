@@ -7,7 +7,6 @@
 #include "constructions/sja_appC.hpp"
 #include "constructions/sja_lower_bound.hpp"
 #include "icl/verdict/checks.hpp"
-#include "icl/exact/optimal_attention.hpp"
 #include "icl/montecarlo/conditional_loss.hpp"
 #include "icl/montecarlo/montecarlo.hpp"
 
@@ -20,16 +19,8 @@ namespace icl {
 BlockEvaluation evaluate_block(const ClaimContext& ctx, double alpha, const GaussianIclModel& model,
                                const std::vector<Poly>& v, const Eigen::MatrixXd& C, const BilinearLayer& layer, int d,
                                int n, double stated, const std::string& tag, const Tolerance& bound_tol) {
-  BlockEvaluation e;
-  e.dbar = static_cast<int>(layer.W0.rows());
-  const auto feats = bilinear_features(layer, d, e.dbar);
-  const Eigen::MatrixXd U = feature_projection(model, v, feats);
-  e.projected_dim = numerical_rank(U);
-  e.limit = projected_residual(C, U);
-  const FeatureMoments fm = model_feature_moments(model, feats);
-  e.gamma = optimal_sparse_gamma(fm, n);
-  e.exact_loss = sparse_lsa_loss(fm, e.gamma, n);
-
+  BlockEvaluation e{sja::block_exact(model, v, C, layer, d, n)};
+  const auto& feats = e.features;
   Transformer features, attention;
   features.layers.emplace_back(layer);
   attention.layers.emplace_back(sja::sparse_attention(e.gamma));
@@ -56,15 +47,6 @@ BlockEvaluation evaluate_block(const ClaimContext& ctx, double alpha, const Gaus
   }
   return e;
 }
-
-nlohmann::ordered_json layer_json(const BilinearLayer& layer) {
-  nlohmann::ordered_json j;
-  j["W0"] = quantity_matrix(layer.W0)["matrix"];
-  j["W1"] = quantity_matrix(layer.W1)["matrix"];
-  return j;
-}
-
-
 
 family_bound::Case family_case(const BlockEvaluation& e, double stated, double infimum, std::string member, int n) {
   family_bound::Case k;
@@ -110,30 +92,12 @@ LowerBoundCaseResult judge_lower_bound_case(const Case& c, const BlockEvaluation
     j.quantity("random_layers_best_limit", in.random_best_limit);
   j.quantity("gamma", e.gamma);
   j.field("construction", construction);
-  j.field("weights", layer_json(layer));
+  j.field("weights", sja::layer_json(layer));
   j.field("width", e.dbar);
   j.field("projected_dimension", e.projected_dim);
   block_verdict(j, k, e);
   j.decision("corrected_holds", corr_ok);
   return {j.take(), corr_ok};
-}
-
-double random_bilinear_best_limit(const ClaimContext& ctx, const std::string& tag, const GaussianIclModel& model,
-                                  const std::vector<Poly>& v, const Eigen::MatrixXd& C, int d, int dbar,
-                                  int max_rank) {
-  double best = INFINITY;
-  PromptRng rng(ctx.seed, ctx.purpose(tag), 0);
-  for (int r = 0; r < 20; ++r) {
-    BilinearLayer L;
-    L.W0.resize(dbar, dbar);
-    L.W1.resize(dbar, dbar);
-    rng.fill_normal(L.W0);
-    rng.fill_normal(L.W1);
-    const Eigen::MatrixXd U = feature_projection(model, v, bilinear_features(L, d, dbar));
-    if (max_rank >= 0 && numerical_rank(U) > max_rank) continue;
-    best = std::min(best, projected_residual(C, U));
-  }
-  return best;
 }
 
 ClaimResult run_lower_bound_claim(const ClaimContext& ctx, const LowerBoundClaimSpec& spec) {
@@ -166,8 +130,8 @@ ClaimResult run_lower_bound_claim(const ClaimContext& ctx, const LowerBoundClaim
     LowerBoundCase lb;
     lb.n = n, lb.k = k, lb.inf = projection_infimum(C, dt), lb.corrected = spec.corrected(d, dt);
     // Sanity: random bilinear layers of the family never beat the infimum (exact).
-    lb.random_best_limit = random_bilinear_best_limit(ctx, c.label() + "/random", model, v, C, d, cons.dbar,
-                                                      spec.random_layers_within_rank ? dt : -1);
+    lb.random_best_limit = sja::random_bilinear_best_limit(ctx.seed, ctx.purpose(c.label() + "/random"), model, v, C, d,
+                                                           cons.dbar, spec.random_layers_within_rank ? dt : -1);
     lb.internal_error = spec.not_in_family(e, dt);
     lb.layer = spec.layer_text(e, dt);
     lb.bound = spec.bound_text;

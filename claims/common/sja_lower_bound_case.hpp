@@ -7,6 +7,7 @@
 #include "icl/claim/case_json.hpp"
 #include "icl/claim/claim.hpp"
 #include "icl/claim/kinds/family_bound.hpp"
+#include "constructions/sja_lower_bound.hpp"
 #include "icl/exact/lower_bounds.hpp"
 #include "icl/layers/network.hpp"
 #include "icl/report/table.hpp"
@@ -15,17 +16,16 @@
 #include <cmath>
 #include <functional>
 #include <string>
+#include <utility>
 
 namespace icl {
 
 // One feed-forward (bilinear) + attention block on the sja embedding, evaluated at context length n with
 // its exactly optimal sparse attention: exact quantities and a Monte Carlo run through the real forward
 // pass (conditional Monte Carlo, lib/icl/montecarlo/conditional_loss.hpp), judged against a stated lower bound.
-struct BlockEvaluation {
-  int dbar = 0, projected_dim = 0;
-  double limit = 0;       // tr((I - P_U) C): the n -> infinity loss (features inside span{v})
-  double exact_loss = 0;  // the loss at n with the optimal Gamma
-  Eigen::MatrixXd gamma;
+struct BlockEvaluation : sja::BlockExact {  // the exact side: constructions/sja_lower_bound.hpp
+  BlockEvaluation() = default;
+  explicit BlockEvaluation(sja::BlockExact exact) : sja::BlockExact(std::move(exact)) {}
   Estimate mc, mc_plain;
   double linearity_rms = 0;
   Decision mc_vs_stated;  // lower bound: loss >= stated (within bound_tol: a bound can be tight)
@@ -36,8 +36,6 @@ struct BlockEvaluation {
 BlockEvaluation evaluate_block(const ClaimContext& ctx, double alpha, const GaussianIclModel& model,
                                const std::vector<Poly>& v, const Eigen::MatrixXd& C, const BilinearLayer& layer, int d,
                                int n, double stated, const std::string& tag, const Tolerance& bound_tol = Tolerance{0.02, 0.0});
-
-nlohmann::ordered_json layer_json(const BilinearLayer& layer);
 
 // A case of the family lower-bound kind (claim/kinds/family_bound.hpp) whose member is the evaluated block e:
 // `member` names it in the evidence ("a bilinear layer of width 5 with its optimal attention"), evaluated at n.
@@ -67,13 +65,6 @@ struct LowerBoundCaseResult {
 // weights and description.
 LowerBoundCaseResult judge_lower_bound_case(const Case& c, const BlockEvaluation& e, const BilinearLayer& layer,
                                             const std::string& construction, const LowerBoundCase& in);
-
-// Sanity check on a family of bilinear layers: the best n -> infinity loss (exact) of 20 random layers of
-// width dbar drawn from the stream `tag` of the claim; layers of projected rank above max_rank (if >= 0)
-// are skipped, since they are outside the family.
-double random_bilinear_best_limit(const ClaimContext& ctx, const std::string& tag, const GaussianIclModel& model,
-                                  const std::vector<Poly>& v, const Eigen::MatrixXd& C, int d, int dbar,
-                                  int max_rank = -1);
 
 // What distinguishes sja.prop4 (a family of projected dimension dt) from sja.remark1 (a family of width
 // dbar): everything else of their runs is run_lower_bound_claim.
