@@ -62,9 +62,9 @@ namespace icl {
 namespace {
 namespace sja_fig1 {  // named, so that a unity build (several claim files in one unit) keeps them apart
 
-using sja_train::Model;
+using trained::Model;
 using sja_train::Settings;
-using sja_train::TestLosses;
+using trained::TestLosses;
 
 struct Group {
   int d = 3, n = 200, dbar = 12, linear_layers = 6;
@@ -195,9 +195,9 @@ void judge_single_block(ClaimRun& r, const Trained& t, sja_train::TailedSides& s
   const std::vector<double> limit(bl.per_trial.size(), t.single_block_inf);
   const std::string what = fmt::format("bilinear L={} below the single-block infimum {:.4g} (Remark 1 states {:g}; E[y^2] = {:.4g})",
                                        g.Ls.back(), t.single_block_inf, t.stated_limit, t.Ey2);
-  const bool tailed = sja_train::paired_rule(r.ctx());
+  const bool tailed = trained::paired_rule(r.ctx());
   std::vector<TailedLoss> lower, higher;
-  if (tailed) lower = sides.get(g.Ls.size() - 1, g.n, 0), higher = sja_train::constant_side(t.single_block_inf, lower.size());
+  if (tailed) lower = sides.get(g.Ls.size() - 1, g.n, 0), higher = trained::constant_side(t.single_block_inf, lower.size());
   const Decision dec = tailed ? trained::tailed_decision(r.ctx(), g.against(), lower, higher, alpha, what)
                               : judge_less_over_trials(bl.means(), limit, alpha, false, g.paper, what);
   auto p = base_params(g);
@@ -210,13 +210,13 @@ void judge_single_block(ClaimRun& r, const Trained& t, sja_train::TailedSides& s
     e.mean = e.ci_low = e.ci_high = t.single_block_inf;
     bound.per_trial.push_back(e);
   }
-  CaseJson j = sja_train::comparison_case(p, "c", "below_single_block_infimum", dec, alpha, "bilinear", bl, "single_block_infimum", bound);
+  CaseJson j = trained::comparison_case(p, "c", "below_single_block_infimum", dec, alpha, "bilinear", bl, "single_block_infimum", bound);
   j.quantity("stated", t.stated_limit);
   j.quantity("exact", t.single_block_inf);
   j.quantity("E_y2", t.Ey2);
   j.quantity("stated_limit_relative", t.stated_limit / t.Ey2);
   j.quantity("single_block_infimum_relative", t.single_block_inf / t.Ey2);
-  if (tailed) j.field("heavy_tail_rule_per_trial", sja_train::tailed_json(lower, higher, alpha));
+  if (tailed) j.field("heavy_tail_rule_per_trial", trained::tailed_json(lower, higher, alpha));
   put(r, std::move(j));
 }
 
@@ -230,7 +230,7 @@ void judge_group(ClaimRun& r, const Trained& t, sja_train::TailedSides& sides, d
   const ClaimContext& ctx = r.ctx();
   const Group& g = t.g;
   const bool paper_g = g.paper;
-  const bool paired = sja_train::paired_rule(ctx);
+  const bool paired = trained::paired_rule(ctx);
   const auto task = GaussianIclModel::from_task(PolynomialTask::quadratic(g.d), Eigen::MatrixXd::Identity(g.d, g.d));
   const TestLosses& lin = t.linear_loss.at(g.n);
   for (std::size_t i = 0; i < g.Ls.size(); ++i) {
@@ -243,8 +243,8 @@ void judge_group(ClaimRun& r, const Trained& t, sja_train::TailedSides& sides, d
     auto p = base_params(g);
     p["L"] = g.Ls[i];
     p["comparison"] = "bilinear < linear";
-    CaseJson j = sja_train::comparison_case(p, "a", "bilinear_below_linear", dec, alpha, "bilinear", bl, "linear", lin);
-    if (paired) j.field("paired_difference_per_trial", sja_train::paired_json(diffs));
+    CaseJson j = trained::comparison_case(p, "a", "bilinear_below_linear", dec, alpha, "bilinear", bl, "linear", lin);
+    if (paired) j.field("paired_difference_per_trial", trained::paired_json(diffs));
     put(r, std::move(j));
   }
   for (std::size_t i = 1; i < g.Ls.size(); ++i) {
@@ -258,8 +258,8 @@ void judge_group(ClaimRun& r, const Trained& t, sja_train::TailedSides& sides, d
     auto p = base_params(g);
     p["L"] = g.Ls[i];
     p["comparison"] = fmt::format("L={} < L={}", g.Ls[i], g.Ls[i - 1]);
-    CaseJson j = sja_train::comparison_case(p, "b", "deeper_below_shallower", dec, alpha, "deeper", lo, "shallower", hi);
-    if (paired) j.field("paired_difference_per_trial", sja_train::paired_json(diffs));
+    CaseJson j = trained::comparison_case(p, "b", "deeper_below_shallower", dec, alpha, "deeper", lo, "shallower", hi);
+    if (paired) j.field("paired_difference_per_trial", trained::paired_json(diffs));
     put(r, std::move(j));
   }
   if (g.d == 4 && !g.Ls.empty()) judge_single_block(r, t, sides, alpha);
@@ -277,8 +277,8 @@ void judge_group(ClaimRun& r, const Trained& t, sja_train::TailedSides& sides, d
       p["L"] = g.Ls[i];
       p["n_test"] = nt;
       p["comparison"] = "loss(n) < loss(n_test)";
-      CaseJson j = sja_train::comparison_case(p, "d", "shorter_prompts_higher_loss", dec, alpha, "train_length", full, "short", sh);
-      if (paired) j.field("heavy_tail_rule_per_trial", sja_train::tailed_json(lower, higher, alpha));
+      CaseJson j = trained::comparison_case(p, "d", "shorter_prompts_higher_loss", dec, alpha, "train_length", full, "short", sh);
+      if (paired) j.field("heavy_tail_rule_per_trial", trained::tailed_json(lower, higher, alpha));
       put(r, std::move(j));
     }
   }
@@ -289,7 +289,7 @@ void judge_group(ClaimRun& r, const Trained& t, sja_train::TailedSides& sides, d
 // sub-networks of one trained model on the same test prompts.
 void judge_heads(ClaimRun& r, const Trained& t, sja_train::TailedSides& sides, double alpha) {
   const Group& g = t.g;
-  const bool tailed = sja_train::paired_rule(r.ctx());
+  const bool tailed = trained::paired_rule(r.ctx());
   for (std::size_t i = 0; i < g.Ls.size(); ++i) {
     const int L = g.Ls[i];
     for (int l = 1; l < L; ++l) {
@@ -303,8 +303,8 @@ void judge_heads(ClaimRun& r, const Trained& t, sja_train::TailedSides& sides, d
       auto p = base_params(g);
       p["L"] = L;
       p["comparison"] = fmt::format("{} layers < {} layers", 2 * (l + 1), 2 * l);
-      CaseJson j = sja_train::comparison_case(p, "e", "more_blocks_lower_loss", dec, alpha, "more_blocks", more, "fewer_blocks", fewer);
-      if (tailed) j.field("heavy_tail_rule_per_trial", sja_train::tailed_json(lower, higher, alpha));
+      CaseJson j = trained::comparison_case(p, "e", "more_blocks_lower_loss", dec, alpha, "more_blocks", more, "fewer_blocks", fewer);
+      if (tailed) j.field("heavy_tail_rule_per_trial", trained::tailed_json(lower, higher, alpha));
       put(r, std::move(j));
     }
   }
@@ -348,7 +348,7 @@ void write_models(ClaimRun& r, const std::vector<Trained>& all) {
   std::vector<const Model*> curves;
   for (const auto& t : all) {
     auto add = [&](const Model& m, const std::map<int, TestLosses>& ls) {
-      models.push_back(sja_train::model_json(m, ls));
+      models.push_back(trained::model_json(m, ls));
       curves.push_back(&m);
     };
     add(t.linear, t.linear_loss);
@@ -359,7 +359,7 @@ void write_models(ClaimRun& r, const std::vector<Trained>& all) {
   if (!all.empty()) {
     const Group& g0 = all.front().g;
     r.extra("training") = trained::training_block(all.front().config, g0.against(), g0.s.init_sd, seeds, r.ctx().claim_id, extra_differences(all));
-    r.result().files["training.svg"] = sja_train::curves_svg("Quadratic ICL, training loss (trial 1 of each model)", curves);
+    r.result().files["training.svg"] = trained::curves_svg("Quadratic ICL, training loss (trial 1 of each model)", curves);
   }
 }
 
@@ -411,9 +411,9 @@ ClaimResult run(const ClaimContext& ctx) {
   r.error_rates(nlohmann::ordered_json{{"family_alpha", ctx.alpha},
                  {"comparisons", comparisons},
                  {"alpha_per_comparison", alpha},
-                 {"interval", sja_train::interval_over_trials(alpha)},
-                 {"tests", sja_train::paired_rule(ctx)
-                               ? "parts a and b: one-sided paired t on the same test prompts through both models per trial, confirmed where every trial shows it; parts c, d and e: " + sja_train::tailed_rule_text()
+                 {"interval", trained::interval_over_trials(alpha)},
+                 {"tests", trained::paired_rule(ctx)
+                               ? "parts a and b: one-sided paired t on the same test prompts through both models per trial, confirmed where every trial shows it; parts c, d and e: " + trained::tailed_rule_text()
                                : "one-sided Welch t (between models) or paired t (test lengths or sub-networks of one model) over trials"},
                  {"false_confirm_rate_per_comparison", alpha}});
   const std::vector<std::string> findings = findings_text(all);

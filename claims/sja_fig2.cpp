@@ -40,9 +40,9 @@ namespace icl {
 namespace {
 namespace sja_fig2 {  // named, so that a unity build (several claim files in one unit) keeps them apart
 
-using sja_train::Model;
+using trained::Model;
 using sja_train::Settings;
-using sja_train::TestLosses;
+using trained::TestLosses;
 
 struct Run {
   int n = 100, dbar = 15, L = 5;
@@ -115,7 +115,7 @@ void judge_case(ClaimRun& res, const Run& r, double alpha, const Floor& fl, cons
                                 : judge_less_over_trials(de.means(), sp.means(), alpha, false, paper_r, what);
     auto p = params();
     p["comparison"] = "dense < sparse";
-    CaseJson j = sja_train::comparison_case(p, "a", "dense_below_sparse", dec, alpha, "dense", de, "sparse", sp);
+    CaseJson j = trained::comparison_case(p, "a", "dense_below_sparse", dec, alpha, "dense", de, "sparse", sp);
     j.quantity("E_y2", fl.Ey2);
     j.quantity("quadratic_floor", fl.floor);
     if (tailed) j.field("heavy_tail_rule_per_trial", trained::tailed_json(lower, sparse_n, alpha));
@@ -133,7 +133,7 @@ void judge_case(ClaimRun& res, const Run& r, double alpha, const Floor& fl, cons
     auto p = params();
     p["n_test"] = nt;
     p["comparison"] = "sparse: loss(n) < loss(n_test)";
-    CaseJson j = sja_train::comparison_case(p, "b", "sparse_loss_decreases_with_n", dec, alpha, "long", full, "short", sh);
+    CaseJson j = trained::comparison_case(p, "b", "sparse_loss_decreases_with_n", dec, alpha, "long", full, "short", sh);
     if (tailed) j.field("heavy_tail_rule_per_trial", trained::tailed_json(sparse_n, higher, alpha));
     res.result().cases.push_back(j.take());
   }
@@ -147,7 +147,7 @@ nlohmann::ordered_json write_models(ClaimRun& res, const std::vector<Run>& runs,
   std::vector<const Model*> curves;
   for (const auto& r : runs) {
     for (auto [m, ls] : {std::pair{&r.dense, &r.dense_loss}, std::pair{&r.sparse, &r.sparse_loss}}) {
-      models.push_back(sja_train::model_json(*m, *ls));
+      models.push_back(trained::model_json(*m, *ls));
       curves.push_back(m);
     }
     findings.push_back(fmt::format(
@@ -168,7 +168,7 @@ nlohmann::ordered_json write_models(ClaimRun& res, const std::vector<Run>& runs,
     if (r0.n != 100 && r0.n != 150) extra += fmt::format("{}n = {} (paper 100 in App. J, 150 in Sec. 4.2)", extra.empty() ? "" : "; ", r0.n);
     if (r0.dbar != 15) extra += fmt::format("{}dbar = {} (paper 15)", extra.empty() ? "" : "; ", r0.dbar);
     res.extra("training") = sja_train::training_block(r0.config, r0.s, r0.dense.seeds, res.ctx().claim_id, extra);
-    res.result().files["training.svg"] = sja_train::curves_svg("Cubic ICL, dense (11) vs sparse (12), training loss (trial 1)", curves);
+    res.result().files["training.svg"] = trained::curves_svg("Cubic ICL, dense (11) vs sparse (12), training loss (trial 1)", curves);
   }
   return findings;
 }
@@ -198,7 +198,7 @@ ClaimResult run(const ClaimContext& ctx) {
   res.error_rates(nlohmann::ordered_json{{"family_alpha", ctx.alpha},
                    {"comparisons", per_run * ctx.cases.size()},
                    {"alpha_per_comparison", alpha},
-                   {"interval", sja_train::interval_over_trials(alpha)},
+                   {"interval", trained::interval_over_trials(alpha)},
                    {"tests", trained::paired_rule(ctx) ? "parts a and b: " + trained::tailed_rule_text()
                                                        : "one-sided Welch t (dense vs sparse) or paired t (test lengths of one model) over trials"}});
   return res.finish([&](Verdict v) {

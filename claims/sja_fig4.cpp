@@ -40,9 +40,9 @@ namespace icl {
 namespace {
 namespace sja_fig4 {  // named, so that a unity build (several claim files in one unit) keeps them apart
 
-using sja_train::Model;
+using trained::Model;
 using sja_train::Settings;
-using sja_train::TestLosses;
+using trained::TestLosses;
 
 struct Group {
   int d = 3, dbar = 12, L = 4;
@@ -111,7 +111,7 @@ void train_group(ClaimRun& r, Group& g) {
 // paired t over trials.
 void judge_group(ClaimRun& r, const Group& g, double alpha) {
   const ClaimContext& ctx = r.ctx();
-  const bool tailed = sja_train::paired_rule(ctx);
+  const bool tailed = trained::paired_rule(ctx);
   const bool paper_g = g.s.is_paper() && g.L == 4 && g.d == 3 && (g.dbar == 12 || g.dbar == 4);
   // A refutation needs the paper's model as well as its schedule.
   const trained::AgainstPaper against{paper_g, g.s.is_paper() && !paper_g ? "the model's d, dbar or L (not the paper's)"
@@ -138,8 +138,8 @@ void judge_group(ClaimRun& r, const Group& g, double alpha) {
     auto p = params(g.ns[i]);
     p["n_test"] = n_long;
     p["comparison"] = fmt::format("n_train={} < n_train={}", g.ns[i], g.ns[i - 1]);
-    CaseJson j = sja_train::comparison_case(p, "a", "larger_n_train_lower_loss", dec, alpha, "larger_n_train", lo, "smaller_n_train", hi);
-    if (tailed) j.field("heavy_tail_rule_per_trial", sja_train::tailed_json(lower, higher, alpha));
+    CaseJson j = trained::comparison_case(p, "a", "larger_n_train_lower_loss", dec, alpha, "larger_n_train", lo, "smaller_n_train", hi);
+    if (tailed) j.field("heavy_tail_rule_per_trial", trained::tailed_json(lower, higher, alpha));
     r.result().cases.push_back(j.take());
   }
   for (std::size_t i = 0; i < g.ns.size(); ++i) {
@@ -154,8 +154,8 @@ void judge_group(ClaimRun& r, const Group& g, double alpha) {
     auto p = params(n);
     p["n_test"] = nt;
     p["comparison"] = "loss(n) < loss(n_test)";
-    CaseJson j = sja_train::comparison_case(p, "b", "shorter_prompts_higher_loss", dec, alpha, "train_length", full, "short", sh);
-    if (tailed) j.field("heavy_tail_rule_per_trial", sja_train::tailed_json(lower, higher, alpha));
+    CaseJson j = trained::comparison_case(p, "b", "shorter_prompts_higher_loss", dec, alpha, "train_length", full, "short", sh);
+    if (tailed) j.field("heavy_tail_rule_per_trial", trained::tailed_json(lower, higher, alpha));
     r.result().cases.push_back(j.take());
   }
 }
@@ -173,7 +173,7 @@ nlohmann::ordered_json write_models(ClaimRun& r, const Groups& gs, const Group*&
                                    g.L, g.s.trials, g.ns.back());
     for (std::size_t i = 0; i < g.models.size(); ++i) {
       const Model& m = g.models[i];
-      models.push_back(sja_train::model_json(m, g.loss[i]));
+      models.push_back(trained::model_json(m, g.loss[i]));
       curves.push_back(&m);
       const TestLosses& l = g.loss[i].at(g.ns.back());
       line += fmt::format("{} n_train = {}: {:.4g} [{:.2g}]", i ? "," : "", g.ns[i], l.mean(), l.sd());
@@ -196,7 +196,7 @@ nlohmann::ordered_json write_models(ClaimRun& r, const Groups& gs, const Group*&
     if (first->d != 3) extra += fmt::format("{}d = {} (paper 3)", extra.empty() ? "" : "; ", first->d);
     if (first->dbar != 12 && first->dbar != 4) extra += fmt::format("{}dbar = {} (paper 12 in App. J, 4 in App. I)", extra.empty() ? "" : "; ", first->dbar);
     r.extra("training") = sja_train::training_block(first->config, first->s, first->models.front().seeds, r.ctx().claim_id, extra);
-    r.result().files["training.svg"] = sja_train::curves_svg("Quadratic ICL by training prompt length, training loss (trial 1)", curves);
+    r.result().files["training.svg"] = trained::curves_svg("Quadratic ICL by training prompt length, training loss (trial 1)", curves);
   }
   return findings;
 }
@@ -221,9 +221,9 @@ ClaimResult run(const ClaimContext& ctx) {
   r.error_rates(nlohmann::ordered_json{{"family_alpha", ctx.alpha},
                                        {"comparisons", gs.comparisons},
                                        {"alpha_per_comparison", alpha},
-                                       {"interval", sja_train::interval_over_trials(alpha)},
-                                       {"tests", sja_train::paired_rule(ctx)
-                                                     ? "parts a and b: " + sja_train::tailed_rule_text()
+                                       {"interval", trained::interval_over_trials(alpha)},
+                                       {"tests", trained::paired_rule(ctx)
+                                                     ? "parts a and b: " + trained::tailed_rule_text()
                                                      : "one-sided Welch t (between models) or paired t (test lengths of one model) over trials"}});
   return r.finish([&](Verdict v) {
     return fmt::format("{} ({}): {}", to_string(v),

@@ -69,17 +69,17 @@ learn::PromptSource prompts(const GaussianIclModel& task, int dbar, int n) {
   return learn::gaussian_prompts(task, sja_shape(task.d, dbar, n));
 }
 
-learn::TrainConfig train_trials(const ClaimContext& ctx, Model& model, const GaussianIclModel& task,
+learn::TrainConfig train_trials(const ClaimContext& ctx, trained::Model& model, const GaussianIclModel& task,
                                 const PromptShape& shape, const Settings& s, const std::string& data_tag) {
   return trained::train_trials(ctx, model, learn::gaussian_prompts(task, shape), learn::LossSpec::sja(), s, data_tag);
 }
 
-TestLosses test_losses(const ClaimContext& ctx, const Model& model, const GaussianIclModel& task, int dbar, int n_test,
+trained::TestLosses test_losses(const ClaimContext& ctx, const trained::Model& model, const GaussianIclModel& task, int dbar, int n_test,
                        int layers) {
   return trained::test_losses(ctx, model, prompts(task, dbar, n_test), learn::LossSpec::sja(), n_test, layers);
 }
 
-std::vector<Estimate> paired_differences(const ClaimContext& ctx, const Model& lower, const Model& higher,
+std::vector<Estimate> paired_differences(const ClaimContext& ctx, const trained::Model& lower, const trained::Model& higher,
                                          const GaussianIclModel& task, int dbar, int n_test) {
   return trained::paired_differences(ctx, lower, higher, prompts(task, dbar, n_test), learn::LossSpec::sja(), n_test);
 }
@@ -91,11 +91,11 @@ nlohmann::ordered_json training_block(const learn::TrainConfig& c, const Setting
 
 double quadratic_label_moment(int d) { return 1.0 + d + d * (d - 1) / 2.0 + 3.0 * d; }
 
-TailedSides::TailedSides(const ClaimContext& ctx, const std::vector<Model>& models, int d, int dbar)
+TailedSides::TailedSides(const ClaimContext& ctx, const std::vector<trained::Model>& models, int d, int dbar)
     : trained::TailedSides(
           ctx, models,
           [task = GaussianIclModel::from_task(PolynomialTask::quadratic(d), Eigen::MatrixXd::Identity(d, d)),
            dbar](int n_test) { return prompts(task, dbar, n_test); },
-          learn::LossSpec::sja(), kTailCap * quadratic_label_moment(d)) {}
+          learn::LossSpec::sja(), trained::kTailCap * quadratic_label_moment(d)) {}
 
 }  // namespace icl::sja_train

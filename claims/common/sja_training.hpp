@@ -2,7 +2,7 @@
 // sja.fig4 train on sja's tasks (model/gaussian_model.hpp) embedded as sja's prompts (model/prompt.hpp sja_shape),
 // under sja's loss, with the paper's training settings (App. J: Adam, lr 1e-3, batch 4000, 20000 steps, 5 trials)
 // and the parameters every sja experiment claim takes. Everything else (trials, test losses, the comparisons'
-// rules and their JSON) is the trained kind's, and is named here as it is there.
+// rules and their JSON) is the trained kind's, which the claims name as trained::.
 #pragma once
 #include "icl/claim/kinds/trained.hpp"
 #include "icl/model/gaussian_model.hpp"
@@ -13,24 +13,6 @@
 #include <vector>
 
 namespace icl::sja_train {
-
-using trained::comparison_case;
-using trained::constant_side;
-using trained::curves_svg;
-using trained::first_trial_mc;
-using trained::interval_over_trials;
-using trained::kBlowUp;
-using trained::kTailCap;
-using trained::losses_json;
-using trained::mean_loss_quantity;
-using trained::Model;
-using trained::model_json;
-using trained::paired_json;
-using trained::paired_rule;
-using trained::runs_json;
-using trained::tailed_json;
-using trained::tailed_rule_text;
-using trained::TestLosses;
 
 // The training settings a claim exposes as parameters, the paper's by default (Adam, lr 1e-3, batch 4000, 20000
 // steps, 5 trials).
@@ -63,21 +45,21 @@ std::vector<ParamSpec> with_training_params(std::vector<ParamSpec> model, const 
 learn::PromptSource prompts(const GaussianIclModel& task, int dbar, int n);
 
 // The trained kind's steps on sja's prompts and loss (trained.hpp), test prompts of length n_test.
-learn::TrainConfig train_trials(const ClaimContext& ctx, Model& model, const GaussianIclModel& task,
+learn::TrainConfig train_trials(const ClaimContext& ctx, trained::Model& model, const GaussianIclModel& task,
                                 const PromptShape& shape, const Settings& s, const std::string& data_tag);
-TestLosses test_losses(const ClaimContext& ctx, const Model& model, const GaussianIclModel& task, int dbar, int n_test,
+trained::TestLosses test_losses(const ClaimContext& ctx, const trained::Model& model, const GaussianIclModel& task, int dbar, int n_test,
                        int layers = 0);
-std::vector<Estimate> paired_differences(const ClaimContext& ctx, const Model& lower, const Model& higher,
+std::vector<Estimate> paired_differences(const ClaimContext& ctx, const trained::Model& lower, const trained::Model& higher,
                                          const GaussianIclModel& task, int dbar, int n_test);
 nlohmann::ordered_json training_block(const learn::TrainConfig& c, const Settings& s, const std::vector<std::uint64_t>& seeds,
                                       const std::string& claim_id, const std::string& extra_differences);
 
 // E[y^2] of sja's quadratic task at x ~ N(0, I_d), every coefficient N(0, 1): 1 + d + d(d-1)/2 + 3d (16 at d = 3).
 double quadratic_label_moment(int d);
-// The heavy-tail rule's sides on sja's quadratic task at d with width dbar, capped at kTailCap x E[y^2].
+// The heavy-tail rule's sides on sja's quadratic task at d with width dbar, capped at trained::kTailCap x E[y^2].
 class TailedSides : public trained::TailedSides {
  public:
-  TailedSides(const ClaimContext& ctx, const std::vector<Model>& models, int d, int dbar);
+  TailedSides(const ClaimContext& ctx, const std::vector<trained::Model>& models, int d, int dbar);
 };
 
 }  // namespace icl::sja_train
