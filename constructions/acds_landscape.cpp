@@ -3,6 +3,9 @@
 #include "constructions/acds_forms.hpp"
 #include "icl/model/gaussian_model.hpp"
 #include "icl/model/rng.hpp"
+#include "icl/model/prompt.hpp"
+#include "icl/montecarlo/conditional_loss.hpp"
+#include "icl/montecarlo/prompt_loss.hpp"
 
 #include <fmt/format.h>
 
@@ -132,5 +135,26 @@ stationary::Gradients exact_gradients(const CaseSetting& cs, const stationary::S
   }
   return gr;
 }
+
+EqualityOutcome mc_loss_check(const ClaimContext& ctx, const CaseSetting& cs, double mc_tolerance, const Eigen::VectorXd& th,
+                              double loss_engine, double alpha_case) {
+  const GaussianIclModel model = inverse_weight_model(cs.sigma);
+  const Transformer net = cs.fam.network(th);
+  const PromptShape shape = acds_shape(cs.d, cs.n);
+  const std::uint64_t purpose = ctx.purpose(cs.tag + "/mc");
+  const Tolerance tol{mc_tolerance, 0.0};
+  const Transformer no_features;
+  std::vector<Poly> u;
+  for (int k = 0; k < cs.d; ++k) u.push_back(Poly::variable(cs.d, k));
+  const Eigen::MatrixXd Psi = query_moment_matrix(model, u);
+  auto make_worker = [&] { return QueryConditionalWorker(no_features, net, model, Psi, shape, ctx.seed, purpose); };
+  EqualityOutcome o = sequential_equality(ctx, alpha_case, loss_engine, loss_engine, tol, Tolerance{1e-9, 1e-12},
+                                          QueryConditionalWorker::dims, 1,
+                                          std::min<std::uint64_t>(ctx.samples, 32768), make_worker,
+                                          std::min<std::uint64_t>(ctx.samples, 32768),
+                                          /*until_exact_decided=*/true, /*max_samples=*/4 * ctx.samples);
+  return o;
+}
+
 
 }  // namespace icl::acds_landscape

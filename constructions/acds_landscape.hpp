@@ -18,6 +18,7 @@
 #include "icl/exact/acds_family_loss.hpp"
 #include "icl/exact/acds_population.hpp"
 #include "icl/learn/parameters.hpp"
+#include "icl/verdict/checks.hpp"
 
 #include <Eigen/Dense>
 
@@ -54,5 +55,16 @@ struct CaseSetting {
 // from (seed, purpose)), and on it at 1.1 theta with the residual of each block outside span{Sigma} (A) / span{I} (B).
 stationary::Gradients exact_gradients(const CaseSetting& cs, const stationary::Settings& s, const Eigen::VectorXd& theta,
                                       std::uint64_t seed, std::uint64_t purpose);
+
+// The exact loss at the point against Monte Carlo through the real forward pass: y = <w, x> with w ~ N(0, Sigma^-1)
+// drawn as y = sum_m u_m (L^-1 x)_m, u ~ N(0, I), Sigma = L L^T. The query is integrated out exactly given the
+// context (QueryConditionalWorker): the stack is masked LSA, so yhat = b^T x_q with b read from the same forward pass,
+// and E[(yhat + y_q)^2 | context, w] = c^T Psi c with Psi the exact second moments of (x_q, the label basis) of the
+// query alone (not the loss: Monte Carlo stays independent of the engine's loss it is judged against). It runs until
+// that decision is made, past the budget up to 4x where needed (checks.hpp), within mc_tolerance (relative). The
+// per-prompt loss is heavy-tailed (sd up to ~40 x the mean at these points), so at the budget it may stay too noisy,
+// which is reported with its detectable discrepancy.
+EqualityOutcome mc_loss_check(const ClaimContext& ctx, const CaseSetting& cs, double mc_tolerance, const Eigen::VectorXd& theta,
+                              double loss_engine, double alpha_case);
 
 }  // namespace icl::acds_landscape

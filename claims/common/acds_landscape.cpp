@@ -5,9 +5,6 @@
 #include "icl/claim/case_json.hpp"
 #include "icl/claim/claim_run.hpp"
 #include "icl/model/gaussian_model.hpp"
-#include "icl/montecarlo/conditional_loss.hpp"
-#include "icl/montecarlo/prompt_loss.hpp"
-#include "icl/verdict/checks.hpp"
 
 #include <fmt/format.h>
 
@@ -38,36 +35,6 @@ struct PointSpread {
   }
 };
 
-// The exact loss at the point against Monte Carlo through the real forward pass: y = <w, x> with w ~ N(0, Sigma^-1)
-// drawn as y = sum_m u_m (L^-1 x)_m, u ~ N(0, I), Sigma = L L^T. The query is integrated out exactly given the
-// context (QueryConditionalWorker): the stack is masked LSA, so yhat = b^T x_q with b read from the same forward pass,
-// and E[(yhat + y_q)^2 | context, w] = c^T Psi c with Psi the exact second moments of (x_q, the label basis) of the
-// query alone (not the loss: Monte Carlo stays independent of the engine's loss it is judged against). It runs until
-// that decision is made, past the budget up to 4x where needed (checks.hpp). The per-prompt loss is heavy-tailed (sd
-// up to ~40 x the mean at these points), so at the budget it may stay too noisy, which is reported with its
-// detectable discrepancy.
-EqualityOutcome loss_check(ClaimRun& r, const CaseSetting& cs, const Settings& s, const Eigen::VectorXd& th,
-                           double loss_engine, double alpha_case) {
-  const ClaimContext& ctx = r.ctx();
-  const GaussianIclModel model = inverse_weight_model(cs.sigma);
-  const Transformer net = cs.fam.network(th);
-  const PromptShape shape = acds_shape(cs.d, cs.n);
-  const std::uint64_t purpose = ctx.purpose(cs.tag + "/mc");
-  const Tolerance tol{s.mc_tolerance, 0.0};
-  const Transformer no_features;
-  std::vector<Poly> u;
-  for (int k = 0; k < cs.d; ++k) u.push_back(Poly::variable(cs.d, k));
-  const Eigen::MatrixXd Psi = query_moment_matrix(model, u);
-  auto make_worker = [&] { return QueryConditionalWorker(no_features, net, model, Psi, shape, ctx.seed, purpose); };
-  EqualityOutcome o = sequential_equality(ctx, alpha_case, loss_engine, loss_engine, tol, Tolerance{1e-9, 1e-12},
-                                          QueryConditionalWorker::dims, 1,
-                                          std::min<std::uint64_t>(ctx.samples, 32768), make_worker,
-                                          std::min<std::uint64_t>(ctx.samples, 32768),
-                                          /*until_exact_decided=*/true, /*max_samples=*/4 * ctx.samples);
-  r.note_looks(o.looks_planned);
-  return o;
-}
-
 void run_case(ClaimRun& r, const Case& c, const Settings& s, double alpha_case, stationary::Tally& tally, PointSpread& spread) {
   const ClaimContext& ctx = r.ctx();
   const CaseSetting cs(c, s.form11);
@@ -77,7 +44,8 @@ void run_case(ClaimRun& r, const Case& c, const Settings& s, double alpha_case, 
   Eigen::VectorXd g_reduced;
   const double loss_reduced = cs.reduced(th, g_reduced);
   const stationary::Gradients gr = exact_gradients(cs, s, th, ctx.seed, ctx.purpose(cs.tag + "/off"));
-  const EqualityOutcome o = loss_check(r, cs, s, th, gr.loss_engine, alpha_case);
+  const EqualityOutcome o = mc_loss_check(ctx, cs, s.mc_tolerance, th, gr.loss_engine, alpha_case);
+  r.note_looks(o.looks_planned);
   const double vr = stationary::variance_reduction(o);
   tally.add_variance_reduction(vr);
   const stationary::Decisions ds = stationary::decide(s, gr, fs, loss_reduced, g_reduced);
