@@ -102,9 +102,9 @@ void run_case(ClaimRun& r, const Case& c, double alpha_case, const FlowOptions& 
   m.chol = lambda.llt().matrixL();
   const FlowCase f = run_flow_case(ctx, alpha_case, pl, init, stated, opt, m, c.label(), kTexts);
   const ZfbFlow& z = f.z;
-  const double d_fs = f.distance_to_stated, lower = f.global_lower_bound;
+  const double d_fs = f.k.d_fs, lower = f.k.lower;
   r.note_looks(f.o.looks_planned);
-  if (f.converged && d_fs > t.worst_dist) {
+  if (f.k.converged && d_fs > t.worst_dist) {
     t.worst_dist = d_fs;
     t.worst = c.label();
   }

@@ -183,9 +183,9 @@ void run_case(ClaimRun& r, const Case& c, double alpha_case, const FlowOptions& 
   for (const auto& l : laws) pm.lambda_quantiles.push_back([l](double u) { return l.quantile(u); });
   const FlowCase f = run_flow_case(ctx, alpha_case, pl, init, stated, opt, pm, c.label(), kTexts);
   const ZfbFlow& z = f.z;
-  const double d_fs = f.distance_to_stated, lower = f.global_lower_bound;
+  const double d_fs = f.k.d_fs, lower = f.k.lower;
   r.note_looks(f.o.looks_planned);
-  if (f.converged && d_fs >= t.worst_dist) {
+  if (f.k.converged && d_fs >= t.worst_dist) {
     t.worst_dist = d_fs;
     t.worst = fmt::format("{} ({})", c.label(), dist_name(dist));
   }

@@ -26,10 +26,9 @@ namespace icl::zfb {
 struct FlowCase {
   LsaWeights exact;  // the reduced-form limit
   ZfbFlow z;
+  flow_limit::Numbers k;  // distances, losses and the global lower bound the decisions rest on
   EqualityOutcome o;
   Decision verdict, limit;
-  bool converged = false;
-  double distance_to_stated = 0, loss_stated = 0, loss_flow = 0, global_lower_bound = 0;
 };
 FlowCase run_flow_case(const ClaimContext& ctx, double alpha_case, const PopulationLoss& pl, const LsaWeights& init,
                        const LsaWeights& stated, const FlowOptions& opt, const LsaPromptModel& prompts,
@@ -37,7 +36,7 @@ FlowCase run_flow_case(const ClaimContext& ctx, double alpha_case, const Populat
 // The part of a flow case's JSON shared by zfb.thm4 and zfb.thm8, appended to j in this order: the quantities (losses
 // at the stated limit and at the flow's endpoint, Monte Carlo, the stated / exact / flow limits, their distances, the
 // lower bound on the global minimum and the gap to it, the time to converge), decisions, verdict, reduced_form,
-// curvature_at_endpoint and flow. Recomputes the losses, distances and curvature from pl (deterministic).
+// curvature_at_endpoint and flow. The curvature from pl.
 void append_flow_case_json(CaseJson& j, const PopulationLoss& pl, const LsaWeights& stated, const FlowCase& f);
 
 }  // namespace icl::zfb
