@@ -69,36 +69,34 @@ Decision block_verdict(CaseJson& j, const family_bound::Case& k, const BlockEval
   return v;
 }
 
-LowerBoundCaseResult judge_lower_bound_case(const Case& c, const BlockEvaluation& e, const BilinearLayer& layer,
-                                            const std::string& construction, const LowerBoundCase& in) {
-  // The worst case: the family's exact infimum, and the explicit layer at this n as the member that would refute.
-  family_bound::Case k =
-      family_case(e, in.k, in.inf, fmt::format("a bilinear layer of {} with its optimal attention", in.layer), in.n);
-  k.bound = in.bound;
-  k.internal_error = in.internal_error;
-  const double corrected = in.corrected, inf = in.inf;
-  // The corrected bound: equal to the exact infimum, below every loss measured.
-  const bool corr_ok = std::abs(corrected - inf) <= 1e-9 * std::max(1.0, inf) && e.exact_loss >= corrected - 1e-9 &&
-                       in.random_best_limit >= corrected - 1e-9 && e.mc_vs_stated.verdict != Verdict::inconclusive &&
-                       judge_mc_lower_bound(e.mc, corrected, Tolerance{}, 0.01).verdict != Verdict::refuted;
+namespace {
 
-  CaseJson j(c);
+// One case of sja.prop4 / sja.remark1: the family lower-bound kind's case k (the explicit layer `cons`, evaluated as e,
+// its member), the corrected bound's check (equal to the exact infimum, below every loss measured, random layers of
+// the family included), and the case's JSON. Returns whether the corrected bound holds.
+bool lower_bound_case(CaseJson& j, const BlockEvaluation& e, const family_bound::Case& k,
+                      const sja::BilinearConstruction& cons, double corrected, double random_best_limit) {
+  const double inf = k.infimum;
+  const bool corr_ok = std::abs(corrected - inf) <= 1e-9 * std::max(1.0, inf) && e.exact_loss >= corrected - 1e-9 &&
+                       random_best_limit >= corrected - 1e-9 && e.mc_vs_stated.verdict != Verdict::inconclusive &&
+                       judge_mc_lower_bound(e.mc, corrected, Tolerance{}, 0.01).verdict != Verdict::refuted;
   block_quantities(j, k, e);
   j.quantity("corrected", corrected);
   j.quantity("margin", k.stated - e.exact_loss);
   j.quantity("mc_plain", e.mc_plain);
   j.quantity("linearity_check_rms", e.linearity_rms);
-  if (std::isfinite(in.random_best_limit))
-    j.quantity("random_layers_best_limit", in.random_best_limit);
+  if (std::isfinite(random_best_limit)) j.quantity("random_layers_best_limit", random_best_limit);
   j.quantity("gamma", e.gamma);
-  j.field("construction", construction);
-  j.field("weights", sja::layer_json(layer));
+  j.field("construction", cons.description);
+  j.field("weights", sja::layer_json(cons.layer));
   j.field("width", e.dbar);
   j.field("projected_dimension", e.projected_dim);
   block_verdict(j, k, e);
   j.decision("corrected_holds", corr_ok);
-  return {j.take(), corr_ok};
+  return corr_ok;
 }
+
+}  // namespace
 
 ClaimResult run_lower_bound_claim(const ClaimContext& ctx, const LowerBoundClaimSpec& spec) {
   ClaimRun r(ctx);
@@ -127,21 +125,23 @@ ClaimResult run_lower_bound_claim(const ClaimContext& ctx, const LowerBoundClaim
     const BlockEvaluation e = evaluate_block(ctx, alpha_case, model, v, C, cons.layer, d, n, stated, c.label());
     r.note_looks(e.looks_planned);
 
-    LowerBoundCase lb;
-    lb.n = n, lb.k = k, lb.inf = projection_infimum(C, dt), lb.corrected = spec.corrected(d, dt);
+    // The worst case: the family's exact infimum, and the explicit layer at this n as the member that would refute.
+    family_bound::Case fk = family_case(
+        e, stated, projection_infimum(C, dt),
+        fmt::format("a bilinear layer of {} with its optimal attention", spec.layer_text(e, dt)), n);
+    fk.bound = spec.bound_text;
+    fk.internal_error = spec.not_in_family(e, dt);
     // Sanity: random bilinear layers of the family never beat the infimum (exact).
-    lb.random_best_limit = sja::random_bilinear_best_limit(ctx.seed, ctx.purpose(c.label() + "/random"), model, v, C, d,
-                                                           cons.dbar, spec.random_layers_within_rank ? dt : -1);
-    lb.internal_error = spec.not_in_family(e, dt);
-    lb.layer = spec.layer_text(e, dt);
-    lb.bound = spec.bound_text;
-    auto [j, corr_ok] = judge_lower_bound_case(c, e, cons.layer, cons.description, lb);
+    const double random_best = sja::random_bilinear_best_limit(ctx.seed, ctx.purpose(c.label() + "/random"), model, v, C,
+                                                               d, cons.dbar, spec.random_layers_within_rank ? dt : -1);
+    CaseJson j(c);
+    const bool corr_ok = lower_bound_case(j, e, fk, cons, spec.corrected(d, dt), random_best);
     if (!corr_ok) corrected_ok = false;
     if (stated - e.exact_loss > worst_margin) {
       worst_margin = stated - e.exact_loss;
       worst = fmt::format("d={}, {}={}, n={}: loss {:.4g} < {}", d, spec.family_param, dt, n, e.exact_loss, k);
     }
-    r.add_case(std::move(j));
+    r.add_case(j);
   }
   // Over the valid cases as counted (a grid with none says 0 cases), not the ledger's families (at least 1).
   r.error_rates(error_rates_json(ctx.alpha, valid, r.looks(), Tolerance{0.02, 0.0}));

@@ -45,27 +45,6 @@ void block_quantities(CaseJson& j, const family_bound::Case& k, const BlockEvalu
 // The kind's verdict and decisions, then the Monte Carlo looks used; returns the verdict.
 Decision block_verdict(CaseJson& j, const family_bound::Case& k, const BlockEvaluation& e);
 
-struct LowerBoundCase {
-  int n = 0;                             // context length
-  int k = 0;                             // the stated bound, C(d+2,2) - dt
-  double inf = 0;                        // the infimum of the loss over the family
-  double corrected = 0;                  // the corrected bound
-  double random_best_limit = INFINITY;   // best n -> infinity loss of random layers of the family (exact)
-  std::string internal_error;            // non-empty: the construction is not in the family (inconclusive)
-  std::string layer;                     // the construction in the evidence, e.g. "width 5"
-  std::string bound;                     // the bound's formula in the evidence, e.g. "C(d+2,2) - dbar"
-};
-
-struct LowerBoundCaseResult {
-  nlohmann::ordered_json json;   // the case: params, quantities, construction, verdict, evidence, decisions
-  bool corrected_holds = false;  // the corrected bound equals the infimum and lies below every loss measured
-};
-
-// c: the case; e: the construction's evaluation (evaluate_block with stated = k); layer, construction: its
-// weights and description.
-LowerBoundCaseResult judge_lower_bound_case(const Case& c, const BlockEvaluation& e, const BilinearLayer& layer,
-                                            const std::string& construction, const LowerBoundCase& in);
-
 // What distinguishes sja.prop4 (a family of projected dimension dt) from sja.remark1 (a family of width
 // dbar): everything else of their runs is run_lower_bound_claim.
 struct LowerBoundClaimSpec {
@@ -86,7 +65,7 @@ struct LowerBoundClaimSpec {
 };
 
 // Every case: the quadratic task, the bound C(d+2,2) - dt, the explicit layer of constructions/sja_lower_bound
-// evaluated at n, judged by judge_lower_bound_case.
+// evaluated at n, judged by the family lower-bound kind with the corrected bound's check beside it.
 ClaimResult run_lower_bound_claim(const ClaimContext& ctx, const LowerBoundClaimSpec& spec);
 // Their LaTeX table (report/table.hpp): a bound table of the stated bound, the exact infimum, the construction by Monte
 // Carlo and the corrected bound, under `label` ("Remark~1") and `caption`.
