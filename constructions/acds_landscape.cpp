@@ -148,13 +148,10 @@ EqualityOutcome mc_loss_check(const ClaimContext& ctx, const CaseSetting& cs, do
   for (int k = 0; k < cs.d; ++k) u.push_back(Poly::variable(cs.d, k));
   const Eigen::MatrixXd Psi = query_moment_matrix(model, u);
   auto make_worker = [&] { return QueryConditionalWorker(no_features, net, model, Psi, shape, ctx.seed, purpose); };
-  EqualityOutcome o = sequential_equality(ctx, alpha_case, loss_engine, loss_engine, tol, Tolerance{1e-9, 1e-12},
-                                          QueryConditionalWorker::dims, 1,
-                                          std::min<std::uint64_t>(ctx.samples, 32768), make_worker,
-                                          std::min<std::uint64_t>(ctx.samples, 32768),
-                                          /*until_exact_decided=*/true, /*max_samples=*/4 * ctx.samples);
-  return o;
+  return sequential_equality(ctx, alpha_case, loss_engine, loss_engine, tol, Tolerance{1e-9, 1e-12},
+                             QueryConditionalWorker::dims, 1, std::min<std::uint64_t>(ctx.samples, 32768), make_worker,
+                             std::min<std::uint64_t>(ctx.samples, 32768),
+                             /*until_exact_decided=*/true, /*max_samples=*/4 * ctx.samples);
 }
-
 
 }  // namespace icl::acds_landscape

@@ -69,10 +69,6 @@ RunOutcome train_run(const ClaimContext& ctx, const std::string& tag, int run, c
 // Per-run JSON for a case: U-independent summary (final losses, Dists, norms, the curve).
 nlohmann::ordered_json run_json(const RunOutcome& r);
 
-}  // namespace icl::acds_exp
-
-namespace icl::acds_exp {
-
 // The best exact population loss of form (8) on the Thm. 3 family A_i = a_i Sigma^-1 (optimal a_i, by L-BFGS from
 // three starts; the same for every Sigma): the loss this architecture reaches on its stationary family.
 double family_optimum(int d, int n, int L);

@@ -1,5 +1,7 @@
 #include "constructions/zfb_flow.hpp"
 
+#include "icl/claim/kinds/flow_limit.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -19,7 +21,7 @@ double balance(const LsaWeights& w) {
 }
 
 double relative_distance(const LsaWeights& a, const LsaWeights& b) {
-  return (a.theta() - b.theta()).norm() / b.theta().norm();
+  return flow_limit::relative_distance(a.theta(), b.theta());
 }
 
 namespace {

@@ -41,7 +41,7 @@ LsaWeights reduced_form_limit(const PopulationLoss& pl, const LsaWeights& init);
 // gradient): the slowest and fastest local rates of the flow; their ratio is its stiffness.
 std::pair<double, double> curvature_range(const PopulationLoss& pl, const LsaWeights& w);
 
-// ||a - b|| / ||b|| over both matrices.
+// ||a - b|| / ||b|| over both matrices (the flow-limit kind's relative distance of the weight vectors).
 double relative_distance(const LsaWeights& a, const LsaWeights& b);
 
 }  // namespace icl::zfb

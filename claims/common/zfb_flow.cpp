@@ -2,9 +2,6 @@
 
 #include "icl/claim/case_json.hpp"
 
-#include <fmt/format.h>
-
-#include <algorithm>
 #include <cmath>
 
 namespace icl::zfb {
