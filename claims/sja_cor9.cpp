@@ -35,107 +35,35 @@ namespace sja_cor9 {  // named, so that a unity build (several claim files in on
 // Mutation sites (lib/icl/verdict/mutation.hpp; bench/mutate.py perturbs them one at a time).
 const MutationSite kStated{"sja.cor9/stated", "sja.cor9", "m - dtilde"};
 
-// Gram-Schmidt of the first m monomials under N(0, Sigma): g = L^{-1} mono, Gram = L L^T.
-std::vector<Poly> gram_schmidt_monomials(int d, int m, const Eigen::MatrixXd& sigma) {
-  const auto mons = monomials_up_to(d, 2);
-  std::vector<Poly> mono;
-  for (int a = 0; a < m; ++a) mono.push_back(Poly::monomial(mons[a], 1.0));
-  const auto probe = GaussianIclModel::from_basis(d, mono, sigma, "monomials");
-  const Eigen::MatrixXd G = feature_projection(probe, mono, mono);
-  const Eigen::MatrixXd Linv = Eigen::MatrixXd(G.llt().matrixL()).inverse();
-  std::vector<Poly> g;
-  for (int a = 0; a < m; ++a) {
-    Poly p(d);
-    for (int b = 0; b <= a; ++b)
-      if (Linv(a, b) != 0.0) p += mono[b] * Linv(a, b);
-    g.push_back(p);
-  }
-  return g;
-}
-
-// A bilinear layer whose features are the first dt monomials (1, x_1..x_d, x_1^2, x_1 x_2, ...).
-BilinearLayer monomial_prefix_layer(int d, int dt) {
-  const auto mons = monomials_up_to(d, 2);
-  std::vector<std::pair<int, int>> quad;  // embedding columns (1-based variables) of each quadratic kept
-  for (int a = d + 1; a < dt; ++a) {
-    int i = -1, j = -1;
-    for (int v = 0; v < d; ++v)
-      for (int e = 0; e < mons[a][v]; ++e) (i < 0 ? i : j) = v + 1;
-    quad.emplace_back(i, j);
-  }
-  const int dbar = d + 1 + static_cast<int>(quad.size());
-  BilinearLayer L;
-  L.W0 = Eigen::MatrixXd::Zero(dbar, dbar);
-  L.W1 = Eigen::MatrixXd::Zero(dbar, dbar);
-  for (int r = 0; r <= d; ++r)
-    if (r >= dt) {  // not among the first dt monomials: zero the row (base * (1 - 1))
-      L.W0(r, r) = 1;
-      L.W1(r, 0) = -1;
-    }
-  for (std::size_t q = 0; q < quad.size(); ++q) {
-    L.W0(d + 1 + q, quad[q].first) = 1;
-    L.W1(d + 1 + q, quad[q].second) = 1;
-  }
-  return L;
-}
-
-// A case's family: the orthonormal features g_1..g_m, and the bilinear layer whose kernel projects onto dt of them.
-struct Construction {
-  std::vector<Poly> g;
-  BilinearLayer layer;
-  std::string desc;
+// The closest informative case so far, for the summary: with dt = 0 the kernel reaches nothing and the loss is
+// E[y^2] = m at every n, so the bound is attained trivially there.
+struct Closest {
+  double excess = INFINITY;
+  std::string text;
 };
 
-Construction case_construction(int d, int m, int dt, int basis, const Eigen::MatrixXd& sigma) {
-  const int M = sja::kernel_width(d);
-  Construction k;
-  if (basis == 0) {
-    const auto v = sja::orthonormal_v(d);
-    k.g.assign(v.begin(), v.begin() + m);
-    std::vector<int> keep;
-    for (int a = 0; a < dt; ++a) keep.push_back(a);
-    if (m < M) keep.push_back(m);  // a feature orthogonal to span{g}
-    const auto b = sja::orthonormal_subset_layer(d, keep);
-    k.layer = b.layer;
-    k.desc = b.description + (m < M ? " (the last is orthogonal to span{g})" : "");
-  } else {
-    k.g = gram_schmidt_monomials(d, m, sigma);
-    k.layer = monomial_prefix_layer(d, dt);
-    k.desc = fmt::format("the first {} monomials", dt);
-  }
-  return k;
-}
-
-// One valid case: the family's exact infimum, and the explicit kernel's exact loss and Monte Carlo at n.
-CaseJson judge_case(const ClaimContext& ctx, ClaimRun& r, const Case& c, double alpha_case, double& closest,
-                    std::string& closest_case) {
+// One case: the family's exact infimum, and the explicit kernel's exact loss and Monte Carlo at n, judged by the family
+// lower-bound kind (claim/kinds/family_bound.hpp) with the explicit kernel as the member.
+CaseJson judge_case(ClaimRun& r, const Case& c, double alpha_case, Closest& closest) {
   const int d = c.geti("d"), m = c.geti("m"), dt = c.geti("dt"), n = c.geti("n"), basis = c.geti("basis");
-  const Eigen::MatrixXd sigma = basis == 0 ? Eigen::MatrixXd::Identity(d, d) : test_covariance(d, 2);
-  const Construction k = case_construction(d, m, dt, basis, sigma);
-  const auto model = GaussianIclModel::from_basis(d, k.g, sigma, fmt::format("orthonormal basis {}", basis));
+  const sja::OrthonormalFamily k = sja::orthonormal_family(d, m, dt, basis);
+  const auto model = GaussianIclModel::from_basis(d, k.g, k.sigma, fmt::format("orthonormal basis {}", basis));
   const Eigen::MatrixXd C = coefficient_covariance(model, k.g);  // the identity, computed
   const double stated = kStated(m - dt);
-  const double inf = projection_infimum(C, dt);
-  const BlockEvaluation e = evaluate_block(ctx, alpha_case, model, k.g, C, k.layer, d, n, stated, c.label());
+  const BlockEvaluation e = evaluate_block(r.ctx(), alpha_case, model, k.g, C, k.layer, d, n, stated, c.label());
   r.note_looks(e.looks_planned);
-
-  // The family lower-bound kind (claim/kinds/family_bound.hpp): the explicit kernel is the member.
-  family_bound::Case fk = family_case(e, stated, inf, "the explicit kernel", n);
-  if (e.projected_dim != dt)
-    fk.internal_error = fmt::format("INTERNAL: the construction's projected dimension is {}, not {}", e.projected_dim, dt);
-  // The headline is the closest informative case: with dt = 0 the kernel reaches nothing and the loss is E[y^2] =
-  // m at every n, so the bound is attained trivially there.
-  if (dt > 0 && e.exact_loss / stated - 1 < closest) {
-    closest = e.exact_loss / stated - 1;
-    closest_case = fmt::format("{}: loss {:.5g} vs bound {}", c.label(), e.exact_loss, stated);
+  family_bound::Case fk = family_case(e, stated, projection_infimum(C, dt), "the explicit kernel", n);
+  fk.internal_error = projected_dimension_error(e, dt);
+  if (dt > 0 && e.exact_loss / stated - 1 < closest.excess) {
+    closest.excess = e.exact_loss / stated - 1;
+    closest.text = fmt::format("{}: loss {:.5g} vs bound {}", c.label(), e.exact_loss, stated);
   }
-
   CaseJson j(c);
   block_quantities(j, fk, e);
   j.quantity("mc_plain", e.mc_plain);
   j.quantity("linearity_check_rms", e.linearity_rms);
   j.quantity("C_minus_identity_norm", (C - Eigen::MatrixXd::Identity(m, m)).norm());
-  j.field("construction", k.desc);
+  j.field("construction", k.description);
   j.field("weights", sja::layer_json(k.layer));
   j.field("projected_dimension", e.projected_dim);
   block_verdict(j, fk, e);
@@ -144,31 +72,23 @@ CaseJson judge_case(const ClaimContext& ctx, ClaimRun& r, const Case& c, double 
 
 ClaimResult run(const ClaimContext& ctx) {
   ClaimRun r(ctx);
-  auto valid_case = [](const Case& c) { return c.geti("m") <= sja::kernel_width(c.geti("d")) && c.geti("dt") < c.geti("m"); };
-  std::size_t valid = 0;
-  for (const auto& c : ctx.cases) valid += valid_case(c);
-  const double alpha_case = r.split_alpha(valid);
-  double closest = INFINITY;
-  std::string closest_case;
-  nlohmann::ordered_json skipped = nlohmann::ordered_json::array();
-  for (const auto& c : ctx.cases) {
-    if (!valid_case(c)) {
-      skipped.push_back(c.label() + fmt::format(": needs m <= C(d+2,2) = {} and dt < m", sja::kernel_width(c.geti("d"))));
-      r.step();
-      continue;
-    }
-    CaseJson j = judge_case(ctx, r, c, alpha_case, closest, closest_case);
+  Closest closest;
+  auto skip = [](const Case& c) {
+    const int m = sja::kernel_width(c.geti("d"));
+    return c.geti("m") <= m && c.geti("dt") < c.geti("m") ? std::string()
+                                                          : fmt::format("needs m <= C(d+2,2) = {} and dt < m", m);
+  };
+  r.judge_cases(skip, [&](const Case& c, double alpha_case) {
+    CaseJson j = judge_case(r, c, alpha_case, closest);
     r.add_case(j);
-  }
-  // Over the valid cases as counted (a grid with none says 0 cases), not the ledger's families (at least 1).
-  r.error_rates(error_rates_json(ctx.alpha, valid, r.looks(), Tolerance{0.02, 0.0}));
-  if (!skipped.empty()) r.extra("skipped") = skipped;
+  });
+  r.error_rates_over_judged(Tolerance{0.02, 0.0});
   return r.finish([&](Verdict v) {
     return fmt::format("{}: with orthonormal features and i.i.d. coefficients the infimum over the family equals "
                        "m - dt exactly (the bound is tight as n grows); closest finite-n case with dt >= 1 {}.",
                        to_string(v),
-                       closest_case.empty() ? std::string("(none in this grid)")
-                                            : fmt::format("{} ({:+.1f}%)", closest_case, 100 * closest));
+                       closest.text.empty() ? std::string("(none in this grid)")
+                                            : fmt::format("{} ({:+.1f}%)", closest.text, 100 * closest.excess));
   });
 }
 

@@ -46,7 +46,7 @@ ClaimResult run(const ClaimContext& ctx) {
   spec.family_param = "dbar";  // the width, the largest projected dimension
   spec.out_of_range = [](int d, int dbar) {
     const int m = sja::kernel_width(d);
-    return dbar >= m || dbar < d + 1 ? fmt::format(": dbar must be in [d+1, C(d+2,2)-1] = [{}, {}]", d + 1, m - 1)
+    return dbar >= m || dbar < d + 1 ? fmt::format("dbar must be in [d+1, C(d+2,2)-1] = [{}, {}]", d + 1, m - 1)
                                      : std::string();
   };
   spec.corrected = corrected_bound;

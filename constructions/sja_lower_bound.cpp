@@ -7,6 +7,7 @@
 #include "icl/exact/lower_bounds.hpp"
 #include "icl/exact/optimal_attention.hpp"
 #include "icl/model/rng.hpp"
+#include "icl/model/tasks.hpp"
 #include "icl/report/quantities.hpp"
 
 #include <fmt/format.h>
@@ -33,6 +34,14 @@ std::vector<Poly> orthonormal_v(int d) {
 
 double lambda_minus(int d) { return kMinus((d + 3.0 - std::sqrt((d + 3.0) * (d + 3.0) - 8.0)) / 2.0); }
 double lambda_plus(int d) { return kPlus((d + 3.0 + std::sqrt((d + 3.0) * (d + 3.0) - 8.0)) / 2.0); }
+
+std::vector<double> coefficient_eigenvalues(int d) {
+  std::vector<double> ev{lambda_minus(d), lambda_plus(d)};
+  for (int i = 0; i < d * (d + 1) / 2; ++i) ev.push_back(1.0);
+  for (int i = 0; i < d - 1; ++i) ev.push_back(2.0);
+  std::sort(ev.begin(), ev.end());
+  return ev;
+}
 
 namespace {
 
@@ -197,5 +206,76 @@ nlohmann::ordered_json layer_json(const BilinearLayer& layer) {
   j["W1"] = quantity_matrix(layer.W1)["matrix"];
   return j;
 }
+
+namespace {
+
+// Gram-Schmidt of the first m monomials under N(0, Sigma): g = L^{-1} mono, Gram = L L^T.
+std::vector<Poly> gram_schmidt_monomials(int d, int m, const Eigen::MatrixXd& sigma) {
+  const auto mons = monomials_up_to(d, 2);
+  std::vector<Poly> mono;
+  for (int a = 0; a < m; ++a) mono.push_back(Poly::monomial(mons[a], 1.0));
+  const auto probe = GaussianIclModel::from_basis(d, mono, sigma, "monomials");
+  const Eigen::MatrixXd G = feature_projection(probe, mono, mono);
+  const Eigen::MatrixXd Linv = Eigen::MatrixXd(G.llt().matrixL()).inverse();
+  std::vector<Poly> g;
+  for (int a = 0; a < m; ++a) {
+    Poly p(d);
+    for (int b = 0; b <= a; ++b)
+      if (Linv(a, b) != 0.0) p += mono[b] * Linv(a, b);
+    g.push_back(p);
+  }
+  return g;
+}
+
+// A bilinear layer whose features are the first dt monomials (1, x_1..x_d, x_1^2, x_1 x_2, ...).
+BilinearLayer monomial_prefix_layer(int d, int dt) {
+  const auto mons = monomials_up_to(d, 2);
+  std::vector<std::pair<int, int>> quad;  // embedding columns (1-based variables) of each quadratic kept
+  for (int a = d + 1; a < dt; ++a) {
+    int i = -1, j = -1;
+    for (int v = 0; v < d; ++v)
+      for (int e = 0; e < mons[a][v]; ++e) (i < 0 ? i : j) = v + 1;
+    quad.emplace_back(i, j);
+  }
+  const int dbar = d + 1 + static_cast<int>(quad.size());
+  BilinearLayer L;
+  L.W0 = Eigen::MatrixXd::Zero(dbar, dbar);
+  L.W1 = Eigen::MatrixXd::Zero(dbar, dbar);
+  for (int r = 0; r <= d; ++r)
+    if (r >= dt) {  // not among the first dt monomials: zero the row (base * (1 - 1))
+      L.W0(r, r) = 1;
+      L.W1(r, 0) = -1;
+    }
+  for (std::size_t q = 0; q < quad.size(); ++q) {
+    L.W0(d + 1 + q, quad[q].first) = 1;
+    L.W1(d + 1 + q, quad[q].second) = 1;
+  }
+  return L;
+}
+
+}  // namespace
+
+OrthonormalFamily orthonormal_family(int d, int m, int dt, int basis) {
+  const int M = kernel_width(d);
+  OrthonormalFamily k;
+  k.sigma = basis == 0 ? Eigen::MatrixXd::Identity(d, d) : test_covariance(d, 2);
+  const Eigen::MatrixXd& sigma = k.sigma;
+  if (basis == 0) {
+    const auto v = orthonormal_v(d);
+    k.g.assign(v.begin(), v.begin() + m);
+    std::vector<int> keep;
+    for (int a = 0; a < dt; ++a) keep.push_back(a);
+    if (m < M) keep.push_back(m);  // a feature orthogonal to span{g}
+    const auto b = orthonormal_subset_layer(d, keep);
+    k.layer = b.layer;
+    k.description = b.description + (m < M ? " (the last is orthogonal to span{g})" : "");
+  } else {
+    k.g = gram_schmidt_monomials(d, m, sigma);
+    k.layer = monomial_prefix_layer(d, dt);
+    k.description = fmt::format("the first {} monomials", dt);
+  }
+  return k;
+}
+
 
 }  // namespace icl::sja

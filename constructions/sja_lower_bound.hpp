@@ -31,6 +31,9 @@ struct BilinearConstruction {
 
 double lambda_minus(int d);  // (d + 3 - sqrt((d+3)^2 - 8)) / 2
 double lambda_plus(int d);
+// The eigenvalues of Cov(wbar) for the quadratic task in the v basis (App. E corrected), in increasing order:
+// lam-, 1 (d(d+1)/2 times), 2 (d - 1 times), lam+.
+std::vector<double> coefficient_eigenvalues(int d);
 
 // For the quadratic task: features spanning the complement of the k smallest eigen-directions of C,
 // i.e. exactly the top (m - k) eigenspace (its limit loss is the infimum over every kernel of projected
@@ -43,6 +46,19 @@ BilinearConstruction quadratic_exclusion_layer(int d, int k);
 
 // A layer whose features are exactly the listed v's (indices into orthonormal_v(d)).
 BilinearConstruction orthonormal_subset_layer(int d, const std::vector<int>& keep);
+
+// Cor. 9's setting: orthonormal features g_1..g_m under N(0, sigma), and a bilinear layer whose kernel projects onto
+// dt of them. basis 0: g = the first m v_ij of Lemma 3 under N(0, I), the layer keeps v_1..v_dt and, where m is less
+// than C(d+2,2), one feature orthogonal to span{g}; basis 1: g = the first m monomials (1, x_1..x_d, x_1^2, x_1 x_2,
+// ...) Gram-Schmidt orthonormalised under the rotated N(0, sigma) of test_covariance(d, 2), the layer's features the
+// first dt monomials.
+struct OrthonormalFamily {
+  Eigen::MatrixXd sigma;
+  std::vector<Poly> g;
+  BilinearLayer layer;
+  std::string description;
+};
+OrthonormalFamily orthonormal_family(int d, int m, int dt, int basis);
 
 // The block "bilinear layer, then its exactly optimal sparse attention" on the sja embedding at context length n,
 // exactly: the layer's features, their projection onto span{v} (rank: the projected dimension), the n -> infinity

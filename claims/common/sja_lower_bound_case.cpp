@@ -69,6 +69,12 @@ Decision block_verdict(CaseJson& j, const family_bound::Case& k, const BlockEval
   return v;
 }
 
+std::string projected_dimension_error(const BlockEvaluation& e, int dt) {
+  return e.projected_dim != dt
+             ? fmt::format("INTERNAL: the construction's projected dimension is {}, not {}", e.projected_dim, dt)
+             : std::string();
+}
+
 namespace {
 
 // One case of sja.prop4 / sja.remark1: the family lower-bound kind's case k (the explicit layer `cons`, evaluated as e,
@@ -100,22 +106,13 @@ bool lower_bound_case(CaseJson& j, const BlockEvaluation& e, const family_bound:
 
 ClaimResult run_lower_bound_claim(const ClaimContext& ctx, const LowerBoundClaimSpec& spec) {
   ClaimRun r(ctx);
-  std::size_t valid = 0;
-  for (const auto& c : ctx.cases)
-    if (spec.out_of_range(c.geti("d"), c.geti(spec.family_param)).empty()) ++valid;
-  const double alpha_case = r.split_alpha(valid);
   bool corrected_ok = true;
   double worst_margin = 0;
   std::string worst;
-  nlohmann::ordered_json skipped = nlohmann::ordered_json::array();
-  for (const auto& c : ctx.cases) {
+  auto skip = [&](const Case& c) { return spec.out_of_range(c.geti("d"), c.geti(spec.family_param)); };
+  r.judge_cases(skip, [&](const Case& c, double alpha_case) {
     const int d = c.geti("d"), dt = c.geti(spec.family_param), n = c.geti("n");
     const int m = sja::kernel_width(d);
-    if (const std::string why = spec.out_of_range(d, dt); !why.empty()) {
-      skipped.push_back(c.label() + why);
-      r.step();
-      continue;
-    }
     const int k = m - dt;
     const auto model = GaussianIclModel::from_task(PolynomialTask::quadratic(d), Eigen::MatrixXd::Identity(d, d));
     const auto v = sja::orthonormal_v(d);
@@ -130,7 +127,7 @@ ClaimResult run_lower_bound_claim(const ClaimContext& ctx, const LowerBoundClaim
         e, stated, projection_infimum(C, dt),
         fmt::format("a bilinear layer of {} with its optimal attention", spec.layer_text(e, dt)), n);
     fk.bound = spec.bound_text;
-    fk.internal_error = spec.not_in_family(e, dt);
+    fk.internal_error = spec.not_in_family ? spec.not_in_family(e, dt) : projected_dimension_error(e, dt);
     // Sanity: random bilinear layers of the family never beat the infimum (exact).
     const double random_best = sja::random_bilinear_best_limit(ctx.seed, ctx.purpose(c.label() + "/random"), model, v, C,
                                                                d, cons.dbar, spec.random_layers_within_rank ? dt : -1);
@@ -142,10 +139,8 @@ ClaimResult run_lower_bound_claim(const ClaimContext& ctx, const LowerBoundClaim
       worst = fmt::format("d={}, {}={}, n={}: loss {:.4g} < {}", d, spec.family_param, dt, n, e.exact_loss, k);
     }
     r.add_case(j);
-  }
-  // Over the valid cases as counted (a grid with none says 0 cases), not the ledger's families (at least 1).
-  r.error_rates(error_rates_json(ctx.alpha, valid, r.looks(), Tolerance{0.02, 0.0}));
-  if (!skipped.empty()) r.extra("skipped") = skipped;
+  });
+  r.error_rates_over_judged(Tolerance{0.02, 0.0});
   r.extra("corrected_formula") = spec.corrected_formula;
   r.extra("corrected_formula_holds") = corrected_ok;
   r.finding(spec.finding);

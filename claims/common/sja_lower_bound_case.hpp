@@ -45,15 +45,19 @@ void block_quantities(CaseJson& j, const family_bound::Case& k, const BlockEvalu
 // The kind's verdict and decisions, then the Monte Carlo looks used; returns the verdict.
 Decision block_verdict(CaseJson& j, const family_bound::Case& k, const BlockEvaluation& e);
 
+// Empty if the evaluated block's projected dimension is dt; otherwise the internal error.
+std::string projected_dimension_error(const BlockEvaluation& e, int dt);
+
 // What distinguishes sja.prop4 (a family of projected dimension dt) from sja.remark1 (a family of width
 // dbar): everything else of their runs is run_lower_bound_claim.
 struct LowerBoundClaimSpec {
   std::string family_param;  // the case parameter that names the family's dimension: "dt" or "dbar"
-  // Empty if the case (d, family dimension) is in range; otherwise why it is skipped.
+  // Empty if the case (d, family dimension) is in range; otherwise why it is skipped (ClaimRun::judge_cases).
   std::function<std::string(int d, int dt)> out_of_range;
   std::function<double(int d, int dt)> corrected;  // the corrected bound
   bool random_layers_within_rank = false;  // random layers of the family: keep only those of projected rank <= dt
-  // Empty if the explicit construction belongs to the family; otherwise the internal error.
+  // Empty if the explicit construction belongs to the family; otherwise the internal error (default:
+  // projected_dimension_error).
   std::function<std::string(const BlockEvaluation& e, int dt)> not_in_family;
   std::function<std::string(const BlockEvaluation& e, int dt)> layer_text;  // "width 5", for the evidence
   std::string bound_text;                                                    // "C(d+2,2) - dbar"

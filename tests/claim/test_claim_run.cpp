@@ -125,4 +125,37 @@ TEST_CASE("at_paper: every parameter of the claim at one of its paper values, wh
   CHECK_FALSE(ctx.at_paper(paper));
 }
 
+TEST_CASE("claim run: judge_cases skips the cases outside the statement, splits alpha over the rest, and says why") {
+  std::vector<std::pair<std::size_t, std::size_t>> calls;
+  const ClaimContext ctx = context(4, calls);  // n = 10, 20, 30, 40
+  ClaimRun r(ctx);
+  std::vector<double> judged, alphas;
+  r.judge_cases([](const Case& c) { return c.get("n") > 25 ? std::string() : std::string("n must exceed 25"); },
+                [&](const Case& c, double alpha_case) {
+                  judged.push_back(c.get("n"));
+                  alphas.push_back(alpha_case);
+                  r.note_looks(3);
+                  CaseJson j = finished_case(c, Verdict::confirmed);
+                  r.add_case(j);
+                });
+  CHECK(judged == std::vector<double>{30, 40});
+  CHECK(alphas == std::vector<double>{ctx.alpha / 2, ctx.alpha / 2});
+  CHECK(calls.size() == 4);  // a skipped case is a unit of progress too
+  CHECK(r.cases().size() == 2);
+  const Tolerance tol{0.02, 0.0};
+  r.error_rates_over_judged(tol);
+  CHECK(r.result().extra["error_rates"] == error_rates_json(ctx.alpha, 2, 3, tol));
+  REQUIRE(r.result().extra["skipped"].size() == 2);
+  CHECK(r.result().extra["skipped"][0] == ctx.cases[0].label() + ": n must exceed 25");
+
+  // A grid with no case inside the statement: no case judged, and the error-rate block says 0 cases.
+  std::vector<std::pair<std::size_t, std::size_t>> calls2;
+  const ClaimContext none = context(2, calls2);
+  ClaimRun r2(none);
+  r2.judge_cases([](const Case&) { return std::string("outside"); }, [](const Case&, double) { FAIL("judged"); });
+  r2.error_rates_over_judged(tol);
+  CHECK(r2.result().extra["error_rates"] == error_rates_json(none.alpha, 0, 0, tol));
+  CHECK(r2.result().extra["skipped"].size() == 2);
+}
+
 }  // namespace test_claim_run

@@ -23,6 +23,26 @@ void ClaimRun::error_rates(const Tolerance& tol) {
 
 void ClaimRun::error_rates(nlohmann::ordered_json block) { res_.extra["error_rates"] = std::move(block); }
 
+void ClaimRun::judge_cases(const std::function<std::string(const Case&)>& skip,
+                           const std::function<void(const Case&, double alpha_case)>& judge) {
+  judged_ = 0;
+  for (const auto& c : ctx_.cases) judged_ += skip(c).empty();
+  const double alpha_case = split_alpha(judged_);
+  for (const auto& c : ctx_.cases) {
+    if (const std::string why = skip(c); !why.empty()) {
+      skipped_.push_back(c.label() + ": " + why);
+      step();
+      continue;
+    }
+    judge(c, alpha_case);
+  }
+}
+
+void ClaimRun::error_rates_over_judged(const Tolerance& tol) {
+  error_rates(error_rates_json(ctx_.alpha, judged_, looks_, tol));
+  if (!skipped_.empty()) res_.extra["skipped"] = skipped_;
+}
+
 void ClaimRun::add_case(CaseJson& j) { add_case(j.take()); }
 
 void ClaimRun::add_case(nlohmann::ordered_json j) {

@@ -58,6 +58,14 @@ public:
   void error_rates(const Tolerance& tol);
   void error_rates(nlohmann::ordered_json block);
 
+  // A grid some of whose cases lie outside the statement: skip(c) says why a case is not judged ("" to judge it).
+  // judge_cases calls judge(c, alpha_case) on every other case in order, the alpha split over them (split_alpha);
+  // a skipped case is one unit of progress. error_rates_over_judged(tol) then writes the error-rate block over the
+  // cases judged as counted (a grid with none says 0 cases), and extra["skipped"], "label: why" for each skipped.
+  void judge_cases(const std::function<std::string(const Case&)>& skip,
+                   const std::function<void(const Case&, double alpha_case)>& judge);
+  void error_rates_over_judged(const Tolerance& tol);
+
   // A finished case (CaseJson::take() checks it), then one unit of progress.
   void add_case(CaseJson& j);
   void add_case(nlohmann::ordered_json j);
@@ -75,7 +83,8 @@ public:
 private:
   const ClaimContext& ctx_;
   ClaimResult res_;
-  std::size_t total_, done_ = 0, families_ = 1, looks_ = 0;
+  std::size_t total_, done_ = 0, families_ = 1, looks_ = 0, judged_ = 0;
+  nlohmann::ordered_json skipped_ = nlohmann::ordered_json::array();
   nlohmann::ordered_json findings_ = nlohmann::ordered_json::array();
 };
 
