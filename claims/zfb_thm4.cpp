@@ -23,6 +23,7 @@
 // the local curvature at the endpoint (stiffness), and the loss / distance against time.
 #include "claims/common/zfb_flow.hpp"
 #include "constructions/zfb.hpp"
+#include "constructions/zfb_cases.hpp"
 #include "icl/claim/case_json.hpp"
 #include "icl/claim/claim_run.hpp"
 #include "icl/claim/param_names.hpp"
@@ -38,27 +39,6 @@ namespace {
 namespace zfb_thm4 {  // named, so that a unity build (several claim files in one unit) keeps them apart
 
 using namespace zfb;
-
-// cov: 0 isotropic; 1 diagonal, eigenvalues geometric from 1 to 1/10; 2 the same rotated by a random
-// orthogonal matrix (not diagonal); 3 ill-conditioned, rotated, kappa = 30; 4 ill-conditioned, kappa = 100.
-Eigen::MatrixXd covariance(int cov, int d, std::uint64_t seed) {
-  const double kappa = cov == 0 ? 1.0 : cov <= 2 ? 10.0 : cov == 3 ? 30.0 : 100.0;
-  Eigen::VectorXd lam(d);
-  for (int i = 0; i < d; ++i) lam[i] = d == 1 ? 1.0 : std::pow(kappa, -static_cast<double>(i) / (d - 1));
-  if (cov <= 1) return lam.asDiagonal();
-  PromptRng rng(seed, stable_hash("rotation"), static_cast<std::uint64_t>(d));
-  Eigen::MatrixXd g(d, d);
-  rng.fill_normal(g);
-  const Eigen::MatrixXd U = g.householderQr().householderQ();
-  return U * lam.asDiagonal() * U.transpose();
-}
-// What covariance(cov, d, seed) is: at d = 1 it is the variance 1 whatever cov says.
-std::string covariance_name(int cov, int d) {
-  if (d == 1) return "variance 1 (d = 1)";
-  static const char* n[] = {"isotropic", "diagonal (kappa 10)", "rotated (kappa 10)", "ill-conditioned (kappa 30)",
-                            "ill-conditioned (kappa 100)"};
-  return n[cov];
-}
 
 const flow_limit::Texts kTexts{
     "flow endpoint within {d_fs:.2e} (relative) of the stated limit, exact reduced-form limit within {d_es:.2e}; loss "
@@ -88,40 +68,29 @@ struct Tally {
 
 void run_case(ClaimRun& r, const Case& c, double alpha_case, const FlowOptions& opt, Tally& t) {
   const ClaimContext& ctx = r.ctx();
-  const int d = c.geti("d"), N = c.geti("N"), cov = c.geti("cov"), th = c.geti("theta");
-  const double sigma_frac = c.get("sigma");
-  const Eigen::MatrixXd lambda = covariance(cov, d, ctx.seed);
-  const PopulationLoss pl = PopulationLoss::gaussian(lambda, N);
-  const double sigma_max = thm4_sigma_bound(lambda, N), sigma = sigma_frac * sigma_max;
-  const LsaWeights init = assumption3_init(sigma, assumption3_theta(th, d, ctx.seed));
-  const LsaWeights stated = thm4_limit(lambda, N);
-
-  LsaPromptModel m;
-  m.d = d;
-  m.N = N;
-  m.chol = lambda.llt().matrixL();
-  const FlowCase f = run_flow_case(ctx, alpha_case, pl, init, stated, opt, m, c.label(), kTexts);
-  const ZfbFlow& z = f.z;
-  const double d_fs = f.k.d_fs, lower = f.k.lower;
+  const int d = c.geti("d"), N = c.geti("N"), cov = c.geti("cov");
+  const Thm4Case k = thm4_case(cov, d, N, c.geti("theta"), c.get("sigma"), ctx.seed);
+  const FlowCase f = run_flow_case(ctx, alpha_case, k.pl, k.init, k.stated, opt, k.prompts, c.label(), kTexts);
   r.note_looks(f.o.looks_planned);
-  if (f.k.converged && d_fs > t.worst_dist) {
-    t.worst_dist = d_fs;
+  if (f.k.converged && f.k.d_fs > t.worst_dist) {
+    t.worst_dist = f.k.d_fs;
     t.worst = c.label();
   }
-  t.max_off = std::max(t.max_off, z.reduced.max_off_reduced);
-  t.max_drift = std::max(t.max_drift, z.reduced.max_balance_drift);
-  t.max_time = std::max(t.max_time, z.flow.t_end);
+  t.max_off = std::max(t.max_off, f.z.reduced.max_off_reduced);
+  t.max_drift = std::max(t.max_drift, f.z.reduced.max_balance_drift);
+  t.max_time = std::max(t.max_time, f.z.flow.t_end);
 
   CaseJson j(c);
-  j.field("covariance", covariance_name(cov, d));
-  j.field("lambda", quantity_matrix(lambda));
-  j.field("sigma", sigma);
-  j.field("sigma_bound", sigma_max);
-  append_flow_case_json(j, pl, stated, f);
+  j.field("covariance", thm4_covariance_name(cov, d));
+  j.field("lambda", quantity_matrix(k.lambda));
+  j.field("sigma", k.sigma);
+  j.field("sigma_bound", k.sigma_bound);
+  append_flow_case_json(j, k.pl, k.stated, f);
   r.add_case(j);
   if (!t.plotted[{cov, N}] && t.loss_plot.size() < 16) {
     t.plotted[{cov, N}] = true;
-    flow_limit::add_plot_series(z.flow, lower, fmt::format("{} N={}", covariance_name(cov, d), N), t.loss_plot, t.dist_plot);
+    flow_limit::add_plot_series(f.z.flow, f.k.lower, fmt::format("{} N={}", thm4_covariance_name(cov, d), N),
+                                t.loss_plot, t.dist_plot);
   }
 }
 
@@ -130,20 +99,16 @@ nlohmann::ordered_json outside_assumption_3(const ClaimContext& ctx, const FlowO
   nlohmann::ordered_json outside = nlohmann::ordered_json::array();
   const int d = ctx.cases.front().geti("d"), N = ctx.cases.front().geti("N");
   for (int cov : {0, 2}) {
-    const Eigen::MatrixXd lambda = covariance(cov, d, ctx.seed);
-    const PopulationLoss pl = PopulationLoss::gaussian(lambda, N);
-    const LsaWeights stated = thm4_limit(lambda, N);
     for (double f : ctx.quick ? std::vector<double>{3.0} : std::vector<double>{1.5, 5.0, 30.0}) {
-      const double sigma = f * thm4_sigma_bound(lambda, N);
-      const LsaWeights init = assumption3_init(sigma, assumption3_theta(0, d, ctx.seed));
-      const ZfbFlow z = zfb_gradient_flow(pl, init, stated, opt);
+      const Thm4Case k = thm4_case(cov, d, N, 0, f, ctx.seed);
+      const ZfbFlow z = zfb_gradient_flow(k.pl, k.init, k.stated, opt);
       nlohmann::ordered_json j;
-      j["d"] = d, j["N"] = N, j["covariance"] = covariance_name(cov, d);
+      j["d"] = d, j["N"] = N, j["covariance"] = thm4_covariance_name(cov, d);
       j["sigma_over_bound"] = f;
       j["sigma2_gamma_op_sqrt_d"] = 2 * f * f;
       j["flow"] = z.flow.to_json(false);
-      j["distance_flow_to_stated"] = relative_distance(z.end, stated);
-      j["loss_gap_to_global_min"] = pl.loss(z.end) - pl.tensor_lower_bound();
+      j["distance_flow_to_stated"] = relative_distance(z.end, k.stated);
+      j["loss_gap_to_global_min"] = k.pl.loss(z.end) - k.pl.tensor_lower_bound();
       j["reduced_form"] = z.reduced.to_json();
       outside.push_back(j);
     }

@@ -34,6 +34,7 @@
 // The right side of (21) needs E[||Gamma_tau||_op ||Lambda_tau||_F^2], not a polynomial: Monte Carlo over tau.
 #include "claims/common/zfb_flow.hpp"
 #include "constructions/zfb.hpp"
+#include "constructions/zfb_cases.hpp"
 #include "icl/claim/case_json.hpp"
 #include "icl/claim/claim_run.hpp"
 #include "icl/claim/param_names.hpp"
@@ -60,63 +61,6 @@ const flow_limit::Texts kTexts{
     "mixed evidence: flow-stated {d_fs:.3g}, exact-stated {d_es:.3g}, flow-exact {d_fe:.3g}, loss gap {gap:.3g}; Monte "
     "Carlo: {mc_why}"};
 
-// The law of one diagonal entry: a PositiveDistribution, scaled by `scale`.
-struct EntryLaw {
-  PositiveDistribution dist;
-  double scale = 1;
-  std::vector<double> moments() const {  // E[X^k], k = 0..3
-    std::vector<double> m = dist.raw_moments_to_3();
-    for (std::size_t k = 0; k < m.size(); ++k) m[k] *= std::pow(scale, static_cast<double>(k));
-    return m;
-  }
-  double quantile(double u) const { return scale * dist.quantile(u); }
-  std::string label() const { return scale == 1 ? dist.label() : fmt::format("{:.3g} x {}", scale, dist.label()); }
-};
-
-// dist 0..3: every entry i.i.d. with that law; 4: entry k has law k mod 4; 5: entry k has law k mod 4 scaled by
-// 2^((2k - (d-1)) / (d-1)) (from 1/2 to 2), so the entries differ in law and in scale.
-std::vector<EntryLaw> entry_laws(int dist, int d) {
-  std::vector<EntryLaw> laws;
-  for (int k = 0; k < d; ++k) {
-    EntryLaw l;
-    l.dist = PositiveDistribution::parse(dist <= 3 ? dist : k % 4);
-    if (dist == 5 && d > 1) l.scale = std::pow(2.0, (2.0 * k - (d - 1)) / (d - 1));
-    laws.push_back(l);
-  }
-  return laws;
-}
-
-std::string laws_label(int dist, const std::vector<EntryLaw>& laws) {
-  if (dist <= 3) return "i.i.d. " + laws.front().label();
-  std::string s = dist == 4 ? "independent, different laws: " : "independent, different laws and scales: ";
-  for (std::size_t k = 0; k < laws.size(); ++k) s += fmt::format("{}{}", k ? ", " : "", laws[k].label());
-  return s;
-}
-
-std::string dist_name(int dist) {
-  static const char* n[] = {"Exp(1)", "Gamma(2, 1/2)", "Uniform[0.5, 1.5]", "LogNormal(0, 1/2)", "mixed laws",
-                            "mixed laws and scales"};
-  return n[dist];
-}
-
-// E[||Gamma_tau||_op ||Lambda_tau||_F^2] by Monte Carlo over tau (mean and standard error).
-std::pair<double, double> condition_denominator(const std::vector<EntryLaw>& laws, int N, std::uint64_t seed,
-                                                std::uint64_t purpose, std::uint64_t samples) {
-  Accumulator acc(1);
-  const int d = static_cast<int>(laws.size());
-  for (std::uint64_t i = 0; i < samples; ++i) {
-    PromptRng rng(seed, purpose, i);
-    double mx = 0, tr = 0, f2 = 0;
-    for (int k = 0; k < d; ++k) {
-      const double l = laws[static_cast<std::size_t>(k)].quantile(rng.uniform() - 0x1p-54);
-      mx = std::max(mx, l), tr += l, f2 += l * l;
-    }
-    const double v = ((N + 1.0) / N * mx + tr / N) * f2;
-    acc.add(&v);
-  }
-  return {acc.mean[0], std::sqrt(acc.variance(0) / static_cast<double>(acc.count))};
-}
-
 // What the cases leave for the summary, the findings and the plots.
 struct Tally {
   double worst_dist = 0, min_spread = INFINITY, max_spread = 0, max_offdiag_init = 0;
@@ -126,95 +70,41 @@ struct Tally {
   std::set<int> dists_run, thetas_run, ds_run;
 };
 
-// The exact expectation over tau: each entry's law through a two-point Gauss rule matching its first moments.
-struct EntryQuadrature {
-  std::vector<std::vector<double>> nodes, weights;
-  Eigen::VectorXd m1, m2, m3;
-  nlohmann::ordered_json moments = nlohmann::ordered_json::array();
-};
-
-EntryQuadrature entry_quadrature(const std::vector<EntryLaw>& laws, int d) {
-  EntryQuadrature q;
-  q.m1.resize(d), q.m2.resize(d), q.m3.resize(d);
-  for (int k = 0; k < d; ++k) {
-    const std::vector<double> m = laws[static_cast<std::size_t>(k)].moments();
-    const GaussRule rule = gauss_rule_from_moments(m, 2);
-    q.nodes.push_back(rule.nodes), q.weights.push_back(rule.weights);
-    q.m1[k] = m[1], q.m2[k] = m[2], q.m3[k] = m[3];
-    q.moments.push_back(m);
-  }
-  return q;
-}
-
 void run_case(ClaimRun& r, const Case& c, double alpha_case, const FlowOptions& opt, Tally& t) {
   const ClaimContext& ctx = r.ctx();
   const int d = c.geti("d"), N = c.geti("N"), th = c.geti("theta"), dist = c.geti("dist");
-  const std::vector<EntryLaw> laws = entry_laws(dist, d);
   const double sigma_frac = c.get("sigma");
+  const Thm8Case k = thm8_case(dist, d, N, th, sigma_frac, ctx.seed, ctx.purpose("condition " + c.label()),
+                               ctx.quick ? 20000 : 200000);
   t.dists_run.insert(dist), t.thetas_run.insert(th), t.ds_run.insert(d);
-  const EntryQuadrature q = entry_quadrature(laws, d);
-  const Eigen::VectorXd &m1 = q.m1, &m2 = q.m2, &m3 = q.m3;
-  const PopulationLoss pl = PopulationLoss::independent_diagonal(q.nodes, q.weights, N);  // exact E over tau
-  Eigen::VectorXd eg(d);  // (E Gamma_tau Lambda_tau^2)_ii
-  for (int i = 0; i < d; ++i) eg[i] = (N + 1.0) / N * m3[i] + (m3[i] + m2[i] * (m1.sum() - m1[i])) / N;
-  const LsaWeights stated = thm8_limit(eg.asDiagonal(), m2.asDiagonal());
-  const Eigen::VectorXd a_diag = m2.cwiseQuotient(eg);
-  const double spread = a_diag.maxCoeff() / a_diag.minCoeff();  // 1: (22) is a multiple of the identity
-  t.min_spread = std::min(t.min_spread, spread), t.max_spread = std::max(t.max_spread, spread);
-
-  const Eigen::MatrixXd theta = assumption3_theta(th, d, ctx.seed);
-  const Eigen::MatrixXd tt = theta * theta.transpose();
-  const double tt_norm = tt.norm();
-  // ||E Lambda_tau Theta||_F^2 once ||Theta Theta^T||_F = 1 (Assumption 3's normalisation).
-  const double e_lambda_theta_f2 = (m1.cwiseProduct(m1).asDiagonal() * tt).trace() / tt_norm;
-  t.max_offdiag_init =
-      std::max(t.max_offdiag_init, (tt / tt_norm - Eigen::MatrixXd((tt / tt_norm).diagonal().asDiagonal())).norm());
-  const auto [den, den_se] =
-      condition_denominator(laws, N, ctx.seed, ctx.purpose("condition " + c.label()), ctx.quick ? 20000 : 200000);
-  // (21); the bound uses the upper end of a 5-standard-error interval for the denominator, so sigma below it
-  // satisfies (21) with overwhelming probability.
-  const double sigma_bound = std::sqrt(2 * e_lambda_theta_f2 / (std::sqrt(static_cast<double>(d)) * (den + 5 * den_se)));
-  const double sigma = sigma_frac * sigma_bound;
-  const LsaWeights init = assumption3_init(sigma, theta);
-
-  LsaPromptModel pm;
-  pm.d = d;
-  pm.N = N;
-  for (const auto& l : laws) pm.lambda_quantiles.push_back([l](double u) { return l.quantile(u); });
-  const FlowCase f = run_flow_case(ctx, alpha_case, pl, init, stated, opt, pm, c.label(), kTexts);
-  const ZfbFlow& z = f.z;
-  const double d_fs = f.k.d_fs, lower = f.k.lower;
+  t.min_spread = std::min(t.min_spread, k.spread), t.max_spread = std::max(t.max_spread, k.spread);
+  t.max_offdiag_init = std::max(t.max_offdiag_init, k.init_offdiagonal);
+  const FlowCase f = run_flow_case(ctx, alpha_case, k.pl, k.init, k.stated, opt, k.prompts, c.label(), kTexts);
   r.note_looks(f.o.looks_planned);
-  if (f.k.converged && d_fs >= t.worst_dist) {
-    t.worst_dist = d_fs;
-    t.worst = fmt::format("{} ({})", c.label(), dist_name(dist));
+  if (f.k.converged && f.k.d_fs >= t.worst_dist) {
+    t.worst_dist = f.k.d_fs;
+    t.worst = fmt::format("{} ({})", c.label(), thm8_dist_name(dist));
   }
 
   CaseJson j(c);
-  j.field("distribution", laws_label(dist, laws));
-  j.field("raw_moments", q.moments);
-  j.field("quadrature", {{"nodes", q.nodes}, {"weights", q.weights}, {"components", 1 << d}});
-  j.field("sigma", sigma);
-  j.field("condition_21", {{"E_gamma_op_lambda_F2", den},
-                           {"stderr", den_se},
-                           {"E_lambda_Theta_F2", e_lambda_theta_f2},
-                           {"sigma_bound", sigma_bound},
-                           {"holds", sigma < sigma_bound}});
-  j.quantity("stated_A_diagonal_spread", spread);
-  j.quantity("init_kq_offdiagonal_norm", (tt / tt_norm - Eigen::MatrixXd((tt / tt_norm).diagonal().asDiagonal())).norm());
-  append_flow_case_json(j, pl, stated, f);
+  const nlohmann::ordered_json fields = k.fields();
+  for (const auto& [key, value] : fields.items()) j.field(key, value);
+  j.quantity("stated_A_diagonal_spread", k.spread);
+  j.quantity("init_kq_offdiagonal_norm", k.init_offdiagonal);
+  append_flow_case_json(j, k.pl, k.stated, f);
   r.result().cases.push_back(j.take());  // progress after the outside run below, as before ClaimRun
   const bool first_draw = th == ctx.cases.front().geti("theta") && sigma_frac == ctx.cases.front().get("sigma");
   if (t.loss_plot.size() < 6 && first_draw)
-    flow_limit::add_plot_series(z.flow, lower, fmt::format("{} N={}", dist_name(dist), N), t.loss_plot, t.dist_plot);
+    flow_limit::add_plot_series(f.z.flow, f.k.lower, fmt::format("{} N={}", thm8_dist_name(dist), N), t.loss_plot,
+                                t.dist_plot);
   // Outside (21): sigma 5x the bound, same case otherwise (the theorem says nothing there).
   if (!ctx.quick && first_draw) {
-    const ZfbFlow zo = zfb_gradient_flow(pl, assumption3_init(5 * sigma_bound, theta), stated, opt);
+    const ZfbFlow zo = zfb_gradient_flow(k.pl, assumption3_init(5 * k.sigma_bound, k.theta), k.stated, opt);
     t.outside.push_back({{"case", c.label()},
-                         {"distribution", laws_label(dist, laws)},
+                         {"distribution", k.laws_label()},
                          {"sigma_over_bound", 5.0},
                          {"flow", zo.flow.to_json(false)},
-                         {"distance_flow_to_stated", relative_distance(zo.end, stated)}});
+                         {"distance_flow_to_stated", relative_distance(zo.end, k.stated)}});
   }
   r.step();
 }
@@ -224,7 +114,7 @@ std::string summary_text(const ClaimContext& ctx, const Tally& t, Verdict v) {
   for (const auto& j : t.outside)
     outside_ok &= j["flow"]["status"] == "converged" && j["distance_flow_to_stated"].get<double>() <= flow_limit::Tolerances{}.limit;
   std::string dists, ds;
-  for (int k : t.dists_run) dists += fmt::format("{}{}", dists.empty() ? "" : ", ", dist_name(k));
+  for (int k : t.dists_run) dists += fmt::format("{}{}", dists.empty() ? "" : ", ", thm8_dist_name(k));
   for (int k : t.ds_run) ds += fmt::format("{}{}", ds.empty() ? "" : ", ", k);
   return fmt::format("{}: over {} cases (d = {}; entries of Lambda_tau: {}; {} Theta draw{}) the flow's endpoint "
                      "lies at most {:.2g} (relative) from eq. (22) (case {}); the stated A = [E Gamma Lambda^2]^-1 "

@@ -1,0 +1,73 @@
+// Zhang, Frei, Bartlett (003): the settings of the gradient-flow cases of Theorem 4 (a fixed covariance Lambda) and
+// Theorem 8 (random diagonal covariances Lambda_tau with independent entries): the population loss, the stated limit,
+// the initialisation of Assumption 3 at a fraction of the theorem's bound on sigma, and the prompts Monte Carlo draws.
+// Theorem 8's expectation over tau is exact: each entry's law enters through a two-point Gauss rule matching its
+// moments 0..3 (the loss is a polynomial of degree at most 3 in each entry); condition (21)'s denominator
+// E[||Gamma_tau||_op ||Lambda_tau||_F^2] is a Monte Carlo estimate, and the bound on sigma uses the upper end of its
+// 5-standard-error interval.
+#pragma once
+#include "icl/exact/lsa_population_loss.hpp"
+#include "icl/exact/moment_quadrature.hpp"
+#include "icl/montecarlo/lsa_prompt_worker.hpp"
+
+#include <Eigen/Dense>
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace icl::zfb {
+
+// Theorem 4's test covariances. cov: 0 isotropic; 1 diagonal, eigenvalues geometric from 1 to 1/10; 2 the same
+// rotated by a random orthogonal matrix (not diagonal); 3 ill-conditioned, rotated, kappa = 30; 4 kappa = 100.
+Eigen::MatrixXd thm4_covariance(int cov, int d, std::uint64_t seed);
+// What thm4_covariance(cov, d, seed) is: at d = 1 the variance 1 whatever cov says.
+std::string thm4_covariance_name(int cov, int d);
+
+// A case of Theorem 4: Lambda = thm4_covariance(cov, d, seed), training length N, Theta of kind `theta`
+// (assumption3_theta), sigma = sigma_fraction x the bound of Theorem 4.
+struct Thm4Case {
+  Eigen::MatrixXd lambda;
+  PopulationLoss pl;
+  double sigma_bound = 0, sigma = 0;
+  LsaWeights init, stated;
+  LsaPromptModel prompts;
+};
+Thm4Case thm4_case(int cov, int d, int N, int theta, double sigma_fraction, std::uint64_t seed);
+
+// The law of one diagonal entry of Lambda_tau: a PositiveDistribution, scaled by `scale`.
+struct EntryLaw {
+  PositiveDistribution dist;
+  double scale = 1;
+  std::vector<double> moments() const;  // E[X^k], k = 0..3
+  double quantile(double u) const { return scale * dist.quantile(u); }
+  std::string label() const;
+};
+// dist 0..3: every entry i.i.d. with that law (Exp(1), Gamma(2, 1/2), Uniform[0.5, 1.5], LogNormal(0, 1/2)); 4: entry
+// k has law k mod 4; 5: entry k has law k mod 4 scaled by 2^((2k - (d-1)) / (d-1)) (from 1/2 to 2).
+std::vector<EntryLaw> thm8_entry_laws(int dist, int d);
+std::string thm8_dist_name(int dist);
+
+// A case of Theorem 8: the entries' laws of `dist`, training length N, Theta of kind `theta`, sigma = sigma_fraction
+// x the bound of (21); the denominator of (21) from `condition_samples` draws of tau on stream condition_purpose.
+struct Thm8Case {
+  int dist = 0;
+  std::vector<EntryLaw> laws;
+  std::vector<std::vector<double>> nodes, weights;  // each entry's Gauss rule
+  nlohmann::ordered_json moments = nlohmann::ordered_json::array();  // each entry's raw moments 0..3
+  PopulationLoss pl;  // exact E over tau
+  LsaWeights stated, init;
+  double spread = 1;  // largest over smallest diagonal entry of the stated A (1: (22) is a multiple of I)
+  double init_offdiagonal = 0;  // off-diagonal part of Theta Theta^T / ||Theta Theta^T||_F
+  double e_lambda_theta_f2 = 0, denominator = 0, denominator_se = 0, sigma_bound = 0, sigma = 0;
+  Eigen::MatrixXd theta;
+  LsaPromptModel prompts;
+  std::string laws_label() const;
+  // The case's fields, in report order: distribution, raw_moments, quadrature, sigma, condition_21.
+  nlohmann::ordered_json fields() const;
+};
+Thm8Case thm8_case(int dist, int d, int N, int theta, double sigma_fraction, std::uint64_t seed,
+                   std::uint64_t condition_purpose, std::uint64_t condition_samples);
+
+}  // namespace icl::zfb

@@ -1,0 +1,53 @@
+// zfb's gradient-flow case settings (constructions/zfb_cases.hpp): Theorem 4's covariances and Theorem 8's laws of the
+// diagonal entries, their exact quadrature and the stated limit (22), on cases whose answer is known by hand.
+#include "constructions/zfb.hpp"
+#include "constructions/zfb_cases.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+namespace test_zfb_cases {  // named: a unity build compiles several test files as one unit
+
+using namespace icl;
+
+TEST_CASE("zfb Theorem 4 covariances: eigenvalues from 1 to 1/kappa, rotated where asked, sigma at its fraction") {
+  const int d = 3;
+  const Eigen::MatrixXd diag = zfb::thm4_covariance(1, d, 7), rot = zfb::thm4_covariance(4, d, 7);
+  CHECK(diag.isDiagonal());
+  CHECK(diag(0, 0) == doctest::Approx(1.0));
+  CHECK(diag(2, 2) == doctest::Approx(0.1));
+  CHECK_FALSE(rot.isDiagonal(1e-6));
+  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(rot);
+  CHECK(es.eigenvalues().maxCoeff() / es.eigenvalues().minCoeff() == doctest::Approx(100.0));
+  CHECK(zfb::thm4_covariance_name(3, 1) == "variance 1 (d = 1)");
+  const zfb::Thm4Case k = zfb::thm4_case(2, d, 5, 0, 0.25, 7);
+  CHECK(k.sigma == doctest::Approx(0.25 * zfb::thm4_sigma_bound(k.lambda, 5)));
+  CHECK(k.init.pv(d, d) == doctest::Approx(k.sigma));
+  CHECK((k.prompts.chol * k.prompts.chol.transpose() - k.lambda).norm() < 1e-12);
+}
+
+TEST_CASE("zfb Theorem 8: i.i.d. entries give a stated A proportional to I; scaled laws do not") {
+  const int d = 3, N = 5;
+  const zfb::Thm8Case iid = zfb::thm8_case(2, d, N, 0, 0.5, 11, 1, 2000);  // Uniform[0.5, 1.5] entries
+  CHECK(iid.spread == doctest::Approx(1.0));
+  // The two-point rule of each entry reproduces its moments 0..3 (Uniform[0.5, 1.5]: 1, 1, 13/12, 5/4).
+  for (std::size_t e = 0; e < iid.nodes.size(); ++e) {
+    double m[4] = {0, 0, 0, 0};
+    for (std::size_t q = 0; q < iid.nodes[e].size(); ++q)
+      for (int k = 0; k < 4; ++k) m[k] += iid.weights[e][q] * std::pow(iid.nodes[e][q], k);
+    CHECK(m[0] == doctest::Approx(1.0));
+    CHECK(m[1] == doctest::Approx(1.0));
+    CHECK(m[2] == doctest::Approx(13.0 / 12));
+    CHECK(m[3] == doctest::Approx(1.25));
+  }
+  CHECK(iid.laws_label() == "i.i.d. " + iid.laws.front().label());
+  CHECK(iid.sigma == doctest::Approx(0.5 * iid.sigma_bound));
+  CHECK(iid.fields()["condition_21"]["holds"] == true);
+  const zfb::Thm8Case scaled = zfb::thm8_case(5, d, N, 0, 0.5, 11, 1, 2000);
+  CHECK(scaled.spread > 1.1);  // 1.31: entries at different scales weigh differently in (22)
+  CHECK(scaled.laws.front().scale == doctest::Approx(0.5));
+  CHECK(scaled.laws.back().scale == doctest::Approx(2.0));
+}
+
+}  // namespace test_zfb_cases
