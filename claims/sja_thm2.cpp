@@ -45,6 +45,7 @@
 #include "icl/montecarlo/conditional_loss.hpp"
 #include "icl/montecarlo/prompt_loss.hpp"
 #include "icl/verdict/checks.hpp"
+#include "icl/verdict/conditional_equality.hpp"
 #include "icl/verdict/mutation.hpp"
 #include "icl/verdict/proposed_correction.hpp"
 
@@ -124,7 +125,7 @@ ClaimResult run(const ClaimContext& ctx) {
   const double alpha_case = r.split_alpha(ctx.cases.size());
   std::map<int, FeatureMoments> moments;
   std::map<int, Eigen::MatrixXd> psi;  // exact moments of the query's features (conditional Monte Carlo)
-  double vr_min = 1e300, vr_max = 0;
+  VarianceReductionRange vr;
   bool corrected_ok = true;
   std::string worst;
   double worst_ratio = 0;
@@ -138,8 +139,6 @@ ClaimResult run(const ClaimContext& ctx) {
     const double stated = stated_loss(d, n);
     const double exact = sparse_lsa_loss(moments[d], gamma, n);
     const double corrected = corrected_constant(d) / n;
-    const PromptShape shape = sja_shape(d, dbar, n);
-    const std::uint64_t purpose = ctx.purpose(c.label());
 
     // The block split into its bilinear layer (features) and its masked attention layer.
     Transformer features, attention;
@@ -148,13 +147,11 @@ ClaimResult run(const ClaimContext& ctx) {
     const GaussianIclModel model = GaussianIclModel::from_task(task, Eigen::MatrixXd::Identity(d, d));
     if (!psi.count(d))
       psi[d] = query_moment_matrix(model, bilinear_features(block.layer_as<layers::Bilinear>(0).spec(), d, dbar));
-    auto make_worker = [&] { return QueryConditionalWorker(features, attention, model, psi[d], shape, ctx.seed, purpose); };
-    auto o = sequential_equality(ctx, alpha_case, stated, exact, tol, exact_tol, QueryConditionalWorker::dims, 1, 2048,
-                                 make_worker, 16384, /*until_exact_decided=*/true,
-                                 /*max_samples=*/4 * ctx.samples);
-    const double vr = o.total.variance(1) > 0 ? o.total.variance(0) / o.total.variance(1) : 0.0;
-    vr_min = std::min(vr_min, vr);
-    vr_max = std::max(vr_max, vr);
+    const ConditionalEquality m =
+        conditional_equality(ctx, alpha_case, stated, exact, tol, exact_tol, features, attention, model, psi[d],
+                             sja_shape(d, dbar, n), ctx.purpose(c.label()), {2048, 16384, true, 4 * ctx.samples});
+    const EqualityOutcome& o = m.o;
+    vr.add(m.variance_reduction);
     r.note_looks(o.looks_planned);
     const Decision corr_exact = judge_exact_equal(exact, corrected, exact_tol);
     const Decision corr_mc = judge_mc_equal(o.mc, corrected, tol, o.alpha_look);
@@ -172,8 +169,8 @@ ClaimResult run(const ClaimContext& ctx) {
     j.quantity("exact_over_stated", exact / stated);
     // Variance of the plain squared error over that of the conditional estimator, on the same prompts;
     // and the root mean square of yhat - b^T u_q (0 up to rounding: the linearity the estimator rests on).
-    j.quantity("variance_reduction", vr);
-    j.quantity("linearity_rms", std::sqrt(o.total.mean[2]));
+    j.quantity("variance_reduction", m.variance_reduction);
+    j.quantity("linearity_rms", m.linearity_rms);
     j.verdict(o.verdict);
     j.decisions(o);
     j.decision("corrected_vs_exact", corr_exact);
@@ -220,10 +217,7 @@ ClaimResult run(const ClaimContext& ctx) {
       r.finding("No correction proposed from exact values alone: " + pc.why + ".");
     }
   }
-  r.extra("variance_reduction") = {
-      {"method", "query integrated exactly given the context (conditional Monte Carlo)"},
-      {"factor_min", vr_min},
-      {"factor_max", vr_max}};
+  r.extra("variance_reduction") = vr.to_json();
   r.extra("corrected_formula") = "L = d (d^3 + 18 d^2 + 95 d + 142) / (4 n)";
   r.extra("corrected_formula_holds") = corrected_ok;
   r.part("a").on_refuted(Refutation{
@@ -239,7 +233,7 @@ ClaimResult run(const ClaimContext& ctx) {
       tally_decisions(r.cases(), "corrected_vs_exact"), tally_decisions(r.cases(), "corrected_vs_mc")));
   r.finding(fmt::format("Monte Carlo integrates the query exactly given the context: its variance is {:.3g}x to "
                                  "{:.3g}x smaller than that of the plain squared error on the same prompts.",
-                                 vr_min, vr_max));
+                                 vr.min, vr.max));
   r.finding("Monte Carlo against our exact value (2% band): " + tally_decisions(r.cases(), "mc_vs_exact") +
             "; the verdict of each case rests on the exact value and on the Monte Carlo interval excluding the "
             "stated value.");

@@ -1,0 +1,33 @@
+#include "icl/verdict/conditional_equality.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace icl {
+
+ConditionalEquality conditional_equality(const SamplingPlan& plan, double alpha_case, double stated,
+                                         std::optional<double> exact, const Tolerance& tol, const Tolerance& exact_tol,
+                                         const Transformer& features, const Transformer& attention,
+                                         const GaussianIclModel& model, const Eigen::MatrixXd& Psi,
+                                         const PromptShape& shape, std::uint64_t purpose, const EqualityLooks& looks) {
+  auto make_worker = [&] { return QueryConditionalWorker(features, attention, model, Psi, shape, plan.seed, purpose); };
+  ConditionalEquality c;
+  c.o = sequential_equality(plan, alpha_case, stated, exact, tol, exact_tol, QueryConditionalWorker::dims, 1, looks.first,
+                            make_worker, looks.min_samples, looks.until_exact_decided, looks.max_samples);
+  c.variance_reduction = c.o.total.variance(1) > 0 ? c.o.total.variance(0) / c.o.total.variance(1) : 0.0;
+  c.linearity_rms = std::sqrt(c.o.total.mean[2]);
+  return c;
+}
+
+void VarianceReductionRange::add(double vr) {
+  min = std::min(min, vr);
+  max = std::max(max, vr);
+}
+
+nlohmann::ordered_json VarianceReductionRange::to_json() const {
+  return {{"method", "query integrated exactly given the context (conditional Monte Carlo)"},
+          {"factor_min", min},
+          {"factor_max", max}};
+}
+
+}  // namespace icl
