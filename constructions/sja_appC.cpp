@@ -69,6 +69,25 @@ void evaluate_orthonormal_features(int d, const double* x, double* out) {
     for (int j = i; j < d; ++j) out[a++] = i == j ? r * (x[i] * x[i] - 1.0) : x[i] * x[j];
 }
 
+OrthonormalGram orthonormal_gram(int d, const OrthonormalFeatures& f) {
+  const int m = static_cast<int>(f.unnormalised.size());
+  const auto one = Polynomial<Rational>::constant(d, Rational(1));
+  const auto raw = moment_matrix(f.unnormalised, f.unnormalised, one);
+  OrthonormalGram g;
+  g.gram.resize(m, m);
+  for (int a = 0; a < m; ++a)
+    for (int b = 0; b < m; ++b) {
+      const bool ok = a == b ? raw[a][a] * f.scale_squared[a] == Rational(1) : raw[a][b] == Rational(0);
+      if (!ok && g.first_failure.empty())
+        g.first_failure =
+            fmt::format("<{}, {}> = {}", f.names[a], f.names[b],
+                        to_double(raw[a][b]) * std::sqrt(to_double(f.scale_squared[a] * f.scale_squared[b])));
+      g.identity &= ok;
+      g.gram(a, b) = to_double(raw[a][b]) * std::sqrt(to_double(f.scale_squared[a]) * to_double(f.scale_squared[b]));
+    }
+  return g;
+}
+
 BilinearLayer appC_bilinear(int d) {
   const int dbar = kernel_width(d);
   BilinearLayer b;

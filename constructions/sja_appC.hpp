@@ -12,6 +12,7 @@
 #include "icl/layers/network.hpp"
 
 #include <Eigen/Dense>
+#include <string>
 #include <vector>
 
 namespace icl::sja {
@@ -30,6 +31,16 @@ struct OrthonormalFeatures {
 OrthonormalFeatures orthonormal_features(int d);
 // The same v_ij evaluated at a point x (length d) into out (length C(d+2,2)).
 void evaluate_orthonormal_features(int d, const double* x, double* out);
+// Their exact Gram matrix G_ab = E[v_a v_b], x ~ N(0, I_d), from exact rational Gaussian moments: v_a = s_a p_a with
+// p_a a polynomial with integer coefficients and s_a^2 in {1, 1/2}, so G_ab = s_a s_b E[p_a p_b] is decided exactly
+// (diagonal: s_a^2 E[p_a^2] == 1; off-diagonal: E[p_a p_b] == 0, in rationals). `gram` in doubles; `identity`
+// whether it is exactly the identity; `first_failure` the first entry that is not ("<v00, v11> = 0.5"), else empty.
+struct OrthonormalGram {
+  Eigen::MatrixXd gram;
+  bool identity = true;
+  std::string first_failure;
+};
+OrthonormalGram orthonormal_gram(int d, const OrthonormalFeatures& f);
 
 BilinearLayer appC_bilinear(int d);
 LinearSelfAttention sparse_attention(const Eigen::MatrixXd& Gamma);  // P = e e^T, Q = diag(Gamma, 0)

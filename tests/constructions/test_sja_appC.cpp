@@ -155,4 +155,20 @@ TEST_CASE("appC_block predicts (1/n) sum_i y_i xbar_i^T Gamma xbar_q") {
   }
 }
 
+TEST_CASE("orthonormal_gram: the v_ij's exact Gram matrix is the identity; a wrong scale is named as the failure") {
+  for (int d = 1; d <= 4; ++d) {
+    const icl::sja::OrthonormalFeatures f = icl::sja::orthonormal_features(d);
+    const icl::sja::OrthonormalGram g = icl::sja::orthonormal_gram(d, f);
+    CHECK(g.identity);
+    CHECK(g.first_failure.empty());
+    CHECK(g.gram == Eigen::MatrixXd::Identity(icl::sja::kernel_width(d), icl::sja::kernel_width(d)));
+  }
+  icl::sja::OrthonormalFeatures f = icl::sja::orthonormal_features(1);  // v00, v01, v11 = (x^2 - 1)/sqrt(2)
+  f.scale_squared[2] = icl::Rational(1);                            // x^2 - 1 without the 1/sqrt(2): E[(x^2 - 1)^2] = 2
+  const icl::sja::OrthonormalGram g = icl::sja::orthonormal_gram(1, f);
+  CHECK_FALSE(g.identity);
+  CHECK(g.first_failure == "<v11, v11> = 2");
+  CHECK(g.gram(2, 2) == 2.0);
+}
+
 }  // namespace test_sja_appC
