@@ -16,7 +16,8 @@
 //   gd        L steps of plain GD (A_i = eta I), eta grid-searched over the same grid by Monte Carlo on a selection
 //             stream (its loss depends on Sigma; the exact engine is too slow at L >= 3 for a grid);
 //   ols       the minimum-norm least-squares fit of the n examples (0 for n >= d: the labels are noiseless);
-// all four are measured by Monte Carlo on the same fresh test prompts (paired). Also reported: the exact loss of
+// all four are measured by Monte Carlo on the same fresh test prompts (paired; the baselines and the paired test are
+// constructions/acds_appD). Also reported: the exact loss of
 // the best per-step step sizes a_i (the Thm. 3 family optimum, `precond_per_step_optimum`), the loss an exact
 // optimiser of the trained architecture's stationary family reaches.
 // Decision per point (`trained_vs_precond`): the trained model's test loss against the preconditioned baseline's
@@ -25,8 +26,8 @@
 // lies above; alpha' = alpha / points. A refuting interval makes the point inconclusive, at any minibatch: the
 // paper does not state its steps or learning rate, so no run of ours is known to have trained as long as its.
 // Part a: Fig. 6 (L = 3, over n); part b: Fig. 7 (n = 20, over L).
+#include "constructions/acds_appD.hpp"
 #include "constructions/acds_training.hpp"
-#include "icl/exact/acds_family_loss.hpp"
 #include "constructions/acds_forms.hpp"
 #include "icl/claim/case_json.hpp"
 #include "icl/claim/claim_run.hpp"
@@ -46,12 +47,6 @@ namespace {
 namespace acds_figs67 {  // named, so that a unity build (several claim files in one unit) keeps them apart
 
 constexpr double kTol = 0.05;
-
-std::vector<double> eta_grid() {
-  std::vector<double> g;
-  for (int k = 0; k <= 80; ++k) g.push_back(0.01 * std::pow(300.0, k / 80.0));
-  return g;
-}
 
 struct Point {
   int n, L;
@@ -81,70 +76,9 @@ Grid grid_of(const ClaimContext& ctx) {
   return gr;
 }
 
-// The baselines' step sizes: preconditioned GD's eta on the exact family loss (and the best per-step a_i from it),
-// plain GD's eta by Monte Carlo on a selection stream.
-struct Baselines {
-  double pre_eta = 0, pre_exact = INFINITY, per_step = INFINITY, gd_eta = 0;
-};
-
-Baselines search_baselines(const ClaimContext& ctx, const Point& pt, const std::string& tag, const learn::PromptSource& source,
-                           const learn::Parameterisation& gdp) {
-  const int d = 5;
-  const std::vector<double> grid = eta_grid();
-  Baselines b;
-  const ReducedFamilyLoss fam(d, pt.n, pt.L, false);
-  Eigen::VectorXd g;
-  for (double eta : grid) {
-    const double l = fam(Eigen::VectorXd::Constant(pt.L, eta), g);
-    if (l < b.pre_exact) b.pre_exact = l, b.pre_eta = eta;
-  }
-  {
-    const learn::Objective f = [&](const Eigen::Ref<const Eigen::VectorXd>& th, Eigen::VectorXd& gr) { return fam(th, gr); };
-    learn::LbfgsOptions lo;
-    lo.max_iterations = 300;
-    b.per_step = learn::minimize_lbfgs(f, Eigen::VectorXd::Constant(pt.L, b.pre_eta), lo).loss;
-  }
-  double gd_sel = INFINITY;
-  for (double eta : grid) {
-    const Estimate e = learn::mc_loss(gdp.network(Eigen::VectorXd::Constant(pt.L, eta)), source, learn::LossSpec::acds(),
-                                      ctx.seed, ctx.purpose(tag + "/gd-select"), 2048, ctx.threads);
-    if (e.mean < gd_sel) gd_sel = e.mean, b.gd_eta = eta;
-  }
-  return b;
-}
-
-// The paired test on fresh prompts: trained, precond, gd, ols, trained - precond.
-struct Paired {
-  Estimate trained, pre, gd, ols, diff;
-};
-
-Paired paired_test(const ClaimContext& ctx, const Point& pt, const std::string& tag, const learn::PromptSource& source,
-                   const learn::Network (&nets)[3], double alpha) {
-  const int d = 5;
-  const std::uint64_t test_purpose = ctx.purpose(tag + "/test");
-  MonteCarlo mc(5, ctx.threads);
-  mc.extend_to(ctx.samples, [&] {
-    return [&, draw = source.make_drawer(), tape = std::make_shared<learn::Tape>(),
-            Z = std::make_shared<Eigen::MatrixXd>(source.rows, source.cols)](std::uint64_t i, double* out) {
-      const double yq = draw(ctx.seed, test_purpose, i, *Z);
-      const learn::LossSpec loss = learn::LossSpec::acds();
-      for (int k = 0; k < 3; ++k) out[k] = loss(learn::forward(nets[k], *Z, *tape), yq);
-      const Eigen::MatrixXd X = Z->topLeftCorner(d, pt.n);
-      const Eigen::VectorXd y = Z->row(d).head(pt.n).transpose();
-      const Eigen::VectorXd w = X.transpose().completeOrthogonalDecomposition().solve(y);
-      const double e = w.dot(Z->col(pt.n).head(d)) - yq;
-      out[3] = e * e;
-      out[4] = out[0] - out[1];
-    };
-  });
-  const Accumulator acc = mc.total();
-  return {make_estimate(acc, 0, 1 - alpha), make_estimate(acc, 1, 1 - alpha), make_estimate(acc, 2, 1 - alpha),
-          make_estimate(acc, 3, 1 - alpha), make_estimate(acc, 4, 1 - alpha)};
-}
-
 // The decision of a point: the trained loss against preconditioned GD's exact loss (+5%); a refuting interval, or a
 // run that did not finish, leaves it inconclusive.
-Decision judge_point(const Point& pt, const acds_exp::RunOutcome& o, const Baselines& b, const Paired& m, double alpha,
+Decision judge_point(const Point& pt, const acds_exp::RunOutcome& o, const acds_exp::Baselines& b, const acds_exp::PairedTest& m, double alpha,
                      bool paper, int batch) {
   Decision dec = judge_mc_upper_bound(m.trained, b.pre_exact, Tolerance{kTol, 0}, alpha);
   dec.why = fmt::format("trained test loss {:.4g} in [{:.4g}, {:.4g}] vs {}-step preconditioned GD (eta = {:.3g}) exact {:.4g} "
@@ -186,11 +120,11 @@ void run_point(ClaimRun& r, const Point& pt, const Grid& gr, double alpha, bool 
   const learn::PromptSource source = learn::gaussian_prompts(model, acds_shape(d, pt.n));
   const learn::Parameterisation gdp = learn::acds_family(d, pt.L, Eigen::MatrixXd::Identity(d, d), false);
   const learn::Parameterisation prep = learn::acds_family(d, pt.L, o.sigma.inverse(), false);
-  const Baselines b = search_baselines(ctx, pt, tag, source, gdp);
+  const acds_exp::Baselines b = acds_exp::appD_baselines(ctx, pt.n, pt.L, tag, source, gdp);
   const learn::Parameterisation tp = learn::acds_form8(d, pt.L);
   const learn::Network nets[3] = {tp.network(o.result.theta), prep.network(Eigen::VectorXd::Constant(pt.L, b.pre_eta)),
                                   gdp.network(Eigen::VectorXd::Constant(pt.L, b.gd_eta))};
-  const Paired m = paired_test(ctx, pt, tag, source, nets, alpha);
+  const acds_exp::PairedTest m = acds_exp::appD_paired_test(ctx, pt.n, tag, source, nets, alpha);
   const Decision dec = judge_point(pt, o, b, m, alpha, paper, gr.batch);
   CaseJson j(nlohmann::ordered_json{{"n", pt.n}, {"L", pt.L}});
   j.part(pt.part);

@@ -192,14 +192,9 @@ void put(ClaimRun& r, CaseJson j) { r.result().cases.push_back(j.take()); }
 void judge_single_block(ClaimRun& r, const Trained& t, sja_train::TailedSides& sides, double alpha) {
   const Group& g = t.g;
   const TestLosses& bl = t.bl_loss.back().at(g.n);
-  const std::vector<double> limit(bl.per_trial.size(), t.single_block_inf);
   const std::string what = fmt::format("bilinear L={} below the single-block infimum {:.4g} (Remark 1 states {:g}; E[y^2] = {:.4g})",
                                        g.Ls.back(), t.single_block_inf, t.stated_limit, t.Ey2);
   const bool tailed = trained::paired_rule(r.ctx());
-  std::vector<TailedLoss> lower, higher;
-  if (tailed) lower = sides.get(g.Ls.size() - 1, g.n, 0), higher = trained::constant_side(t.single_block_inf, lower.size());
-  const Decision dec = tailed ? trained::tailed_decision(r.ctx(), g.against(), lower, higher, alpha, what)
-                              : judge_less_over_trials(bl.means(), limit, alpha, false, g.paper, what);
   auto p = base_params(g);
   p["L"] = g.Ls.back();
   p["comparison"] = "bilinear < single-block limit";
@@ -210,13 +205,17 @@ void judge_single_block(ClaimRun& r, const Trained& t, sja_train::TailedSides& s
     e.mean = e.ci_low = e.ci_high = t.single_block_inf;
     bound.per_trial.push_back(e);
   }
-  CaseJson j = trained::comparison_case(p, "c", "below_single_block_infimum", dec, alpha, "bilinear", bl, "single_block_infimum", bound);
-  j.quantity("stated", t.stated_limit);
-  j.quantity("exact", t.single_block_inf);
-  j.quantity("E_y2", t.Ey2);
-  j.quantity("stated_limit_relative", t.stated_limit / t.Ey2);
-  j.quantity("single_block_infimum_relative", t.single_block_inf / t.Ey2);
-  if (tailed) j.field("heavy_tail_rule_per_trial", trained::tailed_json(lower, higher, alpha));
+  trained::Side lower{"bilinear", bl, tailed ? sides.get(g.Ls.size() - 1, g.n, 0) : std::vector<TailedLoss>{}};
+  const trained::Side higher{"single_block_infimum", bound,
+                             tailed ? trained::constant_side(t.single_block_inf, lower.tailed.size()) : std::vector<TailedLoss>{}};
+  CaseJson j = trained::compare(r.ctx(), g.against(), alpha, {p, "c", "below_single_block_infimum", what}, lower, higher,
+                                [&](CaseJson& k) {
+                                  k.quantity("stated", t.stated_limit);
+                                  k.quantity("exact", t.single_block_inf);
+                                  k.quantity("E_y2", t.Ey2);
+                                  k.quantity("stated_limit_relative", t.stated_limit / t.Ey2);
+                                  k.quantity("single_block_infimum_relative", t.single_block_inf / t.Ey2);
+                                });
   put(r, std::move(j));
 }
 
@@ -229,57 +228,43 @@ void judge_single_block(ClaimRun& r, const Trained& t, sja_train::TailedSides& s
 void judge_group(ClaimRun& r, const Trained& t, sja_train::TailedSides& sides, double alpha) {
   const ClaimContext& ctx = r.ctx();
   const Group& g = t.g;
-  const bool paper_g = g.paper;
   const bool paired = trained::paired_rule(ctx);
   const auto task = GaussianIclModel::from_task(PolynomialTask::quadratic(g.d), Eigen::MatrixXd::Identity(g.d, g.d));
   const TestLosses& lin = t.linear_loss.at(g.n);
+  auto differences = [&](const trained::Model& lower, const trained::Model& higher) -> std::optional<std::vector<Estimate>> {
+    if (!paired) return std::nullopt;
+    return sja_train::paired_differences(ctx, lower, higher, task, g.dbar, g.n);
+  };
   for (std::size_t i = 0; i < g.Ls.size(); ++i) {
-    const TestLosses& bl = t.bl_loss[i].at(g.n);
-    const std::string what = fmt::format("bilinear L={} below linear {} layers", g.Ls[i], g.linear_layers);
-    std::vector<Estimate> diffs;
-    if (paired) diffs = sja_train::paired_differences(ctx, t.bilinear[i], t.linear, task, g.dbar, g.n);
-    const Decision dec = paired ? trained::paired_decision(ctx, g.against(), diffs, alpha, what + " (paired test prompts, every trial)")
-                                : judge_less_over_trials(bl.means(), lin.means(), alpha, false, paper_g, what);
     auto p = base_params(g);
     p["L"] = g.Ls[i];
     p["comparison"] = "bilinear < linear";
-    CaseJson j = trained::comparison_case(p, "a", "bilinear_below_linear", dec, alpha, "bilinear", bl, "linear", lin);
-    if (paired) j.field("paired_difference_per_trial", trained::paired_json(diffs));
-    put(r, std::move(j));
+    const std::string what = fmt::format("bilinear L={} below linear {} layers", g.Ls[i], g.linear_layers);
+    put(r, trained::compare(ctx, g.against(), alpha,
+                            {p, "a", "bilinear_below_linear", what, false, differences(t.bilinear[i], t.linear)},
+                            {"bilinear", t.bl_loss[i].at(g.n)}, {"linear", lin}));
   }
   for (std::size_t i = 1; i < g.Ls.size(); ++i) {
-    const TestLosses& lo = t.bl_loss[i].at(g.n);
-    const TestLosses& hi = t.bl_loss[i - 1].at(g.n);
-    const std::string what = fmt::format("bilinear L={} below L={}", g.Ls[i], g.Ls[i - 1]);
-    std::vector<Estimate> diffs;
-    if (paired) diffs = sja_train::paired_differences(ctx, t.bilinear[i], t.bilinear[i - 1], task, g.dbar, g.n);
-    const Decision dec = paired ? trained::paired_decision(ctx, g.against(), diffs, alpha, what + " (paired test prompts, every trial)")
-                                : judge_less_over_trials(lo.means(), hi.means(), alpha, false, paper_g, what);
     auto p = base_params(g);
     p["L"] = g.Ls[i];
     p["comparison"] = fmt::format("L={} < L={}", g.Ls[i], g.Ls[i - 1]);
-    CaseJson j = trained::comparison_case(p, "b", "deeper_below_shallower", dec, alpha, "deeper", lo, "shallower", hi);
-    if (paired) j.field("paired_difference_per_trial", trained::paired_json(diffs));
-    put(r, std::move(j));
+    const std::string what = fmt::format("bilinear L={} below L={}", g.Ls[i], g.Ls[i - 1]);
+    put(r, trained::compare(ctx, g.against(), alpha,
+                            {p, "b", "deeper_below_shallower", what, false, differences(t.bilinear[i], t.bilinear[i - 1])},
+                            {"deeper", t.bl_loss[i].at(g.n)}, {"shallower", t.bl_loss[i - 1].at(g.n)}));
   }
   if (g.d == 4 && !g.Ls.empty()) judge_single_block(r, t, sides, alpha);
   for (std::size_t i = 0; i < g.Ls.size(); ++i) {
-    const TestLosses& full = t.bl_loss[i].at(g.n);
     for (int frac : {4, 2}) {
       const int nt = std::max(1, g.n / frac);
-      const TestLosses& sh = t.bl_loss[i].at(nt);
-      const std::string what = fmt::format("bilinear L={}: loss at n_test = {} above n_test = {}", g.Ls[i], nt, g.n);
-      std::vector<TailedLoss> lower, higher;
-      if (paired) lower = sides.get(i, g.n, 0), higher = sides.get(i, nt, 0);
-      const Decision dec = paired ? trained::tailed_decision(ctx, g.against(), lower, higher, alpha, what)
-                                  : judge_less_over_trials(full.means(), sh.means(), alpha, true, paper_g, what);
       auto p = base_params(g);
       p["L"] = g.Ls[i];
       p["n_test"] = nt;
       p["comparison"] = "loss(n) < loss(n_test)";
-      CaseJson j = trained::comparison_case(p, "d", "shorter_prompts_higher_loss", dec, alpha, "train_length", full, "short", sh);
-      if (paired) j.field("heavy_tail_rule_per_trial", trained::tailed_json(lower, higher, alpha));
-      put(r, std::move(j));
+      const std::string what = fmt::format("bilinear L={}: loss at n_test = {} above n_test = {}", g.Ls[i], nt, g.n);
+      put(r, trained::compare(ctx, g.against(), alpha, {p, "d", "shorter_prompts_higher_loss", what, true},
+                              {"train_length", t.bl_loss[i].at(g.n), paired ? sides.get(i, g.n, 0) : std::vector<TailedLoss>{}},
+                              {"short", t.bl_loss[i].at(nt), paired ? sides.get(i, nt, 0) : std::vector<TailedLoss>{}}));
     }
   }
 }
@@ -296,15 +281,13 @@ void judge_heads(ClaimRun& r, const Trained& t, sja_train::TailedSides& sides, d
       const TestLosses& more = l + 1 == L ? t.bl_loss[i].at(g.n) : t.head_loss[i][static_cast<std::size_t>(l)];
       const TestLosses& fewer = t.head_loss[i][static_cast<std::size_t>(l - 1)];
       const std::string what = fmt::format("bilinear L={}: first {} layers below first {} layers", L, 2 * (l + 1), 2 * l);
-      std::vector<TailedLoss> lower, higher;
-      if (tailed) lower = sides.get(i, g.n, l + 1 == L ? 0 : 2 * (l + 1)), higher = sides.get(i, g.n, 2 * l);
-      const Decision dec = tailed ? trained::tailed_decision(r.ctx(), g.against(), lower, higher, alpha, what)
-                                  : judge_less_over_trials(more.means(), fewer.means(), alpha, true, g.paper, what);
       auto p = base_params(g);
       p["L"] = L;
       p["comparison"] = fmt::format("{} layers < {} layers", 2 * (l + 1), 2 * l);
-      CaseJson j = trained::comparison_case(p, "e", "more_blocks_lower_loss", dec, alpha, "more_blocks", more, "fewer_blocks", fewer);
-      if (tailed) j.field("heavy_tail_rule_per_trial", trained::tailed_json(lower, higher, alpha));
+      CaseJson j = trained::compare(
+          r.ctx(), g.against(), alpha, {p, "e", "more_blocks_lower_loss", what, true},
+          {"more_blocks", more, tailed ? sides.get(i, g.n, l + 1 == L ? 0 : 2 * (l + 1)) : std::vector<TailedLoss>{}},
+          {"fewer_blocks", fewer, tailed ? sides.get(i, g.n, 2 * l) : std::vector<TailedLoss>{}});
       put(r, std::move(j));
     }
   }

@@ -94,47 +94,38 @@ void judge_case(ClaimRun& res, const Run& r, double alpha, const Floor& fl, cons
   const bool tailed = trained::paired_rule(ctx);
   const bool paper_r = r.s.is_paper() && r.L == 5 && r.dbar == 15 && (r.n == 100 || r.n == 150);
   const trained::AgainstPaper against{paper_r, r.s.differences()};
-  const auto side = [&](const Model& m, int nt) {
-    return trained::tailed_losses(ctx, m, sja_train::prompts(task, r.dbar, nt), learn::LossSpec::sja(), nt,
-                                  trained::kTailCap * fl.Ey2);
+  const auto side = [&](const std::string& name, const Model& m, int nt, const std::map<int, TestLosses>& losses) {
+    return trained::Side{name, losses.at(nt),
+                         tailed ? trained::tailed_losses(ctx, m, sja_train::prompts(task, r.dbar, nt), learn::LossSpec::sja(),
+                                                         nt, trained::kTailCap * fl.Ey2)
+                                : std::vector<TailedLoss>{}};
   };
-  std::vector<TailedLoss> sparse_n;
-  if (tailed) sparse_n = side(r.sparse, r.n);
   auto params = [&] {
     nlohmann::ordered_json p;
     p["n"] = r.n, p["dbar"] = r.dbar, p["L"] = r.L, p["steps"] = r.s.steps, p["batch"] = r.s.batch, p["trials"] = r.s.trials;
     return p;
   };
+  const trained::Side sparse_n = side("sparse", r.sparse, r.n, r.sparse_loss);
   {
-    const TestLosses& de = r.dense_loss.at(r.n);
-    const TestLosses& sp = r.sparse_loss.at(r.n);
-    const std::string what = "dense (11) below sparse (12)";
-    std::vector<TailedLoss> lower;
-    if (tailed) lower = side(r.dense, r.n);
-    const Decision dec = tailed ? trained::tailed_decision(ctx, against, lower, sparse_n, alpha, what)
-                                : judge_less_over_trials(de.means(), sp.means(), alpha, false, paper_r, what);
     auto p = params();
     p["comparison"] = "dense < sparse";
-    CaseJson j = trained::comparison_case(p, "a", "dense_below_sparse", dec, alpha, "dense", de, "sparse", sp);
-    j.quantity("E_y2", fl.Ey2);
-    j.quantity("quadratic_floor", fl.floor);
-    if (tailed) j.field("heavy_tail_rule_per_trial", trained::tailed_json(lower, sparse_n, alpha));
+    CaseJson j = trained::compare(ctx, against, alpha, {p, "a", "dense_below_sparse", "dense (11) below sparse (12)"},
+                                  side("dense", r.dense, r.n, r.dense_loss), sparse_n, [&](CaseJson& k) {
+                                    k.quantity("E_y2", fl.Ey2);
+                                    k.quantity("quadratic_floor", fl.floor);
+                                  });
     res.result().cases.push_back(j.take());
   }
   for (int frac : {4, 2}) {
     const int nt = std::max(1, r.n / frac);
-    const TestLosses& full = r.sparse_loss.at(r.n);
-    const TestLosses& sh = r.sparse_loss.at(nt);
-    const std::string what = fmt::format("sparse: loss at n_test = {} below n_test = {}", r.n, nt);
-    std::vector<TailedLoss> higher;
-    if (tailed) higher = side(r.sparse, nt);
-    const Decision dec = tailed ? trained::tailed_decision(ctx, against, sparse_n, higher, alpha, what)
-                                : judge_less_over_trials(full.means(), sh.means(), alpha, true, paper_r, what);
     auto p = params();
     p["n_test"] = nt;
     p["comparison"] = "sparse: loss(n) < loss(n_test)";
-    CaseJson j = trained::comparison_case(p, "b", "sparse_loss_decreases_with_n", dec, alpha, "long", full, "short", sh);
-    if (tailed) j.field("heavy_tail_rule_per_trial", trained::tailed_json(sparse_n, higher, alpha));
+    const std::string what = fmt::format("sparse: loss at n_test = {} below n_test = {}", r.n, nt);
+    trained::Side lower = sparse_n;
+    lower.name = "long";
+    CaseJson j = trained::compare(ctx, against, alpha, {p, "b", "sparse_loss_decreases_with_n", what, true}, lower,
+                                  side("short", r.sparse, nt, r.sparse_loss));
     res.result().cases.push_back(j.take());
   }
 }

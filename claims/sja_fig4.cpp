@@ -123,39 +123,29 @@ void judge_group(ClaimRun& r, const Group& g, double alpha) {
     p["steps"] = g.s.steps, p["batch"] = g.s.batch, p["trials"] = g.s.trials;
     return p;
   };
-  // Each model at each test length once: a model is the lower side of one part-a comparison, the higher of the next,
-  // and the longest n_train's model meets n_long again in part b.
+  // Each model at each test length once (sides memoises): a model is the lower side of one part-a comparison, the
+  // higher of the next, and the longest n_train's model meets n_long again in part b.
   sja_train::TailedSides sides(ctx, g.models, g.d, g.dbar);
-  auto side = [&](std::size_t i, int n) -> const std::vector<TailedLoss>& { return sides.get(i, n); };
+  const auto side = [&](const std::string& name, std::size_t i, int n) {
+    return trained::Side{name, g.loss[i].at(n), tailed ? sides.get(i, n) : std::vector<TailedLoss>{}};
+  };
   for (std::size_t i = 1; i < g.ns.size(); ++i) {
-    const TestLosses& lo = g.loss[i].at(n_long);
-    const TestLosses& hi = g.loss[i - 1].at(n_long);
     const std::string what = fmt::format("n_train = {} below n_train = {} at n_test = {}", g.ns[i], g.ns[i - 1], n_long);
-    std::vector<TailedLoss> lower, higher;
-    if (tailed) lower = side(i, n_long), higher = side(i - 1, n_long);
-    const Decision dec = tailed ? trained::tailed_decision(ctx, against, lower, higher, alpha, what)
-                                : judge_less_over_trials(lo.means(), hi.means(), alpha, false, paper_g, what);
     auto p = params(g.ns[i]);
     p["n_test"] = n_long;
     p["comparison"] = fmt::format("n_train={} < n_train={}", g.ns[i], g.ns[i - 1]);
-    CaseJson j = trained::comparison_case(p, "a", "larger_n_train_lower_loss", dec, alpha, "larger_n_train", lo, "smaller_n_train", hi);
-    if (tailed) j.field("heavy_tail_rule_per_trial", trained::tailed_json(lower, higher, alpha));
+    CaseJson j = trained::compare(ctx, against, alpha, {p, "a", "larger_n_train_lower_loss", what},
+                                  side("larger_n_train", i, n_long), side("smaller_n_train", i - 1, n_long));
     r.result().cases.push_back(j.take());
   }
   for (std::size_t i = 0; i < g.ns.size(); ++i) {
     const int n = g.ns[i], nt = std::max(1, n / 2);
-    const TestLosses& full = g.loss[i].at(n);
-    const TestLosses& sh = g.loss[i].at(nt);
     const std::string what = fmt::format("n_train = {}: loss at n_test = {} above n_test = {}", n, nt, n);
-    std::vector<TailedLoss> lower, higher;
-    if (tailed) lower = side(i, n), higher = side(i, nt);
-    const Decision dec = tailed ? trained::tailed_decision(ctx, against, lower, higher, alpha, what)
-                                : judge_less_over_trials(full.means(), sh.means(), alpha, true, paper_g, what);
     auto p = params(n);
     p["n_test"] = nt;
     p["comparison"] = "loss(n) < loss(n_test)";
-    CaseJson j = trained::comparison_case(p, "b", "shorter_prompts_higher_loss", dec, alpha, "train_length", full, "short", sh);
-    if (tailed) j.field("heavy_tail_rule_per_trial", trained::tailed_json(lower, higher, alpha));
+    CaseJson j = trained::compare(ctx, against, alpha, {p, "b", "shorter_prompts_higher_loss", what, true},
+                                  side("train_length", i, n), side("short", i, nt));
     r.result().cases.push_back(j.take());
   }
 }

@@ -142,4 +142,50 @@ TEST_CASE("trained kind: a part decided over runs is settled against the paper, 
   CHECK(both(refuted, confirmed, "w").why == "w");
 }
 
+TEST_CASE("trained kind: a comparison case follows the budget's rule, with the rule's per-trial field after the "
+          "claim's own quantities") {
+  ClaimContext ctx = context(1);
+  trained::TestLosses lo, hi;
+  lo.n_test = hi.n_test = 8;
+  for (double m : {1.0, 1.1, 0.9, 1.05}) lo.per_trial.push_back(side(m, 0.01).full);
+  for (double m : {2.0, 2.2, 1.9, 2.1}) hi.per_trial.push_back(side(m, 0.01).full);
+  const trained::AgainstPaper reduced{.paper = false, .differences = "10 steps (paper 20000)"};
+  auto params = [] { return nlohmann::ordered_json{{"n", 8}}; };
+  auto own = [](CaseJson& j) { j.quantity("E_y2", 3.0); };
+
+  // Deciding budget, tailed sides: the heavy-tail rule.
+  const std::vector<TailedLoss> tl(4, side(1.0, 0.01)), th(4, side(2.0, 0.01));
+  nlohmann::ordered_json j = trained::compare(ctx, reduced, 0.01, {params(), "a", "low_below_high", "low below high"},
+                                              {"low", lo, tl}, {"high", hi, th}, own)
+                                 .take();
+  CHECK(j["verdict"] == "confirmed");
+  CHECK(j["part"] == "a");
+  CHECK(j.contains("heavy_tail_rule_per_trial"));
+  CHECK_FALSE(j.contains("paired_difference_per_trial"));
+  CHECK(j["quantities"].contains("E_y2"));
+  CHECK(j["quantities"].contains("low_mean_loss"));
+  CHECK(j.contains("low_test_loss"));
+
+  // Deciding budget with the two models' paired differences: the paired rule, every trial (here one trial is not shown).
+  std::vector<Estimate> diffs(4, side(-1.0, 0.01).full);
+  diffs[2] = side(0.5, 0.01).full;
+  j = trained::compare(ctx, reduced, 0.01, {params(), "b", "low_below_high", "low below high", false, diffs},
+                       {"low", lo}, {"high", hi})
+          .take();
+  CHECK(j["verdict"] == "inconclusive");
+  CHECK(j.contains("paired_difference_per_trial"));
+  CHECK(j["decisions"]["low_below_high"]["why"].get<std::string>().find("paired test prompts") != std::string::npos);
+
+  // Standard budget: the t over the trials' mean losses; no per-trial field.
+  ctx.budget = Budget::standard;
+  j = trained::compare(ctx, reduced, 0.01, {params(), "a", "low_below_high", "low below high"}, {"low", lo}, {"high", hi})
+          .take();
+  CHECK(j["verdict"] == "confirmed");
+  CHECK_FALSE(j.contains("heavy_tail_rule_per_trial"));
+  CHECK_FALSE(j.contains("paired_difference_per_trial"));
+  j = trained::compare(ctx, reduced, 0.01, {params(), "a", "high_below_low", "high below low"}, {"high", hi}, {"low", lo})
+          .take();
+  CHECK(j["verdict"] == "inconclusive");  // a reversal below the paper's settings does not refute
+}
+
 }  // namespace test_trained_kind

@@ -284,6 +284,23 @@ CaseJson comparison_case(nlohmann::ordered_json params, const std::string& part,
   return j;
 }
 
+CaseJson compare(const ClaimContext& ctx, const AgainstPaper& p, double alpha, Comparison c, const Side& lower,
+                 const Side& higher, const std::function<void(CaseJson&)>& own) {
+  const bool rule = paired_rule(ctx), paired = rule && c.differences.has_value();
+  const Decision dec =
+      !rule    ? judge_less_over_trials(lower.losses.means(), higher.losses.means(), alpha, c.same_model, p.paper, c.what)
+      : paired ? paired_decision(ctx, p, *c.differences, alpha, c.what + " (paired test prompts, every trial)")
+               : tailed_decision(ctx, p, lower.tailed, higher.tailed, alpha, c.what);
+  CaseJson j = comparison_case(std::move(c.params), c.part, c.decision_name, dec, alpha, lower.name, lower.losses,
+                               higher.name, higher.losses);
+  if (own) own(j);
+  if (paired)
+    j.field("paired_difference_per_trial", paired_json(*c.differences));
+  else if (rule)
+    j.field("heavy_tail_rule_per_trial", tailed_json(lower.tailed, higher.tailed, alpha));
+  return j;
+}
+
 std::string interval_over_trials(double alpha) {
   return fmt::format("{:.4g}% Student-t", 100 * (1 - alpha));
 }

@@ -38,6 +38,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -159,6 +160,27 @@ void mean_loss_quantity(CaseJson& j, const std::string& name, const TestLosses& 
 CaseJson comparison_case(nlohmann::ordered_json params, const std::string& part, const std::string& decision_name,
                          const Decision& dec, double alpha, const std::string& lower_name, const TestLosses& lower,
                          const std::string& higher_name, const TestLosses& higher);
+// One comparison "lower has lower loss than higher" as a case, decided by the budget's rule (above):
+//   quick and standard budgets: judge_less_over_trials on the sides' per-trial test losses (paired over trials where
+//     `same_model`: both sides are one trained model, at two test lengths or depths);
+//   deciding and paper budgets (paired_rule): paired_decision on `differences` where the claim gives them (two models'
+//     paired test prompts; the field paired_difference_per_trial), else tailed_decision on the sides' tailed losses
+//     (the field heavy_tail_rule_per_trial).
+// The case is comparison_case's; `own` adds the claim's own quantities before the rule's field.
+struct Side {
+  std::string name;                  // "dense": the quantity <name>_mean_loss and the field <name>_test_loss
+  const TestLosses& losses;
+  std::vector<TailedLoss> tailed{};  // under the heavy-tail rule: its tailed losses on the same prompts
+};
+struct Comparison {
+  nlohmann::ordered_json params;
+  std::string part, decision_name, what;
+  bool same_model = false;
+  // Two models' paired test prompts per trial (paired_differences), where the deciding rule compares them so.
+  std::optional<std::vector<Estimate>> differences{};
+};
+CaseJson compare(const ClaimContext& ctx, const AgainstPaper& p, double alpha, Comparison c, const Side& lower,
+                 const Side& higher, const std::function<void(CaseJson&)>& own = {});
 // The error_rates "interval" entry (the level of the intervals over trials of comparison_case's mean losses, which
 // the tables' notes name): "99.92% Student-t".
 std::string interval_over_trials(double alpha);

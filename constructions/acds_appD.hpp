@@ -1,0 +1,39 @@
+// Ahn, Cheng, Daneshmand, Sra (002), Appendix D (Figures 6-7): the baselines a trained L-layer form (8) is compared
+// with at a point (n, L), d = 5, on the Sec. 4.3 distribution of one run (constructions/acds_training.hpp):
+//   precond  L steps of GD preconditioned by Sigma^-1 with one step size eta for every step (A_i = eta Sigma^-1), eta
+//            grid-searched on the exact population loss (exact/acds_family_loss.hpp ReducedFamilyLoss: on this family
+//            the loss does not depend on Sigma) over 81 log-spaced values in [0.01, 3]; and the exact loss of the best
+//            per-step step sizes a_i (L-BFGS from the best common eta: the Thm. 3 family optimum);
+//   gd       L steps of plain GD (A_i = eta I), eta grid-searched over the same grid by Monte Carlo (2048 prompts of the
+//            selection stream purpose(tag + "/gd-select"); its loss depends on Sigma);
+//   ols      the minimum-norm least-squares fit of the n examples (0 for n >= d: the labels are noiseless);
+// and the paired test: the trained network, precond and gd at their step sizes, and OLS, on the same ctx.samples fresh
+// prompts of the stream purpose(tag + "/test").
+#pragma once
+#include "icl/claim/claim.hpp"
+#include "icl/learn/learn.hpp"
+#include "icl/montecarlo/statistics.hpp"
+
+#include <string>
+#include <vector>
+
+namespace icl::acds_exp {
+
+// The step-size grid: 0.01 x 300^(k/80), k = 0..80.
+std::vector<double> appD_eta_grid();
+
+struct Baselines {
+  double pre_eta = 0, pre_exact = INFINITY, per_step = INFINITY, gd_eta = 0;
+};
+// gd_family: learn::acds_family(5, L, I, false), whose network at eta's repeated L times is plain GD.
+Baselines appD_baselines(const ClaimContext& ctx, int n, int L, const std::string& tag, const learn::PromptSource& source,
+                         const learn::Parameterisation& gd_family);
+
+// Per prompt: the three networks' losses (trained, precond, gd), OLS's, and trained - precond; estimates at 1 - alpha.
+struct PairedTest {
+  Estimate trained, pre, gd, ols, diff;
+};
+PairedTest appD_paired_test(const ClaimContext& ctx, int n, const std::string& tag, const learn::PromptSource& source,
+                            const learn::Network (&nets)[3], double alpha);
+
+}  // namespace icl::acds_exp
