@@ -5,15 +5,50 @@
 // Z <- Z + (1/n) P Z M (Z^T Q Z). Lemma 1 states that the query entry of the l-th layer output is
 // -<x_q, w_gd^l>, where w_gd^0 = 0 and w_gd^{l+1} = w_gd^l - A_l grad R(w_gd^l),
 // R(w) = (1/2n) sum_i (w^T x_i - w_*^T x_i)^2.
+//
+// lemma1_prompt checks the stack on one random prompt against preconditioned gradient descent
+// (lib/icl/exact/block_coordinate_descent) run in long double, after every layer and in every column, both
+// as Lemma 1 states it (A_l) and as the forward pass computes it (A_l^T).
 #pragma once
 #include "icl/layers/network.hpp"
 
 #include <Eigen/Dense>
+#include <array>
+#include <cstdint>
 #include <vector>
 
 namespace icl::acds {
 
 LinearSelfAttention sparse_layer(const Eigen::MatrixXd& A);          // eq. (8) with A_l = A
 Transformer sparse_stack(const std::vector<Eigen::MatrixXd>& A);     // layers A_0, ..., A_{L-1}
+
+// The errors lemma1_prompt measures, relative to the size of the terms that make up each entry (|y_i| +
+// sum_k |x_ik w_k| for a context column, sum_k |x_qk w_k| for the query), worst over layers and columns:
+enum Lemma1Error : int {
+  kXRows = 0,     // change of the x rows (they must stay the inputs), relative to max |x|
+  kStated,        // label row vs the recursion as stated, w^{l+1} = w^l - A_l grad R(w^l)
+  kCorrected,     // label row vs the recursion with A_l^T
+  kQueryPlain,    // plain relative error of the final query prediction, corrected form
+  kRefSelf,       // the corrected recursion run in double, against the long double one
+  kStatedQuery,   // plain relative error of the final query prediction, stated form
+  kStatedClean,   // kStated on the clean family (x ~ N(0, I)), 0 on the others
+  kLemma1Errors   // the number of errors
+};
+
+// One prompt's errors (indexed by Lemma1Error), the final query predictions of the forward pass, of the stated
+// recursion (-<x_q, w^L> with A_l) and of the corrected one (with A_l^T), and the prompt's family.
+struct Lemma1Errors {
+  std::array<double, kLemma1Errors> err{};
+  double forward = 0, stated = 0, corrected = 0;
+  int family = 0;
+};
+
+// Prompt i of the stream (seed, purpose): the stack's L layers A_l are drawn afresh (symmetric or general), then
+// w_* ~ N(0, I) and the inputs X (d x (n+1), the query's at column n), y_i = <w_*, x_i>. Three families cycle
+// with i % 3: x ~ N(0, I) with |A_l| ~ 1/sqrt(d); x ~ N(0, 1e6 I) with A_l scaled by 1e-6; x ~ N(0, 900 I)
+// with unscaled A_l, where the iterates grow geometrically.
+Lemma1Errors lemma1_prompt(int d, int n, int L, bool symmetric, std::uint64_t seed, std::uint64_t purpose,
+                           std::uint64_t i);
+const char* lemma1_family(std::uint64_t i);  // the family of prompt i, in words
 
 }  // namespace icl::acds

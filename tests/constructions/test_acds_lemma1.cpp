@@ -6,6 +6,9 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
+#include <string>
+
 namespace test_acds_lemma1 {  // named: a unity build compiles several test files as one unit
 
 using namespace icl;
@@ -51,6 +54,39 @@ TEST_CASE("acds sparse layer, d = 2: a non-symmetric A acts through its transpos
   const Eigen::VectorXd xq = X.col(1);
   CHECK(-xq.dot(w_stated[1]) == doctest::Approx(0.0));      // the recursion as stated misses it
   CHECK(-xq.dot(w_transposed[1]) == doctest::Approx(-1.0));  // with A^T it matches
+}
+
+TEST_CASE("acds lemma1_prompt: with L layers the corrected form holds to rounding, the stated one only for symmetric A") {
+  // d = 3, n = 4, L = 3 on clean prompts (family 0: x ~ N(0, I)), and on the two other families.
+  const int d = 3, n = 4, L = 3;
+  for (std::uint64_t i : {0, 3, 6}) {
+    CAPTURE(i);
+    const acds::Lemma1Errors g = acds::lemma1_prompt(d, n, L, false, 7, 11, i);  // general A_l
+    CHECK(g.family == 0);
+    CHECK(g.err[acds::kCorrected] < 1e-13);
+    CHECK(g.err[acds::kQueryPlain] < 1e-12);
+    CHECK(g.err[acds::kRefSelf] < 1e-13);
+    CHECK(g.err[acds::kXRows] == 0.0);
+    CHECK(g.err[acds::kStated] > 1e-3);  // the stated recursion misses the transpose
+    CHECK(g.err[acds::kStatedClean] == g.err[acds::kStated]);
+    CHECK(g.forward == doctest::Approx(g.corrected).epsilon(1e-12));
+    CHECK(std::abs(g.forward - g.stated) > 1e-6 * std::abs(g.forward));
+    const acds::Lemma1Errors s = acds::lemma1_prompt(d, n, L, true, 7, 11, i);  // symmetric A_l: both forms agree
+    CHECK(s.err[acds::kStated] < 1e-13);
+    CHECK(s.err[acds::kCorrected] < 1e-13);
+    CHECK(s.stated == doctest::Approx(s.corrected).epsilon(1e-12));
+  }
+  // The same prompt twice is the same draw; the other families keep the corrected form at rounding.
+  CHECK(acds::lemma1_prompt(d, n, L, false, 7, 11, 5).forward == acds::lemma1_prompt(d, n, L, false, 7, 11, 5).forward);
+  for (std::uint64_t i : {1, 2}) {
+    CAPTURE(i);
+    const acds::Lemma1Errors g = acds::lemma1_prompt(d, n, L, false, 7, 11, i);
+    CHECK(g.family == static_cast<int>(i));
+    CHECK(g.err[acds::kCorrected] < 1e-12);
+    CHECK(g.err[acds::kStated] > 1e-3);
+    CHECK(g.err[acds::kStatedClean] == 0.0);  // only clean prompts count there
+  }
+  CHECK(std::string(acds::lemma1_family(4)) == "x ~ N(0, 1e6 I), A scaled by 1e-6");
 }
 
 }  // namespace test_acds_lemma1

@@ -10,6 +10,7 @@
 
 #include <doctest/doctest.h>
 
+#include <array>
 #include <cmath>
 #include <iterator>
 #include <vector>
@@ -251,6 +252,61 @@ TEST_CASE("worst_over_prompts: a worker returning false sets a prompt aside, cou
   const icl::Decision dd = icl::judge_identity_over(some, some.worst[0], icl::IdentityTolerance{}, "x", "why");
   CHECK(dd.verdict == icl::Verdict::confirmed);
   CHECK(dd.why.find("1 set aside") != std::string::npos);
+}
+
+// Outcomes of a check written as one function of the prompt (worst_prompts): two errors, a value to show.
+struct TwoErrors {
+  std::array<double, 2> err{};
+  double shown = 0;
+};
+struct TwoErrorsInRange {
+  std::array<double, 2> err{};
+  bool out_of_range = false;
+};
+
+TEST_CASE("worst_prompts: each error's worst and where, the outcome at the shown one's worst, any thread count") {
+  // Error 0 peaks at prompt 37 (a tie at 61 goes to the smaller index), error 1 at prompt 90; prompt 500 is NaN.
+  auto prompt = [](std::uint64_t i) {
+    TwoErrors o;
+    o.err[0] = i == 37 || i == 61 ? 5.0 : static_cast<double>(i % 10) / 10;
+    o.err[1] = i == 500 ? std::nan("") : (i == 90 ? 7.0 : 0.0);
+    o.shown = 1000.0 + static_cast<double>(i);
+    return o;
+  };
+  for (int threads : {1, 2, 3}) {
+    CAPTURE(threads);
+    const auto [w, at] = icl::worst_prompts(400, threads, prompt, 0);
+    CHECK(w.worst.size() == 2);
+    CHECK(w.prompts == 400);
+    CHECK(w.set_aside == 0);
+    CHECK(w.worst[0] == 5.0);
+    CHECK(w.where[0] == 37);
+    CHECK(w.worst[1] == 7.0);
+    CHECK(w.where[1] == 90);
+    CHECK(at.shown == 1037.0);  // prompt 37 run again
+    CHECK(icl::worst_prompts(400, threads, prompt, 1).at.shown == 1090.0);
+  }
+  const auto nan = icl::worst_prompts(501, 2, prompt, 1);
+  CHECK(std::isinf(nan.worst.worst[1]));
+  CHECK(nan.at.shown == 1500.0);
+  // Where no error is above 0, the shown outcome is prompt 0's.
+  auto zero = [](std::uint64_t i) { return TwoErrors{{0.0, 0.0}, static_cast<double>(i) + 1}; };
+  CHECK(icl::worst_prompts(100, 2, zero, 1).at.shown == 1.0);
+  // An outcome with `out_of_range` sets its prompt aside: its huge error does not count.
+  auto ranged = [](std::uint64_t i) {
+    TwoErrorsInRange o;
+    o.out_of_range = i % 5 == 0;
+    o.err[0] = o.out_of_range ? 1e300 : static_cast<double>(i);
+    o.err[1] = 1.0;
+    return o;
+  };
+  const auto r = icl::worst_prompts(100, 3, ranged, 0);
+  CHECK(r.worst.prompts == 100);
+  CHECK(r.worst.set_aside == 20);
+  CHECK(r.worst.judged() == 80);
+  CHECK(r.worst.worst[0] == 99.0);
+  CHECK(r.worst.where[0] == 99);
+  CHECK(r.at.err[0] == 99.0);
 }
 
 }  // namespace test_montecarlo

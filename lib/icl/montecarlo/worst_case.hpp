@@ -13,10 +13,13 @@
 #pragma once
 #include "icl/execute/thread_pool.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <tuple>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace icl {
@@ -83,6 +86,33 @@ WorstCase worst_over_prompts(std::uint64_t count, int dims, int threads, MakeWor
   WorstCase total(dims);
   for (const auto& s : slots) total.merge(s);
   return total;
+}
+
+// The same for a check written as one function of the prompt, with the numbers a case shows: prompt(i) returns an
+// outcome whose member `err` (a std::array<double, N>) holds its N errors and, if the outcome has a member
+// `out_of_range`, true there sets the prompt aside. Returns the worst of each error over prompts 0..count-1 and the
+// outcome of the prompt where error `shown` is worst (prompt 0 where none is above 0), computed again. prompt is
+// called from several threads at once: it must not share mutable state.
+template <class Outcome>
+struct WorstPrompts {
+  WorstCase worst;
+  Outcome at;
+};
+
+template <class PromptFn>
+auto worst_prompts(std::uint64_t count, int threads, const PromptFn& prompt, int shown) {
+  using Outcome = std::invoke_result_t<const PromptFn&, std::uint64_t>;
+  constexpr int dims = static_cast<int>(std::tuple_size_v<decltype(Outcome::err)>);
+  WorstCase w = worst_over_prompts(count, dims, threads, [&] {
+    return [&](std::uint64_t i, double* out) {
+      const Outcome o = prompt(i);
+      std::copy(o.err.begin(), o.err.end(), out);
+      if constexpr (requires(const Outcome& x) { x.out_of_range; }) return !o.out_of_range;
+      else return true;
+    };
+  });
+  Outcome at = prompt(w.where[static_cast<std::size_t>(shown)]);
+  return WorstPrompts<Outcome>{std::move(w), std::move(at)};
 }
 
 // |a - b| / scale, with scale > 0 (callers pass a magnitude that cannot cancel, e.g. a sum of
