@@ -57,13 +57,6 @@ struct Floor {
   double floor = NAN, Ey2 = NAN;
 };
 
-Floor quadratic_floor(const PolynomialTask& poly, int d) {
-  std::vector<Polynomial<Rational>> quad;
-  for (const auto& e : monomials_up_to(d, 2, 0)) quad.push_back(Polynomial<Rational>::monomial(e, Rational(1)));
-  const FeatureMoments m2 = feature_moments(quad, poly);
-  return {m2.Ey2 - (m2.Lambda.inverse() * m2.S).trace(), m2.Ey2};
-}
-
 // Trains the case's dense and sparse models and measures their test losses at n/4, n/2, n.
 Run train_case(const ClaimContext& ctx, const Case& c, const GaussianIclModel& task, int d) {
   Run r;
@@ -169,7 +162,8 @@ ClaimResult run(const ClaimContext& ctx) {
   const PolynomialTask poly = sja::sec42_task();
   const int d = sja::kSec42D;
   const auto task = GaussianIclModel::from_task(poly, Eigen::MatrixXd::Identity(d, d));
-  const Floor fl = quadratic_floor(poly, d);  // the degree <= 2 floor (sja.sec42)
+  const FeatureMoments m2 = sja::sec42_degree2_moments();
+  const Floor fl{best_predictor_loss(m2), m2.Ey2};  // the degree <= 2 floor (sja.sec42)
 
   const std::size_t per_run = 3;  // a, b (two lengths)
   const double alpha = res.split_alpha(per_run * ctx.cases.size());

@@ -59,6 +59,8 @@
 // Each case reports the variance-reduction factor against the plain squared error of the same prompts
 // and the root mean square of yhat - b^T u(x_q) (the linearity the estimator rests on).
 #include "constructions/sja_sec42.hpp"
+#include "icl/algebra/matrix_functions.hpp"
+#include "icl/verdict/conditional_equality.hpp"
 #include "icl/claim/case_json.hpp"
 #include "icl/claim/claim.hpp"
 #include "icl/claim/claim_run.hpp"
@@ -79,72 +81,13 @@ namespace sja_sec42 {  // named, so that a unity build (several claim files in o
 
 using sja::Sec42Stack;
 
-Eigen::MatrixXd neg_pinv_on_support(const Eigen::MatrixXd& lambda) {
-  std::vector<Eigen::Index> rows;
-  for (Eigen::Index i = 0; i < lambda.rows(); ++i)
-    if (lambda(i, i) != 0) rows.push_back(i);
-  Eigen::MatrixXd sub(rows.size(), rows.size());
-  for (std::size_t a = 0; a < rows.size(); ++a)
-    for (std::size_t b = 0; b < rows.size(); ++b) sub(a, b) = lambda(rows[a], rows[b]);
-  const Eigen::MatrixXd inv = sub.inverse();
-  Eigen::MatrixXd g = Eigen::MatrixXd::Zero(lambda.rows(), lambda.cols());
-  for (std::size_t a = 0; a < rows.size(); ++a)
-    for (std::size_t b = 0; b < rows.size(); ++b) g(rows[a], rows[b]) = -inv(a, b);
-  return g;
-}
-
-std::vector<Poly> to_double_polys(const std::vector<Polynomial<Rational>>& rows) {
-  std::vector<Poly> out;
-  for (const auto& r : rows) {
-    Poly p(r.nvars());
-    for (const auto& [e, c] : r.terms()) p += Poly::monomial(e, to_double(c));
-    out.push_back(std::move(p));
-  }
-  return out;
-}
-
-int max_degree(const std::vector<Polynomial<Rational>>& rows) {
-  int m = 0;
-  for (const auto& r : rows) m = std::max(m, r.degree());
-  return m;
-}
-
-// Degrees reached by random bilinear layers (Gaussian entries, on the blocks (12) allows or on all).
-int random_stack_degree(bool sparse, int layers, std::uint64_t seed) {
-  const int d = sja::kSec42D, w = sja::kSec42Width;
-  auto rows = sja_feature_rows<double>(d, w);
-  PromptRng rng(seed, stable_hash(sparse ? "sec42 sparse" : "sec42 dense"), 0);
-  for (int l = 0; l < layers; ++l) {
-    BilinearLayer b;
-    b.W0 = Eigen::MatrixXd::Zero(w, w);
-    b.W1 = Eigen::MatrixXd::Zero(w, w);
-    for (int r = d + 1; r < w; ++r)
-      for (int c = 0; c < (sparse ? d + 1 : w); ++c) {
-        b.W0(r, c) = rng.normal();
-        b.W1(r, c) = rng.normal();
-      }
-    apply_symbolic(b, rows);
-  }
-  int m = 0;
-  for (const auto& r : rows) m = std::max(m, r.degree());
-  return m;
-}
-
 const Tolerance kTol{0.02, 0.0}, kNone{0.0, 0.0};
-
-// The floor: projection of the target onto polynomials of degree <= 2.
-double degree2_floor(const PolynomialTask& task, int d) {
-  std::vector<Polynomial<Rational>> quad;
-  for (const auto& e : monomials_up_to(d, 2, 0)) quad.push_back(Polynomial<Rational>::monomial(e, Rational(1)));
-  const FeatureMoments m2 = feature_moments(quad, task);
-  return m2.Ey2 - (m2.Lambda.inverse() * m2.S).trace();
-}
 
 // What the run gathers over the cases.
 struct RunState {
   double floor = 0, alpha_case = 0;
   std::string escape_note;
-  double vr_min = 1e300, vr_max = 0;
+  VarianceReductionRange vr;
 };
 
 // The Monte Carlo of one stack: its estimate, its decisions against the exact loss and the floor, and all its samples.
@@ -165,7 +108,9 @@ StackMc stack_mc(const ClaimContext& ctx, ClaimRun& r, const Case& c, Sec42Stack
   attention.layers.push_back(sja::sec42_stack(s, Gamma).layers.back());
   const PromptShape shape = sja_shape(d, dbar, n);
   const GaussianIclModel gm = GaussianIclModel::from_task(task, Eigen::MatrixXd::Identity(d, d));
-  const Eigen::MatrixXd Psi = query_moment_matrix(gm, to_double_polys(u));
+  std::vector<Poly> uq;
+  for (const auto& p : u) uq.push_back(p.to_double_poly());
+  const Eigen::MatrixXd Psi = query_moment_matrix(gm, uq);
   const std::uint64_t purpose = ctx.purpose(c.label());
   auto make_worker = [&] { return QueryConditionalWorker(features, attention, gm, Psi, shape, ctx.seed, purpose); };
 
@@ -249,14 +194,14 @@ CaseJson judge_case(const ClaimContext& ctx, ClaimRun& r, const Case& c, RunStat
   const double floor = st.floor;
   const auto u = sja::sec42_features(s);
   const FeatureMoments fm = feature_moments(u, task);
-  const Eigen::MatrixXd Gamma = neg_pinv_on_support(fm.Lambda);
+  const Eigen::MatrixXd Gamma = inverse_on_support(fm.Lambda, -1.0);  // -Lambda^+
   const double exact = sparse_lsa_loss(fm, Gamma, n);
   const double limit = fm.Ey2 - (-Gamma * fm.S).trace();  // n -> infinity: E y^2 - tr(Lambda^+ S)
   const StackMc m = stack_mc(ctx, r, c, s, u, Gamma, exact, st);
   const double vr = m.all.variance(1) > 0 ? m.all.variance(0) / m.all.variance(1) : 0.0;
-  st.vr_min = std::min(st.vr_min, vr);
-  st.vr_max = std::max(st.vr_max, vr);
-  const int degree = max_degree(u);
+  st.vr.add(vr);
+  int degree = 0;
+  for (const auto& p : u) degree = std::max(degree, p.degree());
   const StackVerdict sv = judge_stack(s, degree, exact, floor, m);
   if (s == Sec42Stack::sparse_escape && sv.v == Verdict::refuted)
     st.escape_note = fmt::format(
@@ -288,19 +233,16 @@ CaseJson judge_case(const ClaimContext& ctx, ClaimRun& r, const Case& c, RunStat
 ClaimResult run(const ClaimContext& ctx) {
   ClaimRun r(ctx);
   RunState st;
-  st.floor = degree2_floor(sja::sec42_task(), sja::kSec42D);
+  st.floor = best_predictor_loss(sja::sec42_degree2_moments());
   const double floor = st.floor;
-  const int deg_sparse = random_stack_degree(true, 4, ctx.seed), deg_dense = random_stack_degree(false, 3, ctx.seed);
+  const int deg_sparse = sja::sec42_random_stack_degree(true, 4, ctx.seed), deg_dense = sja::sec42_random_stack_degree(false, 3, ctx.seed);
   st.alpha_case = r.split_alpha(ctx.cases.size());
   for (const auto& c : ctx.cases) {
     CaseJson j = judge_case(ctx, r, c, st);
     r.add_case(j);
   }
   r.error_rates(kTol);
-  r.extra("variance_reduction") = {
-      {"method", "query integrated exactly given the context (conditional Monte Carlo)"},
-      {"factor_min", st.vr_min},
-      {"factor_max", st.vr_max}};
+  r.extra("variance_reduction") = st.vr.to_json();
   r.extra("floor") = floor;
   r.extra("floor_derivation") =
       "E[y^2] - tr(Lambda2^{-1} S2) over the 15 monomials of degree <= 2 (exact Gaussian moments): the part of the "
@@ -316,7 +258,7 @@ ClaimResult run(const ClaimContext& ctx) {
               "attention layers that leave the rows (1, x) unchanged.");
   r.finding(fmt::format("Monte Carlo integrates the query exactly given the context: its variance is {:.3g}x to "
                         "{:.3g}x smaller than that of the plain squared error on the same prompts.",
-                        st.vr_min, st.vr_max));
+                        st.vr.min, st.vr.max));
   r.finding("Monte Carlo against the exact loss of each stack (2% band): " + tally_decisions(r.cases(), "mc_vs_exact") +
             "; each decided case rests on the exact loss and on the Monte Carlo interval's side of the floor, "
             "with Monte Carlo not excluding the exact loss.");

@@ -2,6 +2,7 @@
 
 #include "constructions/sja_appG.hpp"
 #include "icl/exact/symbolic_forward.hpp"
+#include "icl/model/rng.hpp"
 
 #include <stdexcept>
 
@@ -127,6 +128,32 @@ Transformer sec42_stack(Sec42Stack s, const Eigen::MatrixXd& Gamma) {
   t.layers = sec42_feature_layers(s);
   t.layers.emplace_back(appG_attention(Gamma));
   return t;
+}
+
+FeatureMoments sec42_degree2_moments() {
+  std::vector<Polynomial<Rational>> quad;
+  for (const auto& e : monomials_up_to(kSec42D, 2, 0)) quad.push_back(Polynomial<Rational>::monomial(e, Rational(1)));
+  return feature_moments(quad, sec42_task());
+}
+
+int sec42_random_stack_degree(bool sparse, int layers, std::uint64_t seed) {
+  const int d = kSec42D, w = kSec42Width;
+  auto rows = sja_feature_rows<double>(d, w);
+  PromptRng rng(seed, stable_hash(sparse ? "sec42 sparse" : "sec42 dense"), 0);
+  for (int l = 0; l < layers; ++l) {
+    BilinearLayer b;
+    b.W0 = Eigen::MatrixXd::Zero(w, w);
+    b.W1 = Eigen::MatrixXd::Zero(w, w);
+    for (int r = d + 1; r < w; ++r)
+      for (int c = 0; c < (sparse ? d + 1 : w); ++c) {
+        b.W0(r, c) = rng.normal();
+        b.W1(r, c) = rng.normal();
+      }
+    apply_symbolic(b, rows);
+  }
+  int m = 0;
+  for (const auto& r : rows) m = std::max(m, r.degree());
+  return m;
 }
 
 }  // namespace icl::sja

@@ -17,6 +17,7 @@
 //                    row r of every column, exactly (the ones row averages to 1).
 #pragma once
 #include "icl/algebra/gaussian_moments.hpp"
+#include "icl/exact/sparse_attention.hpp"
 #include "icl/layers/network.hpp"
 #include "icl/model/tasks.hpp"
 
@@ -46,5 +47,12 @@ bool sec42_all_bilinear_sparse(Sec42Stack s);
 Transformer sec42_stack(Sec42Stack s, const Eigen::MatrixXd& Gamma);
 // True when the bilinear layer only has W~ non-zero (eq. (12)).
 bool is_sparse_bilinear(const BilinearLayer& b, int d);
+
+// The exact moments of the 15 monomials of degree <= 2 in x_1..x_4 with the cubic's label: their best predictor's loss
+// (best_predictor_loss) is the floor no stack whose features stay of degree <= 2 goes below.
+FeatureMoments sec42_degree2_moments();
+// The largest feature degree `layers` random bilinear layers reach (Gaussian entries on the scratch rows: on the columns
+// (1, x) that (12) allows where `sparse`, on every column otherwise; stream stable_hash("sec42 sparse" / "sec42 dense")).
+int sec42_random_stack_degree(bool sparse, int layers, std::uint64_t seed);
 
 }  // namespace icl::sja

@@ -42,4 +42,22 @@ TEST_CASE("N(0, Sigma) moments: Lambda = Sigma, S = Sigma^2, K4 = tr(Sigma) Sigm
   CHECK(m.Ey2 == doctest::Approx(sigma.trace()));
 }
 
+TEST_CASE("best_predictor_loss: 0 when the features span the label, E[y^2] minus the explained part otherwise") {
+  const int d = 2;
+  std::vector<Polynomial<Rational>> x, one;
+  for (int j = 0; j < d; ++j) x.push_back(Polynomial<Rational>::variable(d, j));
+  one.push_back(Polynomial<Rational>::constant(d, Rational(1)));
+  // y = <w, x>, w ~ N(0, I): features x explain it all; the constant explains nothing (E[y^2] = d remains).
+  CHECK(std::abs(best_predictor_loss(feature_moments(x, PolynomialTask::linear(d)))) < 1e-14);
+  CHECK(best_predictor_loss(feature_moments(one, PolynomialTask::linear(d))) == doctest::Approx(2.0));
+  // Quadratic task (d = 2: y = w_0 + w_1 x_1 + w_2 x_2 + w_11 x_1^2 + w_12 x_1 x_2 + w_22 x_2^2) on the features
+  // (1, x): E[y^2] = 1 + 1 + 1 + 3 + 1 + 3 = 10; the best predictor explains E(w_0 + w_11 + w_22)^2 + E w_1^2 +
+  // E w_2^2 = 3 + 2, leaving 5.
+  std::vector<Polynomial<Rational>> lin = one;
+  lin.insert(lin.end(), x.begin(), x.end());
+  const FeatureMoments q = feature_moments(lin, PolynomialTask::quadratic(d));
+  CHECK(q.Ey2 == doctest::Approx(10.0));
+  CHECK(best_predictor_loss(q) == doctest::Approx(5.0));
+}
+
 }  // namespace test_feature_moments

@@ -34,6 +34,8 @@ FeatureMoments feature_moments_fixed_w(const std::vector<Polynomial<Rational>>& 
   return m;
 }
 
+double best_predictor_loss(const FeatureMoments& m) { return m.Ey2 - (m.Lambda.inverse() * m.S).trace(); }
+
 double sparse_lsa_loss(const FeatureMoments& m, const Eigen::MatrixXd& G, double n) {
   const Eigen::MatrixXd GLG = G * m.Lambda * G.transpose();
   return m.Ey2 + 2.0 * (G * m.S).trace() + (1.0 - 1.0 / n) * (GLG * m.S).trace() + (GLG * m.K4).trace() / n;

@@ -26,6 +26,10 @@ struct FeatureMoments {
   Eigen::VectorXd xi;      // E[u y] for a fixed w (empty when averaged over w)
 };
 
+// The loss of the best linear predictor on the features, min_beta E(<beta, u> - y)^2 = E[y^2] - tr(Lambda^-1 S)
+// (averaged over w where the moments are).
+double best_predictor_loss(const FeatureMoments& m);
+
 // Averaged over w ~ N(0, I): exact in rational arithmetic, converted to double at the end.
 FeatureMoments feature_moments(const std::vector<Polynomial<Rational>>& u, const PolynomialTask& task);
 // For one fixed coefficient vector w.
