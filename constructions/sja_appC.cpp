@@ -2,9 +2,16 @@
 
 #include "icl/verdict/mutation.hpp"
 
+#include "icl/exact/sparse_attention.hpp"
+#include "icl/model/prompt.hpp"
+#include "icl/montecarlo/conditional_loss.hpp"
+#include "icl/montecarlo/prompt_loss.hpp"
+#include "icl/verdict/statistics.hpp"
+
 #include <fmt/format.h>
 
 #include <cmath>
+#include <stdexcept>
 
 namespace icl::sja {
 
@@ -136,6 +143,52 @@ Transformer appC_block(int d) {
   t.layers.emplace_back(appC_bilinear(d));
   t.layers.emplace_back(sparse_attention(appC_gamma(d)));
   return t;
+}
+
+AppCSetting::AppCSetting(int d_)
+    : d(d_),
+      dbar(kernel_width(d)),
+      task(PolynomialTask::quadratic(d)),
+      inputs(InputDistribution::standard(d)),
+      block(appC_block(d)),
+      gamma(appC_gamma(d)),
+      mom(feature_moments(kernel_features(d), task)),
+      model(GaussianIclModel::from_task(task, Eigen::MatrixXd::Identity(d, d))) {
+  features.layers.push_back(block.layers.at(0));
+  attention.layers.push_back(block.layers.at(1));
+  Psi = query_moment_matrix(model, bilinear_features(block.layer_as<layers::Bilinear>(0).spec(), d, dbar));
+}
+
+double AppCSetting::exact_loss(int n) const { return sparse_lsa_loss(mom, gamma, n); }
+
+Accumulator AppCSetting::conditional_mc(int n, std::uint64_t samples, int threads, std::uint64_t seed,
+                                        std::uint64_t purpose) const {
+  const PromptShape shape = sja_shape(d, dbar, n);
+  MonteCarlo mc(QueryConditionalWorker::dims, threads);
+  mc.extend_to(samples, [&] { return QueryConditionalWorker(features, attention, model, Psi, shape, seed, purpose); });
+  return mc.total();
+}
+
+std::vector<double> fig3_protocol_r2(const AppCSetting& u, const std::vector<int>& ns,
+                                     const std::vector<std::uint64_t>& purposes, const std::vector<double>& logn,
+                                     int reps, int per_n, std::uint64_t seed, int threads) {
+  if (purposes.size() != ns.size() || logn.size() != ns.size())
+    throw std::invalid_argument("fig3_protocol_r2: one purpose and one log n per n");
+  std::vector<double> r2(static_cast<std::size_t>(reps));
+  parallel_for_index(static_cast<std::uint64_t>(reps), threads, [&] {
+    std::vector<PromptLossWorker> workers;
+    for (std::size_t m = 0; m < ns.size(); ++m)
+      workers.emplace_back(u.block, u.task, u.inputs, sja_shape(u.d, u.dbar, ns[m]), seed, purposes[m]);
+    return [&, workers = std::move(workers), ys = std::vector<double>(ns.size())](std::uint64_t k) mutable {
+      for (std::size_t m = 0; m < ns.size(); ++m) {
+        double s = 0;
+        for (int i = 0; i < per_n; ++i) s += workers[m].loss(k * per_n + i);
+        ys[m] = std::log(s / per_n);
+      }
+      r2[k] = fit_line(logn, ys).r2;
+    };
+  });
+  return r2;
 }
 
 }  // namespace icl::sja

@@ -7,11 +7,21 @@
 //     W0~[(j,j), j+1] = 1, W0~[(j,j), 1] = -1, W1~[(j,j), j+1] = 1, W1~[(j,j), 1] = 1   (x_j^2 - 1)
 //     W0~[(j,k), j+1] = 1, W1~[(j,k), k+1] = 1                                           (x_j x_k)
 // Attention: P = e e^T, Q = diag(Gamma, 0), Gamma = -E[xbar xbar^T]^{-1}.
+//
+// Appendix C.2 and Figure 3 (AppCSetting, fig3_protocol_r2): the block at a given d on the quadratic task, its exact
+// loss against n, its loss by conditional Monte Carlo, and the figure's protocol (100 prompts per n, the log of their
+// mean loss fitted on log n) replicated.
 #pragma once
 #include "icl/algebra/gaussian_moments.hpp"
+#include "icl/exact/feature_moments.hpp"
 #include "icl/layers/network.hpp"
+#include "icl/model/gaussian_model.hpp"
+#include "icl/model/tasks.hpp"
+#include "icl/montecarlo/montecarlo.hpp"
 
 #include <Eigen/Dense>
+
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -46,5 +56,35 @@ BilinearLayer appC_bilinear(int d);
 LinearSelfAttention sparse_attention(const Eigen::MatrixXd& Gamma);  // P = e e^T, Q = diag(Gamma, 0)
 Eigen::MatrixXd appC_gamma(int d);                                   // -E[xbar xbar^T]^{-1}, exact moments
 Transformer appC_block(int d);                                       // bilinear, then attention
+
+// The App. C block at d on the quadratic task (x ~ N(0, I_d), PolynomialTask::quadratic), with what its loss at any n
+// needs: the exact feature moments (exact_loss(n): sparse_lsa_loss with appC_gamma), and for the conditional Monte
+// Carlo (montecarlo/conditional_loss.hpp) the block split into its bilinear layer (features) and its masked attention
+// layer, the task's Gaussian model and Psi, the exact moments of the query's features.
+struct AppCSetting {
+  explicit AppCSetting(int d);
+  const int d, dbar;  // dbar = kernel_width(d)
+  const PolynomialTask task;
+  const InputDistribution inputs;
+  const Transformer block;
+  const Eigen::MatrixXd gamma;
+  const FeatureMoments mom;
+  Transformer features, attention;
+  const GaussianIclModel model;
+  Eigen::MatrixXd Psi;
+
+  double exact_loss(int n) const;
+  // The loss at n by conditional Monte Carlo (QueryConditionalWorker, its three outputs: plain squared error,
+  // conditional expected squared error, linearity check) over prompts 0..samples-1 of stream (seed, purpose).
+  Accumulator conditional_mc(int n, std::uint64_t samples, int threads, std::uint64_t seed,
+                             std::uint64_t purpose) const;
+};
+
+// Figure 3's protocol replicated `reps` times through u.block: replication k takes prompts k*per_n .. (k+1)*per_n - 1
+// of stream (seed, purposes[m]) at n = ns[m] (the plain loss, PromptLossWorker), fits the log of their mean loss on
+// logn[m] by unweighted least squares (fit_line) and gives its r^2: r2[k], the same at any thread count.
+std::vector<double> fig3_protocol_r2(const AppCSetting& u, const std::vector<int>& ns,
+                                     const std::vector<std::uint64_t>& purposes, const std::vector<double>& logn,
+                                     int reps, int per_n, std::uint64_t seed, int threads);
 
 }  // namespace icl::sja

@@ -1,13 +1,19 @@
 // sja App. C construction (constructions/sja_appC.hpp): the bilinear layer must turn the prompt
 // column (1, x, 0, ..., 0, y) into (xbar(x), y) with xbar the features (7):
 //   1, x_1..x_d, then for 1 <= j <= k <= d: x_j^2 - 1 (j = k) or x_j x_k (j < k),
-// and appC_gamma must be -E[xbar xbar^T]^{-1} = -diag(1, 1 (x), 1/2 (squares), 1 (cross terms)).
+// and appC_gamma must be -E[xbar xbar^T]^{-1} = -diag(1, 1 (x), 1/2 (squares), 1 (cross terms)). The block's
+// setting (AppCSetting): its exact loss is C(d)/n with the constant derived by hand, its Monte Carlo agrees, and
+// Figure 3's protocol (fig3_protocol_r2) is the same at any thread count.
 #include "constructions/sja_appC.hpp"
 #include "icl/model/prompt.hpp"
 #include "icl/model/rng.hpp"
+#include "icl/montecarlo/statistics.hpp"
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
 #include <vector>
 
 namespace test_sja_appC {  // named: a unity build compiles several test files as one unit
@@ -169,6 +175,49 @@ TEST_CASE("orthonormal_gram: the v_ij's exact Gram matrix is the identity; a wro
   CHECK_FALSE(g.identity);
   CHECK(g.first_failure == "<v11, v11> = 2");
   CHECK(g.gram(2, 2) == 2.0);
+}
+
+TEST_CASE("AppCSetting: the exact loss is C(d)/n, C = d(d^3 + 18d^2 + 95d + 142)/4, and Monte Carlo agrees") {
+  // C(1) = 64, C(2) = 206 (sja.thm2's corrected constant, derived by hand term by term).
+  for (int d : {1, 2}) {
+    CAPTURE(d);
+    const icl::sja::AppCSetting u(d);
+    const double C = d * (d * d * d + 18.0 * d * d + 95.0 * d + 142.0) / 4.0;
+    CHECK(u.dbar == icl::sja::kernel_width(d));
+    for (int n : {5, 40, 1000}) CHECK(u.exact_loss(n) * n == doctest::Approx(C).epsilon(1e-10));
+    // the split block: the bilinear layer, then the masked attention; Psi symmetric positive semidefinite
+    REQUIRE(u.features.layers.size() == 1);
+    REQUIRE(u.attention.layers.size() == 1);
+    CHECK((u.Psi - u.Psi.transpose()).norm() <= 1e-12 * u.Psi.norm());
+    CHECK(Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(u.Psi).eigenvalues().minCoeff() > -1e-9 * u.Psi.norm());
+  }
+  // The conditional Monte Carlo at d = 1, n = 10 (exact 6.4): mean within 5 standard errors, the same at 1 and 2
+  // threads, and its variance below the plain squared error's.
+  const icl::sja::AppCSetting u(1);
+  const icl::Accumulator a1 = u.conditional_mc(10, 4096, 1, 3, 0x77), a2 = u.conditional_mc(10, 4096, 2, 3, 0x77);
+  CHECK(a1.count == 4096);
+  CHECK(a1.mean.at(1) == a2.mean.at(1));
+  const icl::Estimate e = icl::make_estimate(a1, 1, 0.99);
+  CHECK(std::abs(e.mean - 6.4) < 5 * e.stderr_);
+  CHECK(a1.variance(1) < a1.variance(0));
+}
+
+TEST_CASE("fig3_protocol_r2: r^2 in [0, 1], the same at any thread count, near 1 for a clean 1/n loss") {
+  const icl::sja::AppCSetting u(1);
+  const std::vector<int> ns{10, 100, 1000};
+  const std::vector<std::uint64_t> purposes{1, 2, 3};
+  const std::vector<double> logn{std::log(10.0), std::log(100.0), std::log(1000.0)};
+  const std::vector<double> r1 = icl::sja::fig3_protocol_r2(u, ns, purposes, logn, 6, 50, 9, 1);
+  const std::vector<double> r2 = icl::sja::fig3_protocol_r2(u, ns, purposes, logn, 6, 50, 9, 2);
+  REQUIRE(r1.size() == 6);
+  CHECK(r1 == r2);
+  for (double v : r1) {
+    CHECK(v >= 0.0);
+    CHECK(v <= 1.0);
+  }
+  // the losses fall like 64/n over two decades: the log-log line explains most of the spread
+  CHECK(*std::min_element(r1.begin(), r1.end()) > 0.5);
+  CHECK_THROWS_AS(icl::sja::fig3_protocol_r2(u, ns, {1, 2}, logn, 6, 50, 9, 1), std::invalid_argument);
 }
 
 }  // namespace test_sja_appC

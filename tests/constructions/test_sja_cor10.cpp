@@ -1,4 +1,5 @@
-// sja Cor. 10 stack on a hand-computable network (d = 1, h = 1: the hidden unit computes x^2).
+// sja Cor. 10 stack on a hand-computable network (d = 1, h = 1: the hidden unit computes x^2), and the corollary's
+// check (cor10_setup, cor10_check_prompt) on a random network, where everything is known but rounding.
 #include "constructions/sja_cor10.hpp"
 #include "icl/exact/block_coordinate_descent.hpp"
 #include "icl/exact/symbolic_forward.hpp"
@@ -6,6 +7,8 @@
 #include "tests/support/test_support.hpp"
 
 #include <doctest/doctest.h>
+
+#include <cmath>
 
 namespace test_sja_cor10 {  // named: a unity build compiles several test files as one unit
 
@@ -52,6 +55,52 @@ TEST_CASE("Cor. 10: a layer writes only the hidden rows") {
   const BilinearLayer b = net.layer(0);
   CHECK(b.W0.topRows(3).isZero());
   CHECK(b.W1.bottomRows(2).isOnes());
+}
+
+TEST_CASE("Cor. 10 setting and one prompt: the stack equals block-coordinate descent to rounding") {
+  // d = 2, h = 3, L = 2, n = 5 (the claim's quick case): by hand, layer l's hidden units are polynomials of degree
+  // 2^l (each bilinear layer multiplies two affine forms of the previous rows), rows 1 and x are carried unchanged.
+  const sja::Cor10Setup s = sja::cor10_setup(2, 3, 2, 5, 11, 0x5eed);
+  CHECK(s.w == 6);
+  REQUIRE(s.act.size() == 2);
+  CHECK(s.degree == 4);
+  CHECK(s.act[0][5].degree() == 2);
+  Exponent e;
+  for (std::size_t l = 0; l < 2; ++l) {
+    CHECK(s.act[l][0].degree() == 0);
+    REQUIRE(is_unit_monomial(s.act[l][1], e));
+    CHECK(e == Exponent{1, 0});
+    REQUIRE(is_unit_monomial(s.act[l][2], e));
+    CHECK(e == Exponent{0, 1});
+    // -(Lambda + r I)^{-1}: symmetric negative definite
+    const Eigen::MatrixXd& g = s.neg_lambda_inv[l];
+    CHECK((g - g.transpose()).norm() <= 1e-10 * g.norm());
+    CHECK(Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(-g).eigenvalues().minCoeff() > 0);
+  }
+  // |coefficients| bound the polynomial at |x|: |h(x)| <= h_abs(|x|)
+  const double x[2] = {0.7, -1.3}, xa[2] = {0.7, 1.3};
+  for (std::size_t r = 0; r < 6; ++r) CHECK(std::abs(s.act[1][r].evaluate(x)) <= s.act_abs[1][r].evaluate(xa) + 1e-15);
+
+  // Prompt 0 (Gamma = -(Lambda + r I)^{-1}) and prompt 1 (a random Gamma): every error at rounding level.
+  for (std::uint64_t i : {0, 1}) {
+    CAPTURE(i);
+    const sja::Cor10Prompt o = sja::cor10_check_prompt(s, 11, 0x5eed, i);
+    REQUIRE_FALSE(o.out_of_range);
+    for (double err : o.err) CHECK(err < 1e-10);
+    CHECK(o.err[sja::Cor10Prompt::kTop] == 0.0);  // rows written by neither layer stay bit for bit
+    CHECK(o.forward == doctest::Approx(o.reference).epsilon(1e-10));
+    CHECK(std::abs(o.reference) > 0);
+  }
+  // Over prompts: the worst of each error and where, the same at any thread count; prompt 0's errors as above.
+  const WorstCase w1 = sja::cor10_worst_over_prompts(s, 11, 0x5eed, 70, 1);
+  const WorstCase w2 = sja::cor10_worst_over_prompts(s, 11, 0x5eed, 70, 2);
+  CHECK(w1.prompts == 70);
+  CHECK(w1.set_aside == 0);
+  CHECK(w1.worst == w2.worst);
+  CHECK(w1.where == w2.where);
+  const sja::Cor10Prompt at = sja::cor10_check_prompt(s, 11, 0x5eed, w1.where[sja::Cor10Prompt::kLabels]);
+  CHECK(at.err[sja::Cor10Prompt::kLabels] == w1.worst[sja::Cor10Prompt::kLabels]);
+  CHECK(w1.worst[sja::Cor10Prompt::kLabels] < 1e-9);
 }
 
 }  // namespace test_sja_cor10
