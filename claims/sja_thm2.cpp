@@ -50,6 +50,7 @@
 #include "icl/verdict/proposed_correction.hpp"
 
 #include <map>
+#include <memory>
 
 namespace icl {
 namespace {
@@ -123,33 +124,21 @@ ClaimResult run(const ClaimContext& ctx) {
   const Tolerance tol{0.02, 0.0};
   const Tolerance exact_tol{1e-9, 1e-12};
   const double alpha_case = r.split_alpha(ctx.cases.size());
-  std::map<int, FeatureMoments> moments;
-  std::map<int, Eigen::MatrixXd> psi;  // exact moments of the query's features (conditional Monte Carlo)
+  std::map<int, std::unique_ptr<sja::AppCSetting>> settings;  // per d: the block, its moments and the query's Psi
   VarianceReductionRange vr;
   bool corrected_ok = true;
   std::string worst;
   double worst_ratio = 0;
   for (const auto& c : ctx.cases) {
     const int d = c.geti("d"), n = c.geti("n");
-    const int dbar = sja::kernel_width(d);
-    const auto task = PolynomialTask::quadratic(d);
-    if (!moments.count(d)) moments[d] = feature_moments(sja::kernel_features(d), task);
-    const Transformer block = sja::appC_block(d);
-    const Eigen::MatrixXd gamma = sja::appC_gamma(d);
+    auto& u = settings[d];
+    if (!u) u = std::make_unique<sja::AppCSetting>(d);
     const double stated = stated_loss(d, n);
-    const double exact = sparse_lsa_loss(moments[d], gamma, n);
+    const double exact = u->exact_loss(n);
     const double corrected = corrected_constant(d) / n;
-
-    // The block split into its bilinear layer (features) and its masked attention layer.
-    Transformer features, attention;
-    features.layers.push_back(block.layers.at(0));
-    attention.layers.push_back(block.layers.at(1));
-    const GaussianIclModel model = GaussianIclModel::from_task(task, Eigen::MatrixXd::Identity(d, d));
-    if (!psi.count(d))
-      psi[d] = query_moment_matrix(model, bilinear_features(block.layer_as<layers::Bilinear>(0).spec(), d, dbar));
     const ConditionalEquality m =
-        conditional_equality(ctx, alpha_case, stated, exact, tol, exact_tol, features, attention, model, psi[d],
-                             sja_shape(d, dbar, n), ctx.purpose(c.label()), {2048, 16384, true, 4 * ctx.samples});
+        conditional_equality(ctx, alpha_case, stated, exact, tol, exact_tol, u->features, u->attention, u->model, u->Psi,
+                             sja_shape(d, u->dbar, n), ctx.purpose(c.label()), {2048, 16384, true, 4 * ctx.samples});
     const EqualityOutcome& o = m.o;
     vr.add(m.variance_reduction);
     r.note_looks(o.looks_planned);
