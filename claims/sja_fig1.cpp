@@ -44,6 +44,7 @@
 // degree of freedom at 2 trials (critical t 1.3e3 at the comparison's alpha), so it could not decide whatever the
 // models did, and the short-prompt losses of the L = 4 models are heavy-tailed (means up to 1e130 at n/4).
 #include "claims/common/sja_training.hpp"
+#include "icl/claim/case_groups.hpp"
 #include "constructions/sja_appC.hpp"
 #include "constructions/sja_lower_bound.hpp"
 #include "constructions/sja_forms.hpp"
@@ -78,13 +79,6 @@ struct Group {
   }
 };
 
-std::string group_key(const Case& c) {
-  std::string k;
-  for (const auto& [name, v] : c.params)
-    if (name != "L") k += fmt::format("{}={};", name, v);
-  return k;
-}
-
 struct Trained {
   Group g;
   Model linear;
@@ -96,39 +90,27 @@ struct Trained {
   double single_block_inf = NAN, stated_limit = NAN, Ey2 = NAN;
 };
 
-// Groups: every parameter but L, in the order of their first case; each group's L sorted and unique.
-struct Groups {
-  std::map<std::string, Group> by_key;
-  std::vector<std::string> order;
-};
-
-Groups group_cases(const ClaimContext& ctx) {
-  Groups gs;
-  auto& groups = gs.by_key;
-  for (const auto& c : ctx.cases) {
-    const std::string k = group_key(c);
-    if (!groups.count(k)) {
-      Group g;
-      g.d = c.geti("d"), g.n = c.geti("n"), g.dbar = c.geti("dbar"), g.linear_layers = c.geti("linear_layers");
-      g.s = Settings::from_case(c);
-      groups[k] = g;
-      gs.order.push_back(k);
-    }
-    groups[k].Ls.push_back(c.geti("L"));
-    groups[k].paper = groups[k].paper && ctx.at_paper(c);
-  }
-  for (auto& [k, g] : groups) {
-    std::sort(g.Ls.begin(), g.Ls.end());
-    g.Ls.erase(std::unique(g.Ls.begin(), g.Ls.end()), g.Ls.end());
+// Groups: every parameter but L, in the order of their first case (lib's group_cases); each group's L sorted and
+// unique, and the paper's settings only where every case of the group has them.
+std::vector<Group> groups_of(const ClaimContext& ctx) {
+  std::vector<Group> gs;
+  for (const CaseGroup& cg : group_cases(ctx.cases, "L")) {
+    const Case& c = *cg.first;
+    Group g;
+    g.d = c.geti("d"), g.n = c.geti("n"), g.dbar = c.geti("dbar"), g.linear_layers = c.geti("linear_layers");
+    g.s = Settings::from_case(c);
+    g.Ls = cg.values;
+    for (const Case* k : cg.cases) g.paper = g.paper && ctx.at_paper(*k);
     if (g.dbar < g.d + 1) throw std::invalid_argument(fmt::format("Dbar = {} < d + 1 = {}", g.dbar, g.d + 1));
+    gs.push_back(std::move(g));
   }
   return gs;
 }
 
 // The comparisons of the run (Bonferroni).
-std::size_t count_comparisons(const Groups& gs) {
+std::size_t count_comparisons(const std::vector<Group>& gs) {
   std::size_t comparisons = 0;
-  for (const auto& [k, g] : gs.by_key) {
+  for (const auto& g : gs) {
     comparisons += g.Ls.size();                           // a
     comparisons += g.Ls.size() > 1 ? g.Ls.size() - 1 : 0; // b
     comparisons += g.d == 4 ? 1 : 0;                      // c
@@ -139,9 +121,9 @@ std::size_t count_comparisons(const Groups& gs) {
 }
 
 // The units of progress: the trained models (one linear and one bilinear per L, per group).
-std::size_t count_models(const Groups& gs) {
+std::size_t count_models(const std::vector<Group>& gs) {
   std::size_t t = 0;
-  for (const auto& [k, g] : gs.by_key) t += g.Ls.size() + 1;
+  for (const auto& g : gs) t += g.Ls.size() + 1;
   return t;
 }
 
@@ -371,13 +353,13 @@ std::vector<std::string> findings_text(const std::vector<Trained>& all) {
 }
 
 ClaimResult run(const ClaimContext& ctx) {
-  Groups gs = group_cases(ctx);
+  const std::vector<Group> gs = groups_of(ctx);
   ClaimRun r(ctx, count_models(gs));
   const std::size_t comparisons = count_comparisons(gs);
   const double alpha = r.split_alpha(comparisons);
 
   std::vector<Trained> all;
-  for (const auto& key : gs.order) all.push_back(train_group(r, gs.by_key[key]));
+  for (const auto& g : gs) all.push_back(train_group(r, g));
   const bool paper = [&] {
     for (const auto& t : all)
       if (!t.g.paper) return false;

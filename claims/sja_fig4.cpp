@@ -26,6 +26,7 @@
 // had means of 1e4-2e13. At the deciding and paper budgets both parts follow the heavy-tail rule (docs/budgets.md
 // "Heavy tails", stated before the run), every trial.
 #include "claims/common/sja_training.hpp"
+#include "icl/claim/case_groups.hpp"
 #include "constructions/sja_forms.hpp"
 #include "icl/claim/case_json.hpp"
 #include "icl/claim/claim_run.hpp"
@@ -53,35 +54,18 @@ struct Group {
   learn::TrainConfig config;
 };
 
-// Groups: every parameter but n_train, in the order of their first case; each group's n_train sorted and unique.
-struct Groups {
-  std::map<std::string, Group> by_key;
-  std::vector<std::string> order;
-  std::size_t comparisons = 0, models = 0;
-};
-
-Groups group_cases(const ClaimContext& ctx) {
-  Groups gs;
-  auto& groups = gs.by_key;
-  for (const auto& c : ctx.cases) {
-    std::string k;
-    for (const auto& [name, v] : c.params)
-      if (name != "n_train") k += fmt::format("{}={};", name, v);
-    if (!groups.count(k)) {
-      Group g;
-      g.d = c.geti("d"), g.dbar = c.geti("dbar"), g.L = c.geti("L");
-      g.s = Settings::from_case(c);
-      if (g.dbar < g.d + 1) throw std::invalid_argument(fmt::format("Dbar = {} < d + 1 = {}", g.dbar, g.d + 1));
-      groups[k] = g;
-      gs.order.push_back(k);
-    }
-    groups[k].ns.push_back(c.geti("n_train"));
-  }
-  for (auto& [k, g] : groups) {
-    std::sort(g.ns.begin(), g.ns.end());
-    g.ns.erase(std::unique(g.ns.begin(), g.ns.end()), g.ns.end());
-    gs.comparisons += (g.ns.size() - 1) + g.ns.size();
-    gs.models += g.ns.size();
+// Groups: every parameter but n_train, in the order of their first case (lib's group_cases); each group's n_train
+// sorted and unique.
+std::vector<Group> groups_of(const ClaimContext& ctx) {
+  std::vector<Group> gs;
+  for (const CaseGroup& cg : group_cases(ctx.cases, "n_train")) {
+    const Case& c = *cg.first;
+    Group g;
+    g.d = c.geti("d"), g.dbar = c.geti("dbar"), g.L = c.geti("L");
+    g.s = Settings::from_case(c);
+    if (g.dbar < g.d + 1) throw std::invalid_argument(fmt::format("Dbar = {} < d + 1 = {}", g.dbar, g.d + 1));
+    g.ns = cg.values;
+    gs.push_back(std::move(g));
   }
   return gs;
 }
@@ -152,12 +136,11 @@ void judge_group(ClaimRun& r, const Group& g, double alpha) {
 
 // The report's models and findings blocks (findings before training, as they always stood), the first group's
 // training block and the curves; returns the findings.
-nlohmann::ordered_json write_models(ClaimRun& r, const Groups& gs, const Group*& first) {
+nlohmann::ordered_json write_models(ClaimRun& r, const std::vector<Group>& gs, const Group*& first) {
   nlohmann::ordered_json models = nlohmann::ordered_json::array();
   nlohmann::ordered_json findings = nlohmann::ordered_json::array();
   std::vector<const Model*> curves;
-  for (const auto& key : gs.order) {
-    const Group& g = gs.by_key.at(key);
+  for (const Group& g : gs) {
     if (!first) first = &g;
     std::string line = fmt::format("d = {}, dbar = {}, L = {}: test loss (mean [sd] over {} trials) at n_test = {}:", g.d, g.dbar,
                                    g.L, g.s.trials, g.ns.back());
@@ -192,11 +175,12 @@ nlohmann::ordered_json write_models(ClaimRun& r, const Groups& gs, const Group*&
 }
 
 ClaimResult run(const ClaimContext& ctx) {
-  Groups gs = group_cases(ctx);
-  ClaimRun r(ctx, gs.models);
-  const double alpha = r.split_alpha(gs.comparisons);
-  for (const auto& key : gs.order) {
-    Group& g = gs.by_key[key];
+  std::vector<Group> gs = groups_of(ctx);
+  std::size_t comparisons = 0, models = 0;
+  for (const Group& g : gs) comparisons += (g.ns.size() - 1) + g.ns.size(), models += g.ns.size();
+  ClaimRun r(ctx, models);
+  const double alpha = r.split_alpha(comparisons);
+  for (Group& g : gs) {
     train_group(r, g);
     judge_group(r, g, alpha);
   }
@@ -209,7 +193,7 @@ ClaimResult run(const ClaimContext& ctx) {
   const Group* first = nullptr;
   const nlohmann::ordered_json findings = write_models(r, gs, first);
   r.error_rates(nlohmann::ordered_json{{"family_alpha", ctx.alpha},
-                                       {"comparisons", gs.comparisons},
+                                       {"comparisons", comparisons},
                                        {"alpha_per_comparison", alpha},
                                        {"interval", trained::interval_over_trials(alpha)},
                                        {"tests", trained::paired_rule(ctx)
