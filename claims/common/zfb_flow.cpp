@@ -51,7 +51,7 @@ FlowCase run_flow_case(const ClaimContext& ctx, double alpha_case, const Populat
   // about one time in four: the detectable discrepancy there is about twice the band).
   f.o = sequential_equality(ctx, alpha_case, f.k.l_stated, f.k.l_flow, flow_limit::mc_tolerance(), Tolerance{1e-9, 1e-12},
                             prompts.dims(), 0, 4096, make_worker, 16384, true, 4 * ctx.samples);
-  f.limit = flow_limit::limit_decision(f.k, tol);
+  f.limit = flow_limit::limit_decision(f.k, tol, "exact reduced-form limit");
   f.verdict = flow_limit::verdict(f.k, f.o, f.limit, texts);
   return f;
 }

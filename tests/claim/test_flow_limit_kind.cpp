@@ -56,6 +56,10 @@ TEST_CASE("flow limit: the exact limit decision") {
   REQUIRE(f.status == FlowStatus::converged);
   const Eigen::VectorXd star = kStar;
   CHECK(flow_limit::limit_decision(numbers(f, star, star), {}).verdict == Verdict::confirmed);
+  CHECK(flow_limit::limit_decision(numbers(f, star, star), {}).why.find("independent limit to the stated limit") !=
+        std::string::npos);
+  CHECK(flow_limit::limit_decision(numbers(f, star, star), {}, "exact solve").why.find("exact solve to the stated") !=
+        std::string::npos);
   // A stated limit 10% off, the independent limit the true one: refuted.
   const Eigen::VectorXd wrong = 1.1 * star;
   const flow_limit::Numbers k = numbers(f, wrong, star);

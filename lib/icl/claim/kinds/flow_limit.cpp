@@ -22,7 +22,7 @@ Numbers numbers(const FlowResult& flow, const Eigen::VectorXd& end, const Eigen:
   return k;
 }
 
-Decision limit_decision(const Numbers& k, const Tolerances& tol) {
+Decision limit_decision(const Numbers& k, const Tolerances& tol, const std::string& independent) {
   const bool global = k.l_flow - k.lower <= 1e-9 * std::max(1.0, std::abs(k.lower));
   Decision d;
   d.band = tol.limit;
@@ -34,10 +34,10 @@ Decision limit_decision(const Numbers& k, const Tolerances& tol) {
     d.verdict = Verdict::confirmed;
   else if (k.d_fs > tol.far && k.d_es > tol.far && k.d_fe <= tol.limit)
     d.verdict = Verdict::refuted;
-  d.why = fmt::format("relative distances: flow endpoint to the stated limit {:.3g} (tolerance {:.0e}), exact "
-                      "reduced-form limit to the stated limit {:.3g} (tolerance {:.0e}), flow to exact {:.3g}; loss "
-                      "gap to the global lower bound {:.3g}",
-                      k.d_fs, tol.limit, k.d_es, tol.exact, k.d_fe, k.l_flow - k.lower);
+  d.why = fmt::format("relative distances: flow endpoint to the stated limit {:.3g} (tolerance {:.0e}), {} to the "
+                      "stated limit {:.3g} (tolerance {:.0e}), flow to exact {:.3g}; loss gap to the global lower bound "
+                      "{:.3g}",
+                      k.d_fs, tol.limit, independent, k.d_es, tol.exact, k.d_fe, k.l_flow - k.lower);
   return d;
 }
 

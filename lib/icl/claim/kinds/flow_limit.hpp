@@ -53,7 +53,8 @@ double relative_distance(const Eigen::VectorXd& a, const Eigen::VectorXd& b);
 Numbers numbers(const FlowResult& flow, const Eigen::VectorXd& end, const Eigen::VectorXd& stated,
                 const Eigen::VectorXd& independent, double l_flow, double l_stated, double lower);
 
-Decision limit_decision(const Numbers& k, const Tolerances& tol);
+// `independent` names the independent limit in the evidence (the claim's words: "exact reduced-form limit", say).
+Decision limit_decision(const Numbers& k, const Tolerances& tol, const std::string& independent = "independent limit");
 Decision verdict(const Numbers& k, const EqualityOutcome& o, const Decision& limit, const Texts& texts);
 
 // The Monte Carlo tolerance against the stated and the exact loss (5% relative), for the report's error rates.
