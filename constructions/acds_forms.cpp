@@ -45,6 +45,19 @@ Parameterisation acds_form8(int d, int L, bool symmetric) {
   return p;
 }
 
+Parameterisation acds_form8_diagonal(int d, int L) {
+  if (d < 1 || L < 1) throw std::invalid_argument("acds_form8_diagonal: d, L >= 1");
+  std::vector<Eigen::MatrixXd> basis;
+  for (int j = 0; j < d; ++j) {
+    Eigen::MatrixXd E = Eigen::MatrixXd::Zero(d, d);
+    E(j, j) = 1;
+    basis.push_back(E);
+  }
+  Parameterisation p(acds_base(d, L));
+  for (int l = 0; l < L; ++l) p.add(ParamGroup::span(fmt::format("A_{}", l), basis, {{l, "Q", 0, 0, -1.0}}));
+  return p;
+}
+
 Parameterisation acds_form11(int d, int L) {
   if (d < 1 || L < 1) throw std::invalid_argument("acds_form11: d, L >= 1");
   Parameterisation p(acds_base(d, L));

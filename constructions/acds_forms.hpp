@@ -5,6 +5,8 @@
 //
 //   acds_form8   eq. (8): L masked LSA layers on acds prompts (d+1 rows), P_i = [0, 0; 0, 1] frozen,
 //                Q_i = -[A_i, 0; 0, 0]; trains A_i (d x d; symmetric when asked, Thm. 2).
+//   acds_form8_diagonal  eq. (8) with A_i diagonal: one span group per layer, basis E_00, ..., E_{d-1,d-1} (Thm. 2's
+//                diagonal pairs).
 //   acds_form11  eq. (11): also P_i = [B_i, 0; 0, 1], B_i trained.
 //   acds_family  (8) or (11) restricted to A_i = a_i M (e.g. M = Sigma^-1), B_i = b_i I: one scalar per matrix (the
 //                families of Thms. 3 and 4).
@@ -21,6 +23,7 @@ Eigen::MatrixXd acds_paper_sigma(const Eigen::MatrixXd& U);
 namespace icl::learn {
 
 Parameterisation acds_form8(int d, int L, bool symmetric = false);
+Parameterisation acds_form8_diagonal(int d, int L);
 Parameterisation acds_form11(int d, int L);
 Parameterisation acds_family(int d, int L, const Eigen::MatrixXd& M, bool with_B);
 

@@ -44,4 +44,26 @@ Decision judge_matrix_equal(const GammaLeastSquares& est, const Eigen::MatrixXd&
   return d;
 }
 
+Decision judge_relative_difference(double rel, double tol, const std::string& what) {
+  const bool within = rel <= tol;
+  return Decision(within ? Verdict::confirmed : Verdict::refuted, tol, 0,
+                  fmt::format("{} = {:.3g} ({} {:.2g})", what, rel, within ? "<=" : ">", tol));
+}
+
+MatrixFit judge_matrix_in_looks(const Transformer& feature_layers, const GaussianIclModel& model, const PromptShape& shape,
+                                std::uint64_t seed, int threads, const std::vector<MatrixLook>& looks, int batches,
+                                const Eigen::MatrixXd& query_moments, const Eigen::MatrixXd& target, double band,
+                                double alpha) {
+  MatrixFit f;
+  const double alpha_look = alpha / static_cast<double>(looks.size());
+  for (const MatrixLook& look : looks) {
+    f.lsq = mc_least_squares_gamma(feature_layers, model, shape, seed, look.purpose, threads, look.samples, batches, +1.0,
+                                   query_moments.size() ? &query_moments : nullptr);
+    f.decision = judge_matrix_equal(f.lsq, target, band, alpha_look);
+    ++f.looks;
+    if (f.decision.verdict != Verdict::inconclusive) break;
+  }
+  return f;
+}
+
 }  // namespace icl
