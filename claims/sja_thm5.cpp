@@ -45,6 +45,7 @@
 #include "icl/montecarlo/least_squares_gamma.hpp"
 #include "icl/montecarlo/prompt_loss.hpp"
 #include "icl/search/search.hpp"
+#include "icl/search/single_layer_starts.hpp"
 #include "icl/verdict/checks.hpp"
 #include "icl/verdict/mutation.hpp"
 
@@ -115,27 +116,15 @@ struct Part1 {
 // Part 1: full last row of P and full Q, alternating exact solves from random starts.
 Part1 search_full_layer(const ClaimContext& ctx, const CaseInputs& in, double L_opt, int starts) {
   Part1 p;
-  std::vector<double> start_values;
-  for (int s = 0; s < starts; ++s) {
-    PromptRng rng(ctx.seed, ctx.purpose(in.c.label() + "/start"), static_cast<std::uint64_t>(s));
-    Eigen::VectorXd b(in.dbar + 1);
-    Eigen::MatrixXd A(in.dbar + 1, in.dbar);
-    rng.fill_normal(b);
-    rng.fill_normal(A);
-    const auto o = alternating_single_layer(in.pd.sm, in.n, b, A);
-    start_values.push_back(-o.loss);
-    if (o.loss < p.general_best) {
-      p.general_best = o.loss;
-      p.best_b = o.b;
-      p.best_A = o.A;
-    }
-  }
   // The multi-start search's profile (best loss against starts): "the optimum is sparse" rests on it, so a search
   // whose later starts still found lower losses (by more than 1e-9 relative) cannot confirm part 1.
-  p.search = profile_of_starts({}, start_values, 1, "alternating exact solves (one per start)", 1e-9 * std::abs(L_opt));
-  p.decision.verdict = p.general_best >= L_opt * (1 - 1e-9)
-                           ? (p.search.still_improving ? Verdict::inconclusive : Verdict::confirmed)
-                           : Verdict::refuted;
+  const SingleLayerStarts found = single_layer_from_starts(in.pd.sm, in.n, starts, ctx.seed,
+                                                           ctx.purpose(in.c.label() + "/start"), 1e-9 * std::abs(L_opt));
+  p.general_best = found.best.loss;
+  p.best_b = found.best.b;
+  p.best_A = found.best.A;
+  p.search = found.search;
+  p.decision.verdict = found.not_below(L_opt, 1e-9);
   p.decision.why = fmt::format("best full (P last row, Q) from {} random starts: loss {:.10g}; sparse optimum {:.10g}",
                                starts, p.general_best, L_opt);
   return p;
