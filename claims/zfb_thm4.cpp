@@ -94,35 +94,16 @@ void run_case(ClaimRun& r, const Case& c, double alpha_case, const FlowOptions& 
   }
 }
 
-// Outside Assumption 3's condition: sigma^2 ||Gamma||_op sqrt(d) >= 2 (the theorem says nothing there).
-nlohmann::ordered_json outside_assumption_3(const ClaimContext& ctx, const FlowOptions& opt) {
-  nlohmann::ordered_json outside = nlohmann::ordered_json::array();
-  const int d = ctx.cases.front().geti("d"), N = ctx.cases.front().geti("N");
-  for (int cov : {0, 2}) {
-    for (double f : ctx.quick ? std::vector<double>{3.0} : std::vector<double>{1.5, 5.0, 30.0}) {
-      const Thm4Case k = thm4_case(cov, d, N, 0, f, ctx.seed);
-      const ZfbFlow z = zfb_gradient_flow(k.pl, k.init, k.stated, opt);
-      nlohmann::ordered_json j;
-      j["d"] = d, j["N"] = N, j["covariance"] = thm4_covariance_name(cov, d);
-      j["sigma_over_bound"] = f;
-      j["sigma2_gamma_op_sqrt_d"] = 2 * f * f;
-      j["flow"] = z.flow.to_json(false);
-      j["distance_flow_to_stated"] = relative_distance(z.end, k.stated);
-      j["loss_gap_to_global_min"] = k.pl.loss(z.end) - k.pl.tensor_lower_bound();
-      j["reduced_form"] = z.reduced.to_json();
-      outside.push_back(j);
-    }
-  }
-  return outside;
-}
-
 ClaimResult run(const ClaimContext& ctx) {
   ClaimRun r(ctx);
   const double alpha_case = r.split_alpha(ctx.cases.size());
   const FlowOptions opt = flow_options(ctx.quick);
   Tally t;
   for (const auto& c : ctx.cases) run_case(r, c, alpha_case, opt, t);
-  const nlohmann::ordered_json outside = outside_assumption_3(ctx, opt);
+  // Outside Assumption 3's condition (the theorem says nothing there): the first case's d and N.
+  const nlohmann::ordered_json outside =
+      thm4_flows_outside(ctx.cases.front().geti("d"), ctx.cases.front().geti("N"),
+                         ctx.quick ? std::vector<double>{3.0} : std::vector<double>{1.5, 5.0, 30.0}, opt, ctx.seed);
   r.error_rates(flow_limit::mc_tolerance());
   r.extra("tolerances") = flow_limit::Tolerances{}.to_json(opt);
   r.extra("outside_assumption_3") = outside;
@@ -145,18 +126,6 @@ ClaimResult run(const ClaimContext& ctx) {
         to_string(v), ctx.cases.size(), t.worst_dist, t.worst.empty() ? "-" : t.worst, t.max_time, t.max_off,
         t.max_drift, outside_all ? "still converged to eq. (11)" : "did NOT always converge", outside_worst);
   });
-}
-
-// The layout of the claim's LaTeX table (report/table.hpp).
-ClaimTable table_layout() {
-  return {TableKind::equality,
-          "Theorem~4",
-          "Gradient flow converges to the stated $W_{KQ}^*, W_{PV}^*$",
-          {{"distance_flow_to_stated", "Distance", "relative distance, flow endpoint to the stated limit"},
-           {"stated", "$L(W^*)$", "loss at the stated limit $W^*$"},
-           mc_column()},
-          {},
-          {{"theta", {{"gauss-a", "Gaussian (a)"}, {"gauss-b", "Gaussian (b)"}, {"rank-one", "rank one"}}}}};
 }
 
 const RegisterClaim reg{Claim{
@@ -184,7 +153,9 @@ const RegisterClaim reg{Claim{
               "to a global minimum with W^{KQ}_* = tr(Gamma^-2)^{-1/4} [Gamma^-1, 0; 0, 0], W^{PV}_* = "
               "tr(Gamma^-2)^{1/4} [0, 0; 0, 1] (eq. 11).",
               Strength::theorem}},
-    .table = table_layout()}};
+    .table = flow_limit::table(
+        "Theorem~4", "Gradient flow converges to the stated $W_{KQ}^*, W_{PV}^*$", {},
+        {{"theta", {{"gauss-a", "Gaussian (a)"}, {"gauss-b", "Gaussian (b)"}, {"rank-one", "rank one"}}}})}};
 
 }  // namespace zfb_thm4
 }  // namespace

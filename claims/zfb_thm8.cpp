@@ -151,23 +151,6 @@ ClaimResult run(const ClaimContext& ctx) {
   return r.finish([&](Verdict v) { return summary_text(ctx, t, v); });
 }
 
-// The layout of the claim's LaTeX table (report/table.hpp).
-ClaimTable table_layout() {
-  return {TableKind::equality,
-          "Theorem~8",
-          "Gradient-flow limit with random diagonal covariances",
-          {{"distance_flow_to_stated", "Distance", "relative distance, flow endpoint to the stated limit"},
-           {"stated", "$L(W^*)$", "loss at the stated limit $W^*$"},
-           mc_column()},
-          {{"dist", "Law of $\\Lambda_\\tau$"}},
-          {{"dist",
-            {{"exp", "Exp(1)"}, {"gamma", "Gamma(2, 1/2)"}, {"uniform", "Uniform[0.5, 1.5]"},
-             {"lognormal", "LogNormal(0, 1/2)"}, {"mixed", "mixed"}, {"mixed-scaled", "mixed, scaled"}}},
-           {"theta",
-            {{"gauss-a", "Gaussian (a)"}, {"gauss-b", "Gaussian (b)"}, {"gauss-c", "Gaussian (c)"},
-             {"gauss-d", "Gaussian (d)"}, {"rank-one", "rank one"}}}}};
-}
-
 const RegisterClaim reg{Claim{
     .id = "zfb.thm8",
     .title = "Gradient flow limit with random diagonal covariances",
@@ -194,7 +177,14 @@ const RegisterClaim reg{Claim{
               "satisfying (21), gradient flow converges to a global minimum with W^{KQ}_* = ||A||_F^{-1/2} [A, 0; 0, 0], "
               "W^{PV}_* = ||A||_F^{1/2} [0, 0; 0, 1], A = [E Gamma_tau Lambda_tau^2]^{-1} E Lambda_tau^2 (eq. 22).",
               Strength::theorem}},
-    .table = table_layout()}};
+    .table = flow_limit::table(
+        "Theorem~8", "Gradient-flow limit with random diagonal covariances", {{"dist", "Law of $\\Lambda_\\tau$"}},
+        {{"dist",
+          {{"exp", "Exp(1)"}, {"gamma", "Gamma(2, 1/2)"}, {"uniform", "Uniform[0.5, 1.5]"},
+           {"lognormal", "LogNormal(0, 1/2)"}, {"mixed", "mixed"}, {"mixed-scaled", "mixed, scaled"}}},
+         {"theta",
+          {{"gauss-a", "Gaussian (a)"}, {"gauss-b", "Gaussian (b)"}, {"gauss-c", "Gaussian (c)"},
+           {"gauss-d", "Gaussian (d)"}, {"rank-one", "rank one"}}}})}};
 
 }  // namespace zfb_thm8
 }  // namespace

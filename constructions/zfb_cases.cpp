@@ -1,6 +1,7 @@
 #include "constructions/zfb_cases.hpp"
 
 #include "constructions/zfb.hpp"
+#include "constructions/zfb_flow.hpp"
 #include "icl/model/rng.hpp"
 #include "icl/montecarlo/montecarlo.hpp"
 
@@ -42,6 +43,27 @@ Thm4Case thm4_case(int cov, int d, int N, int theta, double sigma_fraction, std:
   k.prompts.N = N;
   k.prompts.chol = k.lambda.llt().matrixL();
   return k;
+}
+
+nlohmann::ordered_json thm4_flows_outside(int d, int N, const std::vector<double>& fractions, const FlowOptions& opt,
+                                          std::uint64_t seed) {
+  nlohmann::ordered_json outside = nlohmann::ordered_json::array();
+  for (int cov : {0, 2}) {
+    for (double f : fractions) {
+      const Thm4Case k = thm4_case(cov, d, N, 0, f, seed);
+      const ZfbFlow z = zfb_gradient_flow(k.pl, k.init, k.stated, opt);
+      nlohmann::ordered_json j;
+      j["d"] = d, j["N"] = N, j["covariance"] = thm4_covariance_name(cov, d);
+      j["sigma_over_bound"] = f;
+      j["sigma2_gamma_op_sqrt_d"] = 2 * f * f;
+      j["flow"] = z.flow.to_json(false);
+      j["distance_flow_to_stated"] = relative_distance(z.end, k.stated);
+      j["loss_gap_to_global_min"] = k.pl.loss(z.end) - k.pl.tensor_lower_bound();
+      j["reduced_form"] = z.reduced.to_json();
+      outside.push_back(j);
+    }
+  }
+  return outside;
 }
 
 std::vector<double> EntryLaw::moments() const {

@@ -6,6 +6,7 @@
 // E[||Gamma_tau||_op ||Lambda_tau||_F^2] is a Monte Carlo estimate, and the bound on sigma uses the upper end of its
 // 5-standard-error interval.
 #pragma once
+#include "icl/exact/gradient_flow.hpp"
 #include "icl/exact/lsa_population_loss.hpp"
 #include "icl/exact/moment_quadrature.hpp"
 #include "icl/montecarlo/lsa_prompt_worker.hpp"
@@ -35,6 +36,13 @@ struct Thm4Case {
   LsaPromptModel prompts;
 };
 Thm4Case thm4_case(int cov, int d, int N, int theta, double sigma_fraction, std::uint64_t seed);
+
+// Flows outside Assumption 3's condition (sigma^2 ||Gamma||_op sqrt(d) >= 2, where Theorem 4 says nothing): at d and
+// N, for the isotropic and the rotated kappa-10 covariance (cov 0 and 2), Theta of kind 0 and sigma each of
+// `fractions` times the bound, the flow (zfb_gradient_flow) and its endpoint's distance to eq. (11) and loss gap to
+// the global minimum; one JSON record per flow.
+nlohmann::ordered_json thm4_flows_outside(int d, int N, const std::vector<double>& fractions, const FlowOptions& opt,
+                                          std::uint64_t seed);
 
 // The law of one diagonal entry of Lambda_tau: a PositiveDistribution, scaled by `scale`.
 struct EntryLaw {

@@ -103,4 +103,15 @@ TEST_CASE("flow limit: the plots follow the trace") {
   CHECK(loss_plot[0].y.back() < 1e-12);
 }
 
+TEST_CASE("flow-limit kind: its table shows the distance to the stated limit, the loss there and Monte Carlo") {
+  const ClaimTable t = flow_limit::table("Theorem~1", "A flow", {{"k", "K"}}, {{"k", {{"a", "A"}}}});
+  REQUIRE(t.columns.size() == 3);
+  CHECK(t.columns[0].quantity == "distance_flow_to_stated");
+  CHECK(t.columns[1].quantity == "stated");
+  CHECK(t.columns[2].quantity == "mc");
+  CHECK(t.where == "Theorem~1");
+  CHECK(t.param_headers.at("k") == "K");
+  CHECK(t.param_values.at("k").at("a") == "A");
+}
+
 }  // namespace test_flow_limit_kind

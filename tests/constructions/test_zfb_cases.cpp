@@ -2,6 +2,7 @@
 // diagonal entries, their exact quadrature and the stated limit (22), on cases whose answer is known by hand.
 #include "constructions/zfb.hpp"
 #include "constructions/zfb_cases.hpp"
+#include "icl/exact/gradient_flow.hpp"
 
 #include <doctest/doctest.h>
 
@@ -48,6 +49,20 @@ TEST_CASE("zfb Theorem 8: i.i.d. entries give a stated A proportional to I; scal
   CHECK(scaled.spread > 1.1);  // 1.31: entries at different scales weigh differently in (22)
   CHECK(scaled.laws.front().scale == doctest::Approx(0.5));
   CHECK(scaled.laws.back().scale == doctest::Approx(2.0));
+}
+
+TEST_CASE("zfb Theorem 4 outside its condition: one record per covariance and fraction, sigma^2 ||Gamma|| sqrt(d) = 2 f^2") {
+  FlowOptions opt;
+  opt.grad_tol = 1e-8;
+  opt.t_max = 1e5;
+  opt.max_steps = 20000;
+  const nlohmann::ordered_json out = zfb::thm4_flows_outside(2, 5, {1.5}, opt, 7);
+  REQUIRE(out.size() == 2);
+  CHECK(out[0]["covariance"] == "isotropic");
+  CHECK(out[1]["covariance"] == "rotated (kappa 10)");
+  CHECK(out[0]["sigma2_gamma_op_sqrt_d"].get<double>() == doctest::Approx(4.5));
+  CHECK(out[0]["loss_gap_to_global_min"].get<double>() >= -1e-12);  // no flow goes below the global minimum
+  CHECK(out[0].contains("flow"));
 }
 
 }  // namespace test_zfb_cases

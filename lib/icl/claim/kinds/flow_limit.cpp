@@ -85,4 +85,17 @@ void write_plots(ClaimRun& r, const std::vector<PlotSeries>& loss_plot, const st
   r.result().files["distance.svg"] = svg_plot(dist_spec);
 }
 
+ClaimTable table(const std::string& where, const std::string& latex_title,
+                 std::map<std::string, std::string> param_headers,
+                 std::map<std::string, std::map<std::string, std::string>> param_values) {
+  return {TableKind::equality,
+          where,
+          latex_title,
+          {{"distance_flow_to_stated", "Distance", "relative distance, flow endpoint to the stated limit"},
+           {"stated", "$L(W^*)$", "loss at the stated limit $W^*$"},
+           mc_column()},
+          std::move(param_headers),
+          std::move(param_values)};
+}
+
 }  // namespace icl::flow_limit

@@ -15,10 +15,12 @@
 #include "icl/claim/claim_run.hpp"
 #include "icl/exact/gradient_flow.hpp"
 #include "icl/report/svg_plot.hpp"
+#include "icl/report/table.hpp"
 #include "icl/verdict/checks.hpp"
 
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -56,6 +58,12 @@ Numbers numbers(const FlowResult& flow, const Eigen::VectorXd& end, const Eigen:
 // `independent` names the independent limit in the evidence (the claim's words: "exact reduced-form limit", say).
 Decision limit_decision(const Numbers& k, const Tolerances& tol, const std::string& independent = "independent limit");
 Decision verdict(const Numbers& k, const EqualityOutcome& o, const Decision& limit, const Texts& texts);
+
+// The kind's LaTeX table (report/table.hpp): the distance of the flow's endpoint to the stated limit, the loss at the
+// stated limit and Monte Carlo at the endpoint; `param_headers` and `param_values` as ClaimTable's.
+ClaimTable table(const std::string& where, const std::string& latex_title,
+                 std::map<std::string, std::string> param_headers = {},
+                 std::map<std::string, std::map<std::string, std::string>> param_values = {});
 
 // The Monte Carlo tolerance against the stated and the exact loss (5% relative), for the report's error rates.
 inline Tolerance mc_tolerance() { return Tolerance{0.05, 0.0}; }
