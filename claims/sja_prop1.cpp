@@ -9,16 +9,17 @@
 //            for Sigma = I it equals d(d+3)/2 (the part of a quadratic outside span{1, x}).
 // exact      the model's exact loss where there is one (single sparse layers, lib/icl/exact/sparse_attention.hpp).
 // mc         the model's loss through its real forward pass, judged as a lower bound against `stated`:
-//            conditional Monte Carlo with the query integrated exactly (lib/icl/montecarlo/conditional_loss.hpp; the
-//            prediction is linear in the query column, which every prompt re-checks: linearity_check_rms);
-//            mc_plain is the plain estimate on the same prompts.
-// Models (parameter `model`): 0 the exactly optimal single layer (Gamma* = -M^+ S Lam^+ on the sja
-// embedding (1, x, 0); by Part 1 of sja.thm5's symmetry argument, which the alternating solver
-// confirms here as `general_best`, no full single layer does better); 1..4 GD-style sparse stacks of
-// depth 1..4 (each layer P = e e^T, Q = diag(-Lam_u^+, 0): one preconditioned GD step on (1, x), acds
-// Lemma 1); 5..8 optimised full stacks of depth 1..4: every entry of every P, Q (learn::full_lsa) trained with
+//            conditional Monte Carlo with the query integrated exactly (lib/icl/montecarlo/conditional_loss.hpp; judged
+//            by conditional_bound, lib/icl/verdict/conditional_equality.hpp; the prediction is linear in the query
+//            column, which every prompt re-checks: linearity_check_rms); mc_plain is the plain estimate on the same
+//            prompts.
+// Models (parameter `model`; the setting and the stacks are constructions/sja_appB's Prop1Setting and prop1_model):
+// 0 the exactly optimal single layer (Gamma* = -M^+ S Lam^+ on the sja embedding (1, x, 0); by Part 1 of sja.thm5's
+// symmetry argument, which the alternating solver confirms here as `general_best`, no full single layer does
+// better); 1..4 GD-style sparse stacks of depth 1..4 (each layer P = e e^T, Q = diag(-Lam_u^+, 0): one
+// preconditioned GD step on (1, x), acds Lemma 1); 5..8 optimised full stacks of depth 1..4: every entry of every P, Q (learn::full_lsa) trained with
 // clipped SGD on the loss the claim bounds, E[(yhat + y_q)^2], through the worst-case search of lib/icl/search
-// (optimise_stack below: two structured starts, the exactly optimal single layer followed by identity layers and the
+// (prop1_search_stack: two structured starts, the exactly optimal single layer followed by identity layers and the
 // GD-style sparse stack; small random starts were tried and never came within 40% of these, so they are not run;
 // three refinements per start and a final one, every refined point scored on one held-out set, the lowest kept
 // (`search_test_loss`) and then judged on fresh prompts no search used: `mc`). Each such case reports the search's
@@ -26,21 +27,15 @@
 // E[y^2] over the last quarter of its effort is inconclusive, not confirmed. The worst case over single
 // layers is model 0 (exact, for every n); over deeper stacks it is the best the search finds. Optimised depth 1 checks the
 // search against model 0's exact optimum.
-#include "constructions/sja_appC.hpp"
+#include "constructions/sja_appB.hpp"
 #include "icl/claim/case_json.hpp"
 #include "icl/claim/claim_run.hpp"
 #include "icl/claim/param_names.hpp"
-#include "icl/exact/feature_moments.hpp"
 #include "icl/exact/optimal_attention.hpp"
 #include "icl/learn/learn.hpp"
 #include "icl/model/gaussian_model.hpp"
-#include "icl/montecarlo/conditional_loss.hpp"
-#include "icl/search/search.hpp"
-#include "icl/verdict/bound_checks.hpp"
-#include "icl/verdict/checks.hpp"
+#include "icl/verdict/conditional_equality.hpp"
 #include "icl/verdict/mutation.hpp"
-
-#include <map>
 
 namespace icl {
 namespace {
@@ -49,143 +44,18 @@ namespace sja_prop1 {  // named, so that a unity build (several claim files in o
 // Mutation sites (lib/icl/verdict/mutation.hpp; bench/mutate.py perturbs them one at a time).
 const MutationSite kStated{"sja.prop1/stated", "sja.prop1", "E[y^2] - tr(Lambda^+ S)"};
 
-std::string model_name(int model) {
-  if (model == 0) return "exactly optimal single layer";
-  if (model <= 4) return fmt::format("GD-style sparse stack, depth {}", model);
-  return fmt::format("optimised full stack, depth {}", model - 4);
-}
-
-// The search for the worst case over depth-L LSA stacks (models 5..8), on the worst-case search of lib/icl/search:
-// structured starts (0: the optimal single layer followed by identity (zero-weight) layers; 1: the GD-style sparse
-// stack), refinement by clipped SGD on fresh minibatches of the loss the claim bounds, E[(yhat + y_q)^2], repeated
-// (continuation rounds at factor 1: more refinement from where the last one ended, the learning rate restarting),
-// selection on one held-out set (minus its loss), and a final refinement of the winner. The profile says whether
-// the last quarter of the effort still lowered the held-out loss: a bound that rests on a search still improving
-// is not confirmed.
-struct StackSearch {
-  Transformer stack;
-  learn::TrainConfig config;
-  learn::TrainResult shown;  // the winner's final refinement (its curve goes into the report)
-  SearchResult search;
-  Eigen::VectorXd theta;
-  double best_test = INFINITY;
-};
-
-StackSearch optimise_stack(const ClaimContext& ctx, const std::string& label, const GaussianIclModel& gm, int d, int dbar,
-                           int n, int L, const Eigen::MatrixXd& G_single, const Eigen::MatrixXd& G_gd, double ey2) {
-  StackSearch s;
-  const learn::Parameterisation p = learn::full_lsa(dbar + 1, L, true);
-  learn::TrainConfig& c = s.config;
-  // SGD with each matrix's gradient clipped to norm 1: a step moves a matrix by at most learning_rate, along its
-  // gradient. (Adam moves every entry by about the learning rate whatever its gradient; from the GD-style start
-  // that perturbed the entries feeding the x rows and gave depth-4 stacks rare enormous outputs, which a
-  // held-out set cannot see and the judging Monte Carlo then cannot average.)
-  c.optimizer = "sgd";
-  c.learning_rate = 0.01;
-  c.clip = 1.0;
-  c.batch = ctx.quick ? 64 : 128;
-  c.steps = ctx.quick ? 30 : 60;
-  c.lr_decay = 0.4;
-  c.test_batch = 0;  // candidates are compared on one held-out set below
-  const std::uint64_t held_out_prompts = ctx.quick ? 512 : 4096;
-  c.curve_points = 30;
-  c.seed = ctx.seed;
-  c.threads = ctx.threads;
-  c.progress = false;
-  const auto source = learn::gaussian_prompts(gm, sja_shape(d, dbar, n));
-  const std::uint64_t held_out = ctx.purpose(label + "/held-out");
-  SearchProblem pr;
-  pr.dim = p.size();
-  pr.effort_unit = fmt::format("clipped SGD steps of {} fresh prompts", c.batch);
-  for (int k = 0; k < 2; ++k) {
-    learn::Network net = p.base();
-    for (int l = 0; l < (k == 0 ? 1 : L); ++l) {
-      const LinearSelfAttention a = sja::sparse_attention(k == 0 ? G_single : G_gd);
-      net.weight(l, "P") = a.P;
-      net.weight(l, "Q") = a.Q;
-    }
-    pr.structured.emplace_back(k == 0 ? "optimal single layer, then identity layers" : "GD-style sparse stack",
-                               p.theta_from(net));
-  }
-  pr.refine = [&](const Eigen::VectorXd& x, int effort, std::uint64_t stream) {
-    learn::TrainConfig cc = c;
-    cc.steps = effort;
-    cc.lr_decay_every = std::max(1, effort / 3);
-    cc.purpose = ctx.purpose(fmt::format("{}/search {}", label, stream));
-    cc.label = fmt::format("sja.prop1 {} refinement {}", label, stream);
-    s.shown = learn::train(p, x, source, learn::LossSpec::sja(), cc);
-    return Eigen::VectorXd(s.shown.theta);
-  };
-  pr.select = [&](const Eigen::VectorXd& x) {
-    return -learn::mc_loss(p.network(x), source, learn::LossSpec::sja(), ctx.seed, held_out, held_out_prompts, ctx.threads).mean;
-  };
-  pr.rescale = [](const Eigen::VectorXd& x, double) { return x; };
-  SearchBudget b;
-  b.random_starts = 0;  // small random starts never came within 40% of the structured ones (measured; not run)
-  b.continuation_steps = 2;
-  b.continuation_factor = 1.0;
-  b.refine_effort = c.steps;
-  b.final_effort = 2 * c.steps;
-  b.improving_tol = 0.01 * std::abs(ey2);  // 1% of E[y^2] in the held-out loss
-  b = b.scaled(ctx.setting("search"));
-  s.search = search_maximum(pr, b, ctx.seed, ctx.purpose(label + "/starts"));
-  s.theta = s.search.best.size() ? s.search.best : pr.structured.front().second;
-  s.best_test = -s.search.best_value;
-  s.stack = p.network(s.theta);
-  return s;
-}
-
 const Tolerance kTol{0.01, 0.0};
-
-// The stack a case judges: model 0 the exactly optimal single layer (with the best full single layer found beside
-// it), 1-4 the GD-style sparse stack of that depth, 5-8 the stack the worst-case search finds.
-struct CaseModel {
-  Transformer stack;
-  std::optional<double> exact;
-  std::optional<double> general_best;
-  std::optional<StackSearch> search;
-};
-
-CaseModel case_model(const ClaimContext& ctx, const Case& c, const GaussianIclModel& gm, const FeatureMoments& fm,
-                     const std::vector<Poly>& u, int d, int dbar, int n, int model) {
-  CaseModel cm;
-  if (model == 0) {
-    const Eigen::MatrixXd G = optimal_sparse_gamma(fm, n);
-    cm.exact = sparse_lsa_loss(fm, G, n);
-    cm.stack.layers.emplace_back(sja::sparse_attention(G));
-    const SingleLayerMoments sm = single_layer_moments(gm, u);
-    cm.general_best = INFINITY;
-    for (int s = 0; s < 3; ++s) {
-      PromptRng rng(ctx.seed, ctx.purpose(c.label() + "/start"), static_cast<std::uint64_t>(s));
-      Eigen::VectorXd b(dbar + 1);
-      Eigen::MatrixXd A(dbar + 1, dbar);
-      rng.fill_normal(b);
-      rng.fill_normal(A);
-      cm.general_best = std::min(*cm.general_best, alternating_single_layer(sm, n, b, A).loss);
-    }
-  } else if (model <= 4) {
-    const Eigen::MatrixXd G = -psd_pinv(fm.Lambda);
-    for (int l = 0; l < model; ++l) cm.stack.layers.emplace_back(sja::sparse_attention(G));
-    if (model == 1) cm.exact = sparse_lsa_loss(fm, G, n);
-  } else {
-    cm.search = optimise_stack(ctx, c.label(), gm, d, dbar, n, model - 4, optimal_sparse_gamma(fm, n), -psd_pinv(fm.Lambda), fm.Ey2);
-    cm.stack = cm.search->stack;
-  }
-  return cm;
-}
 
 // What the run gathers over the cases.
 struct RunState {
-  std::optional<learn::TrainConfig> training;
-  std::map<int, double> best_by_depth;  // depth -> smallest (mc / bound - 1) over cases
-  std::map<int, std::pair<std::string, learn::TrainResult>> shown;  // depth -> the first case's kept search run
+  sja::Prop1SearchRuns searches;
   double closest = INFINITY;
   std::string closest_case;
 };
 
 // The case's verdict: Monte Carlo against the bound, with the exact loss where there is one; a search still improving
 // at the end of its budget cannot confirm.
-Decision judge_model(const CaseModel& cm, const BoundOutcome& o, double stated, std::optional<Decision>& exact_dec,
+Decision judge_model(const sja::Prop1Model& cm, const BoundOutcome& o, double stated, std::optional<Decision>& exact_dec,
                      std::vector<std::string>& basis) {
   Decision v = o.decision;
   if (cm.exact) {
@@ -216,27 +86,17 @@ Decision judge_model(const CaseModel& cm, const BoundOutcome& o, double stated, 
 
 // One case: the stack's loss by Monte Carlo (query integrated exactly given the context) against the best-linear bound.
 CaseJson judge_case(const ClaimContext& ctx, ClaimRun& r, const Case& c, double alpha_case, RunState& st) {
-  const int d = c.geti("d"), cov = c.geti("cov"), n = c.geti("n"), model = c.geti("model");
-  const int dbar = d + 2;  // rows 1, x, one zero row (room for deeper stacks to write into)
-  const Eigen::MatrixXd sigma = test_covariance(d, cov);
-  const auto gm = GaussianIclModel::from_task(PolynomialTask::quadratic(d), sigma);
-  const auto u = sja_embedding_features(d, dbar);
-  const FeatureMoments fm = model_feature_moments(gm, u);
+  const int d = c.geti("d"), cov = c.geti("cov"), model = c.geti("model");
+  const sja::Prop1Setting set(d, cov, c.geti("n"));
   // The bound: best linear predictor over (1, x), averaged over w.
-  const double stated = kStated(fm.Ey2 - (psd_pinv(fm.Lambda) * fm.S).trace());
-  const Eigen::MatrixXd Psi = query_moment_matrix(gm, u);
+  const double stated = kStated(set.fm.Ey2 - (psd_pinv(set.fm.Lambda) * set.fm.S).trace());
 
-  const CaseModel cm = case_model(ctx, c, gm, fm, u, d, dbar, n, model);
-  const PromptShape shape = sja_shape(d, dbar, n);
-  const Transformer no_features;
-  auto make_worker = [&] {
-    return QueryConditionalWorker(no_features, cm.stack, gm, Psi, shape, ctx.seed, ctx.purpose(c.label()));
-  };
-  auto o = sequential_bound(ctx, alpha_case, BoundKind::lower, stated, kTol, 2048, ctx.samples, make_worker, 8192,
-                            QueryConditionalWorker::dims, 1);
+  const sja::Prop1Model cm = sja::prop1_model(ctx, c.label(), set, model);
+  const Transformer no_features;  // the prompt enters the stack as it is
+  const ConditionalBound cb = conditional_bound(ctx, alpha_case, BoundKind::lower, stated, kTol, no_features, cm.stack,
+                                                set.gm, set.Psi, set.shape, ctx.purpose(c.label()));
+  const BoundOutcome& o = cb.o;
   r.note_looks(o.looks_planned);
-  const Estimate plain = make_estimate(o.total, 0, o.mc.confidence);
-  const double linearity_rms = std::sqrt(o.total.mean[2]);
 
   std::vector<std::string> basis{"mc_vs_stated"};
   std::optional<Decision> exact_dec;
@@ -244,28 +104,25 @@ CaseJson judge_case(const ClaimContext& ctx, ClaimRun& r, const Case& c, double 
   const double gap = (cm.exact ? *cm.exact : o.mc.mean) / stated - 1;
   if (gap < st.closest) {
     st.closest = gap;
-    st.closest_case = fmt::format("{} ({}, {}): loss {:.6g} vs bound {:.6g}", c.label(), model_name(model),
+    st.closest_case = fmt::format("{} ({}, {}): loss {:.6g} vs bound {:.6g}", c.label(), sja::prop1_model_name(model),
                                   covariance_name(cov, d), cm.exact ? *cm.exact : o.mc.mean, stated);
   }
 
   CaseJson j(c);
-  j.field("model", model_name(model));
+  j.field("model", sja::prop1_model_name(model));
   j.field("covariance", covariance_name(cov, d));
   j.quantity("stated", stated);
   if (cm.exact) j.quantity("exact", *cm.exact);
   j.quantity("mc", o.mc);
-  j.quantity("mc_plain", plain);
-  j.quantity("linearity_check_rms", linearity_rms);
+  j.quantity("mc_plain", cb.plain);
+  j.quantity("linearity_check_rms", cb.linearity_rms);
   if (cm.general_best) j.quantity("general_best", *cm.general_best);
   if (cov == 0) j.quantity("stated_closed_form_identity", d * (d + 3) / 2.0);
   if (cm.search) {
     j.field("search", cm.search->search.to_json(12));
     j.quantity("search_test_loss", cm.search->best_test);
     j.field("training_run", learn::curve_json(cm.search->shown));
-    if (!st.training) st.training = cm.search->config;
-    if (!st.shown.count(model - 4)) st.shown.emplace(model - 4, std::make_pair(c.label(), cm.search->shown));
-    st.best_by_depth[model - 4] = std::min(st.best_by_depth.count(model - 4) ? st.best_by_depth[model - 4] : INFINITY,
-                                           o.mc.mean / stated - 1);
+    st.searches.add(c.label(), model - 4, *cm.search, o.mc.mean / stated - 1);
   }
   j.verdict(v.verdict, v.why, basis);
   j.decision("mc_vs_stated", o.decision);
@@ -276,16 +133,10 @@ CaseJson judge_case(const ClaimContext& ctx, ClaimRun& r, const Case& c, double 
 
 // The searched stacks' training settings, their curves (training.svg), and the finding on how close they came.
 void write_search_runs(const ClaimContext& ctx, ClaimRun& r, const RunState& st) {
-  r.extra("training") = learn::training_json(*st.training, {ctx.seed}, false, ctx.claim_id + ".training.svg");
-  std::vector<std::pair<std::string, const learn::TrainResult*>> curves;
-  for (const auto& [L, run] : st.shown) curves.push_back({fmt::format("depth {} ({})", L, run.first), &run.second});
-  r.result().files["training.svg"] =
-      learn::training_svg("Search for the worst-case LSA stack (kept start)", curves);
-  std::string line;
-  for (const auto& [L, gap] : st.best_by_depth) line += fmt::format("{}depth {}: {:+.2f}%", line.empty() ? "" : ", ", L, 100 * gap);
+  st.searches.write(ctx, r.result());
   r.finding("Worst case over LSA stacks found by optimisation (clipped SGD on the loss the claim bounds, every entry of "
             "every P, Q, from the optimal single layer and the GD-style stack; the kept stack judged on fresh prompts): "
-            "smallest Monte Carlo loss relative to the bound per depth over the cases: " + line +
+            "smallest Monte Carlo loss relative to the bound per depth over the cases: " + st.searches.best_by_depth_text() +
             ". A search finds candidates; it cannot show no stack does better.");
 }
 
@@ -298,7 +149,7 @@ ClaimResult run(const ClaimContext& ctx) {
     r.add_case(j);
   }
   r.error_rates(kTol);
-  if (st.training) write_search_runs(ctx, r, st);
+  if (st.searches.training) write_search_runs(ctx, r, st);
   return r.finish([&](Verdict v) {
     return v == Verdict::confirmed
                ? fmt::format("confirmed: no LSA stack goes below the best-linear error; closest: {} ({:+.2f}%).",

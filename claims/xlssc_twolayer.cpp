@@ -25,7 +25,8 @@
 //
 // Setting (Sec. 3): x ~ N(0, I_d), theta ~ N(0, I_d / d), y = x^T theta, d = 5 as in the paper's
 // experiments. Everything is measured through the real forward pass (lib/icl/model/softmax_attention) of
-// constructions/xlssc_sec4, per D (the claim-level `by_D` table):
+// constructions/xlssc_sec4 (measure_twolayer: sequential looks, stopping once `vs_predicting_zero` is decided), per D
+// (the claim-level `by_D` table):
 //   loss             E (yhat - y_q)^2
 //   excess           E[(yhat - y_q)^2 - y_q^2], paired on the same prompts: below 0 iff the construction beats
 //                    predicting 0 (a finding, decision `vs_predicting_zero`)
@@ -36,14 +37,14 @@
 //                    which (5) leaves out)
 //   loss_times_logD  loss * log D, roughly constant if the error decays like 1 / log D
 // Cases are the decisions on the trend and the limit: `stated` is the stated limit of the error (0), `mc` the
-// loss at the larger D of the pair.
+// loss at the larger D of the pair. Part (b)'s tally and rule (a rise refutes; a fall from the smallest to the largest
+// D at every d confirms) are lib/icl/verdict/trend.hpp's.
 #include "constructions/xlssc_sec4.hpp"
 #include "icl/claim/case_json.hpp"
 #include "icl/claim/claim.hpp"
 #include "icl/claim/claim_run.hpp"
-#include "icl/model/rng.hpp"
-#include "icl/montecarlo/montecarlo.hpp"
-#include "icl/verdict/checks.hpp"
+#include "icl/verdict/decision.hpp"
+#include "icl/verdict/trend.hpp"
 
 #include <fmt/format.h>
 
@@ -53,65 +54,7 @@ namespace icl {
 namespace {
 namespace xlssc_twolayer {  // named, so that a unity build (several claim files in one unit) keeps them apart
 
-enum : int { kLoss = 0, kExcess, kY2, kCross, kEq5Loss, kEps, kDims };
-
-class TwoLayerWorker {
-public:
-  TwoLayerWorker(const Network& model, int d, int D, std::uint64_t seed, std::uint64_t purpose)
-      : model_(&model), d_(d), D_(D), seed_(seed), purpose_(purpose), X_(d, D + 1), theta_(d), y_(D + 1),
-        Z_(d + 1, 2 * D + 1) {}
-  void operator()(std::uint64_t i, double* out) {
-    PromptRng rng(seed_, purpose_, i);
-    rng.fill_normal(theta_);
-    theta_ /= std::sqrt(static_cast<double>(d_));  // theta ~ N(0, I/d)
-    rng.fill_normal(X_);
-    y_ = theta_.transpose() * X_;
-    embed_unstructured(X_, y_.head(D_), Z_);
-    const double yhat = model_->predict(Z_, ws_), yq = y_[D_];
-    const double m = xlssc::eq5_main_term(X_, theta_);
-    out[kLoss] = (yhat - yq) * (yhat - yq);
-    out[kExcess] = yhat * yhat - 2 * yhat * yq;
-    out[kY2] = yq * yq;
-    out[kCross] = yhat * yq;
-    out[kEq5Loss] = (m - yq) * (m - yq);
-    out[kEps] = (yhat - m) * (yhat - m);
-  }
-
-private:
-  const Network* model_;
-  ForwardWorkspace ws_;
-  int d_, D_;
-  std::uint64_t seed_, purpose_;
-  Eigen::MatrixXd X_;
-  Eigen::VectorXd theta_;
-  Eigen::RowVectorXd y_;
-  Eigen::MatrixXd Z_;
-};
-
-double harmonic(int D) {
-  double h = 0;
-  for (int i = 1; i <= D; ++i) h += 1.0 / i;
-  return h;
-}
-
-// Loss at D_b against loss at D_a (independent estimates): the difference a - b and its half-width at level
-// 1 - alpha (two-sided). Confirmed when b is significantly lower, refuted when significantly higher.
-Decision judge_drop(const Estimate& a, int Da, const Estimate& b, int Db, double alpha) {
-  const double diff = a.mean - b.mean, se = std::hypot(a.stderr_, b.stderr_);
-  const double z = normal_quantile(1 - alpha / 2);
-  Decision d;
-  d.detectable = (z + normal_quantile(0.95)) * se;
-  if (diff - z * se > 0) d.verdict = Verdict::confirmed;
-  else if (diff + z * se < 0) d.verdict = Verdict::refuted;
-  d.why = fmt::format("loss {:.4g} at D={} minus loss {:.4g} at D={}: {:.4g} +/- {:.2g}", a.mean, Da, b.mean, Db, diff,
-                      z * se);
-  return d;
-}
-
-struct Row {
-  int d, D;
-  Estimate loss;
-};
+using Row = xlssc::TwoLayerAtD;  // d, D, loss, ...
 
 // What the measurements leave for the trend cases, the findings and the summary.
 struct Measured {
@@ -120,63 +63,42 @@ struct Measured {
   std::string eq5, worse_than_zero;
 };
 
-// One D: the construction's loss by Monte Carlo (sequential looks), its paired excess over predicting 0 and the
-// eq. (5) diagnostics, as a row of extra "by_D" (no case of its own), then one unit of progress.
+// One D: the construction's loss by Monte Carlo (sequential looks, constructions/xlssc_sec4 measure_twolayer), its
+// paired excess over predicting 0 and the eq. (5) diagnostics, as a row of extra "by_D" (no case of its own), then
+// one unit of progress.
 void measure_D(ClaimRun& r, const Case& c, double alpha_case, Measured& m) {
-  const ClaimContext& ctx = r.ctx();
   const int d = c.geti("d"), D = c.geti("D");
-  const Network model = xlssc::twolayer(d, D);
-  const std::uint64_t purpose = ctx.purpose(c.label());
-  auto make_worker = [&] { return TwoLayerWorker(model, d, D, ctx.seed, purpose); };
-  const auto looks = sequential_looks(2048, std::max<std::uint64_t>(ctx.samples, 2048));
-  r.note_looks(looks.size());
-  const double alpha_look = alpha_case / static_cast<double>(looks.size());
-  MonteCarlo mc(kDims, ctx.threads);
-  Estimate loss, excess;
-  Decision vs_zero;
-  for (std::uint64_t k : looks) {
-    mc.extend_to(k, make_worker);
-    const Accumulator a = mc.total();
-    loss = make_estimate(a, kLoss, 1 - alpha_look);
-    excess = make_estimate(a, kExcess, 1 - alpha_look);
-    vs_zero = judge_mc_upper_bound(excess, 0.0, Tolerance{0, 0}, alpha_look);
-    if (vs_zero.verdict != Verdict::inconclusive && mc.samples() >= 8192) break;
-  }
-  const Accumulator a = mc.total();
-  const double y2 = a.mean[kY2], slope = a.mean[kCross] / y2;
-  const double slope_eq5 = (harmonic(D) - 0.5) / std::log(static_cast<double>(D));
-  if (vs_zero.verdict == Verdict::refuted)
+  const xlssc::TwoLayerAtD t = xlssc::measure_twolayer(r.ctx(), alpha_case, d, D, r.ctx().purpose(c.label()));
+  r.note_looks(t.excess.looks_planned);
+  if (t.excess.decision.verdict == Verdict::refuted)  // the construction worse than predicting 0
     m.worse_than_zero += fmt::format("{}D={}", m.worse_than_zero.empty() ? "" : ", ", D);
-  nlohmann::ordered_json row;
-  row["params"] = c.to_json();
-  row["loss"] = quantity_mc(loss);
-  row["zero_predictor_loss"] = 1.0;  // E[y_q^2] = E|x|^2 / d
-  row["excess_over_predicting_zero"] = quantity_mc(excess);
-  row["vs_predicting_zero"] = decision_json(vs_zero);
-  row["slope"] = slope;
-  row["slope_eq5"] = slope_eq5;
-  row["eq5_main_loss"] = a.mean[kEq5Loss];
-  row["eps_share"] = a.mean[kEps];
-  row["loss_times_logD"] = loss.mean * std::log(static_cast<double>(D));
-  m.by_D.push_back(row);
-  m.rows.push_back({d, D, loss});
-  m.eq5 += fmt::format("{}D={}: {:.3g}; {:.3f} vs {:.3f}; {:.3g}", m.eq5.empty() ? "" : " | ", D, a.mean[kEq5Loss], slope,
-                       slope_eq5, a.mean[kEps]);
+  m.by_D.push_back(t.row(c.to_json()));
+  m.rows.push_back(t);
+  m.eq5 += fmt::format("{}D={}: {:.3g}; {:.3f} vs {:.3f}; {:.3g}", m.eq5.empty() ? "" : " | ", D, t.eq5_main_loss,
+                       t.slope, t.slope_eq5, t.eps_share);
   r.step();
 }
 
 // The trend and rate cases are derived from the measurements: added without a unit of progress, as before ClaimRun.
 void add_uncounted_case(ClaimRun& r, CaseJson& j) { r.result().cases.push_back(j.take()); }
 
-// A trend case (part b): the loss at B.D below the loss at A.D.
-Verdict trend_case(ClaimRun& r, const Row& A, const Row& B, const std::string& check, double alpha_case) {
-  const Decision dd = judge_drop(A.loss, A.D, B.loss, B.D, alpha_case);
+// The case on the pair (A.D, B.D) of one part: against the stated limit of the error (0), the losses at both D.
+CaseJson pair_case(const Row& A, const Row& B, const char* part, const std::string& check) {
   CaseJson j(nlohmann::ordered_json{{"d", A.d}, {"D", A.D}, {"D_next", B.D}});
-  j.part("b");
+  j.part(part);
   j.field("check", check);
-  j.quantity("stated", 0.0);  // the stated limit of the error
+  j.quantity("stated", 0.0);
   j.quantity("mc", B.loss);
   j.quantity("mc_at_D", A.loss);
+  return j;
+}
+
+// A trend case (part b): the loss at B.D below the loss at A.D. Confirmed when it is significantly lower, refuted when
+// significantly higher (two-sided, independent estimates).
+Verdict trend_case(ClaimRun& r, const Row& A, const Row& B, const std::string& check, double alpha_case) {
+  Decision dd = judge_mc_decrease(A.loss, B.loss, alpha_case);
+  dd.why = fmt::format("loss {:.4g} at D={} minus loss {:.4g} at D={}: ", A.loss.mean, A.D, B.loss.mean, B.D) + dd.why;
+  CaseJson j = pair_case(A, B, "b", check);
   j.quantity("loss_drop", A.loss.mean - B.loss.mean);
   j.decision("trend", dd);
   j.verdict(dd, {"trend"});
@@ -199,12 +121,7 @@ void rate_case(ClaimRun& r, const Row& A, const Row& B, double alpha_case) {
                          rate.verdict == Verdict::confirmed
                              ? ": over this grid the error decays at least like 1/log D, consistent with the limit 0"
                              : ": the grid does not show a decay like 1/log D (a finite grid cannot refute a limit)");
-  CaseJson j(nlohmann::ordered_json{{"d", A.d}, {"D", A.D}, {"D_next", B.D}});
-  j.part("a");
-  j.field("check", "limit: loss x log D does not grow, so the error tends to 0 at least like 1/log D");
-  j.quantity("stated", 0.0);
-  j.quantity("mc", B.loss);
-  j.quantity("mc_at_D", A.loss);
+  CaseJson j = pair_case(A, B, "a", "limit: loss x log D does not grow, so the error tends to 0 at least like 1/log D");
   j.quantity("loss_times_logD_at_D", A.loss.mean * la);
   j.quantity("loss_times_logD_at_D_next", B.loss.mean * lb);
   j.decision("rate", rate);
@@ -212,40 +129,33 @@ void rate_case(ClaimRun& r, const Row& A, const Row& B, double alpha_case) {
   add_uncounted_case(r, j);
 }
 
-struct TrendCount {
-  std::size_t pairs = 0, falls = 0, rises = 0, overall_falls = 0, groups = 0;
-};
-
 // The trend (part b): consecutive D, and the smallest against the largest D, at each d; then the rate case.
-TrendCount trend_and_rate_cases(ClaimRun& r, const std::vector<Row>& rows, double alpha_case) {
-  TrendCount n;
-  for (std::size_t k = 0; k < rows.size();) {
-    std::size_t e = k;
-    while (e + 1 < rows.size() && rows[e + 1].d == rows[k].d && rows[e + 1].D > rows[e].D) ++e;
-    for (std::size_t i = k; i < e; ++i) {
-      const Verdict v = trend_case(r, rows[i], rows[i + 1], "trend: the error at D_next is below the error at D", alpha_case);
-      ++n.pairs, n.falls += v == Verdict::confirmed, n.rises += v == Verdict::refuted;
-    }
-    if (e >= k + 2) {
-      ++n.groups;
-      n.overall_falls += trend_case(r, rows[k], rows[e], "trend: the error at the largest D is below the error at the smallest",
-                                    alpha_case) == Verdict::confirmed;
-    }
+TrendTally trend_and_rate_cases(ClaimRun& r, const std::vector<Row>& rows, double alpha_case) {
+  std::vector<int> ds;
+  std::vector<double> Ds;
+  for (const Row& row : rows) {
+    ds.push_back(row.d);
+    Ds.push_back(row.D);
+  }
+  TrendTally n;
+  for (const auto& [k, e] : increasing_runs(ds, Ds)) {
+    for (std::size_t i = k; i < e; ++i)
+      n.add_pair(trend_case(r, rows[i], rows[i + 1], "trend: the error at D_next is below the error at D", alpha_case));
+    if (e >= k + 2)
+      n.add_overall(trend_case(r, rows[k], rows[e], "trend: the error at the largest D is below the error at the smallest",
+                               alpha_case));
     if (e > k) rate_case(r, rows[k], rows[e], alpha_case);
-    k = e + 1;
   }
   return n;
 }
 
-void decide_trend(ClaimRun& r, const TrendCount& n) {
-  const Verdict trend = n.rises > 0                                         ? Verdict::refuted
-                        : (n.groups > 0 && n.overall_falls == n.groups)     ? Verdict::confirmed
-                        : (n.groups == 0 && n.pairs > 0 && n.falls == n.pairs) ? Verdict::confirmed
-                                                                            : Verdict::inconclusive;
-  r.part("b").decide(trend, fmt::format("the loss falls significantly in {} of {} steps between consecutive D and rises "
-                                        "significantly in {}; from the smallest to the largest D it falls significantly "
-                                        "in {} of {} grids",
-                                        n.falls, n.pairs, n.rises, n.overall_falls, n.groups));
+// Part b's verdict (verdict/trend.hpp): a significant rise refutes; a significant fall from the smallest to the largest
+// D at every d confirms.
+void decide_trend(ClaimRun& r, const TrendTally& n) {
+  r.part("b").decide(n.verdict(), fmt::format("the loss falls significantly in {} of {} steps between consecutive D and rises "
+                                              "significantly in {}; from the smallest to the largest D it falls significantly "
+                                              "in {} of {} grids",
+                                              n.falls, n.pairs, n.rises, n.overall_falls, n.groups));
   r.part("b").on_refuted(Refutation{RefutationClass::substantive,
                                     "the error rises significantly between consecutive D (see the trend cases)",
                                     {},
@@ -286,7 +196,7 @@ ClaimResult run(const ClaimContext& ctx) {
   const double alpha_case = r.split_alpha(3 * ctx.cases.size());
   Measured m;
   for (const auto& c : ctx.cases) measure_D(r, c, alpha_case, m);
-  const TrendCount n = trend_and_rate_cases(r, m.rows, alpha_case);
+  const TrendTally n = trend_and_rate_cases(r, m.rows, alpha_case);
   decide_trend(r, n);
   r.error_rates(Tolerance{0, 0});
   r.extra("error_rates")["split"] =

@@ -6,6 +6,7 @@
 #include "icl/exact/optimal_attention.hpp"
 #include "icl/exact/sparse_attention.hpp"
 #include "icl/model/gaussian_model.hpp"
+#include "icl/model/rng.hpp"
 #include "icl/montecarlo/conditional_loss.hpp"
 #include "icl/montecarlo/least_squares_gamma.hpp"
 #include "icl/montecarlo/montecarlo.hpp"
@@ -127,6 +128,30 @@ TEST_CASE("alternating exact solves from random starts reach, and never beat, th
     best = std::min(best, o.loss);
   }
   CHECK(best == doctest::Approx(sparse).epsilon(1e-6));
+}
+
+TEST_CASE("alternating_from_random_starts: the solver from the stream's draws (b, then A), never below the sparse optimum") {
+  const int d = 2;
+  const double n = 5;
+  const auto model = GaussianIclModel::from_task(PolynomialTask::linear(d), test_covariance(d, 2));
+  const auto u = identity_features(d);
+  const auto sm = single_layer_moments(model, u);
+  const auto fm = model_feature_moments(model, u);
+  const double sparse = sparse_lsa_loss(fm, optimal_sparse_gamma(fm, n), n);
+  const std::vector<double> losses = alternating_from_random_starts(sm, n, 4, 11, 22);
+  REQUIRE(losses.size() == 4);
+  for (int s = 0; s < 4; ++s) {
+    CAPTURE(s);
+    PromptRng rng(11, 22, static_cast<std::uint64_t>(s));
+    Eigen::VectorXd b(d + 1);
+    Eigen::MatrixXd A(d + 1, d);
+    rng.fill_normal(b);
+    rng.fill_normal(A);
+    CHECK(losses[s] == alternating_single_layer(sm, n, b, A).loss);
+    CHECK(losses[s] >= sparse * (1 - 1e-9));
+  }
+  CHECK(losses[0] != losses[1]);  // different starts
+  CHECK(alternating_from_random_starts(sm, n, 0, 11, 22).empty());
 }
 
 }  // namespace test_optimal_attention

@@ -9,6 +9,8 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
+
 namespace test_conditional_equality {  // named: a unity build compiles several test files as one unit
 
 using namespace icl;
@@ -49,6 +51,23 @@ TEST_CASE("conditional equality: a sparse LSA's exact loss confirmed, a wrong va
                                                        attention, model, Psi, acds_shape(d, n), 1, looks);
   CHECK(off.o.verdict.verdict == Verdict::refuted);
   CHECK(off.o.mc.mean == ok.o.mc.mean);  // the same prompts: only the stated value differs
+
+  // The same estimator against bounds: the exact loss 30% above the stated lower bound confirms it, 30% below refutes it.
+  const ConditionalBound lower = conditional_bound(plan, 0.01, BoundKind::lower, 0.7 * exact, tol, features, attention,
+                                                   model, Psi, acds_shape(d, n), 1);
+  CHECK(lower.o.decision.verdict == Verdict::confirmed);
+  CHECK(lower.o.looks_planned == 6);  // 2048, 4096, ..., 65536
+  CHECK(lower.o.mc.samples >= 8192);
+  CHECK(lower.linearity_rms < 1e-10);
+  CHECK(std::abs(lower.plain.mean - exact) < 5 * lower.plain.stderr_);  // the plain squared error, same prompts
+  CHECK(lower.plain.confidence == lower.o.mc.confidence);
+  CHECK(lower.plain.stderr_ > lower.o.mc.stderr_);  // conditioning on the context reduces the variance
+  const ConditionalBound above = conditional_bound(plan, 0.01, BoundKind::lower, 1.3 * exact, tol, features,
+                                                   attention, model, Psi, acds_shape(d, n), 1);
+  CHECK(above.o.decision.verdict == Verdict::refuted);
+  CHECK(conditional_bound(plan, 0.01, BoundKind::upper, 1.3 * exact, tol, features, attention, model, Psi,
+                          acds_shape(d, n), 1)
+            .o.decision.verdict == Verdict::confirmed);
 
   VarianceReductionRange range;
   range.add(3.0);

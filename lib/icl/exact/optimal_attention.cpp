@@ -1,5 +1,6 @@
 #include "icl/exact/optimal_attention.hpp"
 
+#include "icl/model/rng.hpp"
 
 #include <fmt/format.h>
 
@@ -275,6 +276,20 @@ SingleLayerOptimum alternating_single_layer(const SingleLayerMoments& m, double 
   o.A = A;
   o.loss = single_layer_loss(m, b, A, n);
   return o;
+}
+
+std::vector<double> alternating_from_random_starts(const SingleLayerMoments& m, double n, int starts, std::uint64_t seed,
+                                                   std::uint64_t purpose) {
+  std::vector<double> losses;
+  for (int s = 0; s < starts; ++s) {
+    PromptRng rng(seed, purpose, static_cast<std::uint64_t>(s));
+    Eigen::VectorXd b(m.p + 1);
+    Eigen::MatrixXd A(m.p + 1, m.p);
+    rng.fill_normal(b);
+    rng.fill_normal(A);
+    losses.push_back(alternating_single_layer(m, n, b, A).loss);
+  }
+  return losses;
 }
 
 void sparse_as_general(const Eigen::MatrixXd& Gamma, Eigen::VectorXd& b, Eigen::MatrixXd& A) {

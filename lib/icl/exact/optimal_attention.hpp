@@ -21,6 +21,9 @@
 
 #include <Eigen/Dense>
 
+#include <cstdint>
+#include <vector>
+
 namespace icl {
 
 // Pseudo-inverse of a symmetric PSD matrix (eigenvalues below rel_tol * max dropped).
@@ -84,6 +87,11 @@ struct SingleLayerOptimum {
 // Alternating exact solves from (b0, A0) until the relative loss decrease is below tol.
 SingleLayerOptimum alternating_single_layer(const SingleLayerMoments& m, double n, Eigen::VectorXd b0,
                                             Eigen::MatrixXd A0, int max_iter = 5000, double tol = 1e-14);
+
+// alternating_single_layer from `starts` random starts: start k draws b (m.p + 1 entries) and then A ((m.p + 1) x
+// m.p), every entry N(0, 1), from PromptRng(seed, purpose, k); the losses reached, start by start.
+std::vector<double> alternating_from_random_starts(const SingleLayerMoments& m, double n, int starts, std::uint64_t seed,
+                                                   std::uint64_t purpose);
 
 // The sparse form as (b, A): b = e_D, A = [Gamma; 0].
 void sparse_as_general(const Eigen::MatrixXd& Gamma, Eigen::VectorXd& b, Eigen::MatrixXd& A);

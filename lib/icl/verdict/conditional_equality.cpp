@@ -19,6 +19,19 @@ ConditionalEquality conditional_equality(const SamplingPlan& plan, double alpha_
   return c;
 }
 
+ConditionalBound conditional_bound(const SamplingPlan& plan, double alpha_case, BoundKind kind, double bound,
+                                   const Tolerance& tol, const Transformer& features, const Transformer& attention,
+                                   const GaussianIclModel& model, const Eigen::MatrixXd& Psi, const PromptShape& shape,
+                                   std::uint64_t purpose, std::uint64_t first, std::uint64_t min_samples) {
+  auto make_worker = [&] { return QueryConditionalWorker(features, attention, model, Psi, shape, plan.seed, purpose); };
+  ConditionalBound c;
+  c.o = sequential_bound(plan, alpha_case, kind, bound, tol, first, plan.samples, make_worker, min_samples,
+                         QueryConditionalWorker::dims, 1);
+  c.plain = make_estimate(c.o.total, 0, c.o.mc.confidence);
+  c.linearity_rms = std::sqrt(c.o.total.mean[2]);
+  return c;
+}
+
 void VarianceReductionRange::add(double vr) {
   min = std::min(min, vr);
   max = std::max(max, vr);

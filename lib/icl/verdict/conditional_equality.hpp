@@ -1,11 +1,13 @@
 // The sequential equality check (checks.hpp sequential_equality) on the conditional Monte Carlo estimator
 // (montecarlo/conditional_loss.hpp): the loss of a stack of column-wise feature layers then masked attention, with the
 // query integrated out exactly given the context, against a stated value and an exact one; with what the estimator
-// reports beside it (its variance reduction, and its linearity check).
+// reports beside it (its variance reduction, and its linearity check). The same estimator against a bound
+// (bound_checks.hpp sequential_bound): conditional_bound.
 #pragma once
 #include "icl/model/gaussian_model.hpp"
 #include "icl/model/prompt.hpp"
 #include "icl/montecarlo/conditional_loss.hpp"
+#include "icl/verdict/bound_checks.hpp"
 #include "icl/verdict/checks.hpp"
 
 #include <Eigen/Dense>
@@ -37,6 +39,19 @@ ConditionalEquality conditional_equality(const SamplingPlan& plan, double alpha_
                                          const Transformer& features, const Transformer& attention,
                                          const GaussianIclModel& model, const Eigen::MatrixXd& Psi,
                                          const PromptShape& shape, std::uint64_t purpose, const EqualityLooks& looks);
+
+// The conditional estimator against a bound (lower: mu >= bound, upper: mu <= bound, within tol): sequential_bound's
+// looks from `first` prompts doubling to plan.samples, a decision needing `min_samples`; beside it the plain estimate
+// on the same prompts (the squared error itself, at the conditional estimate's confidence) and the linearity check.
+struct ConditionalBound {
+  BoundOutcome o;
+  Estimate plain;
+  double linearity_rms = 0;  // rms of yhat - b^T u_q: 0 up to rounding
+};
+ConditionalBound conditional_bound(const SamplingPlan& plan, double alpha_case, BoundKind kind, double bound,
+                                   const Tolerance& tol, const Transformer& features, const Transformer& attention,
+                                   const GaussianIclModel& model, const Eigen::MatrixXd& Psi, const PromptShape& shape,
+                                   std::uint64_t purpose, std::uint64_t first = 2048, std::uint64_t min_samples = 8192);
 
 // The range of the variance reductions over a claim's cases, and the report's block for it.
 struct VarianceReductionRange {

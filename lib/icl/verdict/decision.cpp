@@ -92,6 +92,17 @@ Decision judge_mc_upper_bound(const Estimate& e, double bound, const Tolerance& 
   return d;
 }
 
+Decision judge_mc_decrease(const Estimate& a, const Estimate& b, double alpha) {
+  const double diff = a.mean - b.mean, se = std::hypot(a.stderr_, b.stderr_);
+  const double z = normal_quantile(1 - alpha / 2);
+  Decision d;
+  d.detectable = (z + normal_quantile(0.95)) * se;
+  if (diff - z * se > 0) d.verdict = Verdict::confirmed;
+  else if (diff + z * se < 0) d.verdict = Verdict::refuted;
+  d.why = fmt::format("{:.4g} +/- {:.2g}", diff, z * se);
+  return d;
+}
+
 Decision judge_mc_lower_bound(const Estimate& e, double bound, const Tolerance& tol, double alpha, double beta) {
   Decision d;
   d.band = tol.band(bound);

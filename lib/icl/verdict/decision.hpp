@@ -73,6 +73,12 @@ Decision judge_mc_upper_bound(const Estimate& e, double bound, const Tolerance& 
                               double beta = 0.05);
 Decision judge_mc_lower_bound(const Estimate& e, double bound, const Tolerance& tol, double alpha,
                               double beta = 0.05);
+// A decrease from a to b, two independent Monte Carlo estimates: the difference a.mean - b.mean with standard error
+// hypot(a.stderr_, b.stderr_) and its two-sided interval at level 1 - alpha (half-width z se, z = normal_quantile(1 -
+// alpha / 2)); confirmed when the interval lies above 0 (b significantly below a), refuted when it lies below 0 (b
+// significantly above a), else inconclusive; detectable (z + z_0.95) se, no band. `why`: the difference and the
+// half-width, "{:.4g} +/- {:.2g}" (the caller says what was compared).
+Decision judge_mc_decrease(const Estimate& a, const Estimate& b, double alpha);
 // Exact values: equal within a floating-point tolerance.
 Decision judge_exact_equal(double exact, double target, const Tolerance& tol);
 
