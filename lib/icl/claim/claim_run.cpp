@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <utility>
+#include <vector>
 
 namespace icl {
 
@@ -25,12 +26,14 @@ void ClaimRun::error_rates(nlohmann::ordered_json block) { res_.extra["error_rat
 
 void ClaimRun::judge_cases(const std::function<std::string(const Case&)>& skip,
                            const std::function<void(const Case&, double alpha_case)>& judge) {
-  judged_ = 0;
-  for (const auto& c : ctx_.cases) judged_ += skip(c).empty();
+  std::vector<std::string> why;  // each case's skip reason, asked once
+  for (const auto& c : ctx_.cases) why.push_back(skip(c));
+  judged_ = static_cast<std::size_t>(std::count(why.begin(), why.end(), std::string()));
   const double alpha_case = split_alpha(judged_);
-  for (const auto& c : ctx_.cases) {
-    if (const std::string why = skip(c); !why.empty()) {
-      skipped_.push_back(c.label() + ": " + why);
+  for (std::size_t i = 0; i < ctx_.cases.size(); ++i) {
+    const Case& c = ctx_.cases[i];
+    if (!why[i].empty()) {
+      skipped_.push_back(c.label() + ": " + why[i]);
       step();
       continue;
     }
