@@ -27,8 +27,7 @@
 #include "constructions/sja_cor10.hpp"
 #include "icl/claim/case_json.hpp"
 #include "icl/claim/claim_run.hpp"
-#include "icl/montecarlo/worst_case.hpp"
-#include "icl/verdict/identity.hpp"
+#include "icl/claim/kinds/identity.hpp"
 
 #include <fmt/format.h>
 
@@ -41,9 +40,10 @@ namespace sja_cor10 {  // named, so that a unity build (several claim files in o
 using E = sja::Cor10Prompt;  // the error kinds
 
 // Per case: the worst of each error over the prompts (those out of the double range set aside), judged as two
-// identities (verdict/identity.hpp: confirmed at most 1e-9, refuted at least 1e-6): the label rows against
-// block-coordinate descent, and the hidden and carried rows; the case is confirmed where both are, refuted where
-// either is. `stated` and `exact` are the reference's and the forward pass's predictions at the worst label prompt.
+// identities (claim/kinds/identity.hpp judge_identities: confirmed at most 1e-9, refuted at least 1e-6): the label
+// rows against block-coordinate descent, and the hidden and carried rows; the case is confirmed where both are,
+// refuted where either is. `stated` and `exact` are the reference's and the forward pass's predictions at the worst
+// label prompt.
 ClaimResult run(const ClaimContext& ctx) {
   ClaimRun r(ctx);
   const IdentityTolerance tol;
@@ -55,12 +55,6 @@ ClaimResult run(const ClaimContext& ctx) {
     const WorstCase wc =
         sja::cor10_worst_over_prompts(s, ctx.seed, purpose, std::max<std::uint64_t>(ctx.samples, 2), ctx.threads);
     const E at = sja::cor10_check_prompt(s, ctx.seed, purpose, wc.where[E::kLabels]);
-    const Decision labels =
-        judge_identity_over(wc, wc.worst[E::kLabels], tol, "label rows vs block-coordinate descent", kDoubleRangeWhy);
-    const Decision rows = judge_identity_over(wc, std::max(wc.worst[E::kHidden], wc.worst[E::kTop]), tol,
-                                              "hidden rows = network activations; 1, x and carried rows unchanged",
-                                              kDoubleRangeWhy);
-    const Verdict v = both(labels, rows, "").verdict;
     worst = std::max(worst, wc.worst[E::kLabels]);
     worst_hidden = std::max({worst_hidden, wc.worst[E::kHidden], wc.worst[E::kTop]});
     worst_query = std::max(worst_query, wc.worst[E::kQueryPlain]);
@@ -71,9 +65,11 @@ ClaimResult run(const ClaimContext& ctx) {
     j.quantity("max_rel_error_query", wc.worst[E::kQueryPlain]).quantity("reference_self_error", wc.worst[E::kRefSelf]);
     j.quantity("feature_degree", s.degree).quantity("prompts", static_cast<double>(wc.prompts));
     j.quantity("prompts_out_of_double_range", static_cast<double>(wc.set_aside));
-    j.decision("labels", labels).decision("rows", rows);
-    j.verdict(v, fmt::format("{}; {}. Worst label error at prompt {}.", labels.why, rows.why, wc.where[E::kLabels]),
-              j.decisions_with(v, {"labels", "rows"}));
+    judge_identities(j, wc,
+                     {{"labels", wc.worst[E::kLabels], "label rows vs block-coordinate descent"},
+                      {"rows", std::max(wc.worst[E::kHidden], wc.worst[E::kTop]),
+                       "hidden rows = network activations; 1, x and carried rows unchanged"}},
+                     tol, fmt::format(". Worst label error at prompt {}.", wc.where[E::kLabels]));
     r.add_case(j);
   }
   r.extra("tolerance") = fmt::format("confirmed <= {:.0e}, refuted >= {:.0e} relative (truth: long double reference "

@@ -103,4 +103,20 @@ nlohmann::ordered_json identity_quantity_meanings(const FormulaClaim& f) {
                                   f.prompts)}};
 }
 
+Verdict judge_identities(CaseJson& j, const WorstCase& w, const std::vector<NamedIdentity>& ids,
+                         const IdentityTolerance& tol, const std::string& tail, const std::string& why_set_aside) {
+  Verdict v = Verdict::confirmed;
+  std::string why;
+  std::vector<std::string> names;
+  for (const NamedIdentity& id : ids) {
+    const Decision d = judge_identity_over(w, id.worst, tol, id.what, why_set_aside);
+    if (d.verdict == Verdict::refuted || (d.verdict == Verdict::inconclusive && v == Verdict::confirmed)) v = d.verdict;
+    why += (why.empty() ? "" : "; ") + d.why;
+    names.push_back(id.name);
+    j.decision(id.name, d);
+  }
+  j.verdict(v, why + tail, j.decisions_with(v, names));
+  return v;
+}
+
 }  // namespace icl

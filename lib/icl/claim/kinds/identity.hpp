@@ -6,13 +6,19 @@
 // 1e-12 absolute), refuted at the first prompt outside it (the counterexample: the case, the prompt's index, both
 // predictions and, for small prompts, its inputs and labels). A check on the prompts drawn, not a proof over all
 // prompts; no statistical test, so no error rate (the report says so).
+//
+// A catalogue claim's identity (judge_identities below): a construction run over many prompts, the worst of each of its
+// errors over them (montecarlo/worst_case.hpp), judged as named identities (verdict/identity.hpp).
 #pragma once
 #include "icl/claim/kinds/formula.hpp"
+#include "icl/montecarlo/worst_case.hpp"
 #include "icl/report/table.hpp"
+#include "icl/verdict/identity.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <vector>
 
 namespace icl {
 
@@ -28,5 +34,22 @@ Decision identity_case(FormulaRun& run, FormulaCase& k, CaseJson& j);
 // The refutation's sentence and the meanings of the kind's quantities (the report's extra["quantity_meanings"]).
 std::string identity_refutation(const FormulaClaim& f);
 nlohmann::ordered_json identity_quantity_meanings(const FormulaClaim& f);
+
+// One identity of a catalogue case: its decision's name in the case, its worst error over the prompts judged (the
+// worst of one or several of a WorstCase's errors), and what it compares (the decision's words).
+struct NamedIdentity {
+  std::string name;
+  double worst = 0;
+  std::string what;
+};
+
+// A catalogue case's identities over the prompts of w: each judged by judge_identity_over (confirmed <= tol.confirm,
+// refuted >= tol.refute; the prompts set aside, for why_set_aside, counted in its words) and written into j as a
+// decision, in order; the case's verdict is refuted where any identity is, else inconclusive where any is, else
+// confirmed, its reason the decisions' words joined by "; " and then `tail`, its basis the decisions that reached it.
+// Call it after the case's quantities (the JSON's key order). Returns the verdict.
+Verdict judge_identities(CaseJson& j, const WorstCase& w, const std::vector<NamedIdentity>& ids,
+                         const IdentityTolerance& tol, const std::string& tail,
+                         const std::string& why_set_aside = kDoubleRangeWhy);
 
 }  // namespace icl
