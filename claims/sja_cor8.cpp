@@ -22,27 +22,18 @@
 // Quantities per case: `stated` = C(d+p-2, p-1) * p, `exact` = the schedule's block count, `bound` =
 // max(d, p)^min(d, p), `monomials` = C(d+p, p), `covered`, `non_monomial_rows` (scratch rows that were
 // not a single monomial), `max_rel_error` (identity, when run), `max_scratch_error`, `prompts`.
-#include "constructions/sja_bcd_reference.hpp"
-#include "constructions/sja_appG.hpp"
 #include "constructions/sja_appH.hpp"
+#include "constructions/sja_appH_cor8.hpp"
 #include "icl/claim/case_json.hpp"
 #include "icl/claim/claim_run.hpp"
-#include "icl/exact/block_coordinate_descent.hpp"
-#include "icl/exact/symbolic_forward.hpp"
-#include "icl/model/prompt.hpp"
-#include "icl/model/rng.hpp"
-#include "icl/model/tasks.hpp"
-#include "icl/montecarlo/depth_profile.hpp"
 #include "icl/montecarlo/worst_case.hpp"
 #include "icl/verdict/identity.hpp"
 
 #include <boost/multiprecision/cpp_int.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
-#include <array>
-#include <cmath>
-#include <map>
-#include <set>
+#include <algorithm>
 
 namespace icl {
 namespace {
@@ -62,209 +53,7 @@ cpp_int power(int b, int e) {
   return r;
 }
 
-// A block: the monomial in each of the dbar feature rows (empty optional = the row is zero).
-struct Block {
-  std::vector<Exponent> rows;  // size dbar; a zero row is marked by an empty exponent
-};
-
-struct Symbolic {
-  std::vector<Block> blocks;  // one cycle plus the first steps of the next
-  std::size_t cycle = 0;
-  int non_monomial_rows = 0;
-  std::set<Exponent> covered;
-  bool second_cycle_repeats = true;
-};
-
-Symbolic simulate(int d, int p, const std::vector<sja::AppHStep>& schedule) {
-  Symbolic s;
-  s.cycle = schedule.size();
-  const int dbar = sja::appG_width(d);
-  auto rows = sja_feature_rows<double>(d, dbar);
-  const std::size_t steps = s.cycle + std::min<std::size_t>(s.cycle, static_cast<std::size_t>(p) + 1);
-  for (std::size_t k = 0; k < steps; ++k) {
-    apply_symbolic(sja::appH_layer(d, schedule[k % s.cycle]), rows);
-    Block b;
-    for (int r = 0; r < dbar; ++r) {
-      Exponent e;
-      if (rows[static_cast<std::size_t>(r)].terms().empty()) {
-        b.rows.emplace_back();
-      } else if (is_unit_monomial(rows[static_cast<std::size_t>(r)], e)) {
-        b.rows.push_back(e);
-        if (k < s.cycle) s.covered.insert(e);
-      } else {
-        ++s.non_monomial_rows;
-        b.rows.emplace_back();
-      }
-    }
-    if (k >= s.cycle && b.rows != s.blocks[k - s.cycle].rows) s.second_cycle_repeats = false;
-    s.blocks.push_back(std::move(b));
-  }
-  (void)p;
-  return s;
-}
-
-// kOutOfRange: 1 for a prompt whose exact (long double) block-coordinate descent leaves the range a double
-// forward pass can carry (BcdReference::leaves_double_range(kDoubleRangeTerm), montecarlo/worst_case.hpp); such
-// a prompt tests floating point, not the identity, and the worker sets it aside (WorstCase::set_aside counts it).
-// With n = 6 context points and hundreds of blocks (d = 3, p = 6: 126 per cycle) an occasional prompt makes the
-// preconditioned descent diverge (e.g. to 6e161).
-enum : int { kLabels = 0, kScratch, kQueryPlain, kRefSelf, kOutOfRange, kDims };
-
-struct Numeric {
-  int d, p, n, L, dbar;
-  std::vector<Exponent> monomials;
-  std::vector<std::vector<int>> rows_nonzero;  // per block: rows holding a monomial
-  std::vector<std::vector<int>> block_index;   // per block: monomial index of those rows
-  std::vector<Eigen::MatrixXd> lambda_pinv;    // per block: dbar x dbar, zero on zero rows
-  std::vector<Exponent> scratch_monomial_dummy;
-  const Symbolic* sym;
-};
-
-Numeric make_numeric(int d, int p, int n, const Symbolic& sym) {
-  Numeric nm;
-  nm.d = d;
-  nm.p = p;
-  nm.n = n;
-  nm.dbar = sja::appG_width(d);
-  nm.L = static_cast<int>(sym.blocks.size());
-  nm.monomials = monomials_up_to(d, p, 0);
-  nm.sym = &sym;
-  std::map<std::vector<Exponent>, Eigen::MatrixXd> cache;
-  for (const auto& b : sym.blocks) {
-    std::vector<int> rows;
-    std::vector<Exponent> mons;
-    for (int r = 0; r < nm.dbar; ++r)
-      if (!b.rows[static_cast<std::size_t>(r)].empty()) {
-        rows.push_back(r);
-        mons.push_back(b.rows[static_cast<std::size_t>(r)]);
-      }
-    nm.rows_nonzero.push_back(rows);
-    nm.block_index.push_back(monomial_indices(nm.monomials, mons));
-    auto it = cache.find(mons);
-    if (it == cache.end()) {
-      std::vector<Polynomial<Rational>> f;
-      for (const auto& e : mons) f.push_back(Polynomial<Rational>::monomial(e, Rational(1)));
-      const Eigen::MatrixXd lam = to_eigen(moment_matrix(f, f, Polynomial<Rational>::constant(d, Rational(1))));
-      const Eigen::MatrixXd inv = lam.inverse();
-      Eigen::MatrixXd full = Eigen::MatrixXd::Zero(nm.dbar, nm.dbar);
-      for (std::size_t a = 0; a < rows.size(); ++a)
-        for (std::size_t c = 0; c < rows.size(); ++c)
-          full(rows[a], rows[c]) = inv(static_cast<Eigen::Index>(a), static_cast<Eigen::Index>(c));
-      it = cache.emplace(mons, full).first;
-    }
-    nm.lambda_pinv.push_back(it->second);
-  }
-  return nm;
-}
-
-std::array<double, kDims> check_prompt(const Numeric& nm, const std::vector<sja::AppHStep>& schedule,
-                                       std::uint64_t seed, std::uint64_t purpose, std::uint64_t i) {
-  std::array<double, kDims> err{};
-  const int d = nm.d, n = nm.n, L = nm.L, dbar = nm.dbar;
-  PromptRng rng(seed, purpose, i);
-  std::vector<Eigen::MatrixXd> Gam(static_cast<std::size_t>(L));
-  for (int l = 0; l < L; ++l) {
-    Eigen::MatrixXd G(dbar, dbar);
-    rng.fill_normal(G);
-    const Eigen::MatrixXd& lp = nm.lambda_pinv[static_cast<std::size_t>(l)];
-    Gam[static_cast<std::size_t>(l)] =
-        i % 2 == 0 ? Eigen::MatrixXd(-lp)
-                   : Eigen::MatrixXd(-0.5 * lp * (Eigen::MatrixXd::Identity(dbar, dbar) + 0.3 / std::sqrt(dbar) * G));
-  }
-  const PolynomialTask task = PolynomialTask::polynomial(d, nm.p);
-  Eigen::VectorXd wt(task.num_coefficients());
-  rng.fill_normal(wt);
-  Eigen::MatrixXd X(d, n + 1);
-  rng.fill_normal(X);
-  Eigen::RowVectorXd y(n + 1);
-  task.evaluate(X, wt, y);
-  y[n] = 0;
-  const PromptShape shape = sja_shape(d, dbar, n);
-  Eigen::MatrixXd Z(shape.rows(), shape.cols());
-  embed(shape, X, y, Z);
-
-  const MatrixS<long double> PhiL = monomial_features<long double>(nm.monomials, X.cast<long double>());
-  const Eigen::MatrixXd PhiD = monomial_features<double>(nm.monomials, X);
-  std::vector<BlockStep> steps;
-  for (int l = 0; l < L; ++l) {
-    const auto& rows = nm.rows_nonzero[static_cast<std::size_t>(l)];
-    Eigen::MatrixXd eta(rows.size(), rows.size());
-    for (std::size_t a = 0; a < rows.size(); ++a)
-      for (std::size_t c = 0; c < rows.size(); ++c)
-        eta(static_cast<Eigen::Index>(a), static_cast<Eigen::Index>(c)) =
-            -Gam[static_cast<std::size_t>(l)](rows[c], rows[a]);  // -Gamma^T on the non-zero rows
-    steps.push_back({nm.block_index[static_cast<std::size_t>(l)], eta});
-  }
-  const sja::BcdReference ref(PhiL, PhiD, y, n, steps);
-  if (ref.leaves_double_range(kDoubleRangeTerm)) {
-    err[kOutOfRange] = 1;
-    return err;
-  }
-
-  const Transformer model = sja::appH_stack(d, schedule, Gam);
-  ForwardWorkspace ws;
-  std::function<void(int, const Eigen::Ref<const Eigen::MatrixXd>&)> observe =
-      [&](int k, const Eigen::Ref<const Eigen::MatrixXd>& Zk) {
-        const int l = (k - 1) / 2;  // 0-based block
-        if (k % 2 == 1) {
-          const Block& b = nm.sym->blocks[static_cast<std::size_t>(l)];
-          for (int c = 0; c <= n; ++c)
-            for (int r = d + 1; r < dbar; ++r) {
-              const Exponent& e = b.rows[static_cast<std::size_t>(r)];
-              double want = 0, scale = 1;
-              if (!e.empty()) {
-                want = 1;
-                for (int v = 0; v < d; ++v)
-                  for (int t = 0; t < e[static_cast<std::size_t>(v)]; ++t) {
-                    want *= X(v, c);
-                    scale *= 1 + std::abs(X(v, c));
-                  }
-              }
-              err[kScratch] = std::max(err[kScratch], scaled_error(Zk(r, c), want, scale));
-            }
-        } else {
-          const Eigen::RowVectorXd z = Zk.row(dbar);
-          err[kLabels] = std::max(err[kLabels], ref.label_error(z, static_cast<std::size_t>(l + 1)));
-          err[kRefSelf] = std::max(err[kRefSelf], ref.self_error(static_cast<std::size_t>(l + 1)));
-        }
-      };
-  model.forward(Z, ws, &observe);
-  const double reference = ref.final_query();
-  err[kQueryPlain] = scaled_error(prediction(Z), reference, std::abs(reference));
-  return err;
-}
-
-// What depth buys for a cubic target (not part of the verdict): Monte Carlo loss after each block of the
-// App. H stack (d = 4, p = 3, two cycles), Gamma_b = -Lambda_b^+ over the block's non-zero features,
-// beside OLS over all C(d+p, p) monomials on the same prompts.
-nlohmann::ordered_json depth_table(const ClaimContext& ctx, int d, int p, int n, int cycles, std::uint64_t prompts,
-                                   double damping) {
-  const auto schedule = sja::appH_schedule(d, p);
-  const Symbolic sym = simulate(d, p, schedule);
-  const Numeric nm = make_numeric(d, p, n, sym);
-  const int blocks = cycles * static_cast<int>(sym.cycle);
-  std::vector<Eigen::MatrixXd> G;
-  for (int l = 0; l < blocks; ++l) G.push_back(-damping * nm.lambda_pinv[static_cast<std::size_t>(l) % sym.cycle]);
-  const Transformer model = sja::appH_stack(d, schedule, G);
-  const PolynomialTask task = PolynomialTask::polynomial(d, p);
-  const PromptShape shape = sja_shape(d, sja::appG_width(d), n);
-  const std::uint64_t purpose = ctx.purpose(fmt::format("depth d={} p={} n={}", d, p, n));  // same prompts for every damping
-  const Accumulator a = depth_profile(model, blocks, task, shape, nm.monomials, {ctx.seed, ctx.threads, prompts}, purpose);
-  const nlohmann::ordered_json rows = depth_rows_json(a, blocks);
-  nlohmann::ordered_json j;
-  j["d"] = d;
-  j["p"] = p;
-  j["n"] = n;
-  j["dbar"] = sja::appG_width(d);
-  j["target"] = fmt::format("all {} monomials of degree <= {}, N(0,1) coefficients", task.num_coefficients(), p);
-  j["preconditioner"] = fmt::format("Gamma_b = -{:g} Lambda_b^+ over the block's non-zero features (exact moments)", damping);
-  j["damping"] = damping;
-  j["cycle"] = sym.cycle;
-  j["Ey2"] = task.kernel_diagonal().gaussian_expectation().convert_to<double>();
-  j["prompts"] = a.count;
-  j["table"] = rows;
-  return j;
-}
+using P = sja::AppHPrompt;  // the error kinds
 
 const IdentityTolerance kTol{};
 
@@ -277,7 +66,7 @@ struct RunState {
 
 // How many of the monomials `all` the schedule's first cycle covers (1 and x sit in rows 1..d+1 of every block), and
 // the names of up to 8 it misses.
-std::size_t count_covered(const Symbolic& sym, const std::vector<Exponent>& all, std::vector<std::string>& missing) {
+std::size_t count_covered(const sja::AppHCycle& sym, const std::vector<Exponent>& all, std::vector<std::string>& missing) {
   std::size_t covered = 0;
   for (const auto& e : all) {
     if (sym.covered.count(e) || [&] {
@@ -295,29 +84,23 @@ std::size_t count_covered(const Symbolic& sym, const std::vector<Exponent>& all,
 // The forward pass against block-coordinate descent over all monomials on ctx.samples prompts, its quantities
 // written into the case.
 Decision identity_check(const ClaimContext& ctx, const Case& c, const std::vector<sja::AppHStep>& schedule,
-                        const Symbolic& sym, CaseJson& j, RunState& st) {
+                        const sja::AppHCycle& sym, CaseJson& j, RunState& st) {
   const int d = c.geti("d"), p = c.geti("p"), n = c.geti("n");
   ++st.identity_cases;
-  const Numeric nm = make_numeric(d, p, n, sym);
+  const sja::AppHNumeric nm = sja::appH_numeric(d, p, n, sym);
   const std::uint64_t purpose = ctx.purpose(c.label());
-  auto make_worker = [&] {
-    return [&](std::uint64_t i, double* out) {
-      const auto e = check_prompt(nm, schedule, ctx.seed, purpose, i);
-      for (int k = 0; k < kDims; ++k) out[k] = e[static_cast<std::size_t>(k)];
-      return e[kOutOfRange] == 0;  // false: set aside (counted by WorstCase)
-    };
-  };
-  const WorstCase w = worst_over_prompts(std::max<std::uint64_t>(ctx.samples, 2), kDims, ctx.threads, make_worker);
+  const WorstCase w = sja::appH_worst_over_prompts(nm, schedule, ctx.seed, purpose, std::max<std::uint64_t>(ctx.samples, 2),
+                                                   ctx.threads);
   const std::uint64_t set_aside = w.set_aside;
-  const Decision identity = judge_identity_over(w, std::max(w.worst[kLabels], w.worst[kScratch]), kTol,
+  const Decision identity = judge_identity_over(w, std::max(w.worst[P::kLabels], w.worst[P::kScratch]), kTol,
                                                 "forward pass vs block-coordinate descent (label and scratch rows)",
                                                 kDoubleRangeWhy);
   j.quantity("prompts_out_of_double_range", static_cast<double>(set_aside));
-  st.worst_identity = std::max(st.worst_identity, std::max(w.worst[kLabels], w.worst[kScratch]));
-  j.quantity("max_rel_error", w.worst[kLabels]);
-  j.quantity("max_rel_error_query", w.worst[kQueryPlain]);
-  j.quantity("max_scratch_error", w.worst[kScratch]);
-  j.quantity("reference_self_error", w.worst[kRefSelf]);
+  st.worst_identity = std::max(st.worst_identity, std::max(w.worst[P::kLabels], w.worst[P::kScratch]));
+  j.quantity("max_rel_error", w.worst[P::kLabels]);
+  j.quantity("max_rel_error_query", w.worst[P::kQueryPlain]);
+  j.quantity("max_scratch_error", w.worst[P::kScratch]);
+  j.quantity("reference_self_error", w.worst[P::kRefSelf]);
   j.quantity("blocks_run", nm.L);
   j.quantity("prompts", static_cast<double>(w.prompts));
   return identity;
@@ -327,7 +110,7 @@ Decision identity_check(const ClaimContext& ctx, const Case& c, const std::vecto
 CaseJson judge_case(const ClaimContext& ctx, const Case& c, RunState& st) {
   const int d = c.geti("d"), p = c.geti("p");
   const auto schedule = sja::appH_schedule(d, p);
-  const Symbolic sym = simulate(d, p, schedule);
+  const sja::AppHCycle sym = sja::appH_simulate(d, p, schedule);
   const auto all = monomials_up_to(d, p, 0);
   std::vector<std::string> missing;
   const std::size_t covered = count_covered(sym, all, missing);
@@ -403,7 +186,7 @@ std::pair<double, std::string> worst_ratio_beyond_grid() {
 nlohmann::ordered_json depth_tables(const ClaimContext& ctx, nlohmann::ordered_json& findings) {
   nlohmann::ordered_json depth = nlohmann::ordered_json::array();
   for (double damp : {1.0, 0.5}) {
-    const auto t = depth_table(ctx, 4, 3, 200, 2, 4096, damp);
+    const auto t = sja::appH_depth_table(ctx, 4, 3, 200, 2, 4096, damp);
     std::string line;
     for (const auto& r : t["table"])
       if (r["blocks"].is_number()) {
