@@ -52,6 +52,7 @@
 #include "icl/montecarlo/prompt_loss.hpp"
 #include "icl/search/search.hpp"
 #include "icl/verdict/checks.hpp"
+#include "icl/verdict/statistics.hpp"
 
 #include <fmt/format.h>
 
@@ -61,156 +62,6 @@
 namespace icl {
 namespace {
 namespace sja_cor6 {  // named, so that a unity build (several claim files in one unit) keeps them apart
-
-Eigen::MatrixXd make_gamma(int dbar, int kind) {
-  Eigen::VectorXd g(dbar);
-  for (int i = 0; i < dbar; ++i) {
-    if (kind == 0) g[i] = -1.0;
-    else g[i] = -(0.5 + 1.5 * i / std::max(1, dbar - 1));
-  }
-  if (kind == 2) g[dbar - 1] = 1.0;  // mixed signs: one positive entry
-  if (kind == 3) g.setOnes();        // positive definite: +I
-  return g.asDiagonal();
-}
-const char* gamma_name(int kind) {
-  return kind == 0 ? "-I" : kind == 1 ? "-diag(0.5..2)" : kind == 2 ? "-I with the last entry +1" : "+I";
-}
-int positive_entries(int kind, int dbar) { return kind == 2 ? 1 : kind == 3 ? dbar : 0; }
-
-// theta whose layer computes identically zero features: a_j = e_0 (the constant 1), b_j = -e_j for the rows
-// 1, x_1..x_d that the residual carries (their product cancels the residual), zero elsewhere.
-Eigen::VectorXd zero_feature_theta(const sja::Stage1Problem& pr) {
-  const int d = pr.d(), dbar = pr.dbar(), w = d + 1;
-  Eigen::VectorXd th = Eigen::VectorXd::Zero(pr.size());
-  for (int j = 0; j <= d && j < dbar; ++j) {
-    th[j * w] = 1.0;
-    th[dbar * w + j * w + j] = -1.0;
-  }
-  return th;
-}
-
-struct Stage1 {
-  Eigen::VectorXd theta;
-  double loss = INFINITY, second = INFINITY;
-  int converged = 0, starts = 0;
-  SearchResult search;  // the multi-start search's profile (best stage-1 loss against starts)
-};
-
-// Stage 1 as a search (lib/icl/search): `starts` random starts (entries N(0, 0.5^2)), each refined by L-BFGS on the
-// exact population loss; the selection value is -loss. No continuation (the loss is quartic in the weights).
-Stage1 solve_stage1(const sja::Stage1Problem& pr, double n, int starts, std::uint64_t seed, std::uint64_t purpose) {
-  Stage1 s;
-  s.starts = starts;
-  learn::LbfgsOptions o;
-  o.max_iterations = 3000;
-  o.gradient_tolerance = 1e-10;
-  o.relative_decrease = 1e-14;
-  o.initial_step = 0.1;
-  const learn::Objective f = [&](const Eigen::Ref<const Eigen::VectorXd>& th, Eigen::VectorXd& g) {
-    return pr.loss(th, n, &g);
-  };
-  SearchProblem sp;
-  sp.dim = pr.size();
-  sp.effort_unit = "L-BFGS iterations (at most)";
-  for (int k = 0; k < starts; ++k) {
-    PromptRng rng(seed, purpose, static_cast<std::uint64_t>(k));
-    Eigen::VectorXd th(pr.size());
-    rng.fill_normal(th);
-    sp.structured.emplace_back(fmt::format("random N(0, 0.5^2) #{}", k + 1), th * 0.5);
-  }
-  sp.refine = [&](const Eigen::VectorXd& x, int effort, std::uint64_t) {
-    o.max_iterations = effort;
-    const auto r = learn::minimize_lbfgs(f, x, o);
-    if (r.converged) ++s.converged;
-    return Eigen::VectorXd(r.theta);
-  };
-  sp.select = [&](const Eigen::VectorXd& x) { return -pr.loss(x, n, nullptr); };
-  SearchBudget b;
-  b.random_starts = 0;
-  b.continuation_steps = 0;
-  b.refine_effort = 3000;
-  b.final_effort = 0;
-  b.improving_tol = 1e-9;
-  s.search = search_maximum(sp, b, seed, purpose);
-  s.theta = s.search.best.size() == pr.size() ? s.search.best : sp.structured.front().second;  // none finite: start 1
-  s.loss = s.search.best.size() == pr.size() ? -s.search.best_value : pr.loss(s.theta, n, nullptr);
-  std::vector<double> losses;  // the second-smallest start loss (ties count), as reported before the mechanism
-  for (const auto& p : s.search.paths)
-    if (!p.values.empty()) losses.push_back(-p.values.front());
-  std::sort(losses.begin(), losses.end());
-  if (losses.size() >= 2) s.second = losses[1];
-  return s;
-}
-
-Eigen::MatrixXd sym_sqrt(const Eigen::MatrixXd& A) {
-  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(A);
-  return es.eigenvectors() * es.eigenvalues().cwiseMax(0).cwiseSqrt().asDiagonal() * es.eigenvectors().transpose();
-}
-
-struct PerN {
-  int n = 0;
-  Stage1 s1;
-  double sigma_min = 0, sigma_max = 0, loss2 = 0, general_best = INFINITY, delta = 0, moment_check = 0;
-  Eigen::MatrixXd Gstar;
-  BilinearLayer layer;
-};
-
-PerN algorithm1(const sja::Stage1Problem& pr, const GaussianIclModel& gm, int n, int starts, std::uint64_t seed,
-                std::uint64_t purpose, bool general) {
-  PerN r;
-  r.n = n;
-  r.s1 = solve_stage1(pr, n, starts, seed, purpose);
-  const Eigen::MatrixXd C = pr.coefficients(r.s1.theta);
-  const FeatureMoments f = pr.features(C);
-  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(f.Lambda);
-  r.sigma_min = std::sqrt(std::max(0.0, es.eigenvalues().minCoeff()));
-  r.sigma_max = std::sqrt(std::max(0.0, es.eigenvalues().maxCoeff()));
-  r.Gstar = optimal_sparse_gamma(f, n);
-  r.loss2 = sparse_lsa_loss(f, r.Gstar, n);
-  const Eigen::MatrixXd Lh = sym_sqrt(f.Lambda);
-  r.delta = (Lh * r.Gstar * Lh + Eigen::MatrixXd::Identity(pr.dbar(), pr.dbar())).norm();
-  r.layer = pr.layer(r.s1.theta);
-  if (general) {
-    // The features as the real layer computes them (exact/feature_moments.hpp), an independent route to the
-    // same moments, and the general single layer searched from the sparse optimum and random starts.
-    const SingleLayerMoments sm = single_layer_moments(gm, bilinear_features(r.layer, pr.d(), pr.dbar()));
-    r.moment_check = (sm.Lambda - f.Lambda).norm() / f.Lambda.norm();
-    Eigen::VectorXd b;
-    Eigen::MatrixXd A;
-    sparse_as_general(r.Gstar, b, A);
-    r.general_best = alternating_single_layer(sm, n, b, A).loss;
-    for (int k = 0; k < 2; ++k) {
-      PromptRng rng(seed, purpose ^ 0x5eedULL, static_cast<std::uint64_t>(k));
-      rng.fill_normal(b);
-      rng.fill_normal(A);
-      r.general_best = std::min(r.general_best, alternating_single_layer(sm, n, b, A).loss);
-    }
-  }
-  return r;
-}
-
-struct LineFit {
-  double slope = 0, lo = 0, hi = 0;
-};
-// Least-squares slope of y on x with a (1 - alpha) Student-t interval from the residuals (k >= 3 points).
-LineFit fit_slope(const std::vector<double>& x, const std::vector<double>& y, double alpha) {
-  const double k = static_cast<double>(x.size());
-  double mx = 0, my = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) mx += x[i] / k, my += y[i] / k;
-  double sxx = 0, sxy = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) sxx += (x[i] - mx) * (x[i] - mx), sxy += (x[i] - mx) * (y[i] - my);
-  LineFit f;
-  f.slope = sxy / sxx;
-  double rss = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    const double e = y[i] - my - f.slope * (x[i] - mx);
-    rss += e * e;
-  }
-  const double half = x.size() > 2 ? student_t_quantile(1 - alpha / 2, k - 2) * std::sqrt(rss / (k - 2) / sxx) : INFINITY;
-  f.lo = f.slope - half;
-  f.hi = f.slope + half;
-  return f;
-}
 
 // A case of a group: progress counts groups (ClaimRun::step() after each), not cases.
 void add_group_case(ClaimRun& r, CaseJson& j) { r.result().cases.push_back(j.take()); }
@@ -228,8 +79,8 @@ void add_group_case(ClaimRun& r, CaseJson& j) { r.result().cases.push_back(j.tak
 //     (local slope above -0.5).
 std::string positive_gamma_cases(const ClaimContext& ctx, ClaimRun& r, const sja::Stage1Problem& pr, int d, int kind,
                                  const std::vector<int>& ns, double lam_min, int starts) {
-  const int dbar = pr.dbar(), d3 = d * d * d, p = positive_entries(kind, dbar);
-  const Eigen::VectorXd zt = zero_feature_theta(pr);
+  const int dbar = pr.dbar(), d3 = d * d * d, p = sja::algorithm1_gamma_positive_entries(kind, dbar);
+  const Eigen::VectorXd zt = sja::zero_feature_theta(pr);
   const double zero_coeff = pr.coefficients(zt).norm();
   nlohmann::ordered_json params{{"d", d}, {"gamma", kind}, {"n_min", ns.front()}, {"n_max", ns.back()}};
   nlohmann::ordered_json per_n = nlohmann::ordered_json::array();
@@ -238,7 +89,7 @@ std::string positive_gamma_cases(const ClaimContext& ctx, ClaimRun& r, const sja
   std::vector<double> ln, lloss;
   nlohmann::ordered_json last_search;
   for (int n : ns) {
-    const Stage1 s1 = solve_stage1(pr, n, starts, ctx.seed, ctx.purpose(fmt::format("d={}, gamma={}, n={}/stage1", d, kind, n)));
+    const sja::Stage1Search s1 = sja::algorithm1_stage1(pr, n, starts, ctx.seed, ctx.purpose(fmt::format("d={}, gamma={}, n={}/stage1", d, kind, n)));
     last_search = s1.search.to_json(12);
     Ey2 = pr.loss(zt, n);
     const FeatureMoments f = pr.features(pr.coefficients(s1.theta));
@@ -284,7 +135,7 @@ std::string positive_gamma_cases(const ClaimContext& ctx, ClaimRun& r, const sja
       basis.push_back("singular_M");
     }
     CaseJson j(params);
-    j.field("gamma", gamma_name(kind));
+    j.field("gamma", sja::algorithm1_gamma_name(kind));
     j.part("a");
     j.quantity("stage1_loss", per_n.back()["stage1_loss"].get<double>());
     j.quantity("stage1_lower_bound", per_n.back()["stage1_lower_bound"].get<double>());
@@ -296,7 +147,7 @@ std::string positive_gamma_cases(const ClaimContext& ctx, ClaimRun& r, const sja
     j.decision(basis.front(), dec);
     j.verdict(dec.verdict, dec.why, dec.verdict == Verdict::refuted ? basis : std::vector<std::string>{});
     add_group_case(r, j);
-    out += fmt::format("{}d={}, Gamma={}: part a {} ({})", out.empty() ? "" : "; ", d, gamma_name(kind),
+    out += fmt::format("{}d={}, Gamma={}: part a {} ({})", out.empty() ? "" : "; ", d, sja::algorithm1_gamma_name(kind),
                        to_string(dec.verdict), kind == 3 ? "stage-1 minimiser M = 0, exact" : "M singular, search");
   }
   if (k >= 2) {  // part c
@@ -311,7 +162,7 @@ std::string positive_gamma_cases(const ClaimContext& ctx, ClaimRun& r, const sja
                                           "-0.5); it stays above lambda_min(S_v) = {:.4g}",
                                           ns[ns.size() - 2], ns.back(), loc, lam_min)};
     CaseJson j(params);
-    j.field("gamma", gamma_name(kind));
+    j.field("gamma", sja::algorithm1_gamma_name(kind));
     j.part("c");
     j.quantity("stated", -1.0);
     j.quantity("exact", kind == 3 ? 0.0 : loc);
@@ -354,7 +205,7 @@ struct Group {
   const sja::Stage1Problem& pr;
   const GaussianIclModel& gm;
   double lam_min = 0;
-  std::vector<PerN> runs;
+  std::vector<sja::Algorithm1Run> runs;
   nlohmann::ordered_json params;
 };
 
@@ -362,7 +213,7 @@ struct Group {
 void rank_case(ClaimRun& r, const Group& g) {
   bool moments_ok = true;
   for (const auto& q : g.runs) moments_ok = moments_ok && q.moment_check <= 1e-9;
-  const PerN& p = g.runs.back();
+  const sja::Algorithm1Run& p = g.runs.back();
   const bool invertible = p.s1.loss < g.lam_min && p.n >= g.d3;
   Decision rank{invertible ? Verdict::confirmed : Verdict::inconclusive, 0, 0,
                 fmt::format("at n = {}: stage-1 loss {:.6g} {} lambda_min(S_v) = {:.6g}: {}", p.n, p.s1.loss,
@@ -388,7 +239,7 @@ void rank_case(ClaimRun& r, const Group& g) {
     else if (!decided_from) decided_from = q.n;
   }
   CaseJson j(g.params);
-  j.field("gamma", gamma_name(g.kind));
+  j.field("gamma", sja::algorithm1_gamma_name(g.kind));
   j.part("a");
   j.quantity("stage1_loss", p.s1.loss);
   j.quantity("stage1_second_best_start", p.s1.second);
@@ -412,13 +263,13 @@ struct Curve {
   nlohmann::ordered_json json = nlohmann::ordered_json::array();
   bool decreasing = true;
   double loc_loss = 0, loc_delta = 0;  // local slopes between the two largest n >= d^3
-  LineFit fl, fd;                      // fitted slopes of log L and log delta
+  SlopeInterval fl, fd;                      // fitted slopes of log L and log delta
 };
 
 Curve loss_curve(const Group& g) {
   Curve cv;
   for (std::size_t i = 0; i < g.runs.size(); ++i) {
-    const PerN& p = g.runs[i];
+    const sja::Algorithm1Run& p = g.runs[i];
     cv.json.push_back({{"n", p.n}, {"stage1_loss", p.s1.loss}, {"loss", p.loss2}, {"n_times_loss", p.n * p.loss2},
                        {"delta_ols", p.delta}, {"sigma_min_M", p.sigma_min}});
     if (p.n < g.d3) continue;
@@ -443,7 +294,7 @@ void ols_case(ClaimRun& r, const Group& g, const Curve& cv) {
                     : (trend.verdict == Verdict::confirmed && rate.verdict == Verdict::confirmed) ? Verdict::confirmed
                                                                                                   : Verdict::inconclusive;
   CaseJson j(g.params);
-  j.field("gamma", gamma_name(g.kind));
+  j.field("gamma", sja::algorithm1_gamma_name(g.kind));
   j.part("b");
   j.quantity("stated", 0.0);
   j.quantity("exact", std::exp(cv.ldelta.back()));
@@ -461,7 +312,7 @@ void ols_case(ClaimRun& r, const Group& g, const Curve& cv) {
 }
 
 // The forward-pass check of the exact stage-2 loss at the smallest n >= d^3.
-EqualityOutcome forward_pass_check(const ClaimContext& ctx, const Group& g, const PerN& p, const RunState& st) {
+EqualityOutcome forward_pass_check(const ClaimContext& ctx, const Group& g, const sja::Algorithm1Run& p, const RunState& st) {
   const PromptShape shape = sja_shape(g.d, g.dbar, p.n);
   SamplingPlan plan = ctx;
   plan.samples = std::max<std::uint64_t>(4096, static_cast<std::uint64_t>(ctx.samples * std::min(1.0, 100.0 / p.n)));
@@ -482,7 +333,7 @@ EqualityOutcome forward_pass_check(const ClaimContext& ctx, const Group& g, cons
 // Part c: the exact stage-2 loss falls like 1/n (local slope), with the forward-pass check of the exact loss.
 void rate_case(const ClaimContext& ctx, ClaimRun& r, const Group& g, const Curve& cv, RunState& st) {
   const auto& ns = g.ns;
-  const PerN* rm = nullptr;
+  const sja::Algorithm1Run* rm = nullptr;
   for (const auto& p : g.runs)
     if (p.n >= g.d3) {
       rm = &p;
@@ -511,7 +362,7 @@ void rate_case(const ClaimContext& ctx, ClaimRun& r, const Group& g, const Curve
   const double Dd = g.d, corrected = Dd * (Dd * Dd * Dd + 18 * Dd * Dd + 95 * Dd + 142) / 4.0;
   const double n_times_loss = ns.back() * std::exp(cv.lloss.back());
   CaseJson j(g.params);
-  j.field("gamma", gamma_name(g.kind));
+  j.field("gamma", sja::algorithm1_gamma_name(g.kind));
   j.part("c");
   j.quantity("stated", -1.0);
   j.quantity("exact", loc_loss);
@@ -532,31 +383,31 @@ void rate_case(const ClaimContext& ctx, ClaimRun& r, const Group& g, const Curve
   j.verdict(v.verdict, v.why, basis);
   add_group_case(r, j);
   st.summary_rate += fmt::format("{}d={}, Gamma={}: local slope {:.3f}, n L(n) = {:.4g} at n = {} (App. C block: {:.4g})",
-                                 st.summary_rate.empty() ? "" : "; ", g.d, gamma_name(g.kind), loc_loss, n_times_loss,
+                                 st.summary_rate.empty() ? "" : "; ", g.d, sja::algorithm1_gamma_name(g.kind), loc_loss, n_times_loss,
                                  ns.back(), corrected);
   st.asymptote += fmt::format("{}d={}, Gamma={}: {:.4g} vs {:.4g}", st.asymptote.empty() ? "" : "; ", g.d,
-                              gamma_name(g.kind), n_times_loss, corrected);
+                              sja::algorithm1_gamma_name(g.kind), n_times_loss, corrected);
 }
 
 // A group with Gamma < 0: Algorithm 1 at every n of the grid, then its cases of parts a, b and c. Returns false when
 // the grid has fewer than two n >= d^3 (parts b and c not judged; a finding says so).
 bool negative_gamma_cases(const ClaimContext& ctx, ClaimRun& r, Group& g, RunState& st) {
   for (int n : g.ns)
-    g.runs.push_back(algorithm1(g.pr, g.gm, n, st.starts, ctx.seed,
+    g.runs.push_back(sja::algorithm1_run(g.pr, g.gm, n, st.starts, ctx.seed,
                                 ctx.purpose(fmt::format("d={}, gamma={}, n={}/stage1", g.d, g.kind, n)), n >= g.d3));
   g.params = {{"d", g.d}, {"gamma", g.kind}, {"n_min", g.ns.front()}, {"n_max", g.ns.back()}};
   rank_case(r, g);
   Curve cv = loss_curve(g);
   if (cv.ln.size() < 2) {
     st.findings.push_back(fmt::format("d = {}, Gamma = {}: fewer than two n >= d^3 = {} on the grid; parts b and c not "
-                                      "judged there.", g.d, gamma_name(g.kind), g.d3));
+                                      "judged there.", g.d, sja::algorithm1_gamma_name(g.kind), g.d3));
     return false;
   }
   const std::size_t k = cv.ln.size();
   cv.loc_loss = (cv.lloss[k - 1] - cv.lloss[k - 2]) / (cv.ln[k - 1] - cv.ln[k - 2]);
   cv.loc_delta = (cv.ldelta[k - 1] - cv.ldelta[k - 2]) / (cv.ln[k - 1] - cv.ln[k - 2]);
-  cv.fl = fit_slope(cv.ln, cv.lloss, 0.01);
-  cv.fd = fit_slope(cv.ln, cv.ldelta, 0.01);
+  cv.fl = slope_interval(cv.ln, cv.lloss, 0.01);
+  cv.fd = slope_interval(cv.ln, cv.ldelta, 0.01);
   ols_case(r, g, cv);
   rate_case(ctx, r, g, cv, st);
   return true;
@@ -587,7 +438,7 @@ ClaimResult run(const ClaimContext& ctx) {
   for (const auto& [key, ns] : groups) {
     const auto [d, kind] = key;
     const int dbar = sja::kernel_width(d), d3 = d * d * d;
-    const sja::Stage1Problem pr(d, dbar, make_gamma(dbar, kind));
+    const sja::Stage1Problem pr(d, dbar, sja::algorithm1_gamma(dbar, kind));
     const auto gm = GaussianIclModel::from_task(PolynomialTask::quadratic(d), Eigen::MatrixXd::Identity(d, d));
     const Eigen::VectorXd spec = pr.target_spectrum();
     const double lam_min = spec.minCoeff();

@@ -6,12 +6,14 @@
 #include "icl/exact/feature_moments.hpp"
 #include "icl/model/gaussian_model.hpp"
 #include "icl/model/rng.hpp"
+#include "icl/model/tasks.hpp"
 #include "tests/support/cli_support.hpp"
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <string>
 
 namespace test_sja_algorithm1 {  // named: a unity build compiles several test files as one unit
 
@@ -76,6 +78,41 @@ TEST_CASE("sja algorithm 1: the target spectrum in an orthonormal basis") {
   CHECK(s[0] == doctest::Approx(2 - std::sqrt(2.0)).epsilon(1e-12));
   CHECK(s[1] == doctest::Approx(1.0).epsilon(1e-12));
   CHECK(s[2] == doctest::Approx(2 + std::sqrt(2.0)).epsilon(1e-12));
+}
+
+TEST_CASE("sja algorithm 1: line 1's Gamma kinds, the zero-feature layer, stage 1 and stage 2 at d = 1") {
+  using namespace icl::sja;
+  CHECK(Eigen::VectorXd(algorithm1_gamma(4, 0).diagonal()).isApprox(-Eigen::VectorXd::Ones(4)));
+  CHECK(algorithm1_gamma(4, 1)(0, 0) == -0.5);
+  CHECK(algorithm1_gamma(4, 1)(3, 3) == -2.0);
+  CHECK(algorithm1_gamma(4, 2)(3, 3) == 1.0);
+  CHECK(algorithm1_gamma(4, 2)(2, 2) == algorithm1_gamma(4, 1)(2, 2));  // kind 1 but for the last entry
+  CHECK(algorithm1_gamma(4, 3).isIdentity());
+  CHECK(algorithm1_gamma_positive_entries(2, 4) == 1);
+  CHECK(algorithm1_gamma_positive_entries(3, 4) == 4);
+  CHECK(algorithm1_gamma_positive_entries(1, 4) == 0);
+  CHECK(std::string(algorithm1_gamma_name(3)) == "+I");
+
+  // d = 1, dbar = C(3,2) = 3, Gamma = +I: the zero-feature layer has C = 0 and loss E[y^2] = 5 (1, x, x^2 with N(0, 1)
+  // coefficients: E[1] + E[x^2] + E[x^4] = 1 + 1 + 3), the stage-1 minimum (the loss is >= E[y^2] for Gamma > 0).
+  const Stage1Problem pos(1, kernel_width(1), algorithm1_gamma(kernel_width(1), 3));
+  CHECK(pos.coefficients(zero_feature_theta(pos)).norm() == 0.0);
+  CHECK(pos.loss(zero_feature_theta(pos), 50) == doctest::Approx(5.0).epsilon(1e-12));
+  const Stage1Search sp = algorithm1_stage1(pos, 50, 3, 5, 0x51);
+  CHECK(sp.starts == 3);
+  CHECK(sp.loss >= 5.0 * (1 - 1e-9));
+  CHECK(sp.second >= sp.loss);
+
+  // Gamma = -I: stage 1 finds features that beat predicting 0, and stage 2's exact optimum beats the frozen attention.
+  const Stage1Problem neg(1, kernel_width(1), algorithm1_gamma(kernel_width(1), 0));
+  const auto gm = icl::GaussianIclModel::from_task(icl::PolynomialTask::quadratic(1), Eigen::MatrixXd::Identity(1, 1));
+  const Algorithm1Run r = algorithm1_run(neg, gm, 50, 3, 5, 0x52, true);
+  CHECK(r.n == 50);
+  CHECK(r.s1.loss < 5.0);
+  CHECK(r.loss2 <= r.s1.loss * (1 + 1e-9));
+  CHECK(r.moment_check < 1e-10);  // the congruences equal the real layer's feature moments
+  CHECK(r.general_best <= r.loss2 * (1 + 1e-9));
+  CHECK(r.sigma_max >= r.sigma_min);
 }
 
 TEST_CASE("regression: sja.cor6 --quick") {

@@ -46,6 +46,24 @@ TEST_CASE("fit_line: least squares by hand, and weights 1/var") {
   CHECK(o.slope_se == doctest::Approx(std::sqrt(2.0)).epsilon(1e-9));  // sxx of the two points: 1/2
 }
 
+TEST_CASE("slope_interval: the least-squares slope with its residual t interval, by hand") {
+  // x = 0..3, y = (0, 1, 1, 2): slope 0.6 (as above); residuals about 0.1 + 0.6 x: -0.1, 0.3, -0.3, 0.1, rss = 0.2;
+  // half-width t_{0.975, 2} sqrt(0.2 / 2 / 5), with t_{p, 2} = (2p - 1) / sqrt(2 p (1 - p)) in closed form.
+  const icl::SlopeInterval f = icl::slope_interval({0, 1, 2, 3}, {0, 1, 1, 2}, 0.05);
+  const double half = 0.95 / std::sqrt(2 * 0.975 * 0.025) * std::sqrt(0.02);
+  CHECK(f.slope == doctest::Approx(0.6).epsilon(1e-14));
+  CHECK(f.lo == doctest::Approx(0.6 - half).epsilon(1e-9));
+  CHECK(f.hi == doctest::Approx(0.6 + half).epsilon(1e-9));
+  // points on a line: no width; two points: no residual degrees of freedom, an infinite interval
+  const icl::SlopeInterval e = icl::slope_interval({1, 2, 4}, {1, -1, -5}, 0.01);
+  CHECK(e.slope == doctest::Approx(-2.0).epsilon(1e-14));
+  CHECK(e.hi - e.lo == doctest::Approx(0.0).scale(1.0).epsilon(1e-12));
+  const icl::SlopeInterval two = icl::slope_interval({0, 1}, {0, 3}, 0.01);
+  CHECK(two.slope == doctest::Approx(3.0));
+  CHECK(std::isinf(two.hi));
+  CHECK(std::isinf(two.lo));
+}
+
 TEST_CASE("slope_estimate: the slope with its normal interval") {
   icl::LineFit f;
   f.slope = -1.02;

@@ -43,6 +43,25 @@ Estimate slope_estimate(const LineFit& f, std::uint64_t samples, double alpha) {
   return e;
 }
 
+SlopeInterval slope_interval(const std::vector<double>& x, const std::vector<double>& y, double alpha) {
+  const double k = static_cast<double>(x.size());
+  double mx = 0, my = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) mx += x[i] / k, my += y[i] / k;
+  double sxx = 0, sxy = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) sxx += (x[i] - mx) * (x[i] - mx), sxy += (x[i] - mx) * (y[i] - my);
+  SlopeInterval f;
+  f.slope = sxy / sxx;
+  double rss = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const double e = y[i] - my - f.slope * (x[i] - mx);
+    rss += e * e;
+  }
+  const double half = x.size() > 2 ? student_t_quantile(1 - alpha / 2, k - 2) * std::sqrt(rss / (k - 2) / sxx) : INFINITY;
+  f.lo = f.slope - half;
+  f.hi = f.slope + half;
+  return f;
+}
+
 std::pair<double, double> clopper_pearson(std::uint64_t k, std::uint64_t n, double alpha) {
   if (k > n) throw std::invalid_argument("clopper_pearson: k <= n");
   using boost::math::ibeta_inv;

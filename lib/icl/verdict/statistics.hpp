@@ -27,6 +27,15 @@ LineFit fit_line(const std::vector<double>& x, const std::vector<double>& y, con
 // behind the points); sd 0 (none).
 Estimate slope_estimate(const LineFit& f, std::uint64_t samples, double alpha);
 
+// The ordinary least-squares slope of y on x with its two-sided Student-t interval at level 1 - alpha from the
+// residuals (k - 2 degrees of freedom, k the points; infinite half-width with k <= 2): slope = sxy / sxx, half-width
+// t_{1 - alpha/2, k-2} sqrt(rss / (k - 2) / sxx). For a rate read off a few exact log-log points, whose scatter
+// about the line is the only error there is.
+struct SlopeInterval {
+  double slope = 0, lo = 0, hi = 0;
+};
+SlopeInterval slope_interval(const std::vector<double>& x, const std::vector<double>& y, double alpha);
+
 // The exact (Clopper-Pearson) two-sided interval at level 1 - alpha of a binomial proportion, k successes in n
 // trials: the alpha/2 quantile of Beta(k, n - k + 1) and the 1 - alpha/2 quantile of Beta(k + 1, n - k); 0 below at
 // k = 0 (the upper end is then 1 - (alpha/2)^(1/n)), 1 above at k = n. Throws std::invalid_argument for k > n.
