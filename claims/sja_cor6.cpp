@@ -36,8 +36,9 @@
 //       like 1/n"; a local slope above -0.5 refutes; in between inconclusive.
 // Cases: one per (d, gamma) for part a (at the largest n), b and c. Gamma: 0 = -I, 1 = -diag(0.5 .. 2) (negative
 // definite, anisotropic), and, because Algorithm 1 says "any full-rank diagonal Gamma" and a statement quantified
-// over a family is judged over it, 2 = -I with one entry +1 and 3 = +I (positive_gamma_cases below: parts a and
-// c). Those refute the corollary as stated (missing assumption: Gamma < 0); the cases with Gamma < 0 verify the
+// over a family is judged over it, 2 = -diag(0.5 .. 2) with its last entry +1 and 3 = +I (positive_gamma_cases
+// below: parts a and c; reports before 28 November 2026 named kind 2 "-I with the last entry +1", which is not the
+// matrix they used). Those refute the corollary as stated (missing assumption: Gamma < 0); the cases with Gamma < 0 verify the
 // corrected statement.
 #include "constructions/sja_algorithm1.hpp"
 #include "constructions/sja_appC.hpp"
@@ -516,7 +517,7 @@ const RegisterClaim reg{Claim{
     "attention approximately OLS on those features, and loss O(1/n).",
     .params = {ParamSpec{"d", {2, 3}, {2}, 1, 4, true, "input dimension (dbar = C(d+2,2))"},
      ParamSpec{"gamma", {0, 1, 2, 3}, {0, 3}, 0, 3, true,
-               "frozen Gamma of line 1: 0 = -I, 1 = -diag(0.5..2), 2 = -I with one entry +1, 3 = +I"},
+               "frozen Gamma of line 1: 0 = -I, 1 = -diag(0.5..2), 2 = -diag(0.5..2) with the last entry +1, 3 = +I"},
      ParamSpec{"n", {30, 100, 1000, 10000, 100000}, {10, 1000, 10000, 100000}, 1, 1e7, true,
                "context length (the grid's n >= d^3 judge parts b, c; the largest judges part a)"},
      ParamSpec{"search", {1}, {1}, 0.25, 64, false, "worst-case search budget multiplier (docs/search.md)", true}},

@@ -107,7 +107,7 @@ Eigen::MatrixXd algorithm1_gamma(int dbar, int kind) {
   return g.asDiagonal();
 }
 const char* algorithm1_gamma_name(int kind) {
-  return kind == 0 ? "-I" : kind == 1 ? "-diag(0.5..2)" : kind == 2 ? "-I with the last entry +1" : "+I";
+  return kind == 0 ? "-I" : kind == 1 ? "-diag(0.5..2)" : kind == 2 ? "-diag(0.5..2) with the last entry +1" : "+I";
 }
 int algorithm1_gamma_positive_entries(int kind, int dbar) { return kind == 2 ? 1 : kind == 3 ? dbar : 0; }
 
