@@ -68,7 +68,7 @@
 //   Finding (not the verdict): under the Gaussian law of the paper's experiments, theta ~ N(0, I/d), the same
 //     search's best gain (paired on fresh prompts) is reported at d = 5 for D = 10, 30, 100 with the fitted slope of
 //     log gain on log D where every gain is distinguishable from 0 (an independent search: 0.020, 0.0057, 0.0015).
-#include "constructions/xlssc_sec4.hpp"
+#include "constructions/xlssc_sec42_onelayer.hpp"
 #include "icl/claim/case_json.hpp"
 #include "icl/claim/claim.hpp"
 #include "icl/claim/claim_run.hpp"
@@ -96,51 +96,7 @@ namespace {
 namespace xlssc_onelayer {  // named, so that a unity build (several claim files in one unit) keeps them apart
 
 using Act = SoftmaxAttention::Activation;
-const std::vector<double> kBetas{0.25, 0.5, 1, 2, 4, 8};
-constexpr int kRandomCandidates = 12;
-constexpr double kRelativeFrom = 200;  // |K| above which the search's Adam steps on K grow with |K|
-
-struct Prompt {
-  Eigen::MatrixXd X, Z;
-  Eigen::RowVectorXd y;
-  double yq = 0;
-};
-
-// x ~ N(0, I), theta = s theta0 with a fair sign s, y = x^T theta; Z the E_2 prompt.
-void draw_prompt(PromptRng& rng, const Eigen::VectorXd& theta0, int D, Prompt& p) {
-  const double s = rng.uniform() < 0.5 ? -1.0 : 1.0;
-  rng.fill_normal(p.X);
-  p.y = s * (theta0.transpose() * p.X);
-  p.yq = p.y[D];
-  embed_unstructured(p.X, p.y.head(D), p.Z);
-}
-
-double predict(const SoftmaxAttention& layer, Eigen::MatrixXd& Z) {
-  const Eigen::MatrixXd Z0 = Z;
-  layer.apply(Z, /*last_column_only=*/true);
-  const double yhat = unstructured_prediction(Z);
-  Z = Z0;
-  return yhat;
-}
-
-std::vector<SoftmaxAttention> candidates(int d, const Eigen::VectorXd& theta0, Act act, std::uint64_t seed) {
-  std::vector<SoftmaxAttention> c;
-  for (double b : kBetas) c.push_back(xlssc::onelayer_sign_probe(theta0, 1.0, b, act));
-  PromptRng rng(seed, stable_hash("xlssc.onelayer/candidates"), static_cast<std::uint64_t>(d));
-  for (int k = 0; k < kRandomCandidates; ++k) {
-    Eigen::VectorXd v(d + 1);
-    Eigen::MatrixXd K(d + 1, d + 1);
-    rng.fill_normal(v);
-    rng.fill_normal(K);
-    c.push_back(xlssc::onelayer(v, K / std::sqrt(d + 1.0), act));
-  }
-  return c;
-}
-
-std::string describe(std::size_t k) {
-  return k < kBetas.size() ? fmt::format("sign probe, beta = {:g}", kBetas[k])
-                           : fmt::format("random weights #{}", k - kBetas.size() + 1);
-}
+using xlssc::Chosen, xlssc::SoftSearch;
 
 Estimate negate(const Estimate& e) {
   Estimate r = e;
@@ -149,15 +105,6 @@ Estimate negate(const Estimate& e) {
   r.ci_high = -e.ci_low;
   return r;
 }
-
-// The worst-case search for part b (and the Gaussian-law finding): the one-layer softmax attention (V, K full,
-// the look-ahead mask: learn::softmax_stack) that predicts best, at one (d, D), under the symmetric law (theta0
-// given) or the Gaussian law (theta0 empty). The search maximises the gain E[y_q^2] - loss = 1 - loss (E[y_q^2] = 1
-// under both laws) on held-out prompts.
-struct SoftSearch {
-  SearchResult search;
-  SoftmaxAttention chosen;
-};
 
 SearchBudget softmax_budget(const ClaimContext& ctx, double k) {
   SearchBudget b;
@@ -178,189 +125,10 @@ SearchBudget softmax_budget(const ClaimContext& ctx, double k) {
   return b.scaled(k);
 }
 
-// select_n: the held-out prompts every candidate is scored on (the same prompts for all: a paired comparison).
-SoftSearch search_softmax(const ClaimContext& ctx, int d, int D, const Eigen::VectorXd& theta0, const SearchBudget& budget,
-                          const std::string& tag, std::uint64_t select_n) {
-  const learn::Parameterisation p = learn::softmax_stack(d, 1, Act::softmax, true);
-  const learn::PromptSource source = learn::unstructured_prompts(d, D, theta0);
-  const learn::LossSpec sq{-1.0, 1.0};  // (yhat - y_q)^2
-  learn::BatchObjective held_out(p, source, sq, ctx.threads);
-  const std::uint64_t select_purpose = ctx.purpose(tag + "/select");
-  const int gK = p.find_group("K_0");
-  const Eigen::Index k_off = p.group_offset(gK), k_len = (d + 1) * (d + 1);
-  SearchProblem pr;
-  pr.dim = p.size();
-  pr.effort_unit = fmt::format("Adam steps of {} fresh prompts", ctx.quick ? 256 : 512);
-  // The direction the structured starts use: theta0 under the symmetric law, e_1 under the Gaussian law.
-  Eigen::VectorXd t0 = theta0;
-  if (!t0.size()) {
-    t0 = Eigen::VectorXd::Zero(d);
-    t0[0] = 1.0;
-  }
-  auto add_start = [&, base = p.base()](const std::string& name, const SoftmaxAttention& layer) mutable {
-    base.weight(0, "V") = layer.V;
-    base.weight(0, "K") = layer.K;
-    pr.structured.emplace_back(name, p.theta_from(base));
-  };
-  for (double beta : {1.0, 4.0})
-    add_start(fmt::format("sign probe, beta = {:g}", beta), xlssc::onelayer_sign_probe(t0, 0.5, beta, Act::softmax));
-  {  // The near-tie family: x tokens score -c (theta0^T x_i)(theta0^T x_q), y tokens -1.04 c y_i (theta0^T x_q); as c
-     // grows the attention picks one extreme token, and which kind wins (x or y, of the same i) depends on the sign
-     // of theta; values 0.34 theta0^T x on x tokens, -0.11 y on y tokens. (The shape an independent search's optimum
-     // had at d = 5, D = 30.)
-    Eigen::VectorXd v = Eigen::VectorXd::Zero(d + 1);
-    v.head(d) = 0.34 * t0;
-    v[d] = -0.11;
-    Eigen::MatrixXd K = Eigen::MatrixXd::Zero(d + 1, d + 1);
-    K.topLeftCorner(d, d) = -8.0 * t0 * t0.transpose();
-    K.row(d).head(d) = -8.32 * t0.transpose();
-    add_start("near-tie family, c = 8", xlssc::onelayer(v, K, Act::softmax));
-  }
-  // The "denominator" families: every y token scores 0 and the x tokens' scores move the softmax normaliser with
-  // sum_i theta0^T x_i, so a value on the label row (v = u e_label) leaks theta's sign (the best found at small D
-  // under the symmetric law, and under the Gaussian law at every D an independent search ran).
-  for (const auto& [name, k0, kr, u] : {std::tuple<const char*, double, double, double>{"denominator family, sharp", -6.66, 0.66, 1.25},
-                                        {"denominator family, isotropic", -1.4, -1.4, 2.0}}) {
-    Eigen::VectorXd v = Eigen::VectorXd::Zero(d + 1);
-    v[d] = u;
-    // K[:d, :d] = k0 t0 t0^T + kr (I - t0 t0^T)
-    Eigen::MatrixXd K = Eigen::MatrixXd::Zero(d + 1, d + 1);
-    K.topLeftCorner(d, d) = kr * Eigen::MatrixXd::Identity(d, d) + (k0 - kr) * t0 * t0.transpose();
-    add_start(name, xlssc::onelayer(v, K, Act::softmax));
-  }
-  // Adam's step relative to the scores' scale: each refinement trains K = sigma K' (sigma = max(1, |K| / kRelativeFrom)
-  // at the refinement's start, fixed during it), so a step moves K by sigma times the learning rate. Below |K| = 200
-  // (sigma = 1) this is plain Adam; along a continuation to near-hard attention (|K| in the thousands) the structure
-  // that must be tuned in absolute terms (the near tie between an x token's and a y token's score, c - k above)
-  // would otherwise be frozen at what the rescaling made of it.
-  pr.refine = [&, d](const Eigen::VectorXd& x, int effort, std::uint64_t stream) {
-    const double sigma = std::max(1.0, x.segment(k_off, k_len).norm() / kRelativeFrom);
-    learn::Parameterisation q(p.base());
-    q.add(learn::ParamGroup::full("V_0", d + 1, d + 1, {{0, "V"}}));
-    q.add(learn::ParamGroup::full("K_0", d + 1, d + 1, {learn::Target{0, "K", 0, 0, sigma}}));
-    Eigen::VectorXd y = x;
-    y.segment(k_off, k_len) /= sigma;
-    learn::TrainConfig c;
-    c.optimizer = "adam";
-    c.learning_rate = 0.02;
-    c.batch = ctx.quick ? 256 : 512;
-    c.steps = effort;
-    c.lr_decay_every = std::max(1, effort / 2);
-    c.lr_decay = 0.5;
-    c.test_batch = 0;
-    c.curve_points = 4;
-    c.seed = ctx.seed;
-    c.purpose = ctx.purpose(fmt::format("{}/refine/{}", tag, stream));
-    c.threads = ctx.threads;
-    c.progress = false;
-    c.label = tag;
-    Eigen::VectorXd out = learn::train(q, y, source, sq, c).theta;
-    out.segment(k_off, k_len) *= sigma;
-    return out;
-  };
-  pr.select = [&](const Eigen::VectorXd& x) {
-    return 1.0 - held_out.evaluate(x, ctx.seed, select_purpose, select_n, nullptr);
-  };
-  pr.rescale = [&](const Eigen::VectorXd& x, double f) {
-    Eigen::VectorXd y = x;
-    y.segment(k_off, k_len) *= f;  // the scores: the softmax's inverse temperature
-    return y;
-  };
-  SoftSearch out;
-  out.search = search_maximum(pr, budget, ctx.seed, ctx.purpose(tag + "/starts"));
-  // Every path diverged (no finite selection value): fall back to the first structured start, reported as such.
-  if (out.search.best.size() != pr.dim) {
-    out.search.best = pr.structured.front().second;
-    out.search.best_start = pr.structured.front().first + " (every path diverged: the start itself)";
-  }
-  const learn::Network net = p.network(out.search.best);
-  out.chosen.V = net.weight(0, "V");
-  out.chosen.K = net.weight(0, "K");
-  out.chosen.activation = Act::softmax;
-  out.chosen.causal = true;
-  return out;
-}
-
-Prompt new_prompt(int d, int D) {
-  Prompt p;
-  p.X.resize(d, D + 1);
-  p.Z.resize(d + 1, 2 * D + 1);
-  return p;
-}
-
-// 1. Evenness in theta for random weights: the worst relative gap |yhat(theta0) - yhat(-theta0)| over prompts.
-WorstCase evenness_worst(const ClaimContext& ctx, int d, int D, Act act, const Eigen::VectorXd& theta0,
-                         std::uint64_t purpose) {
-  auto make_even = [&] {
-    return [&, p = new_prompt(d, D)](std::uint64_t i, double* out) mutable {
-      PromptRng rng(ctx.seed, purpose ^ 0x5157, i);
-      Eigen::VectorXd v(d + 1);
-      Eigen::MatrixXd K(d + 1, d + 1);
-      rng.fill_normal(v);
-      rng.fill_normal(K);
-      const SoftmaxAttention layer = xlssc::onelayer(v, K / std::sqrt(d + 1.0), act);
-      draw_prompt(rng, theta0, D, p);
-      const double a = predict(layer, p.Z);
-      const Eigen::RowVectorXd yneg = -p.y;
-      embed_unstructured(p.X, yneg.head(D), p.Z);
-      const double b = predict(layer, p.Z);
-      out[0] = scaled_error(a, b, std::abs(a) + std::abs(b));
-    };
-  };
-  return worst_over_prompts(std::max<std::uint64_t>(ctx.samples / 16, 256), 1, ctx.threads, make_even);
-}
-
-// 2. The weights to test. Linear phi: candidates with their best scale alpha* in closed form on a training
-//    stream (yhat is even in theta, so no weights can beat 0: evenness decides). Softmax: the worst-case search.
-struct Chosen {
-  SoftmaxAttention layer;
-  std::string what;
-  double best_train = NAN, best_alpha = NAN;
-  std::optional<SoftSearch> found;
-};
-
-Chosen fit_linear_candidates(const ClaimContext& ctx, int d, int D, Act act, const Eigen::VectorXd& theta0,
-                             std::uint64_t purpose) {
-  Chosen ch;
-  const auto cand = candidates(d, theta0, act, ctx.seed);
-  const int C = static_cast<int>(cand.size());
-  auto make_train = [&] {
-    return [&, p = new_prompt(d, D)](std::uint64_t i, double* out) mutable {
-      PromptRng rng(ctx.seed, purpose ^ 0x7124, i);
-      draw_prompt(rng, theta0, D, p);
-      for (int k = 0; k < C; ++k) {
-        const double g = predict(cand[static_cast<std::size_t>(k)], p.Z);
-        out[2 * k] = g * p.yq;
-        out[2 * k + 1] = g * g;
-      }
-      out[2 * C] = p.yq * p.yq;
-    };
-  };
-  MonteCarlo train(2 * C + 1, ctx.threads);
-  train.extend_to(std::max<std::uint64_t>(ctx.samples / 4, 2048), make_train);
-  const Accumulator ta = train.total();
-  std::size_t best = 0;
-  ch.best_train = INFINITY;
-  for (int k = 0; k < C; ++k) {
-    const double gy = ta.mean[static_cast<std::size_t>(2 * k)], gg = ta.mean[static_cast<std::size_t>(2 * k + 1)];
-    const double a = gg > 0 ? gy / gg : 0.0;
-    const double l = ta.mean[static_cast<std::size_t>(2 * C)] - a * gy;
-    if (l < ch.best_train) {
-      ch.best_train = l;
-      best = static_cast<std::size_t>(k);
-      ch.best_alpha = a;
-    }
-  }
-  ch.layer = cand[best];
-  ch.layer.V *= ch.best_alpha;
-  ch.what = fmt::format("{} with alpha = {:.4g}", describe(best), ch.best_alpha);
-  return ch;
-}
-
 Chosen search_case(const ClaimContext& ctx, const Case& c, int d, int D, const Eigen::VectorXd& theta0,
                    double search_k) {
   Chosen ch;
-  ch.found = search_softmax(ctx, d, D, theta0, softmax_budget(ctx, search_k), "softmax/" + c.label(),
+  ch.found = xlssc::search_softmax(ctx, d, D, theta0, softmax_budget(ctx, search_k), "softmax/" + c.label(),
                             ctx.quick ? 4096 : 8192);
   ch.layer = ch.found->chosen;
   ch.what = fmt::format("the search's best weights (from '{}', |K| = {:.3g}, |v| = {:.3g})", ch.found->search.best_start,
@@ -383,10 +151,10 @@ TestOutcome test_stream(ClaimRun& r, double alpha_case, int d, int D, const Eige
                         const SoftmaxAttention& chosen, std::uint64_t purpose, bool whole_stream) {
   const ClaimContext& ctx = r.ctx();
   auto make_test = [&] {
-    return [&, p = new_prompt(d, D)](std::uint64_t i, double* out) mutable {
+    return [&, p = xlssc::onelayer_prompt(d, D)](std::uint64_t i, double* out) mutable {
       PromptRng rng(ctx.seed, purpose ^ 0x7e57, i);
-      draw_prompt(rng, theta0, D, p);
-      const double yhat = predict(chosen, p.Z);
+      xlssc::draw_sign_prompt(rng, theta0, D, p);
+      const double yhat = xlssc::predict_query(chosen, p.Z);
       out[0] = (yhat - p.yq) * (yhat - p.yq);
       out[1] = yhat * yhat - 2 * yhat * p.yq;
     };
@@ -461,9 +229,9 @@ void run_case(ClaimRun& r, const Case& c, double alpha_case, const IdentityToler
   theta0[0] = 1.0;
   const std::uint64_t purpose = ctx.purpose(c.label());
 
-  const WorstCase even = evenness_worst(ctx, d, D, act, theta0, purpose);
+  const WorstCase even = xlssc::evenness_worst(ctx, d, D, act, theta0, purpose);
   const Decision evenness = judge_identity(even.worst[0], even_tol, "yhat(theta0) = yhat(-theta0)");
-  const Chosen ch = act == Act::linear ? fit_linear_candidates(ctx, d, D, act, theta0, purpose)
+  const Chosen ch = act == Act::linear ? xlssc::fit_linear_candidates(ctx, d, D, act, theta0, purpose)
                                        : search_case(ctx, c, d, D, theta0, search_k);
   const SoftmaxAttention& chosen = ch.layer;
   const TestOutcome t = test_stream(r, alpha_case, d, D, theta0, chosen, purpose, act == Act::softmax);
@@ -529,7 +297,7 @@ void declare_refutations(ClaimRun& r) {
 // predicting 0 paired on fresh prompts.
 nlohmann::ordered_json gaussian_row(const ClaimContext& ctx, int d, int D, Estimate& ge) {
   // Gains of order 0.01 and below: the held-out set must resolve differences that small (65536 prompts).
-  const SoftSearch g = search_softmax(ctx, d, D, Eigen::VectorXd(), softmax_budget(ctx, 0.5 * ctx.setting("search")),
+  const SoftSearch g = xlssc::search_softmax(ctx, d, D, Eigen::VectorXd(), softmax_budget(ctx, 0.5 * ctx.setting("search")),
                                       fmt::format("gaussian/d={}, D={}", d, D), 65536);
   const learn::Parameterisation p = learn::softmax_stack(d, 1, Act::softmax, true);
   learn::Network net = p.base();
