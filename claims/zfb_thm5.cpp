@@ -29,6 +29,7 @@
 // worst-case search of lib/icl/search over continuous spectra and N, M up to 10^6 (compass search on the exact
 // ratio, continuation in the spectrum's spread; its convergence profile is in the case's `search`): refuted if
 // either exceeds the bound, confirmed only if the search's profile is flat at the end of its budget.
+#include "constructions/zfb_thm5.hpp"
 #include "icl/claim/case_json.hpp"
 #include "icl/claim/claim_run.hpp"
 #include "icl/claim/param_names.hpp"
@@ -51,35 +52,8 @@ const MutationSite kFinal{"zfb.thm5/final_bound", "zfb.thm5", "the final bound o
 
 double qform(const Eigen::VectorXd& a, const Eigen::MatrixXd& B) { return a.dot(B * a); }
 
-std::string task_name(int t) {
-  switch (t) {
-    case 0: return "noiseless linear, fixed w";
-    case 1: return "noisy linear (noise sd 0.5), fixed w";
-    case 2: return "quadratic, fixed coefficients";
-    default: return "noiseless linear, w ~ N(0, I)";
-  }
-}
-
-struct Setting {
-  Eigen::MatrixXd Lam, Gam, Gam_inv, Gm2;
-  double trL = 0, kappa = 1;
-};
-
-Setting setting(const Eigen::MatrixXd& Lam, int N) {
-  Setting s;
-  const int d = static_cast<int>(Lam.rows());
-  s.Lam = Lam;
-  s.trL = Lam.trace();
-  s.Gam = (1.0 + 1.0 / N) * Lam + s.trL / N * Eigen::MatrixXd::Identity(d, d);
-  s.Gam_inv = s.Gam.inverse();
-  s.Gm2 = s.Gam_inv * s.Gam_inv;
-  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(Lam);
-  s.kappa = es.eigenvalues().maxCoeff() / es.eigenvalues().minCoeff();
-  return s;
-}
-
 // The decomposition (16) with exact moments of D (fixed w): m.xi = E[xy], m.K4 = E[x x^T y^2], m.Ey2.
-double stated_decomposition(const Setting& s, const FeatureMoments& m, int N, int M) {
+double stated_decomposition(const zfb::Thm5Setting& s, const FeatureMoments& m, int N, int M) {
   const Eigen::VectorXd a = s.Lam.ldlt().solve(m.xi);
   const Eigen::MatrixXd Sig = m.K4 - m.xi * m.xi.transpose();
   const double best_linear = m.Ey2 - m.xi.dot(a);
@@ -89,51 +63,27 @@ double stated_decomposition(const Setting& s, const FeatureMoments& m, int N, in
              (static_cast<double>(N) * N));
 }
 
-double stated_special(const Setting& s, const Eigen::VectorXd& w, int N, int M) {
+double stated_special(const zfb::Thm5Setting& s, const Eigen::VectorXd& w, int N, int M) {
   const Eigen::MatrixXd L2 = s.Lam * s.Lam, L3 = L2 * s.Lam;
   return (qform(w, s.Gm2 * L3) + (s.Gm2 * L2).trace() * qform(w, s.Lam)) / M +
          (qform(w, s.Gm2 * L3) + 2 * qform(w, s.Gm2 * L2) * s.trL + qform(w, s.Gm2 * s.Lam) * s.trL * s.trL) /
              (static_cast<double>(N) * N);
 }
 
-double stated_fixed_w_bound(const Setting& s, const Eigen::VectorXd& w, int N, int M) {
+double stated_fixed_w_bound(const zfb::Thm5Setting& s, const Eigen::VectorXd& w, int N, int M) {
   const int d = static_cast<int>(w.size());
   return (d + 1.0) / M * qform(w, s.Lam) +
          (qform(w, s.Lam) + 2 * w.squaredNorm() * s.trL + qform(w, s.Lam.inverse()) * s.trL * s.trL) /
              (static_cast<double>(N) * N);
 }
 
-double stated_final_bound(const Setting& s, int d, int N, int M) {
+double stated_final_bound(const zfb::Thm5Setting& s, int d, int N, int M) {
   return kFinal((d + 1.0) * s.trL / M + (1.0 + 2 * d + d * d * s.kappa) * s.trL / (static_cast<double>(N) * N));
 }
 
 // The exact error of the limit model: (yhat - y)^2 = (yhat' + y)^2 with yhat' = -yhat, i.e. the sparse
 // loss at Gamma = -Gam^-1 (the product of the W_PV and W_KQ scales is 1), n = M.
-double exact_error(const Setting& s, const FeatureMoments& m, int M) { return sparse_lsa_loss(m, -s.Gam_inv, M); }
-
-LinearSelfAttention limit_model(const Setting& s, int M) {
-  const Eigen::Index d = s.Lam.rows();
-  const double c = std::pow((s.Gm2).trace(), 0.25);
-  LinearSelfAttention a;
-  a.P = Eigen::MatrixXd::Zero(d + 1, d + 1);
-  a.P(d, d) = c;
-  a.Q = Eigen::MatrixXd::Zero(d + 1, d + 1);
-  a.Q.topLeftCorner(d, d) = s.Gam_inv / c;
-  a.masked = false;
-  a.scale = 1.0 / M;
-  return a;
-}
-
-GaussianIclModel make_task(int task, int d, const Eigen::MatrixXd& Lam, std::uint64_t seed, std::uint64_t purpose) {
-  GaussianIclModel m = GaussianIclModel::from_task(task == 2 ? PolynomialTask::quadratic(d) : PolynomialTask::linear(d), Lam);
-  if (task == 3) return m;
-  m.random_w = false;
-  m.fixed_w.resize(m.num_coefficients());
-  PromptRng rng(seed, purpose, 0);
-  rng.fill_normal(m.fixed_w);
-  if (task == 1) m.noise_sd = 0.5;
-  return m;
-}
+double exact_error(const zfb::Thm5Setting& s, const FeatureMoments& m, int M) { return sparse_lsa_loss(m, -s.Gam_inv, M); }
 
 // The worst ratios over the cases, for the summary.
 struct CaseWorst {
@@ -147,7 +97,7 @@ const Tolerance kExactTol{1e-9, 1e-12};
 // the per-w bound. Writes the case's quantities and decisions; returns the case's verdict.
 template <class MakeWorker>
 Decision judge_decomposition(ClaimRun& r, CaseJson& j, MakeWorker& make_worker, double alpha_case, double stated,
-                             double exact, const Setting& s, const GaussianIclModel& model, int task, int N, int M,
+                             double exact, const zfb::Thm5Setting& s, const GaussianIclModel& model, int task, int N, int M,
                              CaseWorst& worst) {
   const ClaimContext& ctx = r.ctx();
   const Tolerance& tol = kTol;
@@ -189,7 +139,7 @@ Decision judge_decomposition(ClaimRun& r, CaseJson& j, MakeWorker& make_worker, 
 // returns the case's verdict.
 template <class MakeWorker>
 Decision judge_final_bound(ClaimRun& r, CaseJson& j, MakeWorker& make_worker, double alpha_case, double stated,
-                           double exact, const Setting& s, int d, int N, int M, CaseWorst& worst) {
+                           double exact, const zfb::Thm5Setting& s, int d, int N, int M, CaseWorst& worst) {
   const ClaimContext& ctx = r.ctx();
   Decision v;
   auto o = sequential_bound(ctx, alpha_case, BoundKind::upper, stated, Tolerance{}, 2048, ctx.samples, make_worker,
@@ -222,8 +172,8 @@ void run_case(ClaimRun& r, const Case& c, double alpha_case, CaseWorst& worst) {
   const ClaimContext& ctx = r.ctx();
   const int d = c.geti("d"), cov = c.geti("cov"), N = c.geti("N"), M = c.geti("M"), task = c.geti("task");
   const Eigen::MatrixXd Lam = test_covariance(d, cov);
-  const Setting s = setting(Lam, N);
-  const GaussianIclModel model = make_task(task, d, Lam, ctx.seed, ctx.purpose(fmt::format("w/d={}/task={}", d, task)));
+  const zfb::Thm5Setting s = zfb::thm5_setting(Lam, N);
+  const GaussianIclModel model = zfb::thm5_task(task, d, Lam, ctx.seed, ctx.purpose(fmt::format("w/d={}/task={}", d, task)));
   const auto u = identity_features(d);
   const FeatureMoments fm = model_feature_moments(model, u);
   const double exact = exact_error(s, fm, M);
@@ -231,7 +181,7 @@ void run_case(ClaimRun& r, const Case& c, double alpha_case, CaseWorst& worst) {
   const double stated = bound_case ? stated_final_bound(s, d, N, M) : stated_decomposition(s, fm, N, M);
 
   Transformer block;
-  block.layers.emplace_back(limit_model(s, M));
+  block.layers.emplace_back(zfb::thm5_limit_model(s, M));
   const Transformer no_features;
   const Eigen::MatrixXd Psi = query_moment_matrix(model, u);
   const PromptShape shape = zfb_shape(d, M);
@@ -240,7 +190,7 @@ void run_case(ClaimRun& r, const Case& c, double alpha_case, CaseWorst& worst) {
   };
 
   CaseJson j(c);
-  j.field("task", task_name(task));
+  j.field("task", zfb::thm5_task_name(task));
   j.field("covariance", covariance_name(cov, d));
   j.part(bound_case ? "b" : "a");
   j.quantity("stated", stated);
@@ -264,47 +214,34 @@ struct GridScan {
 
 GridScan grid_scan() {
   GridScan g;
-  for (int d = 1; d <= 4; ++d)
-    for (double kappa : {1.0, 10.0, 100.0})
-      for (int shape = 0; shape < 3; ++shape)
-        for (int N : {1, 2, 5, 20, 100, 10000})
-          for (int M : {1, 2, 10, 100, 10000}) {
-            Eigen::VectorXd lam(d);
-            for (int i = 0; i < d; ++i) {
-              const double t = d == 1 ? 1.0 : static_cast<double>(i) / (d - 1);
-              lam[i] = shape == 0 ? std::pow(kappa, t) : (shape == 1 ? (i == 0 ? kappa : 1.0) : (i == 0 ? 1.0 : kappa));
-            }
-            const Eigen::MatrixXd Lam = lam.asDiagonal();
-            const Setting s = setting(Lam, N);
-            const auto model = GaussianIclModel::from_task(PolynomialTask::linear(d), Lam);
-            const FeatureMoments fm = model_feature_moments(model, identity_features(d));
-            const double e = exact_error(s, fm, M), b = stated_final_bound(s, d, N, M), r = e / b;
-            if (r > g.worst) {
-              g.worst = r;
-              g.exact = e;
-              g.stated = b;
-              g.lam = lam;
-              g.d = d;
-              g.N = N;
-              g.M = M;
-              // At d = 1 Lambda is a variance: there is no spectrum shape and its condition number is 1.
-              g.params = {{"d", d}, {"N", N}, {"M", M}, {"kappa", d == 1 ? 1.0 : kappa},
-                          {"spectrum", d == 1 ? "variance" : (shape == 0 ? "geometric" : (shape == 1 ? "one large" : "one small"))},
-                          {"scale", lam.maxCoeff()}};
-              g.at = d == 1 ? fmt::format("d=1, variance {:g}, N={}, M={}", lam[0], N, M)
-                            : fmt::format("d={}, spectrum {} (kappa {}), N={}, M={}", d,
-                                          shape == 0 ? "geometric" : (shape == 1 ? "one large" : "one small"), kappa,
-                                          N, M);
-            }
-          }
+  zfb::thm5_scan_family([&](const zfb::Thm5ScanPoint& q) {
+    const int d = q.d, N = q.N, M = q.M, shape = q.shape;
+    const double kappa = q.kappa;
+    const Eigen::VectorXd& lam = q.lam;
+    const Eigen::MatrixXd Lam = lam.asDiagonal();
+    const zfb::Thm5Setting s = zfb::thm5_setting(Lam, N);
+    const auto model = GaussianIclModel::from_task(PolynomialTask::linear(d), Lam);
+    const FeatureMoments fm = model_feature_moments(model, identity_features(d));
+    const double e = exact_error(s, fm, M), b = stated_final_bound(s, d, N, M), r = e / b;
+    if (r > g.worst) {
+      g.worst = r;
+      g.exact = e;
+      g.stated = b;
+      g.lam = lam;
+      g.d = d;
+      g.N = N;
+      g.M = M;
+      // At d = 1 Lambda is a variance: there is no spectrum shape and its condition number is 1.
+      g.params = {{"d", d}, {"N", N}, {"M", M}, {"kappa", d == 1 ? 1.0 : kappa},
+                  {"spectrum", d == 1 ? "variance" : (shape == 0 ? "geometric" : (shape == 1 ? "one large" : "one small"))},
+                  {"scale", lam.maxCoeff()}};
+      g.at = d == 1 ? fmt::format("d=1, variance {:g}, N={}, M={}", lam[0], N, M)
+                    : fmt::format("d={}, spectrum {} (kappa {}), N={}, M={}", d,
+                                  shape == 0 ? "geometric" : (shape == 1 ? "one large" : "one small"), kappa,
+                                  N, M);
+    }
+  });
   return g;
-}
-
-// x = (log lam_1..lam_d, log N, log M), N and M rounded to whole numbers in [1, 10^6].
-void decode_setting(int d, const Eigen::VectorXd& x, Eigen::VectorXd& lam, int& N, int& M) {
-  lam = x.head(d).array().exp();
-  N = static_cast<int>(std::clamp(std::round(std::exp(x[d])), 1.0, 1e6));
-  M = static_cast<int>(std::clamp(std::round(std::exp(x[d + 1])), 1.0, 1e6));
 }
 
 // The exact error over the final bound at x (-infinity outside the searched box).
@@ -312,39 +249,23 @@ double bound_ratio(int d, const Eigen::VectorXd& x) {
   if (!x.allFinite()) return -INFINITY;  // (decode would cast a NaN to int)
   Eigen::VectorXd lam;
   int N = 1, M = 1;
-  decode_setting(d, x, lam, N, M);
+  zfb::thm5_decode(d, x, lam, N, M);
   if (!lam.allFinite() || lam.maxCoeff() > 1e8 || lam.minCoeff() < 1e-8) return -INFINITY;
   const Eigen::MatrixXd Lam = lam.asDiagonal();
-  const Setting st = setting(Lam, N);
+  const zfb::Thm5Setting st = zfb::thm5_setting(Lam, N);
   const auto model = GaussianIclModel::from_task(PolynomialTask::linear(d), Lam);
   const FeatureMoments fm = model_feature_moments(model, identity_features(d));
   return exact_error(st, fm, M) / stated_final_bound(st, d, N, M);
 }
 
-// The worst-case search at one d: starts from the scan's worst setting at this d (else isotropic, N = M = 1) and
-// random spectra; refinement: compass search; continuation: the spectrum's log-spread doubled.
+// The worst-case search at one d (constructions/zfb_thm5: compass search, continuation in the spectrum's log-spread):
+// starts from the scan's worst setting at this d (else isotropic, N = M = 1) and random spectra.
 SearchResult search_at_d(const ClaimContext& ctx, int d, const GridScan& scan) {
-  auto ratio = [d](const Eigen::VectorXd& x) -> double { return bound_ratio(d, x); };
-  SearchProblem pr;
-  pr.dim = d + 2;
-  pr.effort_unit = "exact evaluations";
-  {
-    Eigen::VectorXd x0 = Eigen::VectorXd::Zero(d + 2);  // isotropic, N = M = 1, unless the scan's worst is at this d
-    if (scan.d == d) {
-      x0.head(d) = scan.lam.array().log().matrix();
-      x0[d] = std::log(scan.N);
-      x0[d + 1] = std::log(scan.M);
-    }
-    pr.structured.emplace_back(scan.d == d ? "the grid scan's worst setting" : "isotropic, N = M = 1", x0);
-  }
-  pr.refine = [&](const Eigen::VectorXd& x, int effort, std::uint64_t) { return compass_search(ratio, x, effort, 0.5); };
-  pr.select = ratio;
-  pr.rescale = [d](const Eigen::VectorXd& x, double f) {
-    Eigen::VectorXd y = x;
-    const double mean = x.head(d).mean();
-    for (int i = 0; i < d; ++i) y[i] = mean + f * (x[i] - mean);  // the spectrum's spread in log scale
-    return y;
-  };
+  Eigen::VectorXd x0 = Eigen::VectorXd::Zero(d + 2);  // isotropic, N = M = 1, unless the scan's worst is at this d
+  if (scan.d == d) x0 = zfb::thm5_encode(scan.lam, scan.N, scan.M);
+  const SearchProblem pr = zfb::thm5_search_problem(
+      d, [d](const Eigen::VectorXd& x) -> double { return bound_ratio(d, x); }, x0,
+      scan.d == d ? "the grid scan's worst setting" : "isotropic, N = M = 1");
   SearchBudget b;
   b.random_starts = ctx.quick ? 3 : 8;
   b.start_scales = {1.0, 3.0};
@@ -375,7 +296,7 @@ SearchWorst search_worst_case(const ClaimContext& ctx, const GridScan& scan) {
       w.worst = r.best_value;
       Eigen::VectorXd lam;
       int N = 1, M = 1;
-      decode_setting(d, r.best, lam, N, M);
+      zfb::thm5_decode(d, r.best, lam, N, M);
       w.params = {{"d", d}, {"N", N}, {"M", M}, {"spectrum", std::vector<double>(lam.data(), lam.data() + d)}};
     }
   }
