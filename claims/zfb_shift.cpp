@@ -45,6 +45,7 @@
 // Both are reasonable readings of the notation, one holds and one fails: the class is reading, not substantive.
 #include "claims/common/zfb_flow.hpp"
 #include "constructions/zfb.hpp"
+#include "constructions/zfb_shift.hpp"
 #include "icl/claim/case_json.hpp"
 #include "icl/claim/claim_run.hpp"
 #include "icl/claim/param_names.hpp"
@@ -70,66 +71,7 @@ using namespace zfb;
 constexpr double kLimitTol = 1e-6;  // relative gap between the exact limit and the stated limit
 constexpr double kFarTol = 1e-2;    // a limit this far away is a different limit
 
-Eigen::MatrixXd shift_lambda(int d) {
-  Eigen::VectorXd lam(d);
-  for (int i = 0; i < d; ++i) lam[i] = d == 1 ? 1.0 : std::pow(4.0, -static_cast<double>(i) / (d - 1));
-  return lam.asDiagonal();
-}
-
-// E[yhat | x_q, w] = w^T K x_q for the test context ~ N(0, lam) (covariance already scaled), query fixed:
-// yhat = u^T G V x_q with E[G] = Sigma_w(lam) + z_q z_q^T / M; only the parts of E[G]'s last row linear
-// in w and the x-block survive: K x_q = V^T-side terms collected below (exact for any weights).
-double conditional_mean(const LsaWeights& W, const Eigen::MatrixXd& lam, int M, const Eigen::VectorXd& w,
-                        const Eigen::VectorXd& xq) {
-  const int d = W.d();
-  Eigen::MatrixXd A(d + 1, d);
-  A.topRows(d).setIdentity();
-  A.row(d) = w.transpose();
-  Eigen::VectorXd zq = Eigen::VectorXd::Zero(d + 1);
-  zq.head(d) = xq;
-  const Eigen::MatrixXd EG = A * lam * A.transpose() + zq * zq.transpose() / M;
-  return W.pv.row(d) * EG * W.kq.leftCols(d) * xq;
-}
-
 double richardson(const std::vector<double>& v) { return (10 * v.back() - v[v.size() - 2]) / 9; }  // n ratio 10
-
-// The population loss at training length N: fixed Lambda, or Exp(1) diagonal entries (quadrature `rule`).
-PopulationLoss shift_loss(bool random_cov, const GaussRule& rule, const Eigen::MatrixXd& lambda, int d, int N) {
-  return random_cov ? PopulationLoss::random_diagonal(rule.nodes, rule.weights, d, N) : PopulationLoss::gaussian(lambda, N);
-}
-
-// One case's setting and its trained transformer at N = n (gradient flow from Assumption 3).
-struct ShiftCase {
-  int d = 0, n = 0, sc = 0;
-  bool random_cov = false;
-  double scale = 1;
-  Eigen::MatrixXd lambda, I, test_lam;
-  Eigen::VectorXd xq, wfix;  // the fixed query and task of scenarios 0-2
-  LsaWeights target;
-  std::optional<ZfbFlow> z;
-  bool converged = false;
-};
-
-constexpr double kM1 = 1, kM2 = 2, kM3 = 6;  // Exp(1)
-
-ShiftCase train_case(const ClaimContext& ctx, const Case& c, const GaussRule& rule, const FlowOptions& opt) {
-  ShiftCase s;
-  s.d = c.geti("d"), s.n = c.geti("n"), s.sc = c.geti("scenario");
-  const int d = s.d, n = s.n;
-  s.random_cov = s.sc >= 2;
-  s.scale = s.sc == 0 ? 0.5 : s.sc == 1 ? 2.0 : 1.0;
-  s.lambda = shift_lambda(d), s.I = Eigen::MatrixXd::Identity(d, d);
-  const PopulationLoss pl = shift_loss(s.random_cov, rule, s.lambda, d, n);
-  const double sigma = s.random_cov ? 0.1 : 0.5 * thm4_sigma_bound(s.lambda, n);
-  const LsaWeights init = assumption3_init(sigma, assumption3_theta(0, d, ctx.seed));
-  s.target = s.random_cov ? thm8_limit(((n + 1.0) / n * kM3 + (kM3 + (d - 1) * kM1 * kM2) / n) * s.I, kM2 * s.I)
-                          : thm4_limit(s.lambda, n);
-  s.z = zfb_gradient_flow(pl, init, s.target, opt);
-  s.converged = s.z->flow.status == FlowStatus::converged;
-  s.xq = Eigen::VectorXd::LinSpaced(d, 1.0, 0.5), s.wfix = Eigen::VectorXd::Ones(d);
-  s.test_lam = s.random_cov ? (kM1 * s.I).eval() : (s.scale * s.scale * s.lambda).eval();
-  return s;
-}
 
 // The stated limit, the exact quantity at n, and its n -> infinity limit (Richardson over n = 1e4, 1e5, 1e6).
 struct ShiftLimit {
@@ -176,39 +118,6 @@ ShiftLimit exact_limit(const ShiftCase& s, const GaussRule& rule) {
   }
   return l;
 }
-
-// The forward pass's prompt worker: scenario <= 2 yhat; scenario 3 yhat y_q / E y^2 and the residuals of the
-// corrected and the stated conditional means times test functions.
-struct ShiftWorker {
-  LsaPromptWorker inner;
-  int sc;
-  double ey2, bn;
-  void operator()(std::uint64_t i, double* out) {
-    double o[3];
-    inner(i, o);
-    const double yhat = o[1], yq = o[2];
-    if (sc <= 2) {
-      out[0] = yhat;
-      out[1] = out[2] = out[3] = 0;
-      return;
-    }
-    out[0] = yhat * yq / ey2;
-    // residual of the corrected conditional mean, times two test functions of (x_q, w)
-    const auto& X = inner.inputs();
-    const auto& w = inner.task();
-    const Eigen::Index q = X.cols() - 1;
-    double corr = 0, h = 0;
-    for (Eigen::Index k = 0; k < X.rows(); ++k) {
-      const double x = X(k, q);
-      corr += w[k] * x * (0.5 + std::abs(x) / std::sqrt(2.0));
-      h += w[k] * x * x * x;
-    }
-    const double r = yhat - bn * corr;
-    out[1] = r * yq;
-    out[2] = r * h;
-    out[3] = (yhat - bn * yq) * yq;  // the residual of the stated form b_n * 3 * (1/3) w^T x_q, times y_q
-  }
-};
 
 struct ShiftVerdict {
   Verdict v = Verdict::inconclusive;
@@ -298,7 +207,7 @@ void scenario_fields(CaseJson& j, const ShiftCase& s) {
 void run_case(ClaimRun& r, const Case& c, double alpha_case, const GaussRule& rule, const PositiveDistribution& expd,
               const FlowOptions& opt, std::optional<bool>& corrected_verified) {
   const ClaimContext& ctx = r.ctx();
-  const ShiftCase s = train_case(ctx, c, rule, opt);
+  const ShiftCase s = shift_train_case(ctx.seed, c.geti("d"), c.geti("n"), c.geti("scenario"), rule, opt);
   const int d = s.d, n = s.n, sc = s.sc;
   const LsaWeights& W = s.z->end;
   const ShiftLimit l = exact_limit(s, rule);
@@ -311,7 +220,7 @@ void run_case(ClaimRun& r, const Case& c, double alpha_case, const GaussRule& ru
   pm.covariate_scale = s.scale;
   if (s.random_cov) pm.lambda_quantile = [expd](double u) { return expd.quantile(u); };
   if (sc <= 2) pm.fixed_w = &s.wfix, pm.fixed_query = &s.xq;
-  const double ey2 = s.random_cov ? d * kM1 : (s.scale * s.scale * s.lambda).trace();
+  const double ey2 = s.random_cov ? d * kExpM1 : (s.scale * s.scale * s.lambda).trace();
   // b_n: the trained B = b_n I on the reduced form (scenario 3's corrected conditional mean).
   const double bn = reduced_product(W).trace() / d;
   LsaPromptModel pm_nograd = pm;
