@@ -75,6 +75,7 @@
 // al.'s curricula did not shorten it. At p = 32, h = 4, D = 15 and 5000 steps (about 4000 CPU seconds for the 35
 // runs of 5 trials) the control's loss at the query over seeds 1-5 is 0.32-0.51: t = 3.4, not the 6.9 needed; a
 // deciding budget would take about an hour on two cores.
+#include "constructions/xlssc_fig2.hpp"
 #include "icl/claim/kinds/trained.hpp"
 #include "icl/learn/gpt2.hpp"
 #include "icl/claim/case_json.hpp"
@@ -98,123 +99,12 @@ namespace {
 namespace xlssc_fig2 {  // named, so that a unity build (several claim files in one unit) keeps them apart
 
 using trained::TestLosses;
-using gpt2::ModelSpec;
-using gpt2::Pe;
+using Settings = xlssc::Fig2Settings;
+using Model = xlssc::Fig2Model;
+using xlssc::kAllModels, xlssc::kMaskedModels, xlssc::kControlOnly;
 
 constexpr double kFailLevel = 0.5;
 constexpr int kComparisons = 9;
-
-// Which of the seven models a run trains (the budget setting `models`): all seven; the three two-layer masked models
-// (parts b and e: what a reduced budget can confirm); or the positive control alone (part b). A model not trained
-// leaves its parts' cases inconclusive ("not trained at this budget").
-constexpr int kAllModels = 7, kMaskedModels = 3, kControlOnly = 1;
-
-struct Settings {
-  int p = 64, heads = 8, D = 30, steps = 500000, trials = 5;
-  std::uint64_t batch = 64;
-  double lr = 1e-4, lambda = 10000;
-  int models = kAllModels;
-  static Settings from_case(const Case& c) {
-    Settings s;
-    s.p = c.geti("p"), s.heads = c.geti("heads"), s.D = c.geti("D"), s.steps = c.geti("steps");
-    s.trials = c.geti("trials"), s.batch = static_cast<std::uint64_t>(c.get("batch")), s.lr = c.get("lr");
-    s.lambda = c.get("lambda");
-    return s;
-  }
-  // Whether model i of fig2_models() is trained under `models`.
-  bool trains(std::size_t i) const {
-    if (models == kControlOnly) return i == 2;
-    if (models == kMaskedModels) return i == 2 || i == 5 || i == 6;
-    return true;
-  }
-  bool is_paper() const {
-    return p == 64 && heads == 8 && D == 30 && steps >= 500000 && batch >= 64 && lr == 1e-4 && trials >= 5 &&
-           models == kAllModels;
-  }
-  std::string differences() const {
-    std::vector<std::string> d;
-    if (p != 64) d.push_back(fmt::format("p = {} (paper 64)", p));
-    if (heads != 8) d.push_back(fmt::format("h = {} (paper 8)", heads));
-    if (D != 30) d.push_back(fmt::format("D = {} (paper 30)", D));
-    if (steps < 500000) d.push_back(fmt::format("{} steps (paper 500k)", steps));
-    if (batch < 64) d.push_back(fmt::format("batch {} (Garg et al. 64)", batch));
-    if (lr != 1e-4) d.push_back(fmt::format("learning rate {:g} (Garg et al. 1e-4)", lr));
-    if (trials < 5) d.push_back(fmt::format("{} trials (5 at the paper budget)", trials));
-    if (models == kMaskedModels)
-      d.push_back("only the three two-layer masked models trained (parts b and e; the paper trains all seven)");
-    if (models == kControlOnly) d.push_back("only the positive control trained (part b; the paper trains all seven)");
-    std::string out;
-    for (std::size_t i = 0; i < d.size(); ++i) out += (i ? ", " : "") + d[i];
-    return out;
-  }
-};
-
-struct Model {
-  ModelSpec spec;
-  int parameters = 0;
-  std::vector<gpt2::TrainRun> runs;
-  std::vector<std::uint64_t> seeds;
-  std::vector<std::vector<Estimate>> curves;  // per trial: k = 0..D, then the mean over k (index D+1)
-  // Per-trial estimates at index k (k = D+1: the curve's mean over k), NaN for a diverged trial.
-  TestLosses at(int k) const {
-    TestLosses t;
-    t.n_test = k;
-    for (std::size_t i = 0; i < runs.size(); ++i) {
-      Estimate e = curves[i][static_cast<std::size_t>(k)];
-      if (!runs[i].ok || !std::isfinite(e.mean)) e.mean = e.ci_low = e.ci_high = e.stderr_ = e.sd = NAN;
-      t.per_trial.push_back(e);
-    }
-    return t;
-  }
-};
-
-// Trial k of model m (k < the trials): trained from seed + k, then its loss against k examples measured.
-void train_trial(const ClaimContext& ctx, const Settings& s, Model& m, int k, int threads) {
-  gpt2::TrainSettings ts;
-  ts.steps = s.steps, ts.batch = s.batch, ts.learning_rate = s.lr, ts.curve_points = 50;
-  ts.threads = threads;
-  const std::uint64_t samples = std::max<std::uint64_t>(ctx.samples, 256);
-  const std::uint64_t seed = ctx.seed + static_cast<std::uint64_t>(k);
-  const auto i = static_cast<std::size_t>(k);
-  m.runs[i] = gpt2::train(m.spec, ts, seed, ctx.purpose("train"), ctx.purpose("init/" + m.spec.name()));
-  Network net = gpt2::build(m.spec);
-  gpt2::unpack(m.runs[i].theta, net);
-  m.curves[i] = gpt2::loss_by_examples(net, m.spec, seed, ctx.purpose("test"), samples, threads);
-  m.seeds[i] = seed;
-}
-
-// Every (model, trial) run is one task of the library's pool, all of them on ctx.threads threads at once; each run's
-// minibatch chunks and test prompts go to whatever threads are idle (nested calls). Every run's numbers depend on
-// its seed only, so they are the same whichever thread runs it and however many there are. Under --estimate the
-// runs go one after another, so that each one's step price is measured alone, and so they do under MPI (a run
-// inside the pool would not share its minibatches with the other ranks).
-void train_models(ClaimRun& r, const Settings& s, std::vector<Model>& models) {
-  const ClaimContext& ctx = r.ctx();
-  const auto T = static_cast<std::size_t>(s.trials);
-  for (auto& m : models) {
-    Network net = gpt2::build(m.spec);
-    m.parameters = gpt2::parameter_count(net);
-    m.runs.resize(T);
-    m.curves.resize(T);
-    m.seeds.resize(T);
-  }
-  std::vector<std::size_t> trained;  // the models this run trains (Settings::models)
-  for (std::size_t i = 0; i < models.size(); ++i)
-    if (s.trains(i)) trained.push_back(i);
-    else models[i].runs.clear(), models[i].curves.clear(), models[i].seeds.clear();
-  const std::size_t tasks = trained.size() * T;
-  std::mutex mu;
-  const int outer = learn::training_estimate_active() || execute::sharing_ranks() > 1 ? 1 : ctx.threads;
-  execute::parallel_tasks(tasks, outer, [&] {
-    return [&](std::uint64_t task) {
-      train_trial(ctx, s, models[trained[task / T]], static_cast<int>(task % T), ctx.threads);
-      std::lock_guard<std::mutex> lock(mu);
-      r.step();  // one unit of progress per run (r counts models x trials)
-    };
-  });
-}
-
-nlohmann::ordered_json null_or(double v) { return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(nullptr); }
 
 // "loss above/below kFailLevel" for one model at the query: a one-sample t over trials (each trial's loss against
 // the constant, through the paired test).
@@ -276,47 +166,6 @@ CaseJson less_case(const std::string& part, const std::string& decision_name, co
   const Decision dec = judge_less_over_trials(lower.means(), higher.means(), alpha, paired, paper, what);
   p["comparison"] = comparison;
   return trained::comparison_case(std::move(p), part, decision_name, dec, alpha, lower_name, lower, higher_name, higher);
-}
-
-nlohmann::ordered_json model_json(const Model& m, int D) {
-  nlohmann::ordered_json j;
-  j["model"] = m.spec.name();
-  j["layers"] = m.spec.layers;
-  j["mask"] = m.spec.mask;
-  j["positional_encoding"] = gpt2::to_string(m.spec.pe);
-  j["parameters"] = m.parameters;
-  nlohmann::ordered_json mean = nlohmann::ordered_json::array(), sd = nlohmann::ordered_json::array();
-  for (int k = 0; k <= D + 1; ++k) {
-    const TestLosses t = m.at(k);
-    mean.push_back(null_or(t.mean()));
-    sd.push_back(null_or(t.sd()));
-  }
-  nlohmann::ordered_json per = nlohmann::ordered_json::array();
-  for (std::size_t i = 0; i < m.curves.size(); ++i) {
-    nlohmann::ordered_json c = nlohmann::ordered_json::array();
-    for (const auto& e : m.curves[i]) c.push_back(null_or(m.runs[i].ok ? e.mean : NAN));
-    per.push_back(c);
-  }
-  j["loss_by_examples"] = {{"k", "0..D, then the mean over k"},
-                           {"mean_over_trials", mean},
-                           {"sd_over_trials", sd},
-                           {"per_trial", per}};
-  nlohmann::ordered_json runs = nlohmann::ordered_json::array();
-  for (std::size_t i = 0; i < m.runs.size(); ++i) {
-    const auto& r = m.runs[i];
-    nlohmann::ordered_json rj;
-    rj["status"] = r.ok ? "finished" : "diverged";
-    if (!r.reason.empty()) rj["reason"] = r.reason;
-    rj["seed"] = m.seeds[i];
-    rj["steps_done"] = r.steps_done;
-    rj["seconds"] = r.seconds;
-    rj["first_train_loss"] = null_or(r.first_loss);
-    rj["final_train_loss"] = null_or(r.final_train_loss);
-    rj["curve"] = {{"step", r.curve_step}, {"train_loss", r.curve_loss}};
-    runs.push_back(rj);
-  }
-  j["runs"] = runs;
-  return j;
 }
 
 // The deciding and paper budgets decide parts b and e on paired test prompts (docs/budgets.md, "Decision rules of the
@@ -394,21 +243,6 @@ CaseJson paired_models_case(ClaimRun& r, const Settings& s, const std::string& d
                                           higher_name, higher.at(mean_k));
   j.field("paired_difference_per_trial", trained::paired_json(diffs));
   return j;
-}
-
-// The seven models of Fig. 2, untrained.
-std::vector<Model> fig2_models(const Settings& s) {
-  auto spec = [&](int layers, bool mask, Pe pe) {
-    ModelSpec m;
-    m.d = 5, m.D = s.D, m.p = s.p, m.heads = s.heads, m.layers = layers, m.mask = mask, m.pe = pe, m.lambda = s.lambda;
-    return m;
-  };
-  std::vector<Model> models;
-  for (const ModelSpec& m : {spec(1, true, Pe::none), spec(1, false, Pe::none), spec(2, true, Pe::none),
-                             spec(2, false, Pe::none), spec(2, false, Pe::trainable), spec(2, true, Pe::trainable),
-                             spec(2, true, Pe::sincos)})
-    models.push_back(Model{m, 0, {}, {}, {}});
-  return models;
 }
 
 // The cases are decisions over the trained runs, whose progress train_models counted: each is added without a unit
@@ -504,7 +338,7 @@ void report_blocks(ClaimRun& r, const Settings& s, const std::vector<Model>& mod
   PlotSpec curves{"Training loss (mean over the D+1 positions), trial 1", "step", "loss", false, true, {}};
   std::string table;
   for (const auto& m : models) {
-    mj.push_back(model_json(m, s.D));
+    mj.push_back(xlssc::fig2_model_json(m, s.D));
     if (m.runs.empty()) {  // not trained at this budget (Settings::models)
       table += fmt::format("{}{}: not trained", table.empty() ? "" : "; ", m.spec.name());
       continue;
@@ -586,10 +420,10 @@ ClaimResult run(const ClaimContext& ctx) {
   if (s.models != kAllModels && s.models != kMaskedModels && s.models != kControlOnly)
     throw std::invalid_argument("models: 7 (all), 3 (the two-layer masked models) or 1 (the control)");
   const bool paper = s.is_paper();
-  std::vector<Model> models = fig2_models(s);
+  std::vector<Model> models = xlssc::fig2_models(s);
   ClaimRun r(ctx, models.size() * static_cast<std::size_t>(s.trials));  // progress: one unit per (model, trial) run
   const double alpha = r.split_alpha(kComparisons);
-  train_models(r, s, models);
+  xlssc::fig2_train(r, s, models);
   add_cases(r, s, models, alpha, paper);
   declare_refutations(r);
   report_blocks(r, s, models);
