@@ -4,6 +4,9 @@
 #include "icl/exact/sparse_attention.hpp"
 #include "icl/learn/prompts.hpp"
 #include "icl/model/prompt.hpp"
+#include "icl/verdict/matrix_check.hpp"
+
+#include <fmt/format.h>
 
 namespace icl::acds {
 
@@ -30,6 +33,26 @@ SingleLayerTraining train_single_layer(const ClaimContext& ctx, const std::strin
   t.relative = (t.gamma - target).norm() / target.norm();
   t.exact_loss = sparse_lsa_loss(fm, t.gamma, n);
   return t;
+}
+
+argmin_gamma::Extra trained_check(const SingleLayerTraining& t, double tol) {
+  argmin_gamma::Extra e;
+  e.name = "trained_matrix";
+  e.label = "Training";
+  e.quantities = [&t](CaseJson& j) {
+    j.quantity("trained_matrix", t.gamma).quantity("trained_relative_difference", t.relative);
+    j.quantity("trained_exact_loss", t.exact_loss).field("training_run", learn::curve_json(t.result));
+  };
+  if (!t.result.ok()) {
+    e.decision = {Verdict::inconclusive, tol, 0,
+                  fmt::format("training {}: {}", learn::to_string(t.result.status), t.result.reason)};
+    return e;
+  }
+  e.decision = judge_relative_difference(t.relative, tol,
+                                         fmt::format("trained (Adam, {} steps, batch {}): ||trained - Q0 block||_F / "
+                                                     "||Q0 block||_F", t.result.steps_done, t.config.batch));
+  e.decision.why += fmt::format("; its exact loss {:.6g}", t.exact_loss);
+  return e;
 }
 
 void report_training(ClaimRun& r, const SingleLayerTraining& t, const std::string& title) {

@@ -9,6 +9,7 @@
 #pragma once
 #include "icl/claim/claim.hpp"
 #include "icl/claim/claim_run.hpp"
+#include "icl/claim/kinds/argmin_gamma.hpp"
 #include "icl/exact/feature_moments.hpp"
 #include "icl/learn/trainer.hpp"
 #include "icl/model/gaussian_model.hpp"
@@ -32,6 +33,13 @@ struct SingleLayerTraining {
 // moments (identity features) for the exact loss.
 SingleLayerTraining train_single_layer(const ClaimContext& ctx, const std::string& label, const GaussianIclModel& model,
                                        int d, int n, const FeatureMoments& fm, const Eigen::MatrixXd& target);
+
+// The trained matrix as the claim's further check of its stated minimiser (claim/kinds/argmin_gamma.hpp Extra:
+// decision "trained_matrix", "Training" in the evidence): a run that diverged or stalled is inconclusive with its
+// status and reason; else ||trained - target||_F / ||target||_F within `tol` (judge_relative_difference), with the
+// trained layer's exact loss. Its quantities: trained_matrix, trained_relative_difference, trained_exact_loss, and
+// the run's curve (field training_run). `t` must outlive the Extra (its quantities read it).
+argmin_gamma::Extra trained_check(const SingleLayerTraining& t, double tol);
 
 // The run in the claim's report: extra["training"] (learn::training_json: its configuration and seed) and the
 // learning curve of A_0 as <claim>.training.svg, under `title`.

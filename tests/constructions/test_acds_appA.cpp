@@ -1,6 +1,7 @@
 // acds Thm. 1's trained single layer (constructions/acds_appA.hpp) on a tiny setting where the answer is known
 // independently: the exact optimum of the sparse form (exact/optimal_attention.hpp, from exact moments) is what the
-// trainer should approach, and no trained layer can have a lower exact loss than it.
+// trainer should approach, and no trained layer can have a lower exact loss than it. trained_check judges a run made
+// up for it: within and beyond the tolerance, and a diverged run (inconclusive with its reason).
 #include "constructions/acds_appA.hpp"
 #include "constructions/acds_forms.hpp"
 #include "icl/exact/optimal_attention.hpp"
@@ -47,6 +48,36 @@ TEST_CASE("acds train_single_layer: -A_0 approaches the exact optimal Gamma (d =
   acds::report_training(r, t, "tiny");
   CHECK(r.result().extra.contains("training"));
   CHECK(r.result().files.count("training.svg") == 1);
+}
+
+TEST_CASE("acds trained_check: the trained matrix against the target, a diverged run inconclusive") {
+  acds::SingleLayerTraining t;
+  t.config.batch = 100;
+  t.result.steps_done = 40;
+  t.gamma = Eigen::MatrixXd::Identity(2, 2);
+  t.relative = 0.01;
+  t.exact_loss = 1.5;
+  const argmin_gamma::Extra e = acds::trained_check(t, 0.05);
+  CHECK(e.name == "trained_matrix");
+  CHECK(e.label == "Training");
+  CHECK(e.decision.verdict == Verdict::confirmed);
+  CHECK(e.decision.band == 0.05);
+  CHECK(e.decision.why.rfind("trained (Adam, 40 steps, batch 100): ||trained - Q0 block||_F / ||Q0 block||_F", 0) == 0);
+  CHECK(e.decision.why.find("; its exact loss 1.5") != std::string::npos);
+  CaseJson j(Case{{{"d", 2.0}}});
+  e.quantities(j);
+  CHECK(j.json()["quantities"]["trained_relative_difference"]["value"] == 0.01);
+  CHECK(j.json()["quantities"]["trained_exact_loss"]["value"] == 1.5);
+  CHECK(j.json()["quantities"].contains("trained_matrix"));
+  CHECK(j.json().contains("training_run"));
+
+  t.relative = 0.2;
+  CHECK(acds::trained_check(t, 0.05).decision.verdict == Verdict::refuted);
+  t.result.status = learn::TrainStatus::diverged;
+  t.result.reason = "loss is NaN at step 12";
+  const Decision diverged = acds::trained_check(t, 0.05).decision;
+  CHECK(diverged.verdict == Verdict::inconclusive);
+  CHECK(diverged.why == "training diverged: loss is NaN at step 12");
 }
 
 }  // namespace test_acds_appA

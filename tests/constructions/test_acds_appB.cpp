@@ -1,14 +1,19 @@
 // acds Thm. 2's diagonal form and pair search (constructions/acds_forms.hpp acds_form8_diagonal,
 // constructions/acds_appB.hpp search_pairs), checked independently: the diagonal form is form (8) with diagonal A_i
 // (same weights, same exact loss as the full form at those A_i); for d = 1 every symmetric pair is diagonal, so both
-// searches must find the same minimum, and a brute-force grid over (a_1, a_2) finds nothing lower.
+// searches must find the same minimum, and a brute-force grid over (a_1, a_2) finds nothing lower. pair_shape on
+// pairs whose commutator, eigenbasis mass and distance from multiples of I are known by hand; Theorem 2's searches
+// (search_symmetric_and_diagonal) at d = 1 against search_pairs, and best_pairs / pair_look on them.
 #include "constructions/acds_appB.hpp"
 #include "constructions/acds_forms.hpp"
+#include "icl/claim/case_json.hpp"
 
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <vector>
 
 namespace test_acds_appB {  // named: a unity build compiles several test files as one unit
 
@@ -64,6 +69,60 @@ TEST_CASE("acds search_pairs: d = 1, the symmetric and diagonal searches agree a
   INFO("search " << g.best.loss << ", grid " << grid);
   CHECK(grid >= g.best.loss * (1 - 1e-12));
   CHECK(grid <= g.best.loss * (1 + 1e-2));  // the grid comes close: the search found the grid's basin
+}
+
+TEST_CASE("acds pair_shape: commuting and non-commuting pairs, by hand") {
+  Eigen::MatrixXd A1(2, 2), A2(2, 2), S(2, 2);
+  A1 << 1, 0, 0, 2;
+  A2 << 3, 0, 0, 4;
+  S << 0, 1, 1, 0;
+  const acds::PairShape both_diagonal = acds::pair_shape(A1, A2);
+  CHECK(both_diagonal.commutator == 0.0);
+  CHECK(both_diagonal.offdiagonal == doctest::Approx(0.0));
+  // A1 - 1.5 I = diag(-1/2, 1/2): sqrt(1/2) / sqrt(5); A2 - 3.5 I: sqrt(1/2) / 5.
+  CHECK(both_diagonal.scalar_residual == doctest::Approx(std::sqrt(0.5 / 5)));
+  // [A1, S] = [[0, -1], [1, 0]]: sqrt(2) / (sqrt(5) sqrt(2)); S is wholly off-diagonal in A1's eigenbasis.
+  const acds::PairShape swapped = acds::pair_shape(A1, S);
+  CHECK(swapped.commutator == doctest::Approx(1 / std::sqrt(5.0)));
+  CHECK(swapped.offdiagonal == doctest::Approx(1.0));
+  CHECK(swapped.scalar_residual == doctest::Approx(1.0));  // S has trace 0
+  const Eigen::MatrixXd I3 = Eigen::MatrixXd::Identity(3, 3);
+  const acds::PairShape scalar = acds::pair_shape(2 * I3, -I3);
+  CHECK(scalar.scalar_residual == 0.0);
+  const family_argmin::Look look = acds::pair_look(swapped);
+  CHECK(look.sentence == "Best symmetric pair: commutator 4.5e-01, off-diagonal mass in A_1's eigenbasis 1.0e+00, "
+                         "distance from multiples of I 1.0e+00");
+  CHECK(look.tallied == swapped.scalar_residual);
+  CaseJson j(Case{{{"d", 2.0}}});
+  look.quantities(j);
+  std::vector<std::string> keys;
+  for (const auto& [k, v] : j.json()["quantities"].items()) keys.push_back(k);
+  CHECK(keys == std::vector<std::string>{"commutator", "offdiagonal_in_eigenbasis", "scalar_residual", "best_A1",
+                                          "best_A2", "diagonal_A1", "diagonal_A2"});
+}
+
+TEST_CASE("acds search_symmetric_and_diagonal: d = 1, the two searches of search_pairs, and the best pairs") {
+  ClaimContext ctx;
+  ctx.claim_id = "test.appB";
+  ctx.seed = 2;
+  const int d = 1, n = 5, starts = 3;
+  const family_argmin::Searches f = acds::search_symmetric_and_diagonal(ctx, d, n, starts, "case");
+  const Eigen::MatrixXd I = Eigen::MatrixXd::Identity(d, d);
+  const AcdsPopulation pop(I, I, n, 2, false);
+  const StartsMinimum g = acds::search_pairs(pop, learn::acds_form8(d, 2, true), starts, ctx, "case/symmetric");
+  REQUIRE(f.general.converged > 0);
+  REQUIRE(f.restricted.converged > 0);
+  CHECK(f.general.best.loss == g.best.loss);
+  CHECK(f.restricted.best.loss == doctest::Approx(g.best.loss).epsilon(1e-12));
+  CHECK(f.shape.rows() == d + 1);
+  CHECK(f.model.d == d);
+  const Transformer net = f.restricted_network(f.restricted.best.theta);
+  CHECK(net.weight(0, "Q")(0, 0) == -f.restricted.best.theta[0]);
+  const acds::PairShape p = acds::best_pairs(d, f, true);
+  CHECK(p.A1(0, 0) == learn::acds_form8(d, 2, true).group_matrix("A_0", f.general.best.theta)(0, 0));
+  CHECK(p.diagonal_A2(0, 0) == f.restricted.best.theta[1]);
+  CHECK(p.scalar_residual == 0.0);  // every 1 x 1 matrix is a multiple of I
+  CHECK(std::isnan(acds::best_pairs(d, f, false).A1(0, 0)));
 }
 
 }  // namespace test_acds_appB

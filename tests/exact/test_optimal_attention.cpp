@@ -12,6 +12,7 @@
 #include "icl/montecarlo/montecarlo.hpp"
 #include "icl/montecarlo/prompt_loss.hpp"
 #include "icl/verdict/decision.hpp"
+#include "tests/support/test_support.hpp"
 
 #include <doctest/doctest.h>
 
@@ -34,15 +35,7 @@ Transformer single_attention(const LinearSelfAttention& a) {
   return t;
 }
 
-LinearSelfAttention acds_sparse(const Eigen::MatrixXd& Gamma) {
-  const Eigen::Index D = Gamma.rows() + 1;
-  LinearSelfAttention a;
-  a.P = Eigen::MatrixXd::Zero(D, D);
-  a.P(D - 1, D - 1) = 1;
-  a.Q = Eigen::MatrixXd::Zero(D, D);
-  a.Q.topLeftCorner(D - 1, D - 1) = Gamma;
-  return a;
-}
+LinearSelfAttention acds_sparse(const Eigen::MatrixXd& Gamma) { return test::sparse_layer(Gamma); }
 
 }  // namespace
 

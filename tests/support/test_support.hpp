@@ -1,6 +1,7 @@
 // Helpers shared by the unit tests: random matrices and prompts from the project's own counter-based
 // streams (so every test is reproducible), and prompts built from explicit numbers.
 #pragma once
+#include "icl/layers/lsa.hpp"
 #include "icl/model/prompt.hpp"
 #include "icl/model/rng.hpp"
 
@@ -57,5 +58,16 @@ struct NormalWorker {
     out[0] = mu + r.normal();
   }
 };
+
+// The sparse single layer P = e e^T, Q = diag(Gamma, 0), masked (written without the papers' constructions).
+inline LinearSelfAttention sparse_layer(const Eigen::MatrixXd& gamma) {
+  const Eigen::Index D = gamma.rows() + 1;
+  LinearSelfAttention a;
+  a.P = Eigen::MatrixXd::Zero(D, D);
+  a.P(D - 1, D - 1) = 1.0;
+  a.Q = Eigen::MatrixXd::Zero(D, D);
+  a.Q.topLeftCorner(D - 1, D - 1) = gamma;
+  return a;
+}
 
 }  // namespace icl::test

@@ -23,7 +23,7 @@
 //    r.curve holds step, train/test loss, gradient norm and the observed columns.
 // 4. Report: res.extra["training"] = training_json(config, seeds, paper_settings, "<claim>.training.svg");
 //    res.files["training.svg"] = training_svg(title, {{"run 1", &r}, ...}); per case,
-//    CaseJson::field("training_run", curve_json(r)). claims/acds_thm1.cpp is the worked example.
+//    CaseJson::field("training_run", curve_json(r)). constructions/acds_appA.cpp is the worked example.
 // 5. Exact population losses and gradients:
 //    - single layer: exact/sparse_attention.hpp sparse_lsa_loss / sparse_lsa_gradient (Gamma), and
 //      exact/optimal_attention.hpp single_layer_loss / single_layer_gradient (last row b of P, block A of Q);
