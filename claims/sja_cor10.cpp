@@ -28,6 +28,7 @@
 #include "icl/claim/case_json.hpp"
 #include "icl/claim/claim_run.hpp"
 #include "icl/claim/kinds/identity.hpp"
+#include "icl/report/quantities.hpp"
 
 #include <fmt/format.h>
 
@@ -45,44 +46,41 @@ using E = sja::Cor10Prompt;  // the error kinds
 // refuted where either is. `stated` and `exact` are the reference's and the forward pass's predictions at the worst
 // label prompt.
 ClaimResult run(const ClaimContext& ctx) {
-  ClaimRun r(ctx);
-  const IdentityTolerance tol;
-  double worst = 0, worst_hidden = 0, worst_query = 0;
-  int max_degree = 0;
-  for (const auto& c : ctx.cases) {
+  IdentityClaimSpec spec;
+  spec.tolerance_text = fmt::format("confirmed <= {:.0e}, refuted >= {:.0e} relative (truth: long double reference on "
+                                    "the exact polynomial features)",
+                                    spec.tol.confirm, spec.tol.refute);
+  spec.check = [&](const Case& c, CaseJson& j) {
     const std::uint64_t purpose = ctx.purpose(c.label());
     const sja::Cor10Setup s = sja::cor10_setup(c.geti("d"), c.geti("h"), c.geti("L"), c.geti("n"), ctx.seed, purpose);
     const WorstCase wc =
         sja::cor10_worst_over_prompts(s, ctx.seed, purpose, std::max<std::uint64_t>(ctx.samples, 2), ctx.threads);
     const E at = sja::cor10_check_prompt(s, ctx.seed, purpose, wc.where[E::kLabels]);
-    worst = std::max(worst, wc.worst[E::kLabels]);
-    worst_hidden = std::max({worst_hidden, wc.worst[E::kHidden], wc.worst[E::kTop]});
-    worst_query = std::max(worst_query, wc.worst[E::kQueryPlain]);
-    max_degree = std::max(max_degree, s.degree);
-    CaseJson j(c);
     j.quantity("stated", at.reference).quantity("exact", at.forward).quantity("max_rel_error", wc.worst[E::kLabels]);
     j.quantity("max_hidden_error", wc.worst[E::kHidden]).quantity("max_carried_row_change", wc.worst[E::kTop]);
     j.quantity("max_rel_error_query", wc.worst[E::kQueryPlain]).quantity("reference_self_error", wc.worst[E::kRefSelf]);
     j.quantity("feature_degree", s.degree).quantity("prompts", static_cast<double>(wc.prompts));
     j.quantity("prompts_out_of_double_range", static_cast<double>(wc.set_aside));
-    judge_identities(j, wc,
-                     {{"labels", wc.worst[E::kLabels], "label rows vs block-coordinate descent"},
-                      {"rows", std::max(wc.worst[E::kHidden], wc.worst[E::kTop]),
-                       "hidden rows = network activations; 1, x and carried rows unchanged"}},
-                     tol, fmt::format(". Worst label error at prompt {}.", wc.where[E::kLabels]));
-    r.add_case(j);
-  }
-  r.extra("tolerance") = fmt::format("confirmed <= {:.0e}, refuted >= {:.0e} relative (truth: long double reference "
-                                     "on the exact polynomial features)",
-                                     tol.confirm, tol.refute);
-  r.finding(fmt::format("Hidden rows equal the feature network's activations (degrees up to {}) to {:.2g}; label rows equal "
-                        "block-coordinate descent over the activations to {:.2g} (final prediction {:.2g}).",
-                        max_degree, worst_hidden, worst, worst_query));
-  return r.finish([&](Verdict v) {
+    return IdentityCase{wc,
+                        {{"labels", wc.worst[E::kLabels], "label rows vs block-coordinate descent"},
+                         {"rows", std::max(wc.worst[E::kHidden], wc.worst[E::kTop]),
+                          "hidden rows = network activations; 1, x and carried rows unchanged"}},
+                        fmt::format(". Worst label error at prompt {}.", wc.where[E::kLabels])};
+  };
+  spec.after_cases = [](ClaimRun& r) {
+    r.finding(fmt::format("Hidden rows equal the feature network's activations (degrees up to {}) to {:.2g}; label rows "
+                          "equal block-coordinate descent over the activations to {:.2g} (final prediction {:.2g}).",
+                          static_cast<int>(max_quantity(r.cases(), "feature_degree")),
+                          max_quantity(r.cases(), "max_carried_row_change", max_quantity(r.cases(), "max_hidden_error")),
+                          max_quantity(r.cases(), "max_rel_error"), max_quantity(r.cases(), "max_rel_error_query")));
+  };
+  spec.summary = [](Verdict v, const ClaimRun& r) {
     return fmt::format("{}: the stack is block-coordinate descent over its own feature network's activations; worst "
                        "relative error {:.2g} (features up to degree {}).",
-                       to_string(v), worst, max_degree);
-  });
+                       to_string(v), max_quantity(r.cases(), "max_rel_error"),
+                       static_cast<int>(max_quantity(r.cases(), "feature_degree")));
+  };
+  return run_identity_claim(ctx, spec);
 }
 
 // The layout of the claim's LaTeX table (report/table.hpp).

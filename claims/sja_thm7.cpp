@@ -57,7 +57,7 @@ struct RunState {
 
 // One case: the worst errors over ctx.samples prompts (at least 4), judged as identities; the prompt with the worst
 // label error is re-run for the case's stated and exact values.
-CaseJson judge_case(const ClaimContext& ctx, const Case& c, RunState& st) {
+IdentityCase judge_case(const ClaimContext& ctx, const Case& c, CaseJson& j, RunState& st) {
   const sja::AppGSetup s = sja::appG_setup(c.geti("d"), c.geti("n"), c.geti("L"));
   const std::uint64_t purpose = ctx.purpose(c.label());
   const WorstCase w = sja::appG_worst_over_prompts(s, ctx.seed, purpose, std::max<std::uint64_t>(ctx.samples, 4), ctx.threads);
@@ -70,7 +70,6 @@ CaseJson judge_case(const ClaimContext& ctx, const Case& c, RunState& st) {
   st.worst_scratch = std::max({st.worst_scratch, w.worst[P::kScratch], w.worst[P::kTopRows], w.worst[P::kLabelCarry]});
   st.min_negative = std::min(st.min_negative, w.worst[P::kNegative]);
 
-  CaseJson j(c);
   j.quantity("stated", at.reference).quantity("exact", at.forward).quantity("max_rel_error", w.worst[P::kStated]);
   j.quantity("max_rel_error_query", w.worst[P::kQueryPlain]);
   j.quantity("max_scratch_error", std::max(w.worst[P::kScratch], w.worst[P::kTopRows]));
@@ -79,17 +78,15 @@ CaseJson judge_case(const ClaimContext& ctx, const Case& c, RunState& st) {
   j.quantity("prompts_out_of_double_range", static_cast<double>(w.set_aside));
   j.quantity("reference_self_error", w.worst[P::kRefSelf]).quantity("negative_control_error", w.worst[P::kNegative]);
   j.quantity("prompts", static_cast<double>(w.prompts)).quantity("W_final", at.W_final);
-  judge_identities(
-      j, w,
+  return IdentityCase{
+      w,
       {{"labels", w.worst[P::kStated], "label rows vs block-coordinate descent"},
        {"rows", std::max({w.worst[P::kTopRows], w.worst[P::kScratch], w.worst[P::kLabelCarry]}),
         "rows 1, x, x[l%d] x and the carried label row"},
        {"matrix_form", w.worst[P::kMatrixForm], "[1 x_q] W^(l) [1 x_q]^T"}},
-      kTol,
       fmt::format(". Worst label error at prompt {} ({}). Negative control (eta = -Gamma, no transpose): worst error "
                   "{:.3g}.",
-                  w.where[P::kStated], sja::appG_family_name(at.family), w.worst[P::kNegative]));
-  return j;
+                  w.where[P::kStated], sja::appG_family_name(at.family), w.worst[P::kNegative])};
 }
 
 // What depth buys (standard budget only): the depth tables for d = 3, 4, and their finding.
@@ -126,14 +123,9 @@ void write_trained_stack(const ClaimContext& ctx, ClaimRun& r) {
       t.json["prompts"].get<std::uint64_t>(), t.line));
 }
 
-ClaimResult run(const ClaimContext& ctx) {
-  ClaimRun r(ctx);
-  RunState st;
-  for (const auto& c : ctx.cases) {
-    CaseJson j = judge_case(ctx, c, st);
-    r.add_case(j);
-  }
-  r.extra("tolerance") = identity_tolerance_text(kTol);
+// The findings beside the verdict: the rows, the label rows, the negative control, two readings of the paper, what
+// depth buys (standard budget) and a trained stack.
+void findings(const ClaimContext& ctx, ClaimRun& r, const RunState& st) {
   r.finding(fmt::format(
       "Every intermediate output has the App. G form (rows 1, x, x[l%d] x; label row carried through the bilinear "
       "layers): worst error {:.2g}.",
@@ -156,11 +148,20 @@ ClaimResult run(const ClaimContext& ctx) {
       "off-diagonal entries, eta = -Gamma^T would need a diagonal rescaling.");
   if (!ctx.quick) write_depth_tables(ctx, r);
   write_trained_stack(ctx, r);
-  return r.finish([&](Verdict v) {
+}
+
+ClaimResult run(const ClaimContext& ctx) {
+  RunState st;
+  IdentityClaimSpec spec;
+  spec.tolerance_text = identity_tolerance_text(kTol);
+  spec.check = [&](const Case& c, CaseJson& j) { return judge_case(ctx, c, j, st); };
+  spec.after_cases = [&](ClaimRun& r) { findings(ctx, r, st); };
+  spec.summary = [&](Verdict v, const ClaimRun&) {
     return fmt::format("{}: over all cases the forward pass equals block-coordinate descent (9) to a worst "
                        "relative error of {:.2g} (final prediction {:.2g}); intermediate rows as stated.",
                        to_string(v), st.worst, st.worst_query);
-  });
+  };
+  return run_identity_claim(ctx, spec);
 }
 
 // The layout of the claim's LaTeX table (report/table.hpp).

@@ -4,8 +4,12 @@
 // decisions that reached it; prompts set aside are counted in the words, and none judged leaves the case inconclusive.
 #include "icl/claim/case_json.hpp"
 #include "icl/claim/kinds/identity.hpp"
+#include "icl/report/quantities.hpp"
+#include "tests/support/claim_kind_support.hpp"
 
 #include <doctest/doctest.h>
+
+#include <fmt/format.h>
 
 #include <string>
 
@@ -65,6 +69,47 @@ TEST_CASE("judge_identities: prompts set aside are said; none judged is inconclu
   j = judged(worst_of(4, 4), 0, 0, v);
   CHECK(v == Verdict::inconclusive);
   CHECK(std::string(j["evidence"]).find("every one of 4 prompts was set aside") != std::string::npos);
+}
+
+TEST_CASE("run_identity_claim: the cases in order, the tolerance text, the findings and the summary from the cases") {
+  const test::ScopedClaim claim("test.identity_kind");
+  ClaimContext ctx;
+  ctx.claim_id = claim.id;
+  ctx.cases = {Case{{{"k", 1.0}}}, Case{{{"k", 2.0}}}, Case{{{"k", 3.0}}}};
+  IdentityClaimSpec spec;
+  spec.tolerance_text = "by hand";
+  spec.check = [](const Case& c, CaseJson& j) {
+    const double err = c.get("k") == 2.0 ? 1e-3 : 1e-12 * c.get("k");  // the second case refutes
+    j.quantity("max_rel_error", err);
+    return IdentityCase{worst_of(5, 0), {{"labels", err, "label rows"}}, "."};
+  };
+  spec.after_cases = [](ClaimRun& r) {
+    r.part("a").on_refuted(Refutation{RefutationClass::slip, "the second case", {}, ""});  // a claim's refutation
+    r.finding(fmt::format("worst {:g}", max_quantity(r.cases(), "max_rel_error")));
+  };
+  spec.summary = [](Verdict v, const ClaimRun& r) { return fmt::format("{}: {} cases", to_string(v), r.cases().size()); };
+  const ClaimResult res = run_identity_claim(ctx, spec);
+  REQUIRE(res.cases.size() == 3);
+  CHECK(res.cases[0]["verdict"] == "confirmed");
+  CHECK(res.cases[1]["verdict"] == "refuted");
+  CHECK(res.cases[2]["params"]["k"] == 3.0);
+  CHECK(res.extra["tolerance"] == "by hand");
+  CHECK(res.extra["findings"][0] == "worst 0.001");
+  CHECK(res.summary == "refuted: 3 cases");
+}
+
+TEST_CASE("max_quantity: the largest value over the cases that have the quantity, else `from`") {
+  nlohmann::ordered_json cases = nlohmann::ordered_json::array();
+  for (double v : {0.5, 2.5, 1.0}) {
+    CaseJson j(nlohmann::ordered_json{{"d", 1}});
+    j.quantity("e", v);
+    cases.push_back(j.take());
+  }
+  cases.push_back(CaseJson(nlohmann::ordered_json{{"d", 2}}).take());  // a case without it
+  CHECK(max_quantity(cases, "e") == 2.5);
+  CHECK(max_quantity(cases, "e", 3.0) == 3.0);
+  CHECK(max_quantity(cases, "missing") == 0.0);
+  CHECK(max_quantity(cases, "missing", -1.0) == -1.0);
 }
 
 }  // namespace test_identity_kind

@@ -42,6 +42,14 @@ nlohmann::ordered_json decision_json(const Decision& d) {
 }
 
 
+double max_quantity(const nlohmann::ordered_json& cases, const std::string& quantity, double from) {
+  double m = from;
+  for (const auto& c : cases)
+    if (c.contains("quantities") && c["quantities"].contains(quantity))
+      m = std::max(m, c["quantities"][quantity]["value"].get<double>());
+  return m;
+}
+
 std::string tally_decisions(const nlohmann::ordered_json& cases, const std::string& decision) {
   std::size_t n = 0, c = 0, r = 0;
   for (const auto& k : cases) {

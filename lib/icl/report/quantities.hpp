@@ -22,6 +22,9 @@ nlohmann::ordered_json decisions_json(const EqualityOutcome& o);
 // (for an equality: within the band / neither / excluded; verdict/decision.hpp); cases without that decision
 // are skipped.
 std::string tally_decisions(const nlohmann::ordered_json& cases, const std::string& decision);
+// The largest value of a scalar quantity (quantity_value) over the cases of a report that have it, and `from` where
+// it is larger or no case has it: what a claim's summary quotes as its worst case, read from the cases themselves.
+double max_quantity(const nlohmann::ordered_json& cases, const std::string& quantity, double from = 0.0);
 // The error-rate block of a claim's report: the false-fail rate alpha split over `cases` cases and up to
 // `looks` sequential looks, the false-pass rate, the tolerance and the power behind `detectable`.
 nlohmann::ordered_json error_rates_json(double alpha, std::size_t cases, std::size_t looks, const Tolerance& tol,

@@ -119,4 +119,17 @@ Verdict judge_identities(CaseJson& j, const WorstCase& w, const std::vector<Name
   return v;
 }
 
+ClaimResult run_identity_claim(const ClaimContext& ctx, const IdentityClaimSpec& s) {
+  ClaimRun r(ctx);
+  for (const auto& c : ctx.cases) {
+    CaseJson j(c);
+    const IdentityCase k = s.check(c, j);
+    judge_identities(j, k.w, k.ids, s.tol, k.tail);
+    r.add_case(j);
+  }
+  r.extra("tolerance") = s.tolerance_text;
+  if (s.after_cases) s.after_cases(r);
+  return r.finish([&](Verdict v) { return s.summary(v, r); });
+}
+
 }  // namespace icl

@@ -10,6 +10,7 @@
 // A catalogue claim's identity (judge_identities below): a construction run over many prompts, the worst of each of its
 // errors over them (montecarlo/worst_case.hpp), judged as named identities (verdict/identity.hpp).
 #pragma once
+#include "icl/claim/claim_run.hpp"
 #include "icl/claim/kinds/formula.hpp"
 #include "icl/montecarlo/worst_case.hpp"
 #include "icl/report/table.hpp"
@@ -17,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -51,5 +53,23 @@ struct NamedIdentity {
 Verdict judge_identities(CaseJson& j, const WorstCase& w, const std::vector<NamedIdentity>& ids,
                          const IdentityTolerance& tol, const std::string& tail,
                          const std::string& why_set_aside = kDoubleRangeWhy);
+
+// A catalogue claim made of such cases (run_identity_claim): per case, `check` writes the case's quantities into j and
+// returns the WorstCase, the identities and the tail, which judge_identities judges at `tol`; after the cases
+// extra["tolerance"] is `tolerance_text`, `after_cases` adds the claim's findings, refutations and any blocks, and `summary`
+// writes the summary from the verdict (the cases are r.cases(): max_quantity reads their worst values).
+struct IdentityCase {
+  WorstCase w;
+  std::vector<NamedIdentity> ids;
+  std::string tail;
+};
+struct IdentityClaimSpec {
+  IdentityTolerance tol;
+  std::string tolerance_text;
+  std::function<IdentityCase(const Case&, CaseJson&)> check;
+  std::function<void(ClaimRun&)> after_cases;
+  std::function<std::string(Verdict, const ClaimRun&)> summary;
+};
+ClaimResult run_identity_claim(const ClaimContext& ctx, const IdentityClaimSpec& s);
 
 }  // namespace icl
