@@ -40,6 +40,7 @@
 // loss at the larger D of the pair. Part (b)'s tally and rule (a rise refutes; a fall from the smallest to the largest
 // D at every d confirms) are lib/icl/verdict/trend.hpp's.
 #include "constructions/xlssc_sec4.hpp"
+#include "icl/claim/kinds/trend.hpp"
 #include "icl/claim/case_json.hpp"
 #include "icl/claim/claim.hpp"
 #include "icl/claim/claim_run.hpp"
@@ -79,36 +80,9 @@ void measure_D(ClaimRun& r, const Case& c, double alpha_case, Measured& m) {
   r.step();
 }
 
-// The trend and rate cases are derived from the measurements: added without a unit of progress, as before ClaimRun.
-void add_uncounted_case(ClaimRun& r, CaseJson& j) { r.result().cases.push_back(j.take()); }
-
-// The case on the pair (A.D, B.D) of one part: against the stated limit of the error (0), the losses at both D.
-CaseJson pair_case(const Row& A, const Row& B, const char* part, const std::string& check) {
-  CaseJson j(nlohmann::ordered_json{{"d", A.d}, {"D", A.D}, {"D_next", B.D}});
-  j.part(part);
-  j.field("check", check);
-  j.quantity("stated", 0.0);
-  j.quantity("mc", B.loss);
-  j.quantity("mc_at_D", A.loss);
-  return j;
-}
-
-// A trend case (part b): the loss at B.D below the loss at A.D. Confirmed when it is significantly lower, refuted when
-// significantly higher (two-sided, independent estimates).
-Verdict trend_case(ClaimRun& r, const Row& A, const Row& B, const std::string& check, double alpha_case) {
-  Decision dd = judge_mc_decrease(A.loss, B.loss, alpha_case);
-  dd.why = fmt::format("loss {:.4g} at D={} minus loss {:.4g} at D={}: ", A.loss.mean, A.D, B.loss.mean, B.D) + dd.why;
-  CaseJson j = pair_case(A, B, "b", check);
-  j.quantity("loss_drop", A.loss.mean - B.loss.mean);
-  j.decision("trend", dd);
-  j.verdict(dd, {"trend"});
-  add_uncounted_case(r, j);
-  return dd.verdict;
-}
-
 // The limit (part a): loss x log D does not grow from the smallest to the largest D (by more than 10%).
-void rate_case(ClaimRun& r, const Row& A, const Row& B, double alpha_case) {
-  const double la = std::log(static_cast<double>(A.D)), lb = std::log(static_cast<double>(B.D));
+void rate_case(ClaimRun& r, const trend::Spec& ts, const trend::Point& A, const trend::Point& B, double alpha_case) {
+  const double la = std::log(A.x), lb = std::log(B.x);
   const double diff = B.loss.mean * lb - A.loss.mean * la, band = 0.1 * A.loss.mean * la;
   const double se = std::hypot(B.loss.stderr_ * lb, A.loss.stderr_ * la), z = normal_quantile(1 - alpha_case);
   Decision rate;
@@ -117,49 +91,16 @@ void rate_case(ClaimRun& r, const Row& A, const Row& B, double alpha_case) {
   rate.verdict = diff + z * se <= band ? Verdict::confirmed : Verdict::inconclusive;
   rate.why = fmt::format("loss x log D: {:.4g} at D={}, {:.4g} at D={}; difference {:.4g}, one-sided upper end {:.4g} "
                          "against the allowed growth {:.3g} (10%){}",
-                         A.loss.mean * la, A.D, B.loss.mean * lb, B.D, diff, diff + z * se, band,
+                         A.loss.mean * la, A.x, B.loss.mean * lb, B.x, diff, diff + z * se, band,
                          rate.verdict == Verdict::confirmed
                              ? ": over this grid the error decays at least like 1/log D, consistent with the limit 0"
                              : ": the grid does not show a decay like 1/log D (a finite grid cannot refute a limit)");
-  CaseJson j = pair_case(A, B, "a", "limit: loss x log D does not grow, so the error tends to 0 at least like 1/log D");
+  CaseJson j = trend::pair_case(ts, A, B, "a", "limit: loss x log D does not grow, so the error tends to 0 at least like 1/log D");
   j.quantity("loss_times_logD_at_D", A.loss.mean * la);
   j.quantity("loss_times_logD_at_D_next", B.loss.mean * lb);
   j.decision("rate", rate);
   j.verdict(rate, {"rate"});
-  add_uncounted_case(r, j);
-}
-
-// The trend (part b): consecutive D, and the smallest against the largest D, at each d; then the rate case.
-TrendTally trend_and_rate_cases(ClaimRun& r, const std::vector<Row>& rows, double alpha_case) {
-  std::vector<int> ds;
-  std::vector<double> Ds;
-  for (const Row& row : rows) {
-    ds.push_back(row.d);
-    Ds.push_back(row.D);
-  }
-  TrendTally n;
-  for (const auto& [k, e] : increasing_runs(ds, Ds)) {
-    for (std::size_t i = k; i < e; ++i)
-      n.add_pair(trend_case(r, rows[i], rows[i + 1], "trend: the error at D_next is below the error at D", alpha_case));
-    if (e >= k + 2)
-      n.add_overall(trend_case(r, rows[k], rows[e], "trend: the error at the largest D is below the error at the smallest",
-                               alpha_case));
-    if (e > k) rate_case(r, rows[k], rows[e], alpha_case);
-  }
-  return n;
-}
-
-// Part b's verdict (verdict/trend.hpp): a significant rise refutes; a significant fall from the smallest to the largest
-// D at every d confirms.
-void decide_trend(ClaimRun& r, const TrendTally& n) {
-  r.part("b").decide(n.verdict(), fmt::format("the loss falls significantly in {} of {} steps between consecutive D and rises "
-                                              "significantly in {}; from the smallest to the largest D it falls significantly "
-                                              "in {} of {} grids",
-                                              n.falls, n.pairs, n.rises, n.overall_falls, n.groups));
-  r.part("b").on_refuted(Refutation{RefutationClass::substantive,
-                                    "the error rises significantly between consecutive D (see the trend cases)",
-                                    {},
-                                    ""});
+  r.result().cases.push_back(j.take());  // derived from the measurements: no unit of progress of its own
 }
 
 // The findings; returns the loss table by D (the summary quotes it).
@@ -196,8 +137,16 @@ ClaimResult run(const ClaimContext& ctx) {
   const double alpha_case = r.split_alpha(3 * ctx.cases.size());
   Measured m;
   for (const auto& c : ctx.cases) measure_D(r, c, alpha_case, m);
-  const TrendTally n = trend_and_rate_cases(r, m.rows, alpha_case);
-  decide_trend(r, n);
+  const trend::Spec ts;  // d, D; part b
+  std::vector<trend::Point> points;
+  for (const Row& row : m.rows) points.push_back({row.d, static_cast<double>(row.D), row.loss});
+  const TrendTally n = trend::trend_cases(r, ts, points, alpha_case, [&](const trend::Point& a, const trend::Point& b) {
+    rate_case(r, ts, a, b, alpha_case);
+  });
+  trend::decide_part(r, ts, n, Refutation{RefutationClass::substantive,
+                                          "the error rises significantly between consecutive D (see the trend cases)",
+                                          {},
+                                          ""});
   r.error_rates(Tolerance{0, 0});
   r.extra("error_rates")["split"] =
       "Bonferroni over the D measurements and the trend and rate comparisons (3 per D), and up to the stated looks";
