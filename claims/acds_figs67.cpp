@@ -48,37 +48,11 @@ namespace acds_figs67 {  // named, so that a unity build (several claim files in
 
 constexpr double kTol = 0.05;
 
-struct Point {
-  int n, L;
-  std::string part;
-};
-
-// The grid of points (Fig. 6: every n at L = 3, part a; Fig. 7: every L at n = 20, part b) and the training settings
-// (the last case's; they are the same in every case).
-struct Grid {
-  std::vector<Point> points;
-  int steps = 0, batch = 0;
-  double lr = 0;
-};
-
-Grid grid_of(const ClaimContext& ctx) {
-  Grid gr;
-  std::set<int> ns, Ls;
-  for (const auto& c : ctx.cases) {
-    ns.insert(c.geti("n"));
-    Ls.insert(c.geti("L"));
-    gr.steps = c.geti("steps");
-    gr.batch = c.geti("batch");
-    gr.lr = c.get("lr");
-  }
-  for (int n : ns) gr.points.push_back({n, 3, "a"});
-  for (int L : Ls) gr.points.push_back({20, L, "b"});
-  return gr;
-}
+using acds_exp::AppDPoint, acds_exp::AppDGrid;
 
 // The decision of a point: the trained loss against preconditioned GD's exact loss (+5%); a refuting interval, or a
 // run that did not finish, leaves it inconclusive.
-Decision judge_point(const Point& pt, const acds_exp::RunOutcome& o, const acds_exp::Baselines& b, const acds_exp::PairedTest& m, double alpha,
+Decision judge_point(const AppDPoint& pt, const acds_exp::RunOutcome& o, const acds_exp::Baselines& b, const acds_exp::PairedTest& m, double alpha,
                      bool paper, int batch) {
   Decision dec = judge_mc_upper_bound(m.trained, b.pre_exact, Tolerance{kTol, 0}, alpha);
   dec.why = fmt::format("trained test loss {:.4g} in [{:.4g}, {:.4g}] vs {}-step preconditioned GD (eta = {:.3g}) exact {:.4g} "
@@ -101,30 +75,11 @@ Decision judge_point(const Point& pt, const acds_exp::RunOutcome& o, const acds_
 }
 
 // One point: trains the model, searches the baselines, runs the paired test, and writes the case and its figure row.
-void run_point(ClaimRun& r, const Point& pt, const Grid& gr, double alpha, bool paper, acds_exp::RunOutcome& o,
+void run_point(ClaimRun& r, const AppDPoint& pt, const AppDGrid& gr, double alpha, bool paper, acds_exp::RunOutcome& o,
                nlohmann::ordered_json& fig6, nlohmann::ordered_json& fig7) {
-  const ClaimContext& ctx = r.ctx();
-  const int d = 5;
-  const std::string tag = fmt::format("n={}, L={}", pt.n, pt.L);
-  acds_exp::RunSettings s;
-  s.n = pt.n;
-  s.L = pt.L;
-  s.steps = gr.steps;
-  s.batch = static_cast<std::uint64_t>(gr.batch);
-  s.learning_rate = gr.lr;
-  s.lr_decay_every = gr.steps / 4;
-  s.test_samples = 256;  // the paired test below replaces the per-run estimate
-  o = acds_exp::train_run(ctx, tag, 0, s, 1 - alpha);
-
-  const GaussianIclModel model = acds_exp::inverse_weight_model(o.sigma);
-  const learn::PromptSource source = learn::gaussian_prompts(model, acds_shape(d, pt.n));
-  const learn::Parameterisation gdp = learn::acds_family(d, pt.L, Eigen::MatrixXd::Identity(d, d), false);
-  const learn::Parameterisation prep = learn::acds_family(d, pt.L, o.sigma.inverse(), false);
-  const acds_exp::Baselines b = acds_exp::appD_baselines(ctx, pt.n, pt.L, tag, source, gdp);
-  const learn::Parameterisation tp = learn::acds_form8(d, pt.L);
-  const learn::Network nets[3] = {tp.network(o.result.theta), prep.network(Eigen::VectorXd::Constant(pt.L, b.pre_eta)),
-                                  gdp.network(Eigen::VectorXd::Constant(pt.L, b.gd_eta))};
-  const acds_exp::PairedTest m = acds_exp::appD_paired_test(ctx, pt.n, tag, source, nets, alpha);
+  acds_exp::Baselines b;
+  acds_exp::PairedTest m;
+  acds_exp::appD_point(r.ctx(), pt, gr, alpha, o, b, m);
   const Decision dec = judge_point(pt, o, b, m, alpha, paper, gr.batch);
   CaseJson j(nlohmann::ordered_json{{"n", pt.n}, {"L", pt.L}});
   j.part(pt.part);
@@ -148,8 +103,8 @@ void run_point(ClaimRun& r, const Point& pt, const Grid& gr, double alpha, bool 
 }
 
 ClaimResult run(const ClaimContext& ctx) {
-  const Grid gr = grid_of(ctx);
-  const std::vector<Point>& points = gr.points;
+  const AppDGrid gr = acds_exp::appD_grid(ctx);
+  const std::vector<AppDPoint>& points = gr.points;
   ClaimRun r(ctx, points.size());  // progress: one trained point each
   const double alpha = r.split_alpha(points.size());
   r.note_looks(1);

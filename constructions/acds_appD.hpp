@@ -10,6 +10,7 @@
 // and the paired test: the trained network, precond and gd at their step sizes, and OLS, on the same ctx.samples fresh
 // prompts of the stream purpose(tag + "/test").
 #pragma once
+#include "constructions/acds_training.hpp"
 #include "icl/claim/claim.hpp"
 #include "icl/learn/learn.hpp"
 #include "icl/montecarlo/statistics.hpp"
@@ -35,5 +36,27 @@ struct PairedTest {
 };
 PairedTest appD_paired_test(const ClaimContext& ctx, int n, const std::string& tag, const learn::PromptSource& source,
                             const learn::Network (&nets)[3], double alpha);
+
+
+// A point of Figs. 6-7 (its n, L and the part it judges), and the run's grid: the points (Fig. 6: every n of the cases
+// at L = 3, part a; Fig. 7: every L at n = 20, part b) and the training settings (the last case's; they are the same
+// in every case).
+struct AppDPoint {
+  int n, L;
+  std::string part;
+};
+struct AppDGrid {
+  std::vector<AppDPoint> points;
+  int steps = 0, batch = 0;
+  double lr = 0;
+};
+AppDGrid appD_grid(const ClaimContext& ctx);
+
+// One point: the trained L-layer form (8) (train_run of acds_training.hpp: run 0 of the tag "n=N, L=L", the grid's
+// steps, batch and learning rate halved every quarter of the steps, 256 test prompts of its own, which the paired test
+// replaces), its baselines (appD_baselines) and the paired test of the trained network, preconditioned GD and GD at
+// their step sizes, and OLS (appD_paired_test at 1 - alpha).
+void appD_point(const ClaimContext& ctx, const AppDPoint& pt, const AppDGrid& gr, double alpha, RunOutcome& o,
+                Baselines& b, PairedTest& m);
 
 }  // namespace icl::acds_exp

@@ -48,3 +48,21 @@ TEST_CASE("acds App. D: the eta grid, the preconditioned baseline's exact minimu
 }
 
 }  // namespace test_acds_appD
+
+namespace test_acds_appD_grid {  // named: a unity build compiles several test files as one unit
+
+TEST_CASE("acds App. D grid: Fig. 6's n at L = 3 (part a), then Fig. 7's L at n = 20 (part b), the training settings") {
+  icl::ClaimContext ctx;
+  for (int n : {10, 2})
+    for (int L : {1, 3})
+      ctx.cases.push_back(icl::Case{{{"n", double(n)}, {"L", double(L)}, {"steps", 40.0}, {"batch", 64.0}, {"lr", 0.02}}});
+  const icl::acds_exp::AppDGrid g = icl::acds_exp::appD_grid(ctx);
+  REQUIRE(g.points.size() == 4);
+  CHECK((g.points[0].n == 2 && g.points[0].L == 3 && g.points[0].part == "a"));
+  CHECK((g.points[1].n == 10 && g.points[1].L == 3 && g.points[1].part == "a"));
+  CHECK((g.points[2].n == 20 && g.points[2].L == 1 && g.points[2].part == "b"));
+  CHECK((g.points[3].n == 20 && g.points[3].L == 3 && g.points[3].part == "b"));
+  CHECK((g.steps == 40 && g.batch == 64 && g.lr == 0.02));
+}
+
+}  // namespace test_acds_appD_grid
