@@ -47,20 +47,14 @@ using E = sja::Cor10Prompt;  // the error kinds
 // label prompt.
 ClaimResult run(const ClaimContext& ctx) {
   IdentityClaimSpec spec;
-  spec.tolerance_text = fmt::format("confirmed <= {:.0e}, refuted >= {:.0e} relative (truth: long double reference on "
-                                    "the exact polynomial features)",
-                                    spec.tol.confirm, spec.tol.refute);
+  spec.tolerance_text = identity_tolerance_text(spec.tol, "long double reference on the exact polynomial features");
   spec.check = [&](const Case& c, CaseJson& j) {
     const std::uint64_t purpose = ctx.purpose(c.label());
     const sja::Cor10Setup s = sja::cor10_setup(c.geti("d"), c.geti("h"), c.geti("L"), c.geti("n"), ctx.seed, purpose);
     const WorstCase wc =
         sja::cor10_worst_over_prompts(s, ctx.seed, purpose, std::max<std::uint64_t>(ctx.samples, 2), ctx.threads);
     const E at = sja::cor10_check_prompt(s, ctx.seed, purpose, wc.where[E::kLabels]);
-    j.quantity("stated", at.reference).quantity("exact", at.forward).quantity("max_rel_error", wc.worst[E::kLabels]);
-    j.quantity("max_hidden_error", wc.worst[E::kHidden]).quantity("max_carried_row_change", wc.worst[E::kTop]);
-    j.quantity("max_rel_error_query", wc.worst[E::kQueryPlain]).quantity("reference_self_error", wc.worst[E::kRefSelf]);
-    j.quantity("feature_degree", s.degree).quantity("prompts", static_cast<double>(wc.prompts));
-    j.quantity("prompts_out_of_double_range", static_cast<double>(wc.set_aside));
+    sja::cor10_quantities(j, s, wc, at);  // stated, exact, the worst errors, feature_degree, prompts (header above)
     return IdentityCase{wc,
                         {{"labels", wc.worst[E::kLabels], "label rows vs block-coordinate descent"},
                          {"rows", std::max(wc.worst[E::kHidden], wc.worst[E::kTop]),

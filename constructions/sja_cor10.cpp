@@ -185,4 +185,13 @@ WorstCase cor10_worst_over_prompts(const Cor10Setup& s, std::uint64_t seed, std:
   return worst_over_prompts(count, Cor10Prompt::kDims, threads, make_worker);
 }
 
+void cor10_quantities(CaseJson& j, const Cor10Setup& s, const WorstCase& wc, const Cor10Prompt& at) {
+  using E = Cor10Prompt;
+  j.quantity("stated", at.reference).quantity("exact", at.forward).quantity("max_rel_error", wc.worst[E::kLabels]);
+  j.quantity("max_hidden_error", wc.worst[E::kHidden]).quantity("max_carried_row_change", wc.worst[E::kTop]);
+  j.quantity("max_rel_error_query", wc.worst[E::kQueryPlain]).quantity("reference_self_error", wc.worst[E::kRefSelf]);
+  j.quantity("feature_degree", s.degree).quantity("prompts", static_cast<double>(wc.prompts));
+  j.quantity("prompts_out_of_double_range", static_cast<double>(wc.set_aside));
+}
+
 }  // namespace icl::sja

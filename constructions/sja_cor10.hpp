@@ -14,6 +14,7 @@
 // L(w) = (1/2n) sum (f(x_i; w) + y_i)^2, f(x; w) = sum_l w_l^T (1, x, h^(l)(x)) (one coefficient block per layer),
 // block l = layer l's activation, eta^(l) = -Gamma^(l)^T.
 #pragma once
+#include "icl/claim/case_json.hpp"
 #include "icl/exact/symbolic_forward.hpp"
 #include "icl/layers/network.hpp"
 #include "icl/montecarlo/worst_case.hpp"
@@ -73,5 +74,11 @@ Cor10Prompt cor10_check_prompt(const Cor10Setup& s, std::uint64_t seed, std::uin
 // out of range is set aside), the same at any thread count.
 WorstCase cor10_worst_over_prompts(const Cor10Setup& s, std::uint64_t seed, std::uint64_t purpose, std::uint64_t count,
                                    int threads);
+
+// A case's quantities, in this order: stated (the reference's f(x_q; w^(L))) and exact (the forward pass's prediction)
+// at the prompt `at` (the worst label prompt), max_rel_error (kLabels), max_hidden_error (kHidden),
+// max_carried_row_change (kTop), max_rel_error_query (kQueryPlain), reference_self_error (kRefSelf), feature_degree,
+// prompts and prompts_out_of_double_range.
+void cor10_quantities(CaseJson& j, const Cor10Setup& s, const WorstCase& wc, const Cor10Prompt& at);
 
 }  // namespace icl::sja

@@ -22,6 +22,11 @@ inline std::string identity_tolerance_text(const IdentityTolerance& tol) {
       tol.confirm, tol.refute);
 }
 
+// The same in short, naming the truth the errors are measured against: "confirmed <= 1e-09, refuted >= 1e-06
+// relative (truth: <truth>)".
+inline std::string identity_tolerance_text(const IdentityTolerance& tol, const std::string& truth) {
+  return fmt::format("confirmed <= {:.0e}, refuted >= {:.0e} relative (truth: {})", tol.confirm, tol.refute, truth);
+}
 inline Decision judge_identity(double worst, const IdentityTolerance& tol, const std::string& what) {
   Decision d;
   d.band = tol.confirm;
