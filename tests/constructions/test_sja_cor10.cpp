@@ -93,6 +93,18 @@ TEST_CASE("Cor. 10 setting and one prompt: the stack equals block-coordinate des
   }
   // Over prompts: the worst of each error and where, the same at any thread count; prompt 0's errors as above.
   const WorstCase w1 = sja::cor10_worst_over_prompts(s, 11, 0x5eed, 70, 1);
+  {  // the case's quantities, in the report's order, from the worst case and its worst label prompt
+    CaseJson j(nlohmann::ordered_json{{"d", 2}});
+    const sja::Cor10Prompt at = sja::cor10_check_prompt(s, 11, 0x5eed, w1.where[sja::Cor10Prompt::kLabels]);
+    sja::cor10_quantities(j, s, w1, at);
+    const auto q = j.take()["quantities"];
+    CHECK(q.begin().key() == "stated");
+    CHECK(q["exact"]["value"] == at.forward);
+    CHECK(q["max_rel_error"]["value"] == w1.worst[sja::Cor10Prompt::kLabels]);
+    CHECK(q["feature_degree"]["value"] == 4.0);
+    CHECK(q["prompts"]["value"] == 70.0);
+    CHECK(q.size() == 10);
+  }
   const WorstCase w2 = sja::cor10_worst_over_prompts(s, 11, 0x5eed, 70, 2);
   CHECK(w1.prompts == 70);
   CHECK(w1.set_aside == 0);
