@@ -373,14 +373,12 @@ ClaimResult run(const ClaimContext& ctx) {
   mark_refutations(r);
 
   write_models(r, all);
-  r.error_rates(nlohmann::ordered_json{{"family_alpha", ctx.alpha},
-                 {"comparisons", comparisons},
-                 {"alpha_per_comparison", alpha},
-                 {"interval", trained::interval_over_trials(alpha)},
-                 {"tests", trained::paired_rule(ctx)
-                               ? "parts a and b: one-sided paired t on the same test prompts through both models per trial, confirmed where every trial shows it; parts c, d and e: " + trained::tailed_rule_text()
-                               : "one-sided Welch t (between models) or paired t (test lengths or sub-networks of one model) over trials"},
-                 {"false_confirm_rate_per_comparison", alpha}});
+  r.error_rates(trained::error_rates_block(
+      ctx, comparisons, alpha,
+      trained::paired_rule(ctx)
+          ? "parts a and b: one-sided paired t on the same test prompts through both models per trial, confirmed where every trial shows it; parts c, d and e: " + trained::tailed_rule_text()
+          : "one-sided Welch t (between models) or paired t (test lengths or sub-networks of one model) over trials"));
+  r.extra("error_rates")["false_confirm_rate_per_comparison"] = alpha;
   const std::vector<std::string> findings = findings_text(all);
   for (const auto& f : findings) r.finding(f);
   return r.finish([&](Verdict v) {

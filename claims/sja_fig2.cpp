@@ -180,12 +180,10 @@ ClaimResult run(const ClaimContext& ctx) {
                                       nlohmann::ordered_json::object(), ""});
 
   const nlohmann::ordered_json findings = write_models(res, runs, fl);
-  res.error_rates(nlohmann::ordered_json{{"family_alpha", ctx.alpha},
-                   {"comparisons", per_run * ctx.cases.size()},
-                   {"alpha_per_comparison", alpha},
-                   {"interval", trained::interval_over_trials(alpha)},
-                   {"tests", trained::paired_rule(ctx) ? "parts a and b: " + trained::tailed_rule_text()
-                                                       : "one-sided Welch t (dense vs sparse) or paired t (test lengths of one model) over trials"}});
+  res.error_rates(trained::error_rates_block(
+      ctx, per_run * ctx.cases.size(), alpha,
+      trained::paired_rule(ctx) ? "parts a and b: " + trained::tailed_rule_text()
+                                : "one-sided Welch t (dense vs sparse) or paired t (test lengths of one model) over trials"));
   return res.finish([&](Verdict v) {
     return fmt::format("{} ({}): {}", to_string(v),
                        runs.empty() || runs.front().s.is_paper() ? "paper settings" : "reduced settings: " + runs.front().s.differences(),

@@ -192,13 +192,10 @@ ClaimResult run(const ClaimContext& ctx) {
 
   const Group* first = nullptr;
   const nlohmann::ordered_json findings = write_models(r, gs, first);
-  r.error_rates(nlohmann::ordered_json{{"family_alpha", ctx.alpha},
-                                       {"comparisons", comparisons},
-                                       {"alpha_per_comparison", alpha},
-                                       {"interval", trained::interval_over_trials(alpha)},
-                                       {"tests", trained::paired_rule(ctx)
-                                                     ? "parts a and b: " + trained::tailed_rule_text()
-                                                     : "one-sided Welch t (between models) or paired t (test lengths of one model) over trials"}});
+  r.error_rates(trained::error_rates_block(
+      ctx, comparisons, alpha,
+      trained::paired_rule(ctx) ? "parts a and b: " + trained::tailed_rule_text()
+                                : "one-sided Welch t (between models) or paired t (test lengths of one model) over trials"));
   return r.finish([&](Verdict v) {
     return fmt::format("{} ({}): {}", to_string(v),
                        first && first->s.is_paper() ? "paper settings" : "reduced settings: " + (first ? first->s.differences() : ""),

@@ -188,4 +188,17 @@ TEST_CASE("trained kind: a comparison case follows the budget's rule, with the r
   CHECK(j["verdict"] == "inconclusive");  // a reversal below the paper's settings does not refute
 }
 
+TEST_CASE("trained error_rates block: the ledger's keys in order, the interval named from the split") {
+  ClaimContext ctx;
+  ctx.alpha = 0.01;
+  const nlohmann::ordered_json b = trained::error_rates_block(ctx, 4, 0.0025, "by hand");
+  std::vector<std::string> keys;
+  for (auto it = b.begin(); it != b.end(); ++it) keys.push_back(it.key());
+  CHECK(keys == std::vector<std::string>{"family_alpha", "comparisons", "alpha_per_comparison", "interval", "tests"});
+  CHECK(b["family_alpha"] == 0.01);
+  CHECK(b["comparisons"] == 4);
+  CHECK(b["interval"] == "99.75% Student-t");
+  CHECK(b["tests"] == "by hand");
+}
+
 }  // namespace test_trained_kind

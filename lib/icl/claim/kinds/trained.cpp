@@ -305,6 +305,15 @@ std::string interval_over_trials(double alpha) {
   return fmt::format("{:.4g}% Student-t", 100 * (1 - alpha));
 }
 
+nlohmann::ordered_json error_rates_block(const ClaimContext& ctx, std::size_t comparisons, double alpha,
+                                         const std::string& tests) {
+  return {{"family_alpha", ctx.alpha},
+          {"comparisons", comparisons},
+          {"alpha_per_comparison", alpha},
+          {"interval", interval_over_trials(alpha)},
+          {"tests", tests}};
+}
+
 nlohmann::ordered_json model_json(const Model& m, const std::map<int, TestLosses>& losses) {
   nlohmann::ordered_json j;
   j["model"] = m.name;

@@ -184,6 +184,11 @@ CaseJson compare(const ClaimContext& ctx, const AgainstPaper& p, double alpha, C
 // The error_rates "interval" entry (the level of the intervals over trials of comparison_case's mean losses, which
 // the tables' notes name): "99.92% Student-t".
 std::string interval_over_trials(double alpha);
+// A trained experiment's error_rates block: family_alpha (ctx.alpha), comparisons, alpha_per_comparison (alpha: the
+// Bonferroni split), interval (interval_over_trials) and tests (the rule in words), in this order; a claim adds its
+// own keys after them.
+nlohmann::ordered_json error_rates_block(const ClaimContext& ctx, std::size_t comparisons, double alpha,
+                                         const std::string& tests);
 // "mean [sd] over k trials" of a model's test losses, and the per-trial estimates with their intervals.
 nlohmann::ordered_json losses_json(const TestLosses& t);
 // One model's training runs (curve_json per trial).
