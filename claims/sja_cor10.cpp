@@ -51,9 +51,9 @@ ClaimResult run(const ClaimContext& ctx) {
   spec.check = [&](const Case& c, CaseJson& j) {
     const std::uint64_t purpose = ctx.purpose(c.label());
     const sja::Cor10Setup s = sja::cor10_setup(c.geti("d"), c.geti("h"), c.geti("L"), c.geti("n"), ctx.seed, purpose);
-    const WorstCase wc =
-        sja::cor10_worst_over_prompts(s, ctx.seed, purpose, std::max<std::uint64_t>(ctx.samples, 2), ctx.threads);
-    const E at = sja::cor10_check_prompt(s, ctx.seed, purpose, wc.where[E::kLabels]);
+    const auto [wc, at] = worst_prompts(std::max<std::uint64_t>(ctx.samples, 2), ctx.threads,
+                                        [&](std::uint64_t i) { return sja::cor10_check_prompt(s, ctx.seed, purpose, i); },
+                                        E::kLabels);  // and the worst label prompt again
     sja::cor10_quantities(j, s, wc, at);  // stated, exact, the worst errors, feature_degree, prompts (header above)
     return IdentityCase{wc,
                         {{"labels", wc.worst[E::kLabels], "label rows vs block-coordinate descent"},

@@ -60,8 +60,9 @@ struct RunState {
 IdentityCase judge_case(const ClaimContext& ctx, const Case& c, CaseJson& j, RunState& st) {
   const sja::AppGSetup s = sja::appG_setup(c.geti("d"), c.geti("n"), c.geti("L"));
   const std::uint64_t purpose = ctx.purpose(c.label());
-  const WorstCase w = sja::appG_worst_over_prompts(s, ctx.seed, purpose, std::max<std::uint64_t>(ctx.samples, 4), ctx.threads);
-  const auto at = sja::appG_check_prompt(s, ctx.seed, purpose, w.where[P::kStated]);
+  const auto [w, at] = worst_prompts(std::max<std::uint64_t>(ctx.samples, 4), ctx.threads,
+                                     [&](std::uint64_t i) { return sja::appG_check_prompt(s, ctx.seed, purpose, i); },
+                                     P::kStated);  // and the worst label prompt again
   if (w.worst[P::kStated] >= st.worst) {
     st.worst = w.worst[P::kStated];
     st.worst_where = fmt::format("{} (prompt {}, {})", c.label(), w.where[P::kStated], sja::appG_family_name(at.family));

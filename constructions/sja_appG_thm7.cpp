@@ -274,16 +274,4 @@ AppGTrainedStack appG_trained_stack(const ClaimContext& ctx, int d, int n, int L
   return t;
 }
 
-WorstCase appG_worst_over_prompts(const AppGSetup& s, std::uint64_t seed, std::uint64_t purpose, std::uint64_t count,
-                                  int threads) {
-  auto make_worker = [&] {
-    return [&](std::uint64_t i, double* out) {
-      const auto o = appG_check_prompt(s, seed, purpose, i);
-      for (int k = 0; k < kDims; ++k) out[k] = o.err[static_cast<std::size_t>(k)];
-      return !o.out_of_range;  // false: set aside (counted by WorstCase)
-    };
-  };
-  return worst_over_prompts(count, kDims, threads, make_worker);
-}
-
 }  // namespace icl::sja

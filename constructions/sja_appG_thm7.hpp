@@ -60,11 +60,6 @@ struct AppGPrompt {
 };
 AppGPrompt appG_check_prompt(const AppGSetup& s, std::uint64_t seed, std::uint64_t purpose, std::uint64_t i);
 
-// appG_check_prompt over prompts 0..count-1 (montecarlo/worst_case.hpp: the worst of each error and where; a prompt
-// out of range is set aside), the same at any thread count.
-WorstCase appG_worst_over_prompts(const AppGSetup& s, std::uint64_t seed, std::uint64_t purpose, std::uint64_t count,
-                                  int threads);
-
 // What depth buys (a finding): Monte Carlo loss E(yhat^(l) + y_q)^2 of the App. G stack after each block l, with
 // Gamma^(l) = -E[xbar_b xbar_b^T]^{-1} (exact moments), for quadratic targets, beside OLS over all C(d+2,2) monomials
 // on the same prompts (0 up to rounding for noiseless targets and n >= C(d+2,2)), and the exact loss of the first

@@ -173,18 +173,6 @@ Cor10Prompt cor10_check_prompt(const Cor10Setup& s, std::uint64_t seed, std::uin
   return o;
 }
 
-WorstCase cor10_worst_over_prompts(const Cor10Setup& s, std::uint64_t seed, std::uint64_t purpose, std::uint64_t count,
-                                   int threads) {
-  auto make_worker = [&] {
-    return [&](std::uint64_t i, double* out) {
-      const auto o = cor10_check_prompt(s, seed, purpose, i);
-      for (int k = 0; k < Cor10Prompt::kDims; ++k) out[k] = o.err[static_cast<std::size_t>(k)];
-      return !o.out_of_range;  // false: set aside (counted by WorstCase)
-    };
-  };
-  return worst_over_prompts(count, Cor10Prompt::kDims, threads, make_worker);
-}
-
 void cor10_quantities(CaseJson& j, const Cor10Setup& s, const WorstCase& wc, const Cor10Prompt& at) {
   using E = Cor10Prompt;
   j.quantity("stated", at.reference).quantity("exact", at.forward).quantity("max_rel_error", wc.worst[E::kLabels]);

@@ -70,11 +70,6 @@ struct Cor10Prompt {
 };
 Cor10Prompt cor10_check_prompt(const Cor10Setup& s, std::uint64_t seed, std::uint64_t purpose, std::uint64_t i);
 
-// cor10_check_prompt over prompts 0..count-1 (montecarlo/worst_case.hpp: the worst of each error and where; a prompt
-// out of range is set aside), the same at any thread count.
-WorstCase cor10_worst_over_prompts(const Cor10Setup& s, std::uint64_t seed, std::uint64_t purpose, std::uint64_t count,
-                                   int threads);
-
 // A case's quantities, in this order: stated (the reference's f(x_q; w^(L))) and exact (the forward pass's prediction)
 // at the prompt `at` (the worst label prompt), max_rel_error (kLabels), max_hidden_error (kHidden),
 // max_carried_row_change (kTop), max_rel_error_query (kQueryPlain), reference_self_error (kRefSelf), feature_degree,

@@ -44,8 +44,9 @@ TEST_CASE("Theorem 7 check of one prompt: every family at rounding level, the ne
   // Family 0 draws a non-symmetric Gamma: descent with eta = -Gamma differs from eta = -Gamma^T.
   CHECK(sja::appG_check_prompt(s, 7, 0xa99, 0).err[P::kNegative] > 1e-3);
   // Over prompts, the same at any thread count.
-  const WorstCase w1 = sja::appG_worst_over_prompts(s, 7, 0xa99, 24, 1);
-  const WorstCase w2 = sja::appG_worst_over_prompts(s, 7, 0xa99, 24, 2);
+  const auto check = [&](std::uint64_t i) { return sja::appG_check_prompt(s, 7, 0xa99, i); };
+  const WorstCase w1 = worst_prompts(24, 1, check, P::kStated).worst;
+  const WorstCase w2 = worst_prompts(24, 2, check, P::kStated).worst;
   CHECK(w1.prompts == 24);
   CHECK(w1.worst == w2.worst);
   CHECK(w1.where == w2.where);

@@ -92,7 +92,8 @@ TEST_CASE("Cor. 10 setting and one prompt: the stack equals block-coordinate des
     CHECK(std::abs(o.reference) > 0);
   }
   // Over prompts: the worst of each error and where, the same at any thread count; prompt 0's errors as above.
-  const WorstCase w1 = sja::cor10_worst_over_prompts(s, 11, 0x5eed, 70, 1);
+  const auto check = [&](std::uint64_t i) { return sja::cor10_check_prompt(s, 11, 0x5eed, i); };
+  const WorstCase w1 = worst_prompts(70, 1, check, sja::Cor10Prompt::kLabels).worst;
   {  // the case's quantities, in the report's order, from the worst case and its worst label prompt
     CaseJson j(nlohmann::ordered_json{{"d", 2}});
     const sja::Cor10Prompt at = sja::cor10_check_prompt(s, 11, 0x5eed, w1.where[sja::Cor10Prompt::kLabels]);
@@ -105,7 +106,7 @@ TEST_CASE("Cor. 10 setting and one prompt: the stack equals block-coordinate des
     CHECK(q["prompts"]["value"] == 70.0);
     CHECK(q.size() == 10);
   }
-  const WorstCase w2 = sja::cor10_worst_over_prompts(s, 11, 0x5eed, 70, 2);
+  const WorstCase w2 = worst_prompts(70, 2, check, sja::Cor10Prompt::kLabels).worst;
   CHECK(w1.prompts == 70);
   CHECK(w1.set_aside == 0);
   CHECK(w1.worst == w2.worst);
