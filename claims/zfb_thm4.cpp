@@ -22,15 +22,12 @@
 // Cases also report whether the flow stayed on the reduced form the proof uses, the conserved balance,
 // the local curvature at the endpoint (stiffness), and the loss / distance against time.
 #include "claims/common/zfb_flow.hpp"
-#include "constructions/zfb.hpp"
 #include "constructions/zfb_cases.hpp"
 #include "icl/claim/case_json.hpp"
 #include "icl/claim/claim_run.hpp"
+#include "icl/claim/kinds/flow_limit.hpp"
 #include "icl/claim/param_names.hpp"
-#include "icl/exact/lsa_population_loss.hpp"
-#include "icl/montecarlo/lsa_prompt_worker.hpp"
-#include "icl/report/svg_plot.hpp"
-#include "icl/verdict/checks.hpp"
+#include "icl/report/quantities.hpp"
 
 #include <map>
 
@@ -48,83 +45,54 @@ const flow_limit::Texts kTexts{
     "mixed evidence: flow-stated {d_fs:.3g}, exact-stated {d_es:.3g}, flow-exact {d_fe:.3g}, loss gap to the global "
     "bound {gap:.3g}; Monte Carlo: {mc_why}"};
 
-FlowOptions flow_options(bool quick) {
-  FlowOptions opt;
-  opt.grad_tol = 1e-10;
-  opt.t_max = 1e7;
-  opt.max_steps = quick ? 200000 : 1500000;
-  opt.trace_t_min = 1e-2;
-  opt.trace_per_decade = 4;
-  return opt;
-}
-
-// What the cases leave for the summary and the plots.
-struct Tally {
-  double worst_dist = 0, max_off = 0, max_drift = 0, max_time = 0;
-  std::string worst;
-  std::vector<PlotSeries> loss_plot, dist_plot;
+// What the cases leave for the summary and the plots, beyond the kind's tally.
+struct Tally : flow_limit::Tally {
+  double max_off = 0, max_drift = 0, max_time = 0;
   std::map<std::pair<int, int>, bool> plotted;  // one curve per (covariance, N), at the first theta and sigma
 };
 
 void run_case(ClaimRun& r, const Case& c, double alpha_case, const FlowOptions& opt, Tally& t) {
-  const ClaimContext& ctx = r.ctx();
   const int d = c.geti("d"), N = c.geti("N"), cov = c.geti("cov");
-  const Thm4Case k = thm4_case(cov, d, N, c.geti("theta"), c.get("sigma"), ctx.seed);
-  const FlowCase f = run_flow_case(ctx, alpha_case, k.pl, k.init, k.stated, opt, k.prompts, c.label(), kTexts);
-  r.note_looks(f.o.looks_planned);
-  if (f.k.converged && f.k.d_fs > t.worst_dist) {
-    t.worst_dist = f.k.d_fs;
-    t.worst = c.label();
-  }
+  const Thm4Case k = thm4_case(cov, d, N, c.geti("theta"), c.get("sigma"), r.ctx().seed);
+  const FlowCase f = judge_flow_case(r, c, alpha_case, k, opt, kTexts, [&](CaseJson& j) {
+    j.field("covariance", thm4_covariance_name(cov, d));
+    j.field("lambda", quantity_matrix(k.lambda));
+    j.field("sigma", k.sigma);
+    j.field("sigma_bound", k.sigma_bound);
+  });
+  t.note(f.k, c.label());
   t.max_off = std::max(t.max_off, f.z.reduced.max_off_reduced);
   t.max_drift = std::max(t.max_drift, f.z.reduced.max_balance_drift);
   t.max_time = std::max(t.max_time, f.z.flow.t_end);
-
-  CaseJson j(c);
-  j.field("covariance", thm4_covariance_name(cov, d));
-  j.field("lambda", quantity_matrix(k.lambda));
-  j.field("sigma", k.sigma);
-  j.field("sigma_bound", k.sigma_bound);
-  append_flow_case_json(j, k.pl, k.stated, f);
-  r.add_case(j);
   if (!t.plotted[{cov, N}] && t.loss_plot.size() < 16) {
     t.plotted[{cov, N}] = true;
-    flow_limit::add_plot_series(f.z.flow, f.k.lower, fmt::format("{} N={}", thm4_covariance_name(cov, d), N),
-                                t.loss_plot, t.dist_plot);
+    t.plot(f.z.flow, f.k, fmt::format("{} N={}", thm4_covariance_name(cov, d), N));
   }
 }
 
 ClaimResult run(const ClaimContext& ctx) {
   ClaimRun r(ctx);
   const double alpha_case = r.split_alpha(ctx.cases.size());
-  const FlowOptions opt = flow_options(ctx.quick);
+  const FlowOptions opt = flow_limit::flow_options(ctx.quick);
   Tally t;
   for (const auto& c : ctx.cases) run_case(r, c, alpha_case, opt, t);
   // Outside Assumption 3's condition (the theorem says nothing there): the first case's d and N.
   const nlohmann::ordered_json outside =
       thm4_flows_outside(ctx.cases.front().geti("d"), ctx.cases.front().geti("N"),
                          ctx.quick ? std::vector<double>{3.0} : std::vector<double>{1.5, 5.0, 30.0}, opt, ctx.seed);
-  r.error_rates(flow_limit::mc_tolerance());
-  r.extra("tolerances") = flow_limit::Tolerances{}.to_json(opt);
-  r.extra("outside_assumption_3") = outside;
-  flow_limit::write_plots(r, t.loss_plot, t.dist_plot);
-  bool outside_all = true;
-  double outside_worst = 0;
-  for (const auto& j : outside) {
-    outside_all &= j["flow"]["status"] == "converged";
-    outside_worst = std::max(outside_worst, j["distance_flow_to_stated"].get<double>());
-  }
+  flow_limit::write_report(r, opt, "outside_assumption_3", outside, t);
+  const flow_limit::Outside o = flow_limit::outside_summary(outside);
   r.finding(fmt::format(
       "Sufficiency only: with sigma up to 30 times the bound of Theorem 4 the flow {} ({} runs, largest distance to eq. "
       "(11) {:.2g}).",
-      outside_all ? "still converges to the stated limit" : "does not always converge", outside.size(), outside_worst));
+      o.converged ? "still converges to the stated limit" : "does not always converge", outside.size(), o.worst));
   return r.finish([&](Verdict v) {
     return fmt::format(
         "{}: over {} cases the flow's endpoint lies at most {:.2g} (relative) from eq. (11) (case {}); longest time to "
         "converge {:.3g}; the flow stayed on the reduced form (largest other entry {:.1e}, balance drift {:.1e}). "
         "Outside the sigma condition the flow {} (largest distance {:.2g}).",
         to_string(v), ctx.cases.size(), t.worst_dist, t.worst.empty() ? "-" : t.worst, t.max_time, t.max_off,
-        t.max_drift, outside_all ? "still converged to eq. (11)" : "did NOT always converge", outside_worst);
+        t.max_drift, o.converged ? "still converged to eq. (11)" : "did NOT always converge", o.worst);
   });
 }
 

@@ -33,16 +33,11 @@
 //           also checks the exact tau-average.
 // The right side of (21) needs E[||Gamma_tau||_op ||Lambda_tau||_F^2], not a polynomial: Monte Carlo over tau.
 #include "claims/common/zfb_flow.hpp"
-#include "constructions/zfb.hpp"
 #include "constructions/zfb_cases.hpp"
 #include "icl/claim/case_json.hpp"
 #include "icl/claim/claim_run.hpp"
+#include "icl/claim/kinds/flow_limit.hpp"
 #include "icl/claim/param_names.hpp"
-#include "icl/exact/lsa_population_loss.hpp"
-#include "icl/exact/moment_quadrature.hpp"
-#include "icl/montecarlo/lsa_prompt_worker.hpp"
-#include "icl/report/svg_plot.hpp"
-#include "icl/verdict/checks.hpp"
 
 #include <cmath>
 #include <set>
@@ -61,11 +56,9 @@ const flow_limit::Texts kTexts{
     "mixed evidence: flow-stated {d_fs:.3g}, exact-stated {d_es:.3g}, flow-exact {d_fe:.3g}, loss gap {gap:.3g}; Monte "
     "Carlo: {mc_why}"};
 
-// What the cases leave for the summary, the findings and the plots.
-struct Tally {
-  double worst_dist = 0, min_spread = INFINITY, max_spread = 0, max_offdiag_init = 0;
-  std::string worst;
-  std::vector<PlotSeries> loss_plot, dist_plot;
+// What the cases leave for the summary, the findings and the plots, beyond the kind's tally.
+struct Tally : flow_limit::Tally {
+  double min_spread = INFINITY, max_spread = 0, max_offdiag_init = 0;
   nlohmann::ordered_json outside = nlohmann::ordered_json::array();
   std::set<int> dists_run, thetas_run, ds_run;
 };
@@ -79,47 +72,27 @@ void run_case(ClaimRun& r, const Case& c, double alpha_case, const FlowOptions& 
   t.dists_run.insert(dist), t.thetas_run.insert(th), t.ds_run.insert(d);
   t.min_spread = std::min(t.min_spread, k.spread), t.max_spread = std::max(t.max_spread, k.spread);
   t.max_offdiag_init = std::max(t.max_offdiag_init, k.init_offdiagonal);
-  const FlowCase f = run_flow_case(ctx, alpha_case, k.pl, k.init, k.stated, opt, k.prompts, c.label(), kTexts);
-  r.note_looks(f.o.looks_planned);
-  if (f.k.converged && f.k.d_fs >= t.worst_dist) {
-    t.worst_dist = f.k.d_fs;
-    t.worst = fmt::format("{} ({})", c.label(), thm8_dist_name(dist));
-  }
-
-  CaseJson j(c);
-  const nlohmann::ordered_json fields = k.fields();
-  for (const auto& [key, value] : fields.items()) j.field(key, value);
-  j.quantity("stated_A_diagonal_spread", k.spread);
-  j.quantity("init_kq_offdiagonal_norm", k.init_offdiagonal);
-  append_flow_case_json(j, k.pl, k.stated, f);
-  r.result().cases.push_back(j.take());  // progress after the outside run below, as before ClaimRun
+  const FlowCase f = judge_flow_case(r, c, alpha_case, k, opt, kTexts, [&](CaseJson& j) {
+    const nlohmann::ordered_json fields = k.fields();
+    for (const auto& [key, value] : fields.items()) j.field(key, value);
+    j.quantity("stated_A_diagonal_spread", k.spread);
+    j.quantity("init_kq_offdiagonal_norm", k.init_offdiagonal);
+  });
+  t.note(f.k, fmt::format("{} ({})", c.label(), thm8_dist_name(dist)), true);
   const bool first_draw = th == ctx.cases.front().geti("theta") && sigma_frac == ctx.cases.front().get("sigma");
-  if (t.loss_plot.size() < 6 && first_draw)
-    flow_limit::add_plot_series(f.z.flow, f.k.lower, fmt::format("{} N={}", thm8_dist_name(dist), N), t.loss_plot,
-                                t.dist_plot);
+  if (t.loss_plot.size() < 6 && first_draw) t.plot(f.z.flow, f.k, fmt::format("{} N={}", thm8_dist_name(dist), N));
   // Outside (21): sigma 5x the bound, same case otherwise (the theorem says nothing there).
-  if (!ctx.quick && first_draw) {
-    const ZfbFlow zo = zfb_gradient_flow(k.pl, assumption3_init(5 * k.sigma_bound, k.theta), k.stated, opt);
-    t.outside.push_back({{"case", c.label()},
-                         {"distribution", k.laws_label()},
-                         {"sigma_over_bound", 5.0},
-                         {"flow", zo.flow.to_json(false)},
-                         {"distance_flow_to_stated", relative_distance(zo.end, k.stated)}});
-  }
-  r.step();
+  if (!ctx.quick && first_draw) t.outside.push_back(thm8_flow_outside(k, c.label(), 5.0, opt));
 }
 
 std::string summary_text(const ClaimContext& ctx, const Tally& t, Verdict v) {
-  bool outside_ok = true;
-  for (const auto& j : t.outside)
-    outside_ok &= j["flow"]["status"] == "converged" && j["distance_flow_to_stated"].get<double>() <= flow_limit::Tolerances{}.limit;
-  std::string dists, ds;
-  for (int k : t.dists_run) dists += fmt::format("{}{}", dists.empty() ? "" : ", ", thm8_dist_name(k));
-  for (int k : t.ds_run) ds += fmt::format("{}{}", ds.empty() ? "" : ", ", k);
+  const bool outside_ok = flow_limit::outside_summary(t.outside).within;
+  std::vector<std::string> dists;
+  for (int k : t.dists_run) dists.push_back(thm8_dist_name(k));
   return fmt::format("{}: over {} cases (d = {}; entries of Lambda_tau: {}; {} Theta draw{}) the flow's endpoint "
                      "lies at most {:.2g} (relative) from eq. (22) (case {}); the stated A = [E Gamma Lambda^2]^-1 "
                      "E Lambda^2 has diagonal entries differing by a factor up to {:.3g}.{}",
-                     to_string(v), ctx.cases.size(), ds, dists, t.thetas_run.size(), t.thetas_run.size() == 1 ? "" : "s",
+                     to_string(v), ctx.cases.size(), fmt::join(t.ds_run, ", "), fmt::join(dists, ", "), t.thetas_run.size(), t.thetas_run.size() == 1 ? "" : "s",
                      t.worst_dist, t.worst.empty() ? "-" : t.worst, t.max_spread,
                      t.outside.empty() ? ""
                                        : fmt::format(" With sigma 5x the bound of (21) the flow {}.",
@@ -130,16 +103,10 @@ std::string summary_text(const ClaimContext& ctx, const Tally& t, Verdict v) {
 ClaimResult run(const ClaimContext& ctx) {
   ClaimRun r(ctx);
   const double alpha_case = r.split_alpha(ctx.cases.size());
-  FlowOptions opt;
-  opt.grad_tol = 1e-10;
-  opt.t_max = 1e7;
-  opt.max_steps = ctx.quick ? 200000 : 1500000;
+  const FlowOptions opt = flow_limit::flow_options(ctx.quick);
   Tally t;
   for (const auto& c : ctx.cases) run_case(r, c, alpha_case, opt, t);
-  r.error_rates(flow_limit::mc_tolerance());
-  r.extra("tolerances") = flow_limit::Tolerances{}.to_json(opt);
-  r.extra("outside_condition_21") = t.outside;
-  flow_limit::write_plots(r, t.loss_plot, t.dist_plot);
+  flow_limit::write_report(r, opt, "outside_condition_21", t.outside, t);
   r.finding(fmt::format(
       "Matrix structure: the flows start from dense Theta Theta^T (off-diagonal part up to {:.3g} of its unit Frobenius "
       "norm) and the stated A ranges from a multiple of I (i.i.d. entries, spread {:.3g}) to diagonal entries differing "

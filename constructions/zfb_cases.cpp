@@ -151,6 +151,16 @@ Thm8Case thm8_case(int dist, int d, int N, int theta, double sigma_fraction, std
   return k;
 }
 
+nlohmann::ordered_json thm8_flow_outside(const Thm8Case& k, const std::string& label, double factor,
+                                         const FlowOptions& opt) {
+  const ZfbFlow z = zfb_gradient_flow(k.pl, assumption3_init(factor * k.sigma_bound, k.theta), k.stated, opt);
+  return {{"case", label},
+          {"distribution", k.laws_label()},
+          {"sigma_over_bound", factor},
+          {"flow", z.flow.to_json(false)},
+          {"distance_flow_to_stated", relative_distance(z.end, k.stated)}};
+}
+
 std::string Thm8Case::laws_label() const {
   if (dist <= 3) return "i.i.d. " + laws.front().label();
   std::string s = dist == 4 ? "independent, different laws: " : "independent, different laws and scales: ";

@@ -20,6 +20,14 @@
 
 namespace icl::zfb {
 
+// What a gradient-flow case runs on: the population loss, the initialisation of Assumption 3, the stated limit, and the
+// prompts Monte Carlo draws at the flow's endpoint.
+struct FlowSetting {
+  PopulationLoss pl;
+  LsaWeights init, stated;
+  LsaPromptModel prompts;
+};
+
 // Theorem 4's test covariances. cov: 0 isotropic; 1 diagonal, eigenvalues geometric from 1 to 1/10; 2 the same
 // rotated by a random orthogonal matrix (not diagonal); 3 ill-conditioned, rotated, kappa = 30; 4 kappa = 100.
 Eigen::MatrixXd thm4_covariance(int cov, int d, std::uint64_t seed);
@@ -28,12 +36,9 @@ std::string thm4_covariance_name(int cov, int d);
 
 // A case of Theorem 4: Lambda = thm4_covariance(cov, d, seed), training length N, Theta of kind `theta`
 // (assumption3_theta), sigma = sigma_fraction x the bound of Theorem 4.
-struct Thm4Case {
+struct Thm4Case : FlowSetting {
   Eigen::MatrixXd lambda;
-  PopulationLoss pl;
   double sigma_bound = 0, sigma = 0;
-  LsaWeights init, stated;
-  LsaPromptModel prompts;
 };
 Thm4Case thm4_case(int cov, int d, int N, int theta, double sigma_fraction, std::uint64_t seed);
 
@@ -59,23 +64,26 @@ std::string thm8_dist_name(int dist);
 
 // A case of Theorem 8: the entries' laws of `dist`, training length N, Theta of kind `theta`, sigma = sigma_fraction
 // x the bound of (21); the denominator of (21) from `condition_samples` draws of tau on stream condition_purpose.
-struct Thm8Case {
+struct Thm8Case : FlowSetting {  // pl: exact E over tau
   int dist = 0;
   std::vector<EntryLaw> laws;
   std::vector<std::vector<double>> nodes, weights;  // each entry's Gauss rule
   nlohmann::ordered_json moments = nlohmann::ordered_json::array();  // each entry's raw moments 0..3
-  PopulationLoss pl;  // exact E over tau
-  LsaWeights stated, init;
   double spread = 1;  // largest over smallest diagonal entry of the stated A (1: (22) is a multiple of I)
   double init_offdiagonal = 0;  // off-diagonal part of Theta Theta^T / ||Theta Theta^T||_F
   double e_lambda_theta_f2 = 0, denominator = 0, denominator_se = 0, sigma_bound = 0, sigma = 0;
   Eigen::MatrixXd theta;
-  LsaPromptModel prompts;
   std::string laws_label() const;
   // The case's fields, in report order: distribution, raw_moments, quadrature, sigma, condition_21.
   nlohmann::ordered_json fields() const;
 };
 Thm8Case thm8_case(int dist, int d, int N, int theta, double sigma_fraction, std::uint64_t seed,
                    std::uint64_t condition_purpose, std::uint64_t condition_samples);
+
+// The flow of case k outside condition (21) (where Theorem 8 says nothing): from Assumption 3 with sigma `factor` x the
+// bound of (21), Theta and everything else as k's; one JSON record (case `label`, distribution, sigma_over_bound, flow,
+// distance_flow_to_stated).
+nlohmann::ordered_json thm8_flow_outside(const Thm8Case& k, const std::string& label, double factor,
+                                         const FlowOptions& opt);
 
 }  // namespace icl::zfb

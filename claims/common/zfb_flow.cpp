@@ -5,6 +5,7 @@
 #include <cmath>
 
 namespace icl::zfb {
+namespace {
 
 void append_flow_case_json(CaseJson& j, const PopulationLoss& pl, const LsaWeights& stated, const FlowCase& f) {
   const LsaWeights& exact = f.exact;
@@ -36,23 +37,32 @@ void append_flow_case_json(CaseJson& j, const PopulationLoss& pl, const LsaWeigh
   j.field("flow", z.flow.to_json());
 }
 
-FlowCase run_flow_case(const ClaimContext& ctx, double alpha_case, const PopulationLoss& pl, const LsaWeights& init,
-                       const LsaWeights& stated, const FlowOptions& opt, const LsaPromptModel& prompts,
-                       const std::string& tag, const flow_limit::Texts& texts, const flow_limit::Tolerances& tol) {
+}  // namespace
+
+FlowCase judge_flow_case(ClaimRun& r, const Case& c, double alpha_case, const FlowSetting& s, const FlowOptions& opt,
+                         const flow_limit::Texts& texts, const std::function<void(CaseJson&)>& fields) {
+  const ClaimContext& ctx = r.ctx();
+  const PopulationLoss& pl = s.pl;
+  const LsaWeights& stated = s.stated;
   FlowCase f;
-  f.exact = reduced_form_limit(pl, init);
-  f.z = zfb_gradient_flow(pl, init, stated, opt);
+  f.exact = reduced_form_limit(pl, s.init);
+  f.z = zfb_gradient_flow(pl, s.init, stated, opt);
   f.k = flow_limit::numbers(f.z.flow, f.z.end.theta(), stated.theta(), f.exact.theta(), pl.loss(f.z.end), pl.loss(stated),
                             pl.tensor_lower_bound());
-  const std::uint64_t purpose = ctx.purpose(tag);
-  auto make_worker = [&] { return LsaPromptWorker(f.z.end, prompts, ctx.seed, purpose); };
+  const std::uint64_t purpose = ctx.purpose(c.label());
+  auto make_worker = [&] { return LsaPromptWorker(f.z.end, s.prompts, ctx.seed, purpose); };
   // Budget moves to the cases that need it: a case whose Monte Carlo-vs-exact decision is still open at
   // ctx.samples runs on, doubling, up to 4 ctx.samples (at --quick a true case otherwise stays inconclusive
   // about one time in four: the detectable discrepancy there is about twice the band).
   f.o = sequential_equality(ctx, alpha_case, f.k.l_stated, f.k.l_flow, flow_limit::mc_tolerance(), Tolerance{1e-9, 1e-12},
-                            prompts.dims(), 0, 4096, make_worker, 16384, true, 4 * ctx.samples);
-  f.limit = flow_limit::limit_decision(f.k, tol, "exact reduced-form limit");
+                            s.prompts.dims(), 0, 4096, make_worker, 16384, true, 4 * ctx.samples);
+  f.limit = flow_limit::limit_decision(f.k, flow_limit::Tolerances{}, "exact reduced-form limit");
   f.verdict = flow_limit::verdict(f.k, f.o, f.limit, texts);
+  r.note_looks(f.o.looks_planned);
+  CaseJson j(c);
+  fields(j);
+  append_flow_case_json(j, pl, stated, f);
+  r.add_case(j);
   return f;
 }
 

@@ -2,6 +2,7 @@
 // constructions/zfb_flow.hpp; the decisions and plots are the flow-limit kind's): one case from start to verdict, and
 // its JSON.
 #pragma once
+#include "constructions/zfb_cases.hpp"
 #include "constructions/zfb_flow.hpp"
 #include "icl/claim/case_json.hpp"
 #include "icl/exact/gradient_flow.hpp"
@@ -13,16 +14,20 @@
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace icl::zfb {
 
-// One flow case of zfb.thm4 / zfb.thm8 from start to verdict, a case of the flow-limit kind: the flow from `init`,
-// the exact reduced-form limit (the independent limit), the loss at the endpoint by Monte Carlo through the forward
-// pass (prompts drawn as `prompts` says, stream `tag` of the claim; the kind's tolerance against the stated and the
-// exact loss), the kind's decisions `limit` and `verdict`.
+// One flow case of zfb.thm4 / zfb.thm8 from start to verdict, a case of the flow-limit kind on the setting s: the flow
+// from s.init, the exact reduced-form limit (the independent limit), the loss at the endpoint by Monte Carlo through
+// the forward pass (prompts drawn as s.prompts says, stream c.label() of the claim; the kind's tolerance against the
+// stated and the exact loss), the kind's decisions `limit` and `verdict`. Its looks are noted in r and its JSON added
+// to r: the claim's `fields`, then the quantities (losses at the stated limit and at the flow's endpoint, Monte Carlo,
+// the stated / exact / flow limits, their distances, the lower bound on the global minimum and the gap to it, the time
+// to converge), decisions, verdict, reduced_form, curvature_at_endpoint and flow.
 struct FlowCase {
   LsaWeights exact;  // the reduced-form limit
   ZfbFlow z;
@@ -30,13 +35,7 @@ struct FlowCase {
   EqualityOutcome o;
   Decision verdict, limit;
 };
-FlowCase run_flow_case(const ClaimContext& ctx, double alpha_case, const PopulationLoss& pl, const LsaWeights& init,
-                       const LsaWeights& stated, const FlowOptions& opt, const LsaPromptModel& prompts,
-                       const std::string& tag, const flow_limit::Texts& texts, const flow_limit::Tolerances& tol = {});
-// The part of a flow case's JSON shared by zfb.thm4 and zfb.thm8, appended to j in this order: the quantities (losses
-// at the stated limit and at the flow's endpoint, Monte Carlo, the stated / exact / flow limits, their distances, the
-// lower bound on the global minimum and the gap to it, the time to converge), decisions, verdict, reduced_form,
-// curvature_at_endpoint and flow. The curvature from pl.
-void append_flow_case_json(CaseJson& j, const PopulationLoss& pl, const LsaWeights& stated, const FlowCase& f);
+FlowCase judge_flow_case(ClaimRun& r, const Case& c, double alpha_case, const FlowSetting& s, const FlowOptions& opt,
+                         const flow_limit::Texts& texts, const std::function<void(CaseJson&)>& fields);
 
 }  // namespace icl::zfb

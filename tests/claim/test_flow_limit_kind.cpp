@@ -114,4 +114,59 @@ TEST_CASE("flow-limit kind: its table shows the distance to the stated limit, th
   CHECK(t.param_values.at("k").at("a") == "A");
 }
 
+TEST_CASE("flow-limit kind: its flow options, the tally of the cases and the report's blocks") {
+  const FlowOptions standard = flow_limit::flow_options(false), quick = flow_limit::flow_options(true);
+  CHECK(standard.grad_tol == 1e-10);
+  CHECK(standard.t_max == 1e7);
+  CHECK(standard.max_steps == 1500000);
+  CHECK(quick.max_steps == 200000);
+  CHECK(quick.trace_t_min == 1e-2);
+  CHECK(quick.trace_per_decade == 4);
+  // The worst case is the converged one farthest from the stated limit; a tie goes to the later case only if asked.
+  const FlowResult f = flow(), early = flow(5);
+  const Eigen::VectorXd star = kStar, wrong = 1.1 * star;
+  flow_limit::Tally t;
+  t.note(numbers(f, wrong, star), "far");
+  t.note(numbers(f, star, star), "near");
+  t.note(numbers(early, 2 * star, star), "stopped");
+  CHECK(t.worst == "far");
+  CHECK(t.worst_dist == doctest::Approx(1 / 1.1 * 0.1).epsilon(1e-4));
+  t.note(numbers(f, wrong, star), "tie");
+  CHECK(t.worst == "far");
+  t.note(numbers(f, wrong, star), "tie", true);
+  CHECK(t.worst == "tie");
+  t.plot(f, numbers(f, star, star), "quadratic");
+  REQUIRE(t.loss_plot.size() == 1);
+  CHECK(t.dist_plot[0].name == "quadratic");
+  ClaimContext ctx;
+  ctx.claim_id = "test.flow_limit";
+  ctx.alpha = 0.01;
+  ctx.cases = {Case{{{"k", 1.0}}}};
+  ClaimRun r(ctx);
+  r.note_looks(3);
+  flow_limit::write_report(r, standard, "outside", nlohmann::ordered_json::array({{{"case", "a"}}}), t);
+  const auto& extra = r.result().extra;
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : extra.items()) keys.push_back(key);
+  CHECK(keys == std::vector<std::string>{"error_rates", "tolerances", "outside", "plots", "figures"});
+  CHECK(extra["error_rates"]["split"] == "Bonferroni over 1 cases and up to 3 sequential looks per case");
+  CHECK(extra["tolerances"]["gradient_norm_to_stop"] == 1e-10);
+  CHECK(extra["outside"][0]["case"] == "a");
+  CHECK(extra["plots"][0] == "test.flow_limit.loss.svg");
+  CHECK(r.result().files.count("loss.svg") == 1);
+}
+
+TEST_CASE("flow-limit kind: the summary of the flows outside the condition") {
+  using J = nlohmann::ordered_json;
+  const J ok = {{"flow", {{"status", "converged"}}}, {"distance_flow_to_stated", 1e-8}};
+  const J far = {{"flow", {{"status", "converged"}}}, {"distance_flow_to_stated", 0.2}};
+  const J stopped = {{"flow", {{"status", "step_limit"}}}, {"distance_flow_to_stated", 1e-9}};
+  const flow_limit::Outside none = flow_limit::outside_summary(J::array());
+  CHECK((none.converged && none.within && none.worst == 0));
+  const flow_limit::Outside a = flow_limit::outside_summary(J::array({ok, far}));
+  CHECK((a.converged && !a.within && a.worst == 0.2));
+  const flow_limit::Outside b = flow_limit::outside_summary(J::array({ok, stopped}));
+  CHECK((!b.converged && !b.within && b.worst == 1e-8));
+}
+
 }  // namespace test_flow_limit_kind

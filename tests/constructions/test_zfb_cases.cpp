@@ -2,11 +2,14 @@
 // diagonal entries, their exact quadrature and the stated limit (22), on cases whose answer is known by hand.
 #include "constructions/zfb.hpp"
 #include "constructions/zfb_cases.hpp"
+#include "constructions/zfb_flow.hpp"
 #include "icl/exact/gradient_flow.hpp"
 
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <string>
+#include <vector>
 
 namespace test_zfb_cases {  // named: a unity build compiles several test files as one unit
 
@@ -63,6 +66,25 @@ TEST_CASE("zfb Theorem 4 outside its condition: one record per covariance and fr
   CHECK(out[0]["sigma2_gamma_op_sqrt_d"].get<double>() == doctest::Approx(4.5));
   CHECK(out[0]["loss_gap_to_global_min"].get<double>() >= -1e-12);  // no flow goes below the global minimum
   CHECK(out[0].contains("flow"));
+}
+
+TEST_CASE("zfb Theorem 8 outside (21): the case's flow from sigma at the factor x the bound, one record") {
+  FlowOptions opt;
+  opt.grad_tol = 1e-8;
+  opt.t_max = 1e5;
+  opt.max_steps = 20000;
+  const zfb::Thm8Case k = zfb::thm8_case(2, 2, 5, 0, 0.5, 11, 1, 2000);  // i.i.d. Uniform[0.5, 1.5] entries
+  const nlohmann::ordered_json j = zfb::thm8_flow_outside(k, "a case", 2.0, opt);
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : j.items()) keys.push_back(key);
+  CHECK(keys == std::vector<std::string>{"case", "distribution", "sigma_over_bound", "flow", "distance_flow_to_stated"});
+  CHECK(j["case"] == "a case");
+  CHECK(j["distribution"] == k.laws_label());
+  CHECK(j["sigma_over_bound"] == 2.0);
+  // Its starting point is Assumption 3's at twice the bound: the same flow run here ends where the record says.
+  const zfb::ZfbFlow z = zfb::zfb_gradient_flow(k.pl, zfb::assumption3_init(2 * k.sigma_bound, k.theta), k.stated, opt);
+  CHECK(j["distance_flow_to_stated"].get<double>() == zfb::relative_distance(z.end, k.stated));
+  CHECK(j["flow"]["status"] == z.flow.to_json(false)["status"]);
 }
 
 }  // namespace test_zfb_cases

@@ -85,6 +85,47 @@ void write_plots(ClaimRun& r, const std::vector<PlotSeries>& loss_plot, const st
   r.result().files["distance.svg"] = svg_plot(dist_spec);
 }
 
+FlowOptions flow_options(bool quick) {
+  FlowOptions opt;
+  opt.grad_tol = 1e-10;
+  opt.t_max = 1e7;
+  opt.max_steps = quick ? 200000 : 1500000;
+  opt.trace_t_min = 1e-2;
+  opt.trace_per_decade = 4;
+  return opt;
+}
+
+void Tally::note(const Numbers& k, const std::string& label, bool ties_to_later) {
+  if (k.converged && (k.d_fs > worst_dist || (ties_to_later && k.d_fs == worst_dist))) {
+    worst_dist = k.d_fs;
+    worst = label;
+  }
+}
+
+void Tally::plot(const FlowResult& flow, const Numbers& k, const std::string& name) {
+  add_plot_series(flow, k.lower, name, loss_plot, dist_plot);
+}
+
+Outside outside_summary(const nlohmann::ordered_json& records, const Tolerances& tol) {
+  Outside o;
+  for (const auto& j : records) {
+    const bool converged = j["flow"]["status"] == "converged";
+    const double distance = j["distance_flow_to_stated"].get<double>();
+    o.converged &= converged;
+    o.within &= converged && distance <= tol.limit;
+    o.worst = std::max(o.worst, distance);
+  }
+  return o;
+}
+
+void write_report(ClaimRun& r, const FlowOptions& opt, const std::string& outside_key,
+                  const nlohmann::ordered_json& outside, const Tally& t) {
+  r.error_rates(mc_tolerance());
+  r.extra("tolerances") = Tolerances{}.to_json(opt);
+  r.extra(outside_key) = outside;
+  write_plots(r, t.loss_plot, t.dist_plot);
+}
+
 ClaimTable table(const std::string& where, const std::string& latex_title,
                  std::map<std::string, std::string> param_headers,
                  std::map<std::string, std::map<std::string, std::string>> param_values) {

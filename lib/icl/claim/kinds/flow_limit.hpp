@@ -10,7 +10,10 @@
 //   verdict  the case's: confirmed when `limit` confirms and Monte Carlo confirms the stated loss (basis: Monte
 //            Carlo's, then limit_vs_stated); refuted when `limit` refutes and Monte Carlo does not contradict the exact
 //            loss at the endpoint (basis: limit_vs_stated); inconclusive otherwise.
-// The evidence is worded by the claim (Texts). The kind also draws the flows' loss gap and distance against time.
+// The evidence is worded by the claim (Texts). The kind also draws the flows' loss gap and distance against time, and
+// holds a flow-limit claim's run around its cases: its flow (flow_options), what the cases leave for the summary
+// (Tally), its flows outside the theorem's condition (outside_summary) and the report's blocks after the cases
+// (write_report).
 #pragma once
 #include "icl/claim/claim_run.hpp"
 #include "icl/exact/gradient_flow.hpp"
@@ -74,5 +77,36 @@ inline Tolerance mc_tolerance() { return Tolerance{0.05, 0.0}; }
 void add_plot_series(const FlowResult& flow, double lower, const std::string& name, std::vector<PlotSeries>& loss_plot,
                      std::vector<PlotSeries>& dist_plot);
 void write_plots(ClaimRun& r, const std::vector<PlotSeries>& loss_plot, const std::vector<PlotSeries>& dist_plot);
+
+// The kind's flow: until ||grad L|| < 1e-10 or t = 1e7, at most 1.5 million steps (200000 at --quick); the trace from
+// t = 1e-2, four points per decade (FlowOptions' own).
+FlowOptions flow_options(bool quick);
+
+// What a flow-limit claim's cases leave for its summary and its figures: the converged case farthest from the stated
+// limit, and the flows drawn.
+struct Tally {
+  double worst_dist = 0;  // the largest distance of a converged flow's endpoint to the stated limit
+  std::string worst;      // that case ("" while none)
+  std::vector<PlotSeries> loss_plot, dist_plot;
+  // `label` becomes `worst` when k's flow converged farther from the stated limit than worst_dist (or as far, with
+  // ties_to_later).
+  void note(const Numbers& k, const std::string& label, bool ties_to_later = false);
+  // add_plot_series of the flow under `name`.
+  void plot(const FlowResult& flow, const Numbers& k, const std::string& name);
+};
+
+// A claim's flows outside its theorem's condition, one record each with "flow" (FlowResult::to_json, its "status") and
+// "distance_flow_to_stated": whether every flow converged, whether every one converged within tol.limit of the stated
+// limit, and the largest distance.
+struct Outside {
+  bool converged = true, within = true;
+  double worst = 0;
+};
+Outside outside_summary(const nlohmann::ordered_json& records, const Tolerances& tol = {});
+
+// After the cases: the report's error rates (mc_tolerance), its tolerances (with opt's gradient tolerance), the
+// claim's flows outside its theorem's condition under `outside_key`, and the tally's plots (write_plots).
+void write_report(ClaimRun& r, const FlowOptions& opt, const std::string& outside_key,
+                  const nlohmann::ordered_json& outside, const Tally& t);
 
 }  // namespace icl::flow_limit
