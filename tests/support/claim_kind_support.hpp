@@ -6,17 +6,20 @@
 #include <algorithm>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace icl::test {
 
-// Registers a claim `id` with one part "a" (a theorem); removes it again at the end of the scope.
+// Registers a claim `id` with one part "a" (a theorem), or with the parts given; removes it again at the end of the
+// scope.
 struct ScopedClaim {
   std::string id;
-  explicit ScopedClaim(std::string id_) : id(std::move(id_)) {
+  explicit ScopedClaim(std::string id_, std::vector<PartSpec> parts = {PartSpec{"a", "the test", Strength::theorem}})
+      : id(std::move(id_)) {
     Claim c;
     c.id = id;
     c.title = "a test of a claim kind";
-    c.parts = {PartSpec{"a", "the test", Strength::theorem}};
+    c.parts = std::move(parts);
     RegisterClaim{std::move(c)};
   }
   ~ScopedClaim() {
