@@ -19,14 +19,13 @@
 #include "claims/common/sja_lower_bound_case.hpp"
 #include "constructions/sja_appC.hpp"
 #include "constructions/sja_lower_bound.hpp"
-#include "icl/claim/case_json.hpp"
-#include "icl/claim/claim_run.hpp"
+#include "icl/claim/kinds/family_bound.hpp"
 #include "icl/claim/param_names.hpp"
 #include "icl/exact/lower_bounds.hpp"
-#include "icl/exact/optimal_attention.hpp"
 #include "icl/model/prompt.hpp"
-#include "icl/verdict/checks.hpp"
 #include "icl/verdict/mutation.hpp"
+
+#include <fmt/format.h>
 
 namespace icl {
 namespace {
@@ -35,73 +34,34 @@ namespace sja_cor9 {  // named, so that a unity build (several claim files in on
 // Mutation sites (lib/icl/verdict/mutation.hpp; bench/mutate.py perturbs them one at a time).
 const MutationSite kStated{"sja.cor9/stated", "sja.cor9", "m - dtilde"};
 
-// The closest informative case so far, for the summary: with dt = 0 the kernel reaches nothing and the loss is
-// E[y^2] = m at every n, so the bound is attained trivially there.
-struct Closest {
-  double excess = INFINITY;
-  std::string text;
-};
-
-// One case: the family's exact infimum, and the explicit kernel's exact loss and Monte Carlo at n, judged by the family
-// lower-bound kind (claim/kinds/family_bound.hpp) with the explicit kernel as the member.
-CaseJson judge_case(ClaimRun& r, const Case& c, double alpha_case, Closest& closest) {
+// One case: the family's exact infimum, and the explicit kernel as the member, evaluated at n and judged by the family
+// lower-bound kind (claims/common/sja_lower_bound_case.hpp judge_block_member; claim/kinds/family_bound.hpp).
+family_bound::Case judge_case(ClaimRun& r, const Case& c, double alpha_case, CaseJson& j) {
   const int d = c.geti("d"), m = c.geti("m"), dt = c.geti("dt"), n = c.geti("n"), basis = c.geti("basis");
   const sja::OrthonormalFamily k = sja::orthonormal_family(d, m, dt, basis);
   const auto model = GaussianIclModel::from_basis(d, k.g, k.sigma, fmt::format("orthonormal basis {}", basis));
   const Eigen::MatrixXd C = coefficient_covariance(model, k.g);  // the identity, computed
   const double stated = kStated(m - dt);
-  const BlockEvaluation e = evaluate_block(r.ctx(), alpha_case, model, k.g, C, k.layer, d, n, stated, c.label());
-  r.note_looks(e.looks_planned);
-  family_bound::Case fk = family_case(e, stated, projection_infimum(C, dt), "the explicit kernel", n);
-  fk.internal_error = projected_dimension_error(e, dt);
-  if (dt > 0 && e.exact_loss / stated - 1 < closest.excess) {
-    closest.excess = e.exact_loss / stated - 1;
-    closest.text = fmt::format("{}: loss {:.5g} vs bound {}", c.label(), e.exact_loss, stated);
-  }
-  CaseJson j(c);
-  block_quantities(j, fk, e);
-  j.quantity("mc_plain", e.mc_plain);
-  j.quantity("linearity_check_rms", e.linearity_rms);
-  j.quantity("C_minus_identity_norm", (C - Eigen::MatrixXd::Identity(m, m)).norm());
-  j.field("construction", k.description);
-  j.field("weights", sja::layer_json(k.layer));
-  j.field("projected_dimension", e.projected_dim);
-  block_verdict(j, fk, e);
-  return j;
+  const BlockMember member{model, k.g, C, k.layer, k.description, d, n, dt, stated, projection_infimum(C, dt),
+                           "the explicit kernel"};
+  return judge_block_member(r, alpha_case, c, j, member, [&](CaseJson& own) {
+    own.quantity("C_minus_identity_norm", (C - Eigen::MatrixXd::Identity(m, m)).norm());
+  });
 }
 
 ClaimResult run(const ClaimContext& ctx) {
-  ClaimRun r(ctx);
-  Closest closest;
-  auto skip = [](const Case& c) {
+  family_bound::ClaimSpec s{.judge = judge_case, .error_rates = Tolerance{0.02, 0.0}};
+  s.skip = [](const Case& c) {
     const int m = sja::kernel_width(c.geti("d"));
     return c.geti("m") <= m && c.geti("dt") < c.geti("m") ? std::string()
                                                           : fmt::format("needs m <= C(d+2,2) = {} and dt < m", m);
   };
-  r.judge_cases(skip, [&](const Case& c, double alpha_case) {
-    CaseJson j = judge_case(r, c, alpha_case, closest);
-    r.add_case(j);
-  });
-  r.error_rates_over_judged(Tolerance{0.02, 0.0});
-  return r.finish([&](Verdict v) {
-    return fmt::format("{}: with orthonormal features and i.i.d. coefficients the infimum over the family equals "
-                       "m - dt exactly (the bound is tight as n grows); closest finite-n case with dt >= 1 {}.",
-                       to_string(v),
-                       closest.text.empty() ? std::string("(none in this grid)")
-                                            : fmt::format("{} ({:+.1f}%)", closest.text, 100 * closest.excess));
-  });
-}
-
-// The layout of the claim's LaTeX table (report/table.hpp).
-ClaimTable table_layout() {
-  return {TableKind::bound,
-          "Corollary~9",
-          "Orthonormal features: $\\tilde d < m$ forces $L \\ge m-\\tilde d$",
-          {{"stated", "Bound", "the stated lower bound $m-\\tilde d$"},
-           {"exact", "Exact inf.", "exact infimum over the family"},
-           {"mc", "Construction (MC)", "a finite-$n$ construction by Monte Carlo"}},
-          {{"basis", "Features"}},
-          {{"basis", {{"lemma3", "$v_{ij}$ of Lemma~3"}, {"gram-schmidt", "Gram--Schmidt"}}}}};
+  // The closest informative case, for the summary: with dt = 0 the kernel reaches nothing and the loss is E[y^2] = m at
+  // every n, so the bound is attained trivially there.
+  s.closest_counts = [](const Case& c) { return c.geti("dt") > 0; };
+  s.summary = "{verdict}: with orthonormal features and i.i.d. coefficients the infimum over the family equals m - dt "
+              "exactly (the bound is tight as n grows); closest finite-n case with dt >= 1 {closest}.";
+  return family_bound::run_claim(ctx, s);
 }
 
 const RegisterClaim reg{Claim{
@@ -127,7 +87,9 @@ const RegisterClaim reg{Claim{
               "For orthonormal features g_1..g_m and f = sum w_i g_i with w_i i.i.d. N(0,1), any block whose "
               "feed-forward kernel projects onto span{g} with dimension dt < m has loss >= m - dt.",
               Strength::theorem}},
-    .table = table_layout()}};
+    .table = family_bound::table("Corollary~9", "Orthonormal features: $\\tilde d < m$ forces $L \\ge m-\\tilde d$",
+                                 "the stated lower bound $m-\\tilde d$", {{"basis", "Features"}},
+                                 {{"basis", {{"lemma3", "$v_{ij}$ of Lemma~3"}, {"gram-schmidt", "Gram--Schmidt"}}}})}};
 
 }  // namespace sja_cor9
 }  // namespace

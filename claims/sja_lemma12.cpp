@@ -19,15 +19,13 @@
 //   4 linear task y = <w, x>, u = x (acds embedding), averaged over w
 //   5 linear task, u = x, one fixed w
 //   6 quadratic task on raw features u = (1, x) (no bilinear layer): min_beta term > 0
-#include "constructions/sja_appC.hpp"
 #include "constructions/sja_appC_lemma12.hpp"
-#include "icl/claim/case_json.hpp"
-#include "icl/claim/claim_run.hpp"
-#include "icl/claim/param_names.hpp"
+#include "icl/claim/kinds/estimator_equality.hpp"
 #include "icl/exact/sparse_attention.hpp"
-#include "icl/verdict/checks.hpp"
-#include "icl/verdict/conditional_equality.hpp"
+#include "icl/report/table.hpp"
 #include "icl/verdict/mutation.hpp"
+
+#include <vector>
 
 namespace icl {
 namespace {
@@ -49,80 +47,36 @@ double lemma12_rhs(const FeatureMoments& m, const Eigen::MatrixXd& G, double n) 
 // loss is a degree-12 polynomial in Gaussians whose relative standard deviation is 10-60, so within
 // the budget Monte Carlo resolves 10%, not 2%. The exact comparison (1e-9) is what tests the formula;
 // Monte Carlo tests that the exact expansion is what the forward pass computes.
-const Tolerance kTolLinear{0.02, 0.0}, kTolQuadratic{0.10, 0.0};
-const Tolerance kExactTol{1e-9, 1e-12};
+const Tolerance kTolLinear{0.02, 0.0}, kTolQuadratic{0.10, 0.0}, kExactTol{1e-9, 1e-12};
 
-// One case: the lemma's right-hand side against our exact expansion and against the forward pass's Monte Carlo
-// (the query integrated out exactly given the context: verdict/conditional_equality.hpp).
-CaseJson judge_case(ClaimRun& r, const Case& c, double alpha_case, VarianceReductionRange& vr) {
-  const ClaimContext& ctx = r.ctx();
-  const int n = c.geti("n");
-  const sja::Lemma12Setting s =
-      sja::lemma12_setting(c.geti("setting"), c.geti("d"), n, ctx.seed, ctx.purpose(c.label() + "/parameters"));
-  const Tolerance& tol = s.quadratic ? kTolQuadratic : kTolLinear;
-  const double stated = lemma12_rhs(s.moments, s.Gamma, n);
-  const double exact = sparse_lsa_loss(s.moments, s.Gamma, n);
-  // A case whose Monte Carlo-vs-exact decision is still open at ctx.samples runs on, doubling, up to 8x (at
-  // --quick the d = 1, n = 8 linear cases have a detectable discrepancy about twice their 2% band at 524288
-  // prompts, so a true case could stay undecided; every planned look shares alpha_case).
-  const ConditionalEquality m =
-      conditional_equality(ctx, alpha_case, stated, exact, tol, kExactTol, s.features, s.attention, s.model,
-                           query_moment_matrix(s.model, s.query_features), s.shape, ctx.purpose(c.label()),
-                           {16384, 16384, true, 8 * ctx.samples});
-  r.note_looks(m.o.looks_planned);
-  vr.add(m.variance_reduction);
-  CaseJson j(c);
-  j.field("setting", s.description);
-  j.quantity("stated", stated);
-  j.quantity("exact", exact);
-  j.quantity("mc", m.o.mc);
-  j.quantity("variance_reduction", m.variance_reduction);
-  j.quantity("linearity_rms", m.linearity_rms);
-  j.quantity("min_beta_term", s.moments.Ey2 - (s.moments.Lambda.inverse() * s.moments.S).trace());
-  j.quantity("Gamma", s.Gamma);
-  if (s.fixed_w) j.field("w", std::vector<double>(s.w.data(), s.w.data() + s.w.size()));
-  j.field("tolerance", tolerance_text(tol));
-  j.verdict(m.o.verdict);
-  j.decisions(m.o);
-  return j;
-}
-
+// Per case: the lemma's right-hand side against our exact expansion and against the forward pass's Monte Carlo
+// (the query integrated out exactly given the context), by the equality kind on the conditional estimator
+// (claim/kinds/estimator_equality.hpp).
 ClaimResult run(const ClaimContext& ctx) {
-  ClaimRun r(ctx);
-  const double alpha_case = r.split_alpha(ctx.cases.size());
-  VarianceReductionRange vr;
-  for (const auto& c : ctx.cases) {
-    CaseJson j = judge_case(r, c, alpha_case, vr);
-    r.add_case(j);
-  }
-  r.error_rates(kTolLinear);
-  r.extra("error_rates")["tolerance"] = "0.02 relative (linear settings 4, 5); 0.10 relative (quadratic settings 1, 2, 3, 6)";
-  r.extra("variance_reduction") = vr.to_json();
-  return r.finish([&](Verdict v) {
-    std::size_t conf = 0;
-    for (const auto& c : r.cases()) conf += c["verdict"] == "confirmed";
-    return fmt::format("{}: {} of {} cases confirmed, for random Gamma, fixed and averaged w, quadratic and linear "
-                       "tasks. Formula against our own expansion of the square (to 1e-9): {}; Monte Carlo against "
-                       "the formula (2% linear, 10% quadratic): {}.",
-                       to_string(v), conf, r.cases().size(), tally_decisions(r.cases(), "exact_vs_stated"),
-                       tally_decisions(r.cases(), "mc_vs_stated"));
-  });
-}
-
-// The layout of the claim's LaTeX table (report/table.hpp).
-ClaimTable table_layout() {
-  return with_param_text({TableKind::equality,
-                          "Lemma~12",
-                          "Loss decomposition of a sparse LSA on i.i.d.\\ pairs",
-                          {paper_value_column(), exact_column(), mc_column()}},
-                         {{"setting", "Task, features, $w$"}},
-                         {{"setting",
-                           {{"quad-fixed-w", "quadratic, $\\bar x$, fixed $w$"},
-                            {"quad-avg-w", "quadratic, $\\bar x$, averaged $w$"},
-                            {"quad-avg-w-random-gamma", "quadratic, $\\bar x$, averaged $w$, random $\\Gamma$"},
-                            {"lin-avg-w", "linear, $x$, averaged $w$"},
-                            {"lin-fixed-w", "linear, $x$, fixed $w$"},
-                            {"quad-raw", "quadratic, $(1, x)$, averaged $w$"}}}});
+  estimator_equality::Spec spec{.exact_tol = kExactTol, .error_rates = kTolLinear};
+  spec.error_rates_text = "0.02 relative (linear settings 4, 5); 0.10 relative (quadratic settings 1, 2, 3, 6)";
+  spec.at = [&](const Case& c, CaseJson& j) -> estimator_equality::Setting {
+    const auto s = sja::lemma12_setting(c.geti("setting"), c.geti("d"), c.geti("n"), ctx.seed,
+                                        ctx.purpose(c.label() + "/parameters"));
+    j.field("setting", s.description);
+    // A case whose Monte Carlo-vs-exact decision is still open at ctx.samples runs on, doubling, up to 8x (at
+    // --quick the d = 1, n = 8 linear cases have a detectable discrepancy about twice their 2% band at 524288
+    // prompts, so a true case could stay undecided; every planned look shares alpha_case).
+    return {.stated = lemma12_rhs(s.moments, s.Gamma, s.n),
+            .exact = sparse_lsa_loss(s.moments, s.Gamma, s.n),
+            .tol = s.quadratic ? kTolQuadratic : kTolLinear,
+            .stack = {s.features, s.attention, s.model, s.query_features, s.shape},
+            .looks = {16384, 16384, true, 8 * ctx.samples},
+            .quantities = [s](CaseJson& own) {
+              own.quantity("min_beta_term", s.moments.Ey2 - (s.moments.Lambda.inverse() * s.moments.S).trace());
+              own.quantity("Gamma", s.Gamma);
+              if (s.fixed_w) own.field("w", std::vector<double>(s.w.data(), s.w.data() + s.w.size()));
+            }};
+  };
+  spec.summary = "{verdict}: {confirmed} of {cases} cases confirmed, for random Gamma, fixed and averaged w, quadratic "
+                 "and linear tasks. Formula against our own expansion of the square (to 1e-9): {exact_checks}; Monte "
+                 "Carlo against the formula (2% linear, 10% quadratic): {mc_checks}.";
+  return estimator_equality::run_claim(ctx, spec);
 }
 
 const RegisterClaim reg{Claim{
@@ -135,20 +89,18 @@ const RegisterClaim reg{Claim{
     .params = {ParamSpec{"d", {1, 2}, {1}, 1, 4, true, "input dimension"},
      ParamSpec{"n", {8, 32}, {8}, 1, 1e6, true, "context length"},
      with_names(ParamSpec{"setting", {1, 2, 3, 4, 5, 6}, {1, 2, 4, 6}, 1, 6, true, "which (task, features, w, Gamma): see source"},
-                numbered_names({"quad-fixed-w", "quad-avg-w", "quad-avg-w-random-gamma", "lin-avg-w", "lin-fixed-w",
-                                "quad-raw"}, 1))},
+                sja::lemma12_setting_names())},
     .default_samples = 4000000,
     .quick_samples = 524288,  // --quick: enough for the d = 1, n = 8 cases to decide (65536 left them too noisy)
-    .memory_bytes = [](const Case& c, int threads) {
-      return threads * sja_shape(c.geti("d"), sja::kernel_width(c.geti("d")), c.geti("n")).workspace_bytes();
-    },
+    .memory_bytes = [](const Case& c, int t) { return t * sja::lemma12_workspace_bytes(c.geti("d"), c.geti("n")); },
     .run = run,
     .parts = {PartSpec{"a",
               "For a single LSA with P = e e^T, Q = diag(Gamma, 0) on i.i.d. pairs (u_i, v_i), E[(vhat + v_q)^2] = "
               "min_beta E(<beta, u> + v)^2 + (1/n) tr(Gamma Lam Gamma^T Phi) + xi^T (Gamma^T + Lam^-1)^T Lam "
               "(Gamma^T + Lam^-1) xi, for every Gamma.",
               Strength::theorem}},
-    .table = table_layout()}};
+    .table = estimator_equality::table("Lemma~12", "Loss decomposition of a sparse LSA on i.i.d.\\ pairs",
+        {{"setting", "Task, features, $w$"}}, {{"setting", sja::lemma12_setting_latex()}})}};
 
 }  // namespace sja_lemma12
 }  // namespace

@@ -1,6 +1,7 @@
 #include "constructions/sja_appC_lemma12.hpp"
 
 #include "constructions/sja_appC.hpp"
+#include "icl/claim/param_names.hpp"
 #include "icl/model/rng.hpp"
 
 #include <cmath>
@@ -17,6 +18,7 @@ Lemma12Setting lemma12_setting(int setting, int d, int n, std::uint64_t seed, st
   s.quadratic = setting <= 3 || setting == 6;
   s.bilinear = setting <= 3;
   s.fixed_w = setting == 1 || setting == 5;
+  s.n = n;
   s.description = kDescriptions[setting];
   s.task = s.quadratic ? PolynomialTask::quadratic(d) : PolynomialTask::linear(d);
   if (setting <= 3) {
@@ -56,6 +58,22 @@ Lemma12Setting lemma12_setting(int setting, int d, int n, std::uint64_t seed, st
     for (const auto& f : s.u) s.query_features.push_back(f.to_double_poly());
   }
   return s;
+}
+
+double lemma12_workspace_bytes(int d, int n) { return sja_shape(d, kernel_width(d), n).workspace_bytes(); }
+
+ValueNames lemma12_setting_names() {
+  return numbered_names(
+      {"quad-fixed-w", "quad-avg-w", "quad-avg-w-random-gamma", "lin-avg-w", "lin-fixed-w", "quad-raw"}, 1);
+}
+
+std::map<std::string, std::string> lemma12_setting_latex() {
+  return {{"quad-fixed-w", "quadratic, $\\bar x$, fixed $w$"},
+          {"quad-avg-w", "quadratic, $\\bar x$, averaged $w$"},
+          {"quad-avg-w-random-gamma", "quadratic, $\\bar x$, averaged $w$, random $\\Gamma$"},
+          {"lin-avg-w", "linear, $x$, averaged $w$"},
+          {"lin-fixed-w", "linear, $x$, fixed $w$"},
+          {"quad-raw", "quadratic, $(1, x)$, averaged $w$"}};
 }
 
 }  // namespace icl::sja

@@ -10,6 +10,7 @@
 // the case's stream `parameters_purpose`.
 #pragma once
 #include "icl/algebra/gaussian_moments.hpp"
+#include "icl/claim/claim.hpp"
 #include "icl/exact/feature_moments.hpp"
 #include "icl/layers/network.hpp"
 #include "icl/model/gaussian_model.hpp"
@@ -19,6 +20,7 @@
 #include <Eigen/Dense>
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -26,6 +28,7 @@ namespace icl::sja {
 
 struct Lemma12Setting {
   bool quadratic = false, bilinear = false, fixed_w = false;
+  int n = 0;                // the context length
   std::string description;  // "quadratic task, u = xbar (App. C bilinear layer), fixed w", ...
   PolynomialTask task;
   std::vector<Polynomial<Rational>> u;  // the features u(x)
@@ -40,5 +43,13 @@ struct Lemma12Setting {
   std::vector<Poly> query_features;
 };
 Lemma12Setting lemma12_setting(int setting, int d, int n, std::uint64_t seed, std::uint64_t parameters_purpose);
+
+// The bytes per worker thread of the largest prompt of the six settings at (d, n), the bilinear settings' (1 to 3):
+// the memory estimate.
+double lemma12_workspace_bytes(int d, int n);
+
+// The settings' names (parameter `setting`, codes 1..6 in the order above), and by name how a table shows them (LaTeX).
+ValueNames lemma12_setting_names();
+std::map<std::string, std::string> lemma12_setting_latex();
 
 }  // namespace icl::sja

@@ -8,7 +8,6 @@
 #include "constructions/sja_lower_bound.hpp"
 #include "icl/verdict/checks.hpp"
 #include "icl/montecarlo/conditional_loss.hpp"
-#include "icl/montecarlo/montecarlo.hpp"
 
 #include <fmt/format.h>
 
@@ -20,31 +19,12 @@ BlockEvaluation evaluate_block(const ClaimContext& ctx, double alpha, const Gaus
                                const std::vector<Poly>& v, const Eigen::MatrixXd& C, const BilinearLayer& layer, int d,
                                int n, double stated, const std::string& tag, const Tolerance& bound_tol) {
   BlockEvaluation e{sja::block_exact(model, v, C, layer, d, n)};
-  const auto& feats = e.features;
   Transformer features, attention;
   features.layers.emplace_back(layer);
   attention.layers.emplace_back(sja::sparse_attention(e.gamma));
-  const Eigen::MatrixXd Psi = query_moment_matrix(model, feats);
-  const PromptShape shape = sja_shape(d, e.dbar, n);
-  const std::uint64_t purpose = ctx.purpose(tag);
-  const Tolerance eq_tol{0.03, 0.0};
-  const auto looks = sequential_looks(2048, ctx.samples);
-  e.looks_planned = looks.size();
-  const double alpha_look = alpha / 2.0 / static_cast<double>(looks.size());
-  MonteCarlo mc(QueryConditionalWorker::dims, ctx.threads);
-  for (std::uint64_t N : looks) {
-    mc.extend_to(N, [&] { return QueryConditionalWorker(features, attention, model, Psi, shape, ctx.seed, purpose); });
-    ++e.looks_used;
-    const Accumulator tot = mc.total();
-    e.mc = make_estimate(tot, 1, 1 - alpha_look);
-    e.mc_plain = make_estimate(tot, 0, 1 - alpha_look);
-    e.linearity_rms = std::sqrt(tot.mean[2]);
-    e.mc_vs_stated = judge_mc_lower_bound(e.mc, stated, bound_tol, alpha_look);
-    e.mc_vs_exact = judge_mc_equal(e.mc, e.exact_loss, eq_tol, alpha_look);
-    if (e.mc_vs_stated.verdict != Verdict::inconclusive && e.mc_vs_exact.verdict == Verdict::confirmed &&
-        mc.samples() >= 8192)
-      break;
-  }
+  static_cast<ConditionalBoundWithExact&>(e) = conditional_lower_bound_with_exact(
+      ctx, alpha, stated, bound_tol, e.exact_loss, Tolerance{0.03, 0.0}, features, attention, model,
+      query_moment_matrix(model, e.features), sja_shape(d, e.dbar, n), ctx.purpose(tag));
   return e;
 }
 
@@ -73,6 +53,23 @@ std::string projected_dimension_error(const BlockEvaluation& e, int dt) {
   return e.projected_dim != dt
              ? fmt::format("INTERNAL: the construction's projected dimension is {}, not {}", e.projected_dim, dt)
              : std::string();
+}
+
+family_bound::Case judge_block_member(ClaimRun& r, double alpha, const Case& c, CaseJson& j, const BlockMember& b,
+                                      const std::function<void(CaseJson&)>& own) {
+  const BlockEvaluation e = evaluate_block(r.ctx(), alpha, b.model, b.v, b.C, b.layer, b.d, b.n, b.stated, c.label());
+  r.note_looks(e.looks_planned);
+  family_bound::Case k = family_case(e, b.stated, b.infimum, b.member, b.n);
+  k.internal_error = projected_dimension_error(e, b.dt);
+  block_quantities(j, k, e);
+  j.quantity("mc_plain", e.mc_plain);
+  j.quantity("linearity_check_rms", e.linearity_rms);
+  if (own) own(j);
+  j.field("construction", b.description);
+  j.field("weights", sja::layer_json(b.layer));
+  j.field("projected_dimension", e.projected_dim);
+  block_verdict(j, k, e);
+  return k;
 }
 
 namespace {

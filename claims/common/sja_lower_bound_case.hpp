@@ -6,11 +6,13 @@
 #pragma once
 #include "icl/claim/case_json.hpp"
 #include "icl/claim/claim.hpp"
+#include "icl/claim/claim_run.hpp"
 #include "icl/claim/kinds/family_bound.hpp"
 #include "constructions/sja_lower_bound.hpp"
 #include "icl/exact/lower_bounds.hpp"
 #include "icl/layers/network.hpp"
 #include "icl/report/table.hpp"
+#include "icl/verdict/conditional_equality.hpp"
 #include "icl/verdict/decision.hpp"
 
 #include <cmath>
@@ -22,15 +24,12 @@ namespace icl {
 
 // One feed-forward (bilinear) + attention block on the sja embedding, evaluated at context length n with
 // its exactly optimal sparse attention: exact quantities and a Monte Carlo run through the real forward
-// pass (conditional Monte Carlo, lib/icl/montecarlo/conditional_loss.hpp), judged against a stated lower bound.
-struct BlockEvaluation : sja::BlockExact {  // the exact side: constructions/sja_lower_bound.hpp
+// pass (conditional Monte Carlo, lib/icl/montecarlo/conditional_loss.hpp), judged against a stated lower bound
+// (within bound_tol: a bound can be tight) and its exact loss (within 3%): verdict/conditional_equality.hpp
+// conditional_lower_bound_with_exact.
+struct BlockEvaluation : sja::BlockExact, ConditionalBoundWithExact {  // exact: constructions/sja_lower_bound.hpp
   BlockEvaluation() = default;
   explicit BlockEvaluation(sja::BlockExact exact) : sja::BlockExact(std::move(exact)) {}
-  Estimate mc, mc_plain;
-  double linearity_rms = 0;
-  Decision mc_vs_stated;  // lower bound: loss >= stated (within bound_tol: a bound can be tight)
-  Decision mc_vs_exact;   // equality with exact_loss
-  std::size_t looks_used = 0, looks_planned = 0;
 };
 
 BlockEvaluation evaluate_block(const ClaimContext& ctx, double alpha, const GaussianIclModel& model,
@@ -47,6 +46,24 @@ Decision block_verdict(CaseJson& j, const family_bound::Case& k, const BlockEval
 
 // Empty if the evaluated block's projected dimension is dt; otherwise the internal error.
 std::string projected_dimension_error(const BlockEvaluation& e, int dt);
+
+// A claim's explicit block on the basis v as the member of a family of projected dimension dt (sja.cor9), judged
+// (judge_block_member) against `stated` and the family's exact `infimum`.
+struct BlockMember {
+  GaussianIclModel model;
+  std::vector<Poly> v;
+  Eigen::MatrixXd C;
+  BilinearLayer layer;
+  std::string description;  // the construction's, for the case
+  int d = 0, n = 0, dt = 0;
+  double stated = 0, infimum = 0;
+  std::string member;  // in the evidence: "the explicit kernel"
+};
+// Evaluates the block at n (its looks noted in r) and writes the case: the kind's quantities, construction_limit,
+// mc_plain, linearity_check_rms, `own` (the claim's quantities), construction, weights, projected_dimension, the
+// verdict and the looks. Returns the kind's case.
+family_bound::Case judge_block_member(ClaimRun& r, double alpha, const Case& c, CaseJson& j, const BlockMember& b,
+                                      const std::function<void(CaseJson&)>& own);
 
 // What distinguishes sja.prop4 (a family of projected dimension dt) from sja.remark1 (a family of width
 // dbar): everything else of their runs is run_lower_bound_claim.

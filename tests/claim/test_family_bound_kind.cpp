@@ -1,8 +1,10 @@
 // The family lower-bound kind (lib/icl/claim/kinds/family_bound.hpp) on its own, with no claim: an explicit member
 // below the bound refutes only with Monte Carlo below it and not against the member's exact loss; the infimum at or
 // above the bound confirms only with Monte Carlo agreeing; an internal error or a mixed picture is inconclusive; the
-// case JSON carries the quantities and decisions the kind names.
+// case JSON carries the quantities and decisions the kind names; a run of such cases skips those outside the statement,
+// names the member closest to its bound in the summary, and the kind's table has its three columns.
 #include "icl/claim/kinds/family_bound.hpp"
+#include "tests/support/claim_kind_support.hpp"
 
 #include <doctest/doctest.h>
 
@@ -85,6 +87,49 @@ TEST_CASE("family bound: the case JSON") {
   CHECK(js["decisions"]["exact_vs_stated"]["verdict"] == "refuted");
   CHECK(js["decisions"]["mc_vs_stated"]["verdict"] == "refuted");
   CHECK(js["decisions"]["mc_vs_exact_construction"]["verdict"] == "confirmed");
+}
+
+TEST_CASE("family bound: the closest member") {
+  family_bound::Closest closest;
+  CHECK(closest.sentence() == "(none in this grid)");
+  closest.offer(make(3, 3.3, Verdict::confirmed, Verdict::confirmed), "far");
+  closest.offer(make(3, 3.03, Verdict::confirmed, Verdict::confirmed), "near");
+  closest.offer(make(3, 3.03, Verdict::confirmed, Verdict::confirmed), "as near, later");
+  closest.offer(make(3, 3.15, Verdict::confirmed, Verdict::confirmed), "between");
+  CHECK(closest.text == "near: loss 3.03 vs bound 3");
+  CHECK(closest.sentence() == "near: loss 3.03 vs bound 3 (+1.0%)");
+}
+
+TEST_CASE("family bound: a run of cases, some skipped, the closest member in the summary, the table") {
+  const test::ScopedClaim claim("test.family_bound_kind");
+  ClaimContext ctx;
+  ctx.claim_id = claim.id;
+  ctx.cases = {Case{{{"k", 0.0}}}, Case{{{"k", 1.0}}}, Case{{{"k", 2.0}}}, Case{{{"k", 3.0}}}};
+  family_bound::ClaimSpec s;
+  s.skip = [](const Case& c) { return c.geti("k") == 3 ? std::string("k must be < 3") : std::string(); };
+  s.judge = [](ClaimRun&, const Case& c, double alpha, CaseJson& j) {
+    CHECK(alpha == doctest::Approx(0.01 / 3));  // ctx.alpha over the three cases judged
+    // k = 0 is closest (3.0 against 3) but not counted; k = 1 at 3.3, k = 2 at 3.06.
+    const family_bound::Case k = make(3, c.geti("k") == 0 ? 3.0 : c.geti("k") == 1 ? 3.3 : 3.06, Verdict::confirmed,
+                                      Verdict::confirmed);
+    family_bound::write_quantities(j, k);
+    family_bound::write_verdict(j, k);
+    return k;
+  };
+  s.closest_counts = [](const Case& c) { return c.geti("k") > 0; };
+  s.summary = "{verdict}: closest {closest}.";
+  const ClaimResult res = family_bound::run_claim(ctx, s);
+  REQUIRE(res.cases.size() == 3);
+  CHECK(res.cases[2]["verdict"] == "confirmed");
+  CHECK(res.extra["skipped"].size() == 1);
+  CHECK(res.summary == "confirmed: closest k=2: loss 3.06 vs bound 3 (+2.0%).");
+
+  const ClaimTable t = family_bound::table("Corollary~1", "A title", "the bound $b$", {{"k", "$k$"}});
+  CHECK(t.kind == TableKind::bound);
+  REQUIRE(t.columns.size() == 3);
+  CHECK(t.columns[0].meaning == "the bound $b$");
+  CHECK(t.columns[1].quantity == "exact");
+  CHECK(t.param_headers.at("k") == "$k$");
 }
 
 }  // namespace test_family_bound_kind

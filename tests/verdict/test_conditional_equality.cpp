@@ -69,6 +69,26 @@ TEST_CASE("conditional equality: a sparse LSA's exact loss confirmed, a wrong va
                           acds_shape(d, n), 1)
             .o.decision.verdict == Verdict::confirmed);
 
+  // Against a lower bound with the exact loss beside it: the bound 30% below is confirmed and the exact loss too (3%);
+  // with a loose band on the exact loss both are decided early and the looks stop (on 8192 prompts at the earliest);
+  // a bound 30% above is refuted.
+  const ConditionalBoundWithExact with = conditional_lower_bound_with_exact(
+      plan, 0.01, 0.7 * exact, tol, exact, Tolerance{0.03, 0.0}, features, attention, model, Psi, acds_shape(d, n), 1);
+  CHECK(with.mc_vs_stated.verdict == Verdict::confirmed);
+  CHECK(with.mc_vs_exact.verdict == Verdict::confirmed);
+  CHECK(with.looks_planned == 6);
+  CHECK(with.mc_plain.confidence == with.mc.confidence);
+  CHECK(with.linearity_rms < 1e-10);
+  const ConditionalBoundWithExact early = conditional_lower_bound_with_exact(
+      plan, 0.01, 0.7 * exact, tol, exact, Tolerance{0.5, 0.0}, features, attention, model, Psi, acds_shape(d, n), 1);
+  CHECK(early.looks_used < early.looks_planned);
+  CHECK(early.mc.samples >= 8192);
+  CHECK(early.mc.samples < with.mc.samples);
+  const ConditionalBoundWithExact broken = conditional_lower_bound_with_exact(
+      plan, 0.01, 1.3 * exact, tol, exact, Tolerance{0.03, 0.0}, features, attention, model, Psi, acds_shape(d, n), 1);
+  CHECK(broken.mc_vs_stated.verdict == Verdict::refuted);
+  CHECK(broken.mc.mean == with.mc.mean);  // the same prompts and looks: only the bound differs
+
   VarianceReductionRange range;
   range.add(3.0);
   range.add(12.0);

@@ -1,5 +1,7 @@
 #include "icl/verdict/conditional_equality.hpp"
 
+#include "icl/montecarlo/montecarlo.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -30,6 +32,33 @@ ConditionalBound conditional_bound(const SamplingPlan& plan, double alpha_case, 
   c.plain = make_estimate(c.o.total, 0, c.o.mc.confidence);
   c.linearity_rms = std::sqrt(c.o.total.mean[2]);
   return c;
+}
+
+ConditionalBoundWithExact conditional_lower_bound_with_exact(const SamplingPlan& plan, double alpha_case, double bound,
+                                                             const Tolerance& bound_tol, double exact,
+                                                             const Tolerance& exact_tol, const Transformer& features,
+                                                             const Transformer& attention,
+                                                             const GaussianIclModel& model, const Eigen::MatrixXd& Psi,
+                                                             const PromptShape& shape, std::uint64_t purpose) {
+  ConditionalBoundWithExact e;
+  const auto looks = sequential_looks(2048, plan.samples);
+  e.looks_planned = looks.size();
+  const double alpha_look = alpha_case / 2.0 / static_cast<double>(looks.size());
+  MonteCarlo mc(QueryConditionalWorker::dims, plan.threads);
+  for (std::uint64_t N : looks) {
+    mc.extend_to(N, [&] { return QueryConditionalWorker(features, attention, model, Psi, shape, plan.seed, purpose); });
+    ++e.looks_used;
+    const Accumulator tot = mc.total();
+    e.mc = make_estimate(tot, 1, 1 - alpha_look);
+    e.mc_plain = make_estimate(tot, 0, 1 - alpha_look);
+    e.linearity_rms = std::sqrt(tot.mean[2]);
+    e.mc_vs_stated = judge_mc_lower_bound(e.mc, bound, bound_tol, alpha_look);
+    e.mc_vs_exact = judge_mc_equal(e.mc, exact, exact_tol, alpha_look);
+    if (e.mc_vs_stated.verdict != Verdict::inconclusive && e.mc_vs_exact.verdict == Verdict::confirmed &&
+        mc.samples() >= 8192)
+      break;
+  }
+  return e;
 }
 
 void VarianceReductionRange::add(double vr) {

@@ -13,6 +13,7 @@
 #include <Eigen/Dense>
 #include <nlohmann/json.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 
@@ -52,6 +53,24 @@ ConditionalBound conditional_bound(const SamplingPlan& plan, double alpha_case, 
                                    const Tolerance& tol, const Transformer& features, const Transformer& attention,
                                    const GaussianIclModel& model, const Eigen::MatrixXd& Psi, const PromptShape& shape,
                                    std::uint64_t purpose, std::uint64_t first = 2048, std::uint64_t min_samples = 8192);
+
+// The conditional estimator against a lower bound and, beside it, an exact value of the same loss: looks from 2048
+// prompts doubling to plan.samples, each decision at alpha_case / 2 over the looks (judge_mc_lower_bound within
+// bound_tol, judge_mc_equal within exact_tol); it stops at the first look, on at least 8192 prompts, where the bound is
+// decided and the exact value confirmed. Beside the estimate: the plain one on the same prompts and the linearity check.
+struct ConditionalBoundWithExact {
+  Estimate mc, mc_plain;
+  double linearity_rms = 0;  // rms of yhat - b^T u_q: 0 up to rounding
+  Decision mc_vs_stated;     // the lower bound: mu >= bound (within bound_tol: a bound can be tight)
+  Decision mc_vs_exact;      // equality with the exact value
+  std::size_t looks_used = 0, looks_planned = 0;
+};
+ConditionalBoundWithExact conditional_lower_bound_with_exact(const SamplingPlan& plan, double alpha_case, double bound,
+                                                             const Tolerance& bound_tol, double exact,
+                                                             const Tolerance& exact_tol, const Transformer& features,
+                                                             const Transformer& attention,
+                                                             const GaussianIclModel& model, const Eigen::MatrixXd& Psi,
+                                                             const PromptShape& shape, std::uint64_t purpose);
 
 // The range of the variance reductions over a claim's cases, and the report's block for it.
 struct VarianceReductionRange {

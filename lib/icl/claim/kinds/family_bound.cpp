@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <utility>
+
 namespace icl::family_bound {
 
 Decision exact_vs_stated(const Case& k) {
@@ -58,6 +60,46 @@ Decision write_verdict(CaseJson& j, const Case& k) {
   j.decision("mc_vs_stated", k.mc_vs_stated);
   j.decision("mc_vs_exact_construction", k.mc_vs_exact);
   return v;
+}
+
+void Closest::offer(const Case& k, const std::string& label) {
+  if (k.member_exact / k.stated - 1 < excess) {
+    excess = k.member_exact / k.stated - 1;
+    text = fmt::format("{}: loss {:.5g} vs bound {}", label, k.member_exact, k.stated);
+  }
+}
+
+std::string Closest::sentence() const {
+  return text.empty() ? std::string("(none in this grid)") : fmt::format("{} ({:+.1f}%)", text, 100 * excess);
+}
+
+ClaimResult run_claim(const ClaimContext& ctx, const ClaimSpec& s) {
+  ClaimRun r(ctx);
+  Closest closest;
+  auto skip = [&](const icl::Case& c) { return s.skip ? s.skip(c) : std::string(); };
+  r.judge_cases(skip, [&](const icl::Case& c, double alpha_case) {
+    CaseJson j(c);
+    const Case k = s.judge(r, c, alpha_case, j);
+    if (!s.closest_counts || s.closest_counts(c)) closest.offer(k, c.label());
+    r.add_case(j);
+  });
+  r.error_rates_over_judged(s.error_rates);
+  return r.finish([&](Verdict v) {
+    return fmt::format(fmt::runtime(s.summary), fmt::arg("verdict", to_string(v)),
+                       fmt::arg("closest", closest.sentence()));
+  });
+}
+
+ClaimTable table(const std::string& where, const std::string& latex_title, const std::string& bound_meaning,
+                 std::map<std::string, std::string> param_headers,
+                 std::map<std::string, std::map<std::string, std::string>> param_values) {
+  return with_param_text(ClaimTable{TableKind::bound,
+                                    where,
+                                    latex_title,
+                                    {{"stated", "Bound", bound_meaning},
+                                     {"exact", "Exact inf.", "exact infimum over the family"},
+                                     {"mc", "Construction (MC)", "a finite-$n$ construction by Monte Carlo"}}},
+                         std::move(param_headers), std::move(param_values));
 }
 
 }  // namespace icl::family_bound

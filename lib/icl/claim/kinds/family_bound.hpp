@@ -12,10 +12,18 @@
 // (exact/lower_bounds.hpp, say). Case JSON: quantities stated, exact (the infimum), mc, exact_construction;
 // decisions exact_vs_stated, mc_vs_stated, mc_vs_exact_construction; the verdict rests on exact_vs_stated and
 // mc_vs_stated.
+//
+// A catalogue claim made of such cases (run_claim): the cases in order, those outside the statement skipped, the
+// member closest to its bound over the cases for the summary, the error rates over the cases judged; and its table.
 #pragma once
 #include "icl/claim/case_json.hpp"
+#include "icl/claim/claim_run.hpp"
+#include "icl/report/table.hpp"
 #include "icl/verdict/decision.hpp"
 
+#include <cmath>
+#include <functional>
+#include <map>
 #include <string>
 
 namespace icl::family_bound {
@@ -44,5 +52,36 @@ Decision verdict(const Case& k, const Decision& exact);
 // (stated, exact, mc, exact_construction), then the verdict and its decisions, which this returns.
 void write_quantities(CaseJson& j, const Case& k);
 Decision write_verdict(CaseJson& j, const Case& k);
+
+// The member closest to its bound over a run's cases: the least relative excess member_exact / stated - 1 (the first
+// of equals) and its case's words, "<label>: loss 2.0085 vs bound 2".
+struct Closest {
+  double excess = INFINITY;
+  std::string text;
+  void offer(const Case& k, const std::string& label);
+  // For a summary: "<text> (+0.4%)", or "(none in this grid)" where no case was offered.
+  std::string sentence() const;
+};
+
+// What a claim of such cases declares: which cases lie outside its statement (ClaimRun::judge_cases: why, or "" to
+// judge the case; none if empty), its case (writes the case into j, its verdict with write_verdict, and returns the
+// kind's case), which cases' members may be the closest (all if empty), the error rates' tolerance
+// (error_rates_over_judged) and the summary: a format string (fmt) with the named arguments {verdict} and {closest}
+// (Closest::sentence).
+struct ClaimSpec {
+  std::function<std::string(const icl::Case& c)> skip = {};
+  std::function<Case(ClaimRun& r, const icl::Case& c, double alpha_case, CaseJson& j)> judge = {};
+  std::function<bool(const icl::Case& c)> closest_counts = {};
+  Tolerance error_rates{0.02, 0.0};
+  std::string summary = {};
+};
+ClaimResult run_claim(const ClaimContext& ctx, const ClaimSpec& s);
+
+// The kind's LaTeX table: the bound (`bound_meaning`: "the stated lower bound $m-\tilde d$"), the exact infimum over
+// the family and a finite-n member by Monte Carlo, under `where` ("Corollary~9") and `latex_title`, with the case
+// parameters' heads and values in words where given (report/table.hpp with_param_text).
+ClaimTable table(const std::string& where, const std::string& latex_title, const std::string& bound_meaning,
+                 std::map<std::string, std::string> param_headers = {},
+                 std::map<std::string, std::map<std::string, std::string>> param_values = {});
 
 }  // namespace icl::family_bound
