@@ -3,9 +3,8 @@
 // two cases (the exact loss stated: confirmed; 30% above it: refuted); the case's keys in the kind's order around the
 // claim's own, the error-rate and variance-reduction blocks, the summary's named arguments, and the kind's table.
 #include "icl/claim/kinds/estimator_equality.hpp"
-#include "icl/exact/sparse_attention.hpp"
-#include "icl/model/tasks.hpp"
 #include "tests/support/claim_kind_support.hpp"
+#include "tests/support/sparse_lsa_stack.hpp"
 
 #include <doctest/doctest.h>
 
@@ -25,23 +24,9 @@ TEST_CASE("estimator equality kind: the cases, their keys, the blocks after them
   ctx.samples = 65536;
   ctx.cases = {Case{{{"off", 1.0}}}, Case{{{"off", 1.3}}}};
   const int d = 2, n = 10;
-  const PolynomialTask task = PolynomialTask::linear(d);
-  std::vector<Polynomial<Rational>> u;
-  for (int j = 0; j < d; ++j) u.push_back(Polynomial<Rational>::variable(d, j));
-  const FeatureMoments m = feature_moments(u, task);
-  const Eigen::MatrixXd Gamma = -0.8 * m.Lambda.inverse();
-  LinearSelfAttention a;  // P = e e^T, Q = diag(Gamma, 0), masked
-  a.P = Eigen::MatrixXd::Zero(d + 1, d + 1);
-  a.P(d, d) = 1.0;
-  a.Q = Eigen::MatrixXd::Zero(d + 1, d + 1);
-  a.Q.topLeftCorner(d, d) = Gamma;
-  a.masked = true;
-  estimator_equality::Stack stack;
-  stack.attention.layers.emplace_back(a);
-  stack.model = GaussianIclModel::from_task(task, Eigen::MatrixXd::Identity(d, d));
-  for (const auto& f : u) stack.query_features.push_back(f.to_double_poly());
-  stack.shape = acds_shape(d, n);
-  const double exact = sparse_lsa_loss(m, Gamma, n);
+  const test::SparseLsaStack st = test::sparse_lsa_stack(d, n);
+  const estimator_equality::Stack stack{st.features, st.attention, st.model, st.query_features, acds_shape(d, n)};
+  const double exact = st.exact;
 
   estimator_equality::Spec spec{.exact_tol = {1e-9, 1e-12}, .error_rates = {0.05, 0.0}};  // and the fields below
   spec.error_rates_text = "5% relative";

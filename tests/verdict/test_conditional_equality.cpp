@@ -1,11 +1,12 @@
 // The sequential equality on the conditional Monte Carlo estimator (lib/icl/verdict/conditional_equality.hpp), on a
 // single masked sparse LSA over the linear task whose loss the library integrates exactly: the exact loss is
 // confirmed as a stated value, a stated value 30% off is refuted, and the estimator reports a variance reduction
-// above 1 and a linearity check at rounding level.
+// above 1 and a linearity check at rounding level; against bounds, alone and with the exact loss beside them.
 #include "icl/exact/sparse_attention.hpp"
 #include "icl/model/prompt.hpp"
 #include "icl/model/tasks.hpp"
 #include "icl/verdict/conditional_equality.hpp"
+#include "tests/support/sparse_lsa_stack.hpp"
 
 #include <doctest/doctest.h>
 
@@ -17,24 +18,11 @@ using namespace icl;
 
 TEST_CASE("conditional equality: a sparse LSA's exact loss confirmed, a wrong value refuted, the estimator's checks") {
   const int d = 2, n = 10;
-  const PolynomialTask task = PolynomialTask::linear(d);
-  std::vector<Polynomial<Rational>> u;
-  for (int j = 0; j < d; ++j) u.push_back(Polynomial<Rational>::variable(d, j));
-  const FeatureMoments m = feature_moments(u, task);
-  const Eigen::MatrixXd Gamma = -0.8 * m.Lambda.inverse();
-  LinearSelfAttention a;  // P = e e^T, Q = diag(Gamma, 0), masked
-  a.P = Eigen::MatrixXd::Zero(d + 1, d + 1);
-  a.P(d, d) = 1.0;
-  a.Q = Eigen::MatrixXd::Zero(d + 1, d + 1);
-  a.Q.topLeftCorner(d, d) = Gamma;
-  a.masked = true;
-  Transformer features, attention;
-  attention.layers.emplace_back(a);
-  const GaussianIclModel model = GaussianIclModel::from_task(task, Eigen::MatrixXd::Identity(d, d));
-  std::vector<Poly> uq;
-  for (const auto& f : u) uq.push_back(f.to_double_poly());
-  const Eigen::MatrixXd Psi = query_moment_matrix(model, uq);
-  const double exact = sparse_lsa_loss(m, Gamma, n);
+  const test::SparseLsaStack st = test::sparse_lsa_stack(d, n);
+  const Transformer &features = st.features, &attention = st.attention;
+  const GaussianIclModel& model = st.model;
+  const Eigen::MatrixXd Psi = query_moment_matrix(model, st.query_features);
+  const double exact = st.exact;
   SamplingPlan plan;
   plan.seed = 5;
   plan.threads = 2;
