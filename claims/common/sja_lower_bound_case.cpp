@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 namespace icl {
 
@@ -28,6 +29,10 @@ BlockEvaluation evaluate_block(const ClaimContext& ctx, double alpha, const Gaus
   return e;
 }
 
+namespace {
+
+// A case of the family lower-bound kind (claim/kinds/family_bound.hpp) whose member is the evaluated block e:
+// `member` names it in the evidence ("a bilinear layer of width 5 with its optimal attention"), evaluated at n.
 family_bound::Case family_case(const BlockEvaluation& e, double stated, double infimum, std::string member, int n) {
   family_bound::Case k;
   k.stated = stated, k.infimum = infimum;
@@ -38,41 +43,25 @@ family_bound::Case family_case(const BlockEvaluation& e, double stated, double i
   return k;
 }
 
+// The kind's quantities, then construction_limit (the member's n -> infinity loss).
 void block_quantities(CaseJson& j, const family_bound::Case& k, const BlockEvaluation& e) {
   family_bound::write_quantities(j, k);
   j.quantity("construction_limit", e.limit);
 }
 
+// The kind's verdict and decisions, then the Monte Carlo looks used; returns the verdict.
 Decision block_verdict(CaseJson& j, const family_bound::Case& k, const BlockEvaluation& e) {
   const Decision v = family_bound::write_verdict(j, k);
   j.decision("looks", fmt::format("{} of {}", e.looks_used, e.looks_planned));
   return v;
 }
 
+// Empty if the evaluated block's projected dimension is dt; otherwise the internal error.
 std::string projected_dimension_error(const BlockEvaluation& e, int dt) {
   return e.projected_dim != dt
              ? fmt::format("INTERNAL: the construction's projected dimension is {}, not {}", e.projected_dim, dt)
              : std::string();
 }
-
-family_bound::Case judge_block_member(ClaimRun& r, double alpha, const Case& c, CaseJson& j, const BlockMember& b,
-                                      const std::function<void(CaseJson&)>& own) {
-  const BlockEvaluation e = evaluate_block(r.ctx(), alpha, b.model, b.v, b.C, b.layer, b.d, b.n, b.stated, c.label());
-  r.note_looks(e.looks_planned);
-  family_bound::Case k = family_case(e, b.stated, b.infimum, b.member, b.n);
-  k.internal_error = projected_dimension_error(e, b.dt);
-  block_quantities(j, k, e);
-  j.quantity("mc_plain", e.mc_plain);
-  j.quantity("linearity_check_rms", e.linearity_rms);
-  if (own) own(j);
-  j.field("construction", b.description);
-  j.field("weights", sja::layer_json(b.layer));
-  j.field("projected_dimension", e.projected_dim);
-  block_verdict(j, k, e);
-  return k;
-}
-
-namespace {
 
 // One case of sja.prop4 / sja.remark1: the family lower-bound kind's case k (the explicit layer `cons`, evaluated as e,
 // its member), the corrected bound's check (equal to the exact infimum, below every loss measured, random layers of
@@ -100,6 +89,23 @@ bool lower_bound_case(CaseJson& j, const BlockEvaluation& e, const family_bound:
 }
 
 }  // namespace
+
+family_bound::Case judge_block_member(ClaimRun& r, double alpha, const Case& c, CaseJson& j, const BlockMember& b,
+                                      const std::function<void(CaseJson&)>& own) {
+  const BlockEvaluation e = evaluate_block(r.ctx(), alpha, b.model, b.v, b.C, b.layer, b.d, b.n, b.stated, c.label());
+  r.note_looks(e.looks_planned);
+  family_bound::Case k = family_case(e, b.stated, b.infimum, b.member, b.n);
+  k.internal_error = projected_dimension_error(e, b.dt);
+  block_quantities(j, k, e);
+  j.quantity("mc_plain", e.mc_plain);
+  j.quantity("linearity_check_rms", e.linearity_rms);
+  if (own) own(j);
+  j.field("construction", b.description);
+  j.field("weights", sja::layer_json(b.layer));
+  j.field("projected_dimension", e.projected_dim);
+  block_verdict(j, k, e);
+  return k;
+}
 
 ClaimResult run_lower_bound_claim(const ClaimContext& ctx, const LowerBoundClaimSpec& spec) {
   ClaimRun r(ctx);

@@ -1,11 +1,9 @@
-// One feed-forward + attention block evaluated against a stated lower bound (evaluate_block, shared by
-// sja.prop4, sja.remark1 and sja.cor9), and the per-case judgement shared by sja.prop4 and sja.remark1: the stated lower bound k = C(d+2,2) - dt over a
+// One feed-forward + attention block evaluated against a stated lower bound (evaluate_block; sja.cor9's member case:
+// judge_block_member), and the run shared by sja.prop4 and sja.remark1: the stated lower bound k = C(d+2,2) - dt over a
 // family of bilinear layers (projected dimension dt, or width dbar), judged at its worst case (the infimum over
 // the family) and against the explicit construction evaluated at context length n (lib/icl/exact/lower_bounds.hpp),
 // together with the corrected bound's check and the case's JSON.
 #pragma once
-#include "icl/claim/case_json.hpp"
-#include "icl/claim/claim.hpp"
 #include "icl/claim/claim_run.hpp"
 #include "icl/claim/kinds/family_bound.hpp"
 #include "constructions/sja_lower_bound.hpp"
@@ -15,18 +13,16 @@
 #include "icl/verdict/conditional_equality.hpp"
 #include "icl/verdict/decision.hpp"
 
-#include <cmath>
 #include <functional>
 #include <string>
 #include <utility>
 
 namespace icl {
 
-// One feed-forward (bilinear) + attention block on the sja embedding, evaluated at context length n with
-// its exactly optimal sparse attention: exact quantities and a Monte Carlo run through the real forward
-// pass (conditional Monte Carlo, lib/icl/montecarlo/conditional_loss.hpp), judged against a stated lower bound
-// (within bound_tol: a bound can be tight) and its exact loss (within 3%): verdict/conditional_equality.hpp
-// conditional_lower_bound_with_exact.
+// One feed-forward (bilinear) + attention block on the sja embedding, evaluated at context length n with its exactly
+// optimal sparse attention: exact quantities and a Monte Carlo run through the real forward pass, judged against a
+// stated lower bound (within bound_tol: a bound can be tight) and its exact loss (within 3%): conditional Monte Carlo,
+// verdict/conditional_equality.hpp conditional_lower_bound_with_exact.
 struct BlockEvaluation : sja::BlockExact, ConditionalBoundWithExact {  // exact: constructions/sja_lower_bound.hpp
   BlockEvaluation() = default;
   explicit BlockEvaluation(sja::BlockExact exact) : sja::BlockExact(std::move(exact)) {}
@@ -35,17 +31,6 @@ struct BlockEvaluation : sja::BlockExact, ConditionalBoundWithExact {  // exact:
 BlockEvaluation evaluate_block(const ClaimContext& ctx, double alpha, const GaussianIclModel& model,
                                const std::vector<Poly>& v, const Eigen::MatrixXd& C, const BilinearLayer& layer, int d,
                                int n, double stated, const std::string& tag, const Tolerance& bound_tol = Tolerance{0.02, 0.0});
-
-// A case of the family lower-bound kind (claim/kinds/family_bound.hpp) whose member is the evaluated block e:
-// `member` names it in the evidence ("a bilinear layer of width 5 with its optimal attention"), evaluated at n.
-family_bound::Case family_case(const BlockEvaluation& e, double stated, double infimum, std::string member, int n);
-// The kind's quantities, then construction_limit (the member's n -> infinity loss).
-void block_quantities(CaseJson& j, const family_bound::Case& k, const BlockEvaluation& e);
-// The kind's verdict and decisions, then the Monte Carlo looks used; returns the verdict.
-Decision block_verdict(CaseJson& j, const family_bound::Case& k, const BlockEvaluation& e);
-
-// Empty if the evaluated block's projected dimension is dt; otherwise the internal error.
-std::string projected_dimension_error(const BlockEvaluation& e, int dt);
 
 // A claim's explicit block on the basis v as the member of a family of projected dimension dt (sja.cor9), judged
 // (judge_block_member) against `stated` and the family's exact `infimum`.
