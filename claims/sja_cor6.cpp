@@ -291,9 +291,7 @@ void ols_case(ClaimRun& r, const Group& g, const Curve& cv) {
   Decision rate{rv, 0.5, 0,
                 fmt::format("local slope of log delta between n = {} and {}: {:.4f} (confirmed at <= -0.5, refuted above "
                             "-0.1)", ns[ns.size() - 2], ns.back(), cv.loc_delta)};
-  const Verdict v = (trend.verdict == Verdict::refuted || rate.verdict == Verdict::refuted) ? Verdict::refuted
-                    : (trend.verdict == Verdict::confirmed && rate.verdict == Verdict::confirmed) ? Verdict::confirmed
-                                                                                                  : Verdict::inconclusive;
+  const Verdict v = both(trend.verdict, rate.verdict);
   CaseJson j(g.params);
   j.field("gamma", sja::algorithm1_gamma_name(g.kind));
   j.part("b");

@@ -146,9 +146,7 @@ CaseJson judge_case(const ClaimContext& ctx, const Case& c, RunState& st) {
   identity.why = "identity not run (stack too large for the full-gradient reference)";
   const bool run_identity = static_cast<double>(sym.cycle) * static_cast<double>(all.size()) <= 20000;
   if (run_identity) identity = identity_check(ctx, c, schedule, sym, j, st);
-  Verdict v = problems.empty() ? Verdict::confirmed : Verdict::refuted;
-  if (identity.verdict == Verdict::refuted) v = Verdict::refuted;
-  else if (identity.verdict == Verdict::inconclusive && v == Verdict::confirmed) v = Verdict::inconclusive;
+  const Verdict v = both(problems.empty() ? Verdict::confirmed : Verdict::refuted, identity.verdict);
   j.decision("schedule", Decision{problems.empty() ? Verdict::confirmed : Verdict::refuted, 0, 0,
                                   problems.empty() ? fmt::format("exact: {} blocks cover all {} monomials; {} <= {}",
                                                                  count.str(), all.size(), count.str(), bound.str())

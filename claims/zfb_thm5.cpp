@@ -124,12 +124,7 @@ Decision judge_decomposition(ClaimRun& r, CaseJson& j, MakeWorker& make_worker, 
     j.quantity("stated_fixed_w_bound", wbound);
     j.decision("special_form", sp);
     j.decision("fixed_w_bound", wb);
-    for (const Decision& k : {sp, wb}) {
-      if (k.verdict == Verdict::refuted)
-        v.verdict = Verdict::refuted;
-      else if (k.verdict == Verdict::inconclusive && v.verdict == Verdict::confirmed)
-        v.verdict = Verdict::inconclusive;
-    }
+    v.verdict = both(both(v.verdict, sp.verdict), wb.verdict);
     v.why += "; special form: " + sp.why + "; per-w bound: " + wb.why;
   }
   return v;

@@ -263,4 +263,23 @@ TEST_CASE("verdict strings, aggregation and report fragments") {
   CHECK(rates.at("false_pass_rate_per_case").get<double>() == doctest::Approx(0.01 / 40));
 }
 
+TEST_CASE("both: confirmed where both are, refuted where either is, else inconclusive; the decisions' form keeps first's "
+          "numbers") {
+  using icl::Verdict;
+  const Verdict c = Verdict::confirmed, i = Verdict::inconclusive, r = Verdict::refuted;
+  CHECK(icl::both(c, c) == c);
+  CHECK(icl::both(c, i) == i);
+  CHECK(icl::both(i, c) == i);
+  CHECK(icl::both(i, i) == i);
+  CHECK(icl::both(r, c) == r);
+  CHECK(icl::both(i, r) == r);
+  CHECK(icl::both(r, r) == r);
+  icl::Decision a{c, 0.1, 0.2, "a"}, b{i, 0.3, 0.4, "b"};
+  const icl::Decision d = icl::both(a, b, "why");
+  CHECK(d.verdict == i);
+  CHECK(d.band == 0.1);
+  CHECK(d.detectable == 0.2);
+  CHECK(d.why == "why");
+}
+
 }  // namespace test_decision

@@ -157,12 +157,16 @@ Decision combine_equality(const std::optional<Decision>& exact_vs_stated, const 
   return d;
 }
 
+Verdict both(Verdict first, Verdict second) {
+  return (first == Verdict::confirmed && second == Verdict::confirmed) ? Verdict::confirmed
+         : (first == Verdict::refuted || second == Verdict::refuted)  ? Verdict::refuted
+                                                                       : Verdict::inconclusive;
+}
+
 Decision both(const Decision& first, const Decision& second, std::string why) {
   Decision d = first;
   d.why = std::move(why);
-  d.verdict = (first.verdict == Verdict::confirmed && second.verdict == Verdict::confirmed) ? Verdict::confirmed
-              : (first.verdict == Verdict::refuted || second.verdict == Verdict::refuted)   ? Verdict::refuted
-                                                                                            : Verdict::inconclusive;
+  d.verdict = both(first.verdict, second.verdict);
   return d;
 }
 

@@ -95,8 +95,10 @@ Decision combine_equality(const std::optional<Decision>& exact_vs_stated, const 
 Decision combine_exact_first(const std::optional<Decision>& exact_vs_stated, const Decision& mc_vs_stated,
                              const std::optional<Decision>& mc_vs_exact);
 
-// Two decisions as one: confirmed where both are, refuted where either is, else inconclusive; `first`'s band and
-// numbers, with the words `why`.
+// Two verdicts as one: confirmed where both are, refuted where either is, else inconclusive (so a fold of both over
+// several verdicts gives refuted over inconclusive over confirmed).
+Verdict both(Verdict first, Verdict second);
+// Two decisions as one, by the verdicts' rule above; `first`'s band and numbers, with the words `why`.
 Decision both(const Decision& first, const Decision& second, std::string why);
 
 // About how many prompts would decide an undecided Monte Carlo decision, extrapolated from the interval's half-width

@@ -110,7 +110,7 @@ Verdict judge_identities(CaseJson& j, const WorstCase& w, const std::vector<Name
   std::vector<std::string> names;
   for (const NamedIdentity& id : ids) {
     const Decision d = judge_identity_over(w, id.worst, tol, id.what, why_set_aside);
-    if (d.verdict == Verdict::refuted || (d.verdict == Verdict::inconclusive && v == Verdict::confirmed)) v = d.verdict;
+    v = both(v, d.verdict);
     why += (why.empty() ? "" : "; ") + d.why;
     names.push_back(id.name);
     j.decision(id.name, d);
