@@ -64,9 +64,6 @@ namespace icl {
 namespace {
 namespace sja_cor6 {  // named, so that a unity build (several claim files in one unit) keeps them apart
 
-// A case of a group: progress counts groups (ClaimRun::step() after each), not cases.
-void add_group_case(ClaimRun& r, CaseJson& j) { r.result().cases.push_back(j.take()); }
-
 // Gamma with p >= 1 positive entries (Algorithm 1, line 1: "any full-rank diagonal Gamma"): cases of parts a and c.
 //   Gamma > 0 (kind 3), exact: the stage-1 loss is E y^2 + 2 tr(Gamma C S C^T) + tr(Gamma A Gamma B) (A, B, S PSD,
 //     S > 0: constructions/sja_algorithm1.hpp), so it is >= E[y^2], with equality only at C = 0, i.e. features
@@ -147,7 +144,7 @@ std::string positive_gamma_cases(const ClaimContext& ctx, ClaimRun& r, const sja
     j.field("stage1_search", last_search);
     j.decision(basis.front(), dec);
     j.verdict(dec.verdict, dec.why, dec.verdict == Verdict::refuted ? basis : std::vector<std::string>{});
-    add_group_case(r, j);
+    r.add_uncounted_case(j);  // progress counts groups (ClaimRun::step() after each)
     out += fmt::format("{}d={}, Gamma={}: part a {} ({})", out.empty() ? "" : "; ", d, sja::algorithm1_gamma_name(kind),
                        to_string(dec.verdict), kind == 3 ? "stage-1 minimiser M = 0, exact" : "M singular, search");
   }
@@ -171,7 +168,7 @@ std::string positive_gamma_cases(const ClaimContext& ctx, ClaimRun& r, const sja
     j.field("curve", per_n);
     j.decision("rate", rate);
     j.verdict(rv, rate.why, rv == Verdict::inconclusive ? std::vector<std::string>{} : std::vector<std::string>{"rate"});
-    add_group_case(r, j);
+    r.add_uncounted_case(j);  // progress counts groups (ClaimRun::step() after each)
     out += fmt::format(", part c {}", to_string(rv));
   }
   return out;
@@ -255,7 +252,7 @@ void rank_case(ClaimRun& r, const Group& g) {
                                            p.sigma_min, p.sigma_max, decided_from),
             basis);
   j.decision("rank_bound", rank);
-  add_group_case(r, j);
+  r.add_uncounted_case(j);  // progress counts groups (ClaimRun::step() after each)
 }
 
 // The n grid of a group: the report's curve, and log n, log L, log delta over n >= d^3.
@@ -307,7 +304,7 @@ void ols_case(ClaimRun& r, const Group& g, const Curve& cv) {
   j.verdict(v, fmt::format("whitened distance to OLS ||Lam^1/2 Gamma* Lam^1/2 + I||_F: {:.4g} at n = {}; {}; {}",
                            std::exp(cv.ldelta.back()), ns.back(), trend.why, rate.why),
             j.decisions_with(v, {"trend", "rate"}));
-  add_group_case(r, j);
+  r.add_uncounted_case(j);  // progress counts groups (ClaimRun::step() after each)
 }
 
 // The forward-pass check of the exact stage-2 loss at the smallest n >= d^3.
@@ -380,7 +377,7 @@ void rate_case(const ClaimContext& ctx, ClaimRun& r, const Group& g, const Curve
   if (o.mc_vs_exact) j.decision("mc_vs_exact", *o.mc_vs_exact);
   j.decision("looks", fmt::format("{} of {}", o.looks_used, o.looks_planned));
   j.verdict(v.verdict, v.why, basis);
-  add_group_case(r, j);
+  r.add_uncounted_case(j);  // progress counts groups (ClaimRun::step() after each)
   st.summary_rate += fmt::format("{}d={}, Gamma={}: local slope {:.3f}, n L(n) = {:.4g} at n = {} (App. C block: {:.4g})",
                                  st.summary_rate.empty() ? "" : "; ", g.d, sja::algorithm1_gamma_name(g.kind), loc_loss, n_times_loss,
                                  ns.back(), corrected);

@@ -167,9 +167,6 @@ nlohmann::ordered_json base_params(const Group& g) {
   return p;
 }
 
-// A comparison case (progress counts the trained models, not the cases).
-void put(ClaimRun& r, CaseJson j) { r.result().cases.push_back(j.take()); }
-
 // Part c: the deepest bilinear model below the single-block infimum (d = 4).
 void judge_single_block(ClaimRun& r, const Trained& t, sja_train::TailedSides& sides, double alpha) {
   const Group& g = t.g;
@@ -198,7 +195,7 @@ void judge_single_block(ClaimRun& r, const Trained& t, sja_train::TailedSides& s
                                   k.quantity("stated_limit_relative", t.stated_limit / t.Ey2);
                                   k.quantity("single_block_infimum_relative", t.single_block_inf / t.Ey2);
                                 });
-  put(r, std::move(j));
+  r.add_uncounted_case(j);
 }
 
 // Parts a (linear worse than every bilinear model), b (improves with L), c (d = 4) and d (shorter test prompts give
@@ -222,7 +219,7 @@ void judge_group(ClaimRun& r, const Trained& t, sja_train::TailedSides& sides, d
     p["L"] = g.Ls[i];
     p["comparison"] = "bilinear < linear";
     const std::string what = fmt::format("bilinear L={} below linear {} layers", g.Ls[i], g.linear_layers);
-    put(r, trained::compare(ctx, g.against(), alpha,
+    r.add_uncounted_case(trained::compare(ctx, g.against(), alpha,
                             {p, "a", "bilinear_below_linear", what, false, differences(t.bilinear[i], t.linear)},
                             {"bilinear", t.bl_loss[i].at(g.n)}, {"linear", lin}));
   }
@@ -231,7 +228,7 @@ void judge_group(ClaimRun& r, const Trained& t, sja_train::TailedSides& sides, d
     p["L"] = g.Ls[i];
     p["comparison"] = fmt::format("L={} < L={}", g.Ls[i], g.Ls[i - 1]);
     const std::string what = fmt::format("bilinear L={} below L={}", g.Ls[i], g.Ls[i - 1]);
-    put(r, trained::compare(ctx, g.against(), alpha,
+    r.add_uncounted_case(trained::compare(ctx, g.against(), alpha,
                             {p, "b", "deeper_below_shallower", what, false, differences(t.bilinear[i], t.bilinear[i - 1])},
                             {"deeper", t.bl_loss[i].at(g.n)}, {"shallower", t.bl_loss[i - 1].at(g.n)}));
   }
@@ -244,7 +241,7 @@ void judge_group(ClaimRun& r, const Trained& t, sja_train::TailedSides& sides, d
       p["n_test"] = nt;
       p["comparison"] = "loss(n) < loss(n_test)";
       const std::string what = fmt::format("bilinear L={}: loss at n_test = {} above n_test = {}", g.Ls[i], nt, g.n);
-      put(r, trained::compare(ctx, g.against(), alpha, {p, "d", "shorter_prompts_higher_loss", what, true},
+      r.add_uncounted_case(trained::compare(ctx, g.against(), alpha, {p, "d", "shorter_prompts_higher_loss", what, true},
                               {"train_length", t.bl_loss[i].at(g.n), paired ? sides.get(i, g.n, 0) : std::vector<TailedLoss>{}},
                               {"short", t.bl_loss[i].at(nt), paired ? sides.get(i, nt, 0) : std::vector<TailedLoss>{}}));
     }
@@ -270,7 +267,7 @@ void judge_heads(ClaimRun& r, const Trained& t, sja_train::TailedSides& sides, d
           r.ctx(), g.against(), alpha, {p, "e", "more_blocks_lower_loss", what, true},
           {"more_blocks", more, tailed ? sides.get(i, g.n, l + 1 == L ? 0 : 2 * (l + 1)) : std::vector<TailedLoss>{}},
           {"fewer_blocks", fewer, tailed ? sides.get(i, g.n, 2 * l) : std::vector<TailedLoss>{}});
-      put(r, std::move(j));
+      r.add_uncounted_case(j);
     }
   }
 }

@@ -107,7 +107,7 @@ void judge_case(ClaimRun& res, const Run& r, double alpha, const Floor& fl, cons
                                     k.quantity("E_y2", fl.Ey2);
                                     k.quantity("quadratic_floor", fl.floor);
                                   });
-    res.result().cases.push_back(j.take());
+    res.add_uncounted_case(j);
   }
   for (int frac : {4, 2}) {
     const int nt = std::max(1, r.n / frac);
@@ -119,7 +119,7 @@ void judge_case(ClaimRun& res, const Run& r, double alpha, const Floor& fl, cons
     lower.name = "long";
     CaseJson j = trained::compare(ctx, against, alpha, {p, "b", "sparse_loss_decreases_with_n", what, true}, lower,
                                   side("short", r.sparse, nt, r.sparse_loss));
-    res.result().cases.push_back(j.take());
+    res.add_uncounted_case(j);
   }
 }
 

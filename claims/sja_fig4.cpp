@@ -120,7 +120,7 @@ void judge_group(ClaimRun& r, const Group& g, double alpha) {
     p["comparison"] = fmt::format("n_train={} < n_train={}", g.ns[i], g.ns[i - 1]);
     CaseJson j = trained::compare(ctx, against, alpha, {p, "a", "larger_n_train_lower_loss", what},
                                   side("larger_n_train", i, n_long), side("smaller_n_train", i - 1, n_long));
-    r.result().cases.push_back(j.take());
+    r.add_uncounted_case(j);
   }
   for (std::size_t i = 0; i < g.ns.size(); ++i) {
     const int n = g.ns[i], nt = std::max(1, n / 2);
@@ -130,7 +130,7 @@ void judge_group(ClaimRun& r, const Group& g, double alpha) {
     p["comparison"] = "loss(n) < loss(n_test)";
     CaseJson j = trained::compare(ctx, against, alpha, {p, "b", "shorter_prompts_higher_loss", what, true},
                                   side("train_length", i, n), side("short", i, nt));
-    r.result().cases.push_back(j.take());
+    r.add_uncounted_case(j);
   }
 }
 

@@ -245,36 +245,33 @@ CaseJson paired_models_case(ClaimRun& r, const Settings& s, const std::string& d
   return j;
 }
 
-// The cases are decisions over the trained runs, whose progress train_models counted: each is added without a unit
-// of progress of its own, as before ClaimRun.
-void add_uncounted_case(ClaimRun& r, CaseJson j) { r.result().cases.push_back(j.take()); }
-
-// The cases of parts a-e, in the report's order.
+// The cases of parts a-e, in the report's order (decisions over the trained runs, whose progress fig2_train counted:
+// each added without a unit of progress of its own).
 void add_cases(ClaimRun& r, const Settings& s, const std::vector<Model>& models, double alpha, bool paper) {
   const Model &one_mask = models[0], &one_nomask = models[1], &two_mask = models[2], &two_nomask = models[3],
               &two_nomask_pe = models[4], &two_mask_pe = models[5], &two_mask_sc = models[6];
   const int mean_k = s.D + 1;  // index of the curve's mean over k
   const Decision control = level_decision(s, two_mask, false, alpha, paper);
-  add_uncounted_case(r, level_case(s, "a", "one_layer_mask_fails", one_mask, true, alpha, paper, &control));
-  add_uncounted_case(r, level_case(s, "a", "one_layer_no_mask_fails", one_nomask, true, alpha, paper, &control));
+  r.add_uncounted_case(level_case(s, "a", "one_layer_mask_fails", one_mask, true, alpha, paper, &control));
+  r.add_uncounted_case(level_case(s, "a", "one_layer_no_mask_fails", one_nomask, true, alpha, paper, &control));
   const bool paired = paired_rule(r.ctx());
   if (paired) {
-    add_uncounted_case(r, paired_learns_case(r, s, two_mask, alpha, paper));
+    r.add_uncounted_case(paired_learns_case(r, s, two_mask, alpha, paper));
   } else {
-  add_uncounted_case(r, level_case(s, "b", "two_layer_mask_below_fail_level", two_mask, false, alpha, paper));
+  r.add_uncounted_case(level_case(s, "b", "two_layer_mask_below_fail_level", two_mask, false, alpha, paper));
   {
     nlohmann::ordered_json p;
     p["model"] = two_mask.spec.name();
     p["k"] = nlohmann::ordered_json::array({0, s.D});
-    add_uncounted_case(r, less_case("b", "two_layer_mask_loss_falls_with_examples",
+    r.add_uncounted_case(less_case("b", "two_layer_mask_loss_falls_with_examples",
                                     fmt::format("loss(k={}) < loss(k=0)", s.D),
                                     fmt::format("{}: loss at k = {} below the loss at k = 0 (paired over trials)",
                                                 two_mask.spec.name(), s.D),
                                     "query", two_mask.at(s.D), "no_example", two_mask.at(0), true, alpha, paper, p));
   }
   }
-  add_uncounted_case(r, level_case(s, "c", "two_layer_no_mask_fails", two_nomask, true, alpha, paper, &control));
-  add_uncounted_case(r, level_case(s, "d", "trainable_pe_no_mask_fails", two_nomask_pe, true, alpha, paper, &control));
+  r.add_uncounted_case(level_case(s, "c", "two_layer_no_mask_fails", two_nomask, true, alpha, paper, &control));
+  r.add_uncounted_case(level_case(s, "d", "trainable_pe_no_mask_fails", two_nomask_pe, true, alpha, paper, &control));
   struct Cmp {
     const char* name;
     const Model *lower, *higher;
@@ -289,13 +286,13 @@ void add_cases(ClaimRun& r, const Settings& s, const std::vector<Model>& models,
     p["model"] = "2 layers, mask";  // the three models differ in their positional encoding only
     p["k"] = fmt::format("0..{} (mean)", s.D);
     if (paired) {
-      add_uncounted_case(r, paired_models_case(r, s, c.name, c.label,
+      r.add_uncounted_case(paired_models_case(r, s, c.name, c.label,
                                                fmt::format("{} below {} (loss averaged over k = 0..{})",
                                                            c.lower->spec.name(), c.higher->spec.name(), s.D),
                                                c.lower_name, *c.lower, c.higher_name, *c.higher, alpha, paper, p));
       continue;
     }
-    add_uncounted_case(r, less_case("e", c.name, c.label,
+    r.add_uncounted_case(less_case("e", c.name, c.label,
                                     fmt::format("{} below {} (loss averaged over k = 0..{}, Welch over trials)",
                                                 c.lower->spec.name(), c.higher->spec.name(), s.D),
                                     c.lower_name, c.lower->at(mean_k), c.higher_name, c.higher->at(mean_k), false,

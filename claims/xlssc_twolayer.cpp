@@ -100,7 +100,7 @@ void rate_case(ClaimRun& r, const trend::Spec& ts, const trend::Point& A, const 
   j.quantity("loss_times_logD_at_D_next", B.loss.mean * lb);
   j.decision("rate", rate);
   j.verdict(rate, {"rate"});
-  r.result().cases.push_back(j.take());  // derived from the measurements: no unit of progress of its own
+  r.add_uncounted_case(j);  // derived from the measurements: no unit of progress of its own
 }
 
 // The findings; returns the loss table by D (the summary quotes it).

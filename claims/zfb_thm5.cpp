@@ -322,7 +322,7 @@ void add_worst_case(ClaimRun& r, const GridScan& scan, const SearchWorst& search
   j.decision("scan_worst_exact_vs_stated", dec);
   j.field("search", search.json);
   j.verdict(dec, vv == Verdict::inconclusive ? std::vector<std::string>{} : std::vector<std::string>{"scan_worst_exact_vs_stated"});
-  r.result().cases.push_back(j.take());
+  r.add_uncounted_case(j);
 }
 
 ClaimResult run(const ClaimContext& ctx) {

@@ -137,7 +137,7 @@ void emit(ClaimRun& r, const Case& c, const CaseRuns& k, bool paper, double alph
     j.field("gap_to_preconditioned_per_run", k.dist_gap);
   }
   trained::over_runs_verdict(j, d, name);
-  r.result().cases.push_back(j.take());
+  r.add_uncounted_case(j);
 }
 
 // Parts a (loss almost 0), b (Dist(S^1/2 A_i S^1/2, I) -> 0 and decreasing), c (Dist(A_i, I) away from 0), and for

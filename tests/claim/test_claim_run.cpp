@@ -54,6 +54,23 @@ TEST_CASE("claim run: the ledger splits alpha over the families, and error_rates
   CHECK(r.result().extra["error_rates"].size() == 1);
 }
 
+TEST_CASE("claim run: uncounted cases join the report in order without a unit of progress; step() counts instead") {
+  std::vector<std::pair<std::size_t, std::size_t>> calls;
+  const ClaimContext ctx = context(2, calls);
+  ClaimRun r(ctx, 1);  // one unit of progress: the measurement the cases are derived from
+  CaseJson first = finished_case(ctx.cases[0], Verdict::confirmed);
+  r.add_uncounted_case(first);
+  r.add_uncounted_case(finished_case(ctx.cases[1], Verdict::confirmed));  // a temporary
+  CHECK(calls.empty());
+  r.step();
+  CHECK(calls == std::vector<std::pair<std::size_t, std::size_t>>{{1, 1}});
+  REQUIRE(r.cases().size() == 2);
+  CHECK(r.cases()[0]["params"]["n"] == 10);
+  CHECK(r.cases()[1]["params"]["n"] == 20);
+  CHECK_THROWS_AS(r.add_uncounted_case(CaseJson(ctx.cases[0]).verdict(Verdict::confirmed, "no basis", {})),
+                  std::logic_error);  // checked as add_case checks it (CaseJson::take)
+}
+
 TEST_CASE("claim run: cases in order with progress; findings last; the verdict reaches the summary") {
   std::vector<std::pair<std::size_t, std::size_t>> calls;
   const ClaimContext ctx = context(3, calls);

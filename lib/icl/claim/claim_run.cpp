@@ -53,6 +53,8 @@ void ClaimRun::add_case(nlohmann::ordered_json j) {
   step();
 }
 
+void ClaimRun::add_uncounted_case(CaseJson& j) { res_.cases.push_back(j.take()); }
+
 void ClaimRun::step() {
   ++done_;
   if (ctx_.progress) ctx_.progress(done_, std::max(total_, done_));

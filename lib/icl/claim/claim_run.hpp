@@ -69,6 +69,10 @@ public:
   // A finished case (CaseJson::take() checks it), then one unit of progress.
   void add_case(CaseJson& j);
   void add_case(nlohmann::ordered_json j);
+  // A finished case that is not a unit of progress: cases derived from measurements whose progress is counted
+  // otherwise (training runs, grid points, groups).
+  void add_uncounted_case(CaseJson& j);
+  void add_uncounted_case(CaseJson&& j) { add_uncounted_case(j); }
   // One unit of progress without a case (claims whose units are training runs or grid points).
   void step();
 

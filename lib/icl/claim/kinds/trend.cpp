@@ -20,7 +20,7 @@ Verdict decrease_case(ClaimRun& r, const Spec& s, const Point& a, const Point& b
   j.quantity("loss_drop", a.loss.mean - b.loss.mean);
   j.decision("trend", dd);
   j.verdict(dd, {"trend"});
-  r.result().cases.push_back(j.take());  // derived from the measurements: no unit of progress of its own
+  r.add_uncounted_case(j);  // derived from the measurements: no unit of progress of its own
   return dd.verdict;
 }
 
