@@ -38,6 +38,7 @@
 #include "constructions/sja_appC.hpp"
 #include "icl/claim/case_json.hpp"
 #include "icl/claim/claim_run.hpp"
+#include "icl/claim/kinds/equality.hpp"
 #include "icl/exact/sparse_attention.hpp"
 #include "icl/model/prompt.hpp"
 #include "icl/model/tasks.hpp"
@@ -76,11 +77,6 @@ ClosedForm hand_derived() {
   f.names = {"d", "n"};
   f.terms = {{{4, -1}, Rational(1, 4)}, {{3, -1}, Rational(18, 4)}, {{2, -1}, Rational(95, 4)}, {{1, -1}, Rational(142, 4)}};
   return f;
-}
-
-bool same_terms(const ClosedForm& a, const ClosedForm& b) {
-  std::map<std::vector<int>, Rational> ta(a.terms.begin(), a.terms.end()), tb(b.terms.begin(), b.terms.end());
-  return a.names == b.names && ta == tb;
 }
 
 // The correction found from exact values alone: the construction's loss as a fraction at any (d, n).
@@ -173,34 +169,18 @@ ClaimResult run(const ClaimContext& ctx) {
   for (const auto& c : r.cases()) any_refuted |= c.value("verdict", "") == "refuted";
   if (any_refuted) {
     const ProposedCorrection pc = search_correction(ctx);
-    auto& cases = r.result().cases;
-    add_proposed_quantity(cases, pc);
-    if (pc.verified)
-      for (auto& c : cases) {
-        const Decision dec = judge_exact_equal(c["quantities"]["proposed"]["value"].get<double>(),
-                                               c["quantities"]["corrected"]["value"].get<double>(), exact_tol);
-        c["decisions"]["proposed_vs_corrected"] = decision_json(dec);
-      }
+    add_proposed_quantity(r.result().cases, pc);
+    judge_proposed_against(r.result().cases, pc, "corrected", exact_tol, "proposed_vs_corrected");
     r.extra("proposed_correction") = pc.to_json();
     if (pc.verified) {
-      long long max_d = 0, max_n = 0;
-      for (const auto& h : pc.held_out_cases) {
-        max_d = std::max(max_d, h["params"]["d"].get<long long>());
-        max_n = std::max(max_n, h["params"]["n"].get<long long>());
-      }
-      std::string grid;
-      for (const auto& [name, vals] : pc.fitting_grid.items()) {
-        std::string v;
-        for (const auto& x : vals) v += (v.empty() ? "" : ", ") + x.dump();
-        grid += (grid.empty() ? "" : "; ") + name + " in {" + v + "}";
-      }
       r.finding(fmt::format(
           "Proposed correction, found from exact values alone: L = {}, fitted on {} exact fractions ({}) and equal to "
           "the exact loss at each of {} held-out cases (d up to {}, n up to {}) and at the {} cases of this run; {} "
           "the hand-derived d(d^3 + 18d^2 + 95d + 142)/(4n); the hand-derived value against it, case by case (to "
           "1e-9): {}.",
-          pc.formula.text(), pc.fitted_on, grid, pc.held_out, max_d, max_n, pc.claim_cases_equal,
-          same_terms(pc.formula, hand_derived()) ? "term by term the same polynomial as" : "NOT the same polynomial as",
+          pc.formula.text(), pc.fitted_on, fitting_grid_text(pc), pc.held_out, held_out_max(pc, "d"),
+          held_out_max(pc, "n"), pc.claim_cases_equal,
+          same_polynomial(pc.formula, hand_derived()) ? "term by term the same polynomial as" : "NOT the same polynomial as",
           tally_decisions(r.cases(), "proposed_vs_corrected")));
     } else {
       r.finding("No correction proposed from exact values alone: " + pc.why + ".");

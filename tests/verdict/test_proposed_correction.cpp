@@ -6,6 +6,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
 
 namespace test_proposed_correction {  // named: a unity build compiles several test files as one unit
@@ -204,6 +205,27 @@ TEST_CASE("proposed correction: the grid chosen from a claim's axes") {
   // A range too small for six values is said, not worked around.
   CHECK_FALSE(choose_correction_grid({{"d", FitRole::polynomial, true, 1, 3, {2}, true}}, why));
   CHECK(why.find("no room") != std::string::npos);
+}
+
+TEST_CASE("proposed correction: the pieces a report's sentence reads (grid, held-out range, same polynomial)") {
+  const ProposedCorrection c = propose_correction(search_dn([](const std::vector<Rational>& p, std::string&) {
+    return std::optional<Rational>(quartic(p));
+  }));
+  REQUIRE(c.verified);
+  CHECK(fitting_grid_text(c) == "d in {1, 2, 3, 4, 5, 6}; n in {25, 50, 75, 100, 125, 150}");
+  CHECK(held_out_max(c, "d") == 8);      // held-out points (7, 1601), (8, 178), (2, 15007), (7, 481)
+  CHECK(held_out_max(c, "n") == 15007);
+  CHECK(held_out_max(c, "k") == 0);      // not a variable of the search
+  // The same terms in another order are the same polynomial; another coefficient or variable order is not.
+  ClosedForm f = c.formula;
+  std::reverse(f.terms.begin(), f.terms.end());
+  CHECK(same_polynomial(f, c.formula));
+  f.terms[0].second += 1;
+  CHECK_FALSE(same_polynomial(f, c.formula));
+  ClosedForm g = c.formula;
+  g.names = {"n", "d"};
+  CHECK_FALSE(same_polynomial(g, c.formula));
+  CHECK(fitting_grid_text(no_correction_search("none")).empty());
 }
 
 }  // namespace test_proposed_correction

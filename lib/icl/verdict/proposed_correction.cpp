@@ -500,4 +500,31 @@ void add_proposed_quantity(nlohmann::ordered_json& cases, const ProposedCorrecti
   }
 }
 
+bool same_polynomial(const ClosedForm& a, const ClosedForm& b) {
+  std::map<std::vector<int>, Rational> ta(a.terms.begin(), a.terms.end()), tb(b.terms.begin(), b.terms.end());
+  return a.names == b.names && ta == tb;
+}
+
+std::string fitting_grid_text(const ProposedCorrection& c) {
+  std::string grid;
+  for (const auto& [name, vals] : c.fitting_grid.items()) {
+    std::string v;
+    for (const auto& x : vals) v += (v.empty() ? "" : ", ") + x.dump();
+    grid += (grid.empty() ? "" : "; ") + name + " in {" + v + "}";
+  }
+  return grid;
+}
+
+double held_out_max(const ProposedCorrection& c, const std::string& variable) {
+  double m = 0;
+  bool any = false;
+  for (const auto& h : c.held_out_cases) {
+    if (!h.contains("params") || !h["params"].contains(variable) || !h["params"][variable].is_number()) continue;
+    const double v = h["params"][variable].get<double>();
+    m = any ? std::max(m, v) : v;
+    any = true;
+  }
+  return m;
+}
+
 }  // namespace icl

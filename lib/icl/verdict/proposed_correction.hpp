@@ -112,6 +112,17 @@ std::optional<CorrectionSearch> choose_correction_grid(const std::vector<GridAxi
 void check_on_claim_cases(ProposedCorrection& c, const std::vector<std::vector<Rational>>& points,
                           const ExactOracle& exact);
 
+// Whether two closed forms are the same polynomial term by term (the same variables, in order, and the same
+// coefficient of every power), whatever the order their terms were found in.
+bool same_polynomial(const ClosedForm& a, const ClosedForm& b);
+
+// The fitting grid in words, for a report's sentence: "d in {1, 2, 3}; n in {25, 50}" (the values as the report's
+// `fitting_grid` holds them).
+std::string fitting_grid_text(const ProposedCorrection& c);
+
+// The largest value of `variable` over the held-out cases checked (those whose value is a number); 0 when none.
+double held_out_max(const ProposedCorrection& c, const std::string& variable);
+
 // Adds the quantity `proposed` (the verified formula's value at each case's parameters) to every case of a report's
 // `cases`; nothing when the correction is not verified. A case without a value for one of the formula's variables
 // is left as it is.

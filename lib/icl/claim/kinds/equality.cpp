@@ -6,6 +6,7 @@
 #include "icl/exact/feature_moments.hpp"
 #include "icl/exact/optimal_attention.hpp"
 #include "icl/report/provenance.hpp"
+#include "icl/report/quantities.hpp"
 
 #include <fmt/format.h>
 
@@ -135,6 +136,18 @@ void add_correction(ClaimResult& res, const ProposedCorrection& pc) {
                                            "exact loss at each of {} held-out cases",
                                            pc.formula.text(), pc.fitted_on, pc.held_out)
                              : "; no correction proposed: " + pc.why;
+}
+
+void judge_proposed_against(nlohmann::ordered_json& cases, const ProposedCorrection& pc, const std::string& quantity,
+                            const Tolerance& tol, const std::string& decision) {
+  if (!pc.verified || !cases.is_array()) return;
+  for (auto& c : cases) {
+    if (!c.is_object() || !c.contains("quantities")) continue;
+    const auto& q = c["quantities"];
+    if (!q.contains("proposed") || !q.contains(quantity)) continue;
+    const Decision dec = judge_exact_equal(q["proposed"]["value"].get<double>(), q[quantity]["value"].get<double>(), tol);
+    c["decisions"][decision] = decision_json(dec);
+  }
 }
 
 }  // namespace icl

@@ -37,4 +37,11 @@ std::string correction_sentence(const ProposedCorrection& pc);
 // at the end of the summary.
 void add_correction(ClaimResult& res, const ProposedCorrection& pc);
 
+// A catalogue claim's check of a verified correction against a correction of its own (a hand-derived formula whose
+// value each case holds as the quantity `quantity`): per case holding both, the decision `decision` of the quantity
+// `proposed` (add_proposed_quantity) against it, exact equality at `tol` (judge_exact_equal). Nothing where the
+// correction is not verified.
+void judge_proposed_against(nlohmann::ordered_json& cases, const ProposedCorrection& pc, const std::string& quantity,
+                            const Tolerance& tol, const std::string& decision);
+
 }  // namespace icl
