@@ -35,7 +35,7 @@
 //
 // The deciding budget (--budget deciding; docs/budgets.md): the paper's p = 64, h = 8, D = 30, d = 5 and batch 64,
 // 2000 Adam steps at lr 1e-3, 2 trials, and the two-layer masked models of parts b and e trained (budget setting
-// `models`: 7 all, 3 those three, 1 the control; 3 since 28 November 2026, eleventh session, before its run). At the deciding and paper budgets part b is "learns in
+// `models`: 7 all, 3 those three, 1 the control; 3 since 28 November 2026, eleventh session, before its results were seen). At the deciding and paper budgets part b is "learns in
 // context": the control's loss at k = D below its own loss at k = 0 on the same test prompts (paired per prompt), in
 // every trial (judge_paired_every_trial), without the fail level; part e's comparisons are paired per trial on the
 // loss averaged over k. The quick and standard budgets keep the rules below.
