@@ -88,8 +88,11 @@
 #include "icl/report/svg_plot.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -437,13 +440,26 @@ ClaimResult run(const ClaimContext& ctx) {
   const auto q = [&](const Model& m) {
     return m.runs.empty() ? std::string("not trained") : fmt::format("{:.3f}", m.at(s.D).mean());
   };
+  // The summary's groups of models; a group none of whose models this budget trains is named at the end instead.
+  std::vector<std::string> shown, untrained;
+  const auto group = [&](std::initializer_list<const Model*> ms, std::string losses, std::string name) {
+    const bool any = std::any_of(ms.begin(), ms.end(), [](const Model* m) { return !m->runs.empty(); });
+    (any ? shown : untrained).push_back(any ? std::move(losses) : std::move(name));
+  };
+  group({&one_mask, &one_nomask}, fmt::format("1 layer {} (mask) / {} (no mask)", q(one_mask), q(one_nomask)),
+        "1 layer (mask, no mask)");
+  group({&two_mask, &two_mask_pe, &two_mask_sc},
+        fmt::format("2 layers, mask: {} (no PE), {} (trainable PE), {} (sin-cos PE)", q(two_mask), q(two_mask_pe),
+                    q(two_mask_sc)),
+        "2 layers with the mask");
+  group({&two_nomask, &two_nomask_pe},
+        fmt::format("2 layers, no mask: {} (no PE), {} (trainable PE)", q(two_nomask), q(two_nomask_pe)),
+        "2 layers without the mask (no PE, trainable PE)");
   return r.finish([&](Verdict v) {
-    return fmt::format("{} ({}): loss at the query, mean over {} trials: 1 layer {} (mask) / {} (no mask); "
-                       "2 layers, mask: {} (no PE), {} (trainable PE), {} (sin-cos PE); 2 layers, no mask: "
-                       "{} (no PE), {} (trainable PE)",
-                       to_string(v), paper ? "paper settings" : "reduced settings: " + s.differences(), s.trials,
-                       q(one_mask), q(one_nomask), q(two_mask), q(two_mask_pe), q(two_mask_sc), q(two_nomask),
-                       q(two_nomask_pe));
+    return fmt::format("{} ({}): loss at the query, mean over {} trials: {}{}", to_string(v),
+                       paper ? "paper settings" : "reduced settings: " + s.differences(), s.trials,
+                       fmt::join(shown, "; "),
+                       untrained.empty() ? "" : fmt::format("; not trained at this budget: {}", fmt::join(untrained, ", ")));
   });
 }
 
