@@ -35,10 +35,11 @@
 //
 // The deciding budget (--budget deciding; docs/budgets.md): the paper's p = 64, h = 8, D = 30, d = 5 and batch 64,
 // 2000 Adam steps at lr 1e-3, 2 trials, and the two-layer masked models of parts b and e trained (budget setting
-// `models`: 7 all, 3 those three, 1 the control; 3 since 28 November 2026, eleventh session, before its results were seen). At the deciding and paper budgets part b is "learns in
-// context": the control's loss at k = D below its own loss at k = 0 on the same test prompts (paired per prompt), in
-// every trial (judge_paired_every_trial), without the fail level; part e's comparisons are paired per trial on the
-// loss averaged over k. The quick and standard budgets keep the rules below.
+// `models`: 7 all, 3 those three, 1 the control; 3 since 28 November 2026, eleventh session, before its results
+// were seen). At the deciding and paper budgets part b is "learns in context": the control's loss at k = D below its
+// own loss at k = 0 on the same test prompts (paired per prompt), in every trial (judge_paired_every_trial), without
+// the fail level; part e's comparisons are paired per trial on the loss averaged over k. The quick and standard
+// budgets keep the rules below.
 //
 // Parts and decisions (one-sided t-tests over trials at level alpha / 9, Bonferroni over the run's 9 comparisons;
 // each decision reports the smallest difference detected with power 0.8):
@@ -444,7 +445,10 @@ ClaimResult run(const ClaimContext& ctx) {
   std::vector<std::string> shown, untrained;
   const auto group = [&](std::initializer_list<const Model*> ms, std::string losses, std::string name) {
     const bool any = std::any_of(ms.begin(), ms.end(), [](const Model* m) { return !m->runs.empty(); });
-    (any ? shown : untrained).push_back(any ? std::move(losses) : std::move(name));
+    if (any)
+      shown.push_back(std::move(losses));
+    else
+      untrained.push_back(std::move(name));
   };
   group({&one_mask, &one_nomask}, fmt::format("1 layer {} (mask) / {} (no mask)", q(one_mask), q(one_nomask)),
         "1 layer (mask, no mask)");
