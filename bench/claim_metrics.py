@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Issue 44's measures of the claim files, as the closing notes quote them.
 
-  body lines   per claims/*.cpp: lines after its opening comment block that are neither blank, nor comments, nor
+  body lines   per claim file (claims/*.cpp that registers a claim): lines after its opening comment block that are neither blank, nor comments, nor
                #include lines (the code a reader reads after the claim's statement);
   common       all lines of claims/common/*.
 
@@ -43,7 +43,9 @@ def registration_lines(path):
 
 
 def main():
-    files = sorted(glob.glob(os.path.join(ROOT, "claims", "*.cpp")))
+    # The claim files: those that register a claim (claims/papers.cpp registers the papers, no claim).
+    files = sorted(f for f in glob.glob(os.path.join(ROOT, "claims", "*.cpp"))
+                   if "const RegisterClaim" in open(f, encoding="utf-8").read())
     bodies = sorted((body_lines(f), os.path.relpath(f, ROOT)) for f in files)
     common = sum(len(open(f, encoding="utf-8").read().split("\n")) - 1
                  for f in glob.glob(os.path.join(ROOT, "claims", "common", "*")))

@@ -35,9 +35,7 @@
 #include "claims/common/acds_experiments.hpp"
 #include "icl/model/prompt.hpp"
 
-namespace icl {
-namespace {
-namespace acds_exp43 {  // named, so that a unity build (several claim files in one unit) keeps them apart
+namespace icl::acds_exp43 {  // its own namespace: a unity build (several claim files in one unit) keeps them apart
 
 // The layout of the claim's LaTeX table (report/table.hpp).
 ClaimTable table_layout() {
@@ -76,6 +74,4 @@ const RegisterClaim reg{Claim{
      PartSpec{"c", "Dist(A_i, I) stays away from 0 (the trained network is not plain gradient descent).", Strength::empirical}},
     .table = table_layout()}};
 
-}  // namespace acds_exp43
-}  // namespace
-}  // namespace icl
+}  // namespace icl::acds_exp43

@@ -27,9 +27,7 @@
 #include "claims/common/acds_experiments.hpp"
 #include "icl/model/prompt.hpp"
 
-namespace icl {
-namespace {
-namespace acds_exp51 {  // named, so that a unity build (several claim files in one unit) keeps them apart
+namespace icl::acds_exp51 {  // its own namespace: a unity build (several claim files in one unit) keeps them apart
 
 // The layout of the claim's LaTeX table (report/table.hpp).
 ClaimTable table_layout() {
@@ -69,6 +67,4 @@ const RegisterClaim reg{Claim{
      PartSpec{"e", "||A_0|| < ||A_1|| < ||A_2||.", Strength::empirical}},
     .table = table_layout()}};
 
-}  // namespace acds_exp51
-}  // namespace
-}  // namespace icl
+}  // namespace icl::acds_exp51

@@ -42,9 +42,7 @@
 
 #include <set>
 
-namespace icl {
-namespace {
-namespace acds_figs67 {  // named, so that a unity build (several claim files in one unit) keeps them apart
+namespace icl::acds_figs67 {  // its own namespace: a unity build (several claim files in one unit) keeps them apart
 
 constexpr double kTol = 0.05;
 
@@ -177,6 +175,4 @@ const RegisterClaim reg{Claim{
               Strength::empirical}},
     .table = table_layout()}};
 
-}  // namespace acds_figs67
-}  // namespace
-}  // namespace icl
+}  // namespace icl::acds_figs67

@@ -55,9 +55,7 @@
 #include <cstdint>
 #include <string>
 
-namespace icl {
-namespace {
-namespace acds_lemma1 {  // named, so that a unity build (several claim files in one unit) keeps them apart
+namespace icl::acds_lemma1 {  // its own namespace: a unity build (several claim files in one unit) keeps them apart
 
 using namespace acds;  // lemma1_prompt and its errors (constructions/acds_lemma1.hpp)
 
@@ -163,6 +161,4 @@ const RegisterClaim reg{Claim{
                          {"max_rel_error_corrected", "With $A_\\ell^\\top$", "the same with $A_\\ell^\\top$"}},
                         {{"sym", "$A_\\ell$"}}}}};
 
-}  // namespace acds_lemma1
-}  // namespace
-}  // namespace icl
+}  // namespace icl::acds_lemma1

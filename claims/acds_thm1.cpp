@@ -42,9 +42,7 @@
 
 #include <optional>
 
-namespace icl {
-namespace {
-namespace acds_thm1 {  // named, so that a unity build (several claim files in one unit) keeps them apart
+namespace icl::acds_thm1 {  // its own namespace: a unity build (several claim files in one unit) keeps them apart
 
 // Mutation sites (lib/icl/verdict/mutation.hpp; bench/mutate.py perturbs them one at a time).
 const MutationSite kStated{"acds.thm1/stated_Q", "acds.thm1", "Q0 = -U diag(1/((n+1)/n lambda_i + tr/n)) U^T", true};
@@ -105,6 +103,4 @@ const RegisterClaim reg{Claim{
     .table = argmin_gamma::table("Theorem~1",
                                  "Single-layer global minimiser of LSA for $x\\sim\\mathcal{N}(0,\\Sigma)$", "$Q_0$")}};
 
-}  // namespace acds_thm1
-}  // namespace
-}  // namespace icl
+}  // namespace icl::acds_thm1

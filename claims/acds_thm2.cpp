@@ -38,9 +38,7 @@
 #include <string>
 #include <vector>
 
-namespace icl {
-namespace {
-namespace acds_thm2 {  // named, so that a unity build (several claim files in one unit) keeps them apart
+namespace icl::acds_thm2 {  // its own namespace: a unity build (several claim files in one unit) keeps them apart
 
 ClaimResult run(const ClaimContext& ctx) {
   family_argmin::Spec s;
@@ -97,6 +95,4 @@ const RegisterClaim reg{Claim{
                          mc_column(),
                          {"relative_gap", "Rel.\\ gap", "relative gap"}}}}};
 
-}  // namespace acds_thm2
-}  // namespace
-}  // namespace icl
+}  // namespace icl::acds_thm2

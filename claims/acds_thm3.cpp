@@ -33,9 +33,7 @@
 #include "icl/model/prompt.hpp"
 
 
-namespace icl {
-namespace {
-namespace acds_thm3 {  // named, so that a unity build (several claim files in one unit) keeps them apart
+namespace icl::acds_thm3 {  // its own namespace: a unity build (several claim files in one unit) keeps them apart
 
 ClaimResult run(const ClaimContext& ctx) {
   acds_landscape::Settings s;
@@ -66,6 +64,4 @@ const RegisterClaim reg{Claim{
               Strength::theorem}},
     .table = stationary::table("Theorem~3", "$\\inf$ over $A_i=a_i\\Sigma^{-1}$ of the gradient norm is $0$")}};
 
-}  // namespace acds_thm3
-}  // namespace
-}  // namespace icl
+}  // namespace icl::acds_thm3

@@ -39,9 +39,7 @@
 #include "icl/model/prompt.hpp"
 
 
-namespace icl {
-namespace {
-namespace acds_thm4 {  // named, so that a unity build (several claim files in one unit) keeps them apart
+namespace icl::acds_thm4 {  // its own namespace: a unity build (several claim files in one unit) keeps them apart
 
 ClaimResult run(const ClaimContext& ctx) {
   acds_landscape::Settings s;
@@ -74,6 +72,4 @@ const RegisterClaim reg{Claim{
               Strength::theorem}},
     .table = stationary::table("Theorem~4", "Same with $P_i=\\mathrm{diag}(B_i,1)$, $B_i=b_i I$")}};
 
-}  // namespace acds_thm4
-}  // namespace
-}  // namespace icl
+}  // namespace icl::acds_thm4

@@ -34,9 +34,7 @@
 
 #include <algorithm>
 
-namespace icl {
-namespace {
-namespace sja_cor10 {  // named, so that a unity build (several claim files in one unit) keeps them apart
+namespace icl::sja_cor10 {  // its own namespace: a unity build (several claim files in one unit) keeps them apart
 
 using E = sja::Cor10Prompt;  // the error kinds
 
@@ -110,6 +108,4 @@ const RegisterClaim reg{Claim{
               Strength::theorem}},
     .table = table_layout()}};
 
-}  // namespace sja_cor10
-}  // namespace
-}  // namespace icl
+}  // namespace icl::sja_cor10

@@ -60,9 +60,7 @@
 #include <algorithm>
 #include <map>
 
-namespace icl {
-namespace {
-namespace sja_cor6 {  // named, so that a unity build (several claim files in one unit) keeps them apart
+namespace icl::sja_cor6 {  // its own namespace: a unity build (several claim files in one unit) keeps them apart
 
 // Gamma with p >= 1 positive entries (Algorithm 1, line 1: "any full-rank diagonal Gamma"): cases of parts a and c.
 //   Gamma > 0 (kind 3), exact: the stage-1 loss is E y^2 + 2 tr(Gamma C S C^T) + tr(Gamma A Gamma B) (A, B, S PSD,
@@ -530,6 +528,4 @@ const RegisterClaim reg{Claim{
      PartSpec{"c", "The learned block's in-context loss is at most O(1/n).", Strength::asymptotic}},
     .table = table_layout()}};
 
-}  // namespace sja_cor6
-}  // namespace
-}  // namespace icl
+}  // namespace icl::sja_cor6

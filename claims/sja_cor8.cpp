@@ -35,9 +35,7 @@
 
 #include <algorithm>
 
-namespace icl {
-namespace {
-namespace sja_cor8 {  // named, so that a unity build (several claim files in one unit) keeps them apart
+namespace icl::sja_cor8 {  // its own namespace: a unity build (several claim files in one unit) keeps them apart
 
 using boost::multiprecision::cpp_int;
 
@@ -267,6 +265,4 @@ const RegisterClaim reg{Claim{
               Strength::theorem}},
     .table = table_layout()}};
 
-}  // namespace sja_cor8
-}  // namespace
-}  // namespace icl
+}  // namespace icl::sja_cor8

@@ -27,9 +27,7 @@
 
 #include <fmt/format.h>
 
-namespace icl {
-namespace {
-namespace sja_cor9 {  // named, so that a unity build (several claim files in one unit) keeps them apart
+namespace icl::sja_cor9 {  // its own namespace: a unity build (several claim files in one unit) keeps them apart
 
 // Mutation sites (lib/icl/verdict/mutation.hpp; bench/mutate.py perturbs them one at a time).
 const MutationSite kStated{"sja.cor9/stated", "sja.cor9", "m - dtilde"};
@@ -91,6 +89,4 @@ const RegisterClaim reg{Claim{
                                  "the stated lower bound $m-\\tilde d$", {{"basis", "Features"}},
                                  {{"basis", {{"lemma3", "$v_{ij}$ of Lemma~3"}, {"gram-schmidt", "Gram--Schmidt"}}}})}};
 
-}  // namespace sja_cor9
-}  // namespace
-}  // namespace icl
+}  // namespace icl::sja_cor9

@@ -59,9 +59,7 @@
 #include <map>
 #include <set>
 
-namespace icl {
-namespace {
-namespace sja_fig1 {  // named, so that a unity build (several claim files in one unit) keeps them apart
+namespace icl::sja_fig1 {  // its own namespace: a unity build (several claim files in one unit) keeps them apart
 
 using trained::Model;
 using sja_train::Settings;
@@ -435,6 +433,4 @@ const RegisterClaim reg{Claim{
      PartSpec{"e", "The first 2l layers of a trained model behave as l block-coordinate-descent steps.", Strength::empirical}},
     .table = table_layout()}};
 
-}  // namespace sja_fig1
-}  // namespace
-}  // namespace icl
+}  // namespace icl::sja_fig1

@@ -36,9 +36,7 @@
 
 #include <map>
 
-namespace icl {
-namespace {
-namespace sja_fig2 {  // named, so that a unity build (several claim files in one unit) keeps them apart
+namespace icl::sja_fig2 {  // its own namespace: a unity build (several claim files in one unit) keeps them apart
 
 using trained::Model;
 using sja_train::Settings;
@@ -224,6 +222,4 @@ const RegisterClaim reg{Claim{
      PartSpec{"b", "The sparse model's loss still decreases with more in-context examples.", Strength::empirical}},
     .table = table_layout()}};
 
-}  // namespace sja_fig2
-}  // namespace
-}  // namespace icl
+}  // namespace icl::sja_fig2

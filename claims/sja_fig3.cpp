@@ -25,9 +25,7 @@
 
 #include <cmath>
 
-namespace icl {
-namespace {
-namespace sja_fig3 {  // named, so that a unity build (several claim files in one unit) keeps them apart
+namespace icl::sja_fig3 {  // its own namespace: a unity build (several claim files in one unit) keeps them apart
 
 // Mutation sites (lib/icl/verdict/mutation.hpp; bench/mutate.py perturbs them one at a time).
 const MutationSite kSlope{"sja.fig3/slope", "sja.fig3", "the stated slope -1 of log loss against log n"};
@@ -83,6 +81,4 @@ const RegisterClaim reg{loglog_slope::with_test_names(Claim{
         "of slope $-1$ (the loss scales like $1/n$)",
         "the linear fit on the log--log scale yields $r^2=0.97$ (Figure~3: 100 prompts per $n$)")})};
 
-}  // namespace sja_fig3
-}  // namespace
-}  // namespace icl
+}  // namespace icl::sja_fig3

@@ -37,9 +37,7 @@
 #include <map>
 #include <set>
 
-namespace icl {
-namespace {
-namespace sja_fig4 {  // named, so that a unity build (several claim files in one unit) keeps them apart
+namespace icl::sja_fig4 {  // its own namespace: a unity build (several claim files in one unit) keeps them apart
 
 using trained::Model;
 using sja_train::Settings;
@@ -237,6 +235,4 @@ const RegisterClaim reg{Claim{
      PartSpec{"b", "Loss degrades quickly for test prompts shorter than n_train.", Strength::empirical}},
     .table = table_layout()}};
 
-}  // namespace sja_fig4
-}  // namespace
-}  // namespace icl
+}  // namespace icl::sja_fig4

@@ -27,9 +27,7 @@
 
 #include <vector>
 
-namespace icl {
-namespace {
-namespace sja_lemma12 {  // named, so that a unity build (several claim files in one unit) keeps them apart
+namespace icl::sja_lemma12 {  // its own namespace: a unity build (several claim files in one unit) keeps them apart
 
 // Mutation sites (lib/icl/verdict/mutation.hpp; bench/mutate.py perturbs them one at a time).
 const MutationSite kRhs{"sja.lemma12/rhs", "sja.lemma12", "the right-hand side of Lemma 12"};
@@ -102,6 +100,4 @@ const RegisterClaim reg{Claim{
     .table = estimator_equality::table("Lemma~12", "Loss decomposition of a sparse LSA on i.i.d.\\ pairs",
         {{"setting", "Task, features, $w$"}}, {{"setting", sja::lemma12_setting_latex()}})}};
 
-}  // namespace sja_lemma12
-}  // namespace
-}  // namespace icl
+}  // namespace icl::sja_lemma12

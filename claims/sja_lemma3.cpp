@@ -16,9 +16,7 @@
 
 #include <fmt/format.h>
 
-namespace icl {
-namespace {
-namespace sja_lemma3 {  // named, so that a unity build (several claim files in one unit) keeps them apart
+namespace icl::sja_lemma3 {  // its own namespace: a unity build (several claim files in one unit) keeps them apart
 
 ClaimResult run(const ClaimContext& ctx) {
   gram::Spec s{.band = 0.03, .stated_name = "the identity", .exact_name = "exact rational Gram matrix"};
@@ -63,6 +61,4 @@ const RegisterClaim reg{Claim{
               Strength::theorem}},
     .table = gram::table("Lemma~3", "The $\\binom{d+2}{2}$ variables $v_{ij}$ are orthonormal", "the identity")}};
 
-}  // namespace sja_lemma3
-}  // namespace
-}  // namespace icl
+}  // namespace icl::sja_lemma3

@@ -37,9 +37,7 @@
 #include "icl/verdict/conditional_equality.hpp"
 #include "icl/verdict/mutation.hpp"
 
-namespace icl {
-namespace {
-namespace sja_prop1 {  // named, so that a unity build (several claim files in one unit) keeps them apart
+namespace icl::sja_prop1 {  // its own namespace: a unity build (several claim files in one unit) keeps them apart
 
 // Mutation sites (lib/icl/verdict/mutation.hpp; bench/mutate.py perturbs them one at a time).
 const MutationSite kStated{"sja.prop1/stated", "sja.prop1", "E[y^2] - tr(Lambda^+ S)"};
@@ -202,6 +200,4 @@ const RegisterClaim reg{Claim{
               Strength::theorem}},
     .table = table_layout()}};
 
-}  // namespace sja_prop1
-}  // namespace
-}  // namespace icl
+}  // namespace icl::sja_prop1

@@ -44,9 +44,7 @@
 
 #include <numeric>
 
-namespace icl {
-namespace {
-namespace sja_prop4 {  // named, so that a unity build (several claim files in one unit) keeps them apart
+namespace icl::sja_prop4 {  // its own namespace: a unity build (several claim files in one unit) keeps them apart
 
 // The corrected bound: the sum of the k smallest eigenvalues of Cov(wbar) (closed form).
 double corrected_bound(int d, int k) {
@@ -106,6 +104,4 @@ const RegisterClaim reg{Claim{
               Strength::theorem}},
     .table = lower_bound_table("Proposition~4", "Projected dimension $\\tilde d$ forces $L \\ge \\binom{d+2}{2}-\\tilde d$")}};
 
-}  // namespace sja_prop4
-}  // namespace
-}  // namespace icl
+}  // namespace icl::sja_prop4

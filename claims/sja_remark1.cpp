@@ -33,9 +33,7 @@
 
 #include <algorithm>
 
-namespace icl {
-namespace {
-namespace sja_remark1 {  // named, so that a unity build (several claim files in one unit) keeps them apart
+namespace icl::sja_remark1 {  // its own namespace: a unity build (several claim files in one unit) keeps them apart
 
 // The corrected bound for width dbar >= d + 1 (so that m - dbar <= d(d+1)/2 + 1 eigenvalues are summed:
 // lam- and then ones).
@@ -95,6 +93,4 @@ const RegisterClaim reg{Claim{
               Strength::theorem}},
     .table = lower_bound_table("Remark~1", "Width $\\bar d < \\binom{d+2}{2}$ forces $L \\ge \\binom{d+2}{2}-\\bar d$")}};
 
-}  // namespace sja_remark1
-}  // namespace
-}  // namespace icl
+}  // namespace icl::sja_remark1

@@ -75,9 +75,7 @@
 
 #include <fmt/format.h>
 
-namespace icl {
-namespace {
-namespace sja_sec42 {  // named, so that a unity build (several claim files in one unit) keeps them apart
+namespace icl::sja_sec42 {  // its own namespace: a unity build (several claim files in one unit) keeps them apart
 
 using sja::Sec42Stack;
 
@@ -335,6 +333,4 @@ const RegisterClaim reg{Claim{
               Strength::conditional}},
     .table = table_layout()}};
 
-}  // namespace sja_sec42
-}  // namespace
-}  // namespace icl
+}  // namespace icl::sja_sec42

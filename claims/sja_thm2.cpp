@@ -53,9 +53,7 @@
 #include <map>
 #include <memory>
 
-namespace icl {
-namespace {
-namespace sja_thm2 {  // named, so that a unity build (several claim files in one unit) keeps them apart
+namespace icl::sja_thm2 {  // its own namespace: a unity build (several claim files in one unit) keeps them apart
 
 // Mutation sites (lib/icl/verdict/mutation.hpp; bench/mutate.py perturbs them one at a time).
 const MutationSite kStated{"sja.thm2/stated", "sja.thm2", "((d+2)(d+1)+d) / (2n)"};
@@ -239,6 +237,4 @@ const RegisterClaim reg{Claim{
               Strength::theorem}},
     .table = table_layout()}};
 
-}  // namespace sja_thm2
-}  // namespace
-}  // namespace icl
+}  // namespace icl::sja_thm2

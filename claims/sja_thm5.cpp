@@ -51,9 +51,7 @@
 
 #include <map>
 
-namespace icl {
-namespace {
-namespace sja_thm5 {  // named, so that a unity build (several claim files in one unit) keeps them apart
+namespace icl::sja_thm5 {  // its own namespace: a unity build (several claim files in one unit) keeps them apart
 
 // Mutation sites (lib/icl/verdict/mutation.hpp; bench/mutate.py perturbs them one at a time).
 const MutationSite kStated{"sja.thm5/stated_bound", "sja.thm5", "the bound on ||Gamma* + E[xbar xbar^T]^-1||_F"};
@@ -449,6 +447,4 @@ const RegisterClaim reg{Claim{
               Strength::theorem}},
     .table = table_layout()}};
 
-}  // namespace sja_thm5
-}  // namespace
-}  // namespace icl
+}  // namespace icl::sja_thm5

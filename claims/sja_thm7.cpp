@@ -41,9 +41,7 @@
 #include <algorithm>
 #include <cmath>
 
-namespace icl {
-namespace {
-namespace sja_thm7 {  // named, so that a unity build (several claim files in one unit) keeps them apart
+namespace icl::sja_thm7 {  // its own namespace: a unity build (several claim files in one unit) keeps them apart
 
 using P = sja::AppGPrompt;  // the error kinds
 
@@ -199,6 +197,4 @@ const RegisterClaim reg{Claim{
               Strength::theorem}},
     .table = table_layout()}};
 
-}  // namespace sja_thm7
-}  // namespace
-}  // namespace icl
+}  // namespace icl::sja_thm7

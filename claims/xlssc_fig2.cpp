@@ -98,9 +98,7 @@
 #include <string>
 #include <vector>
 
-namespace icl {
-namespace {
-namespace xlssc_fig2 {  // named, so that a unity build (several claim files in one unit) keeps them apart
+namespace icl::xlssc_fig2 {  // its own namespace: a unity build (several claim files in one unit) keeps them apart
 
 using trained::TestLosses;
 using Settings = xlssc::Fig2Settings;
@@ -530,6 +528,4 @@ const RegisterClaim reg{Claim{
     .paper_samples = 1280,
     .table = table_layout()}};
 
-}  // namespace xlssc_fig2
-}  // namespace
-}  // namespace icl
+}  // namespace icl::xlssc_fig2

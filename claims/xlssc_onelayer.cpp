@@ -91,9 +91,7 @@
 #include <optional>
 #include <tuple>
 
-namespace icl {
-namespace {
-namespace xlssc_onelayer {  // named, so that a unity build (several claim files in one unit) keeps them apart
+namespace icl::xlssc_onelayer {  // its own namespace: a unity build (several claim files in one unit) keeps them apart
 
 using Act = SoftmaxAttention::Activation;
 using xlssc::Chosen, xlssc::SoftSearch;
@@ -432,6 +430,4 @@ const RegisterClaim reg{Claim{
               Strength::theorem}},
     .table = table_layout()}};
 
-}  // namespace xlssc_onelayer
-}  // namespace
-}  // namespace icl
+}  // namespace icl::xlssc_onelayer

@@ -51,9 +51,7 @@
 
 #include <cmath>
 
-namespace icl {
-namespace {
-namespace xlssc_twolayer {  // named, so that a unity build (several claim files in one unit) keeps them apart
+namespace icl::xlssc_twolayer {  // its own namespace: a unity build (several claim files in one unit) keeps them apart
 
 using Row = xlssc::TwoLayerAtD;  // d, D, loss, ...
 
@@ -198,6 +196,4 @@ const RegisterClaim reg{Claim{
      PartSpec{"b", "The error shrinks as D grows.", Strength::asymptotic}},
     .table = table_layout()}};
 
-}  // namespace xlssc_twolayer
-}  // namespace
-}  // namespace icl
+}  // namespace icl::xlssc_twolayer

@@ -59,9 +59,7 @@
 #include <map>
 #include <optional>
 
-namespace icl {
-namespace {
-namespace zfb_shift {  // named, so that a unity build (several claim files in one unit) keeps them apart
+namespace icl::zfb_shift {  // its own namespace: a unity build (several claim files in one unit) keeps them apart
 
 // Mutation sites (lib/icl/verdict/mutation.hpp; bench/mutate.py perturbs them one at a time).
 const MutationSite kThird{"zfb.shift/one_third", "zfb.shift", "the stated limit 1/3 under a covariance shift"};
@@ -364,6 +362,4 @@ const RegisterClaim reg{Claim{
               Strength::asymptotic}},
     .table = table_layout()}};
 
-}  // namespace zfb_shift
-}  // namespace
-}  // namespace icl
+}  // namespace icl::zfb_shift

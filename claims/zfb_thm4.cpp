@@ -31,9 +31,7 @@
 
 #include <map>
 
-namespace icl {
-namespace {
-namespace zfb_thm4 {  // named, so that a unity build (several claim files in one unit) keeps them apart
+namespace icl::zfb_thm4 {  // its own namespace: a unity build (several claim files in one unit) keeps them apart
 
 using namespace zfb;
 
@@ -125,6 +123,4 @@ const RegisterClaim reg{Claim{
         "Theorem~4", "Gradient flow converges to the stated $W_{KQ}^*, W_{PV}^*$", {},
         {{"theta", {{"gauss-a", "Gaussian (a)"}, {"gauss-b", "Gaussian (b)"}, {"rank-one", "rank one"}}}})}};
 
-}  // namespace zfb_thm4
-}  // namespace
-}  // namespace icl
+}  // namespace icl::zfb_thm4

@@ -42,9 +42,7 @@
 #include <cmath>
 #include <set>
 
-namespace icl {
-namespace {
-namespace zfb_thm8 {  // named, so that a unity build (several claim files in one unit) keeps them apart
+namespace icl::zfb_thm8 {  // its own namespace: a unity build (several claim files in one unit) keeps them apart
 
 using namespace zfb;
 
@@ -153,6 +151,4 @@ const RegisterClaim reg{Claim{
           {{"gauss-a", "Gaussian (a)"}, {"gauss-b", "Gaussian (b)"}, {"gauss-c", "Gaussian (c)"},
            {"gauss-d", "Gaussian (d)"}, {"rank-one", "rank one"}}}})}};
 
-}  // namespace zfb_thm8
-}  // namespace
-}  // namespace icl
+}  // namespace icl::zfb_thm8
