@@ -17,9 +17,9 @@
 //             stream (its loss depends on Sigma; the exact engine is too slow at L >= 3 for a grid);
 //   ols       the minimum-norm least-squares fit of the n examples (0 for n >= d: the labels are noiseless);
 // all four are measured by Monte Carlo on the same fresh test prompts (paired; the baselines and the paired test are
-// constructions/acds_appD). Also reported: the exact loss of
-// the best per-step step sizes a_i (the Thm. 3 family optimum, `precond_per_step_optimum`), the loss an exact
-// optimiser of the trained architecture's stationary family reaches.
+// constructions/acds_appD, and so are the case's quantities, the figure rows and the training block). Also
+// reported: the exact loss of the best per-step step sizes a_i (the Thm. 3 family optimum,
+// `precond_per_step_optimum`), the loss an exact optimiser of the trained architecture's stationary family reaches.
 // Decision per point (`trained_vs_precond`): the trained model's test loss against the preconditioned baseline's
 // exact loss as an upper bound with a 5% relative tolerance (training at a finite budget cannot reach the optimum
 // exactly): confirmed when the (1 - alpha') interval of the trained loss lies below 1.05 x precond, refuted when it
@@ -50,8 +50,8 @@ using acds_exp::AppDPoint, acds_exp::AppDGrid;
 
 // The decision of a point: the trained loss against preconditioned GD's exact loss (+5%); a refuting interval, or a
 // run that did not finish, leaves it inconclusive.
-Decision judge_point(const AppDPoint& pt, const acds_exp::RunOutcome& o, const acds_exp::Baselines& b, const acds_exp::PairedTest& m, double alpha,
-                     bool paper, int batch) {
+Decision judge_point(const AppDPoint& pt, const acds_exp::RunOutcome& o, const acds_exp::Baselines& b,
+                     const acds_exp::PairedTest& m, double alpha, const AppDGrid& gr) {
   Decision dec = judge_mc_upper_bound(m.trained, b.pre_exact, Tolerance{kTol, 0}, alpha);
   dec.why = fmt::format("trained test loss {:.4g} in [{:.4g}, {:.4g}] vs {}-step preconditioned GD (eta = {:.3g}) exact {:.4g} "
                         "(+{:.0f}%): {}; paired trained - precond on the same prompts {:.4g} in [{:.4g}, {:.4g}]",
@@ -66,67 +66,38 @@ Decision judge_point(const AppDPoint& pt, const acds_exp::RunOutcome& o, const a
     dec.verdict = Verdict::inconclusive;
     dec.why = fmt::format("not reproduced at {} (the number of steps and the learning rate are ours: the paper "
                           "does not state them), which cannot refute the paper's run: ",
-                          paper ? "the paper's minibatch 20000" : fmt::format("minibatch {} (paper 20000)", batch)) +
+                          gr.batch == 20000 ? "the paper's minibatch 20000"
+                                            : fmt::format("minibatch {} (paper 20000)", gr.batch)) +
               dec.why;
   }
   return dec;
 }
 
-// One point: trains the model, searches the baselines, runs the paired test, and writes the case and its figure row.
-void run_point(ClaimRun& r, const AppDPoint& pt, const AppDGrid& gr, double alpha, bool paper, acds_exp::RunOutcome& o,
-               nlohmann::ordered_json& fig6, nlohmann::ordered_json& fig7) {
-  acds_exp::Baselines b;
-  acds_exp::PairedTest m;
-  acds_exp::appD_point(r.ctx(), pt, gr, alpha, o, b, m);
-  const Decision dec = judge_point(pt, o, b, m, alpha, paper, gr.batch);
-  CaseJson j(nlohmann::ordered_json{{"n", pt.n}, {"L", pt.L}});
-  j.part(pt.part);
-  j.quantity("stated", b.pre_exact);  // the bound: the preconditioned baseline's loss
-  j.quantity("mc", m.trained);
-  j.quantity("precond_gd_exact", b.pre_exact);
-  j.quantity("precond_gd_mc", m.pre);
-  j.quantity("precond_gd_eta", b.pre_eta);
-  j.quantity("precond_per_step_optimum", b.per_step);
-  j.quantity("gd_mc", m.gd);
-  j.quantity("gd_eta", b.gd_eta);
-  j.quantity("ols_mc", m.ols);
-  j.quantity("trained_minus_precond", m.diff);
-  j.field("training_run", learn::curve_json(o.result));
-  j.decision("trained_vs_precond", dec);
-  j.verdict(dec, {"trained_vs_precond"});  // an inconclusive verdict records no basis (CaseJson::verdict)
-  nlohmann::ordered_json row = {{"n", pt.n},        {"L", pt.L},       {"trained", m.trained.mean}, {"precond_gd", b.pre_exact},
-                                {"gd", m.gd.mean},  {"ols", m.ols.mean}, {"precond_per_step", b.per_step}};
-  (pt.part == "a" ? fig6 : fig7).push_back(row);
-  r.add_case(j);
-}
-
+// Per point (constructions/acds_appD.hpp appD_point): the trained model, its baselines and the paired test; the case
+// (appD_case: its quantities and training curve) gets the point's decision, the figure its row.
 ClaimResult run(const ClaimContext& ctx) {
   const AppDGrid gr = acds_exp::appD_grid(ctx);
-  const std::vector<AppDPoint>& points = gr.points;
-  ClaimRun r(ctx, points.size());  // progress: one trained point each
-  const double alpha = r.split_alpha(points.size());
+  ClaimRun r(ctx, gr.points.size());  // progress: one trained point each
+  const double alpha = r.split_alpha(gr.points.size());
   r.note_looks(1);
-  std::vector<std::pair<std::string, const learn::TrainResult*>> curves;
-  std::vector<acds_exp::RunOutcome> outs(points.size());
+  std::vector<acds_exp::RunOutcome> outs(gr.points.size());
   nlohmann::ordered_json fig6 = nlohmann::ordered_json::array(), fig7 = nlohmann::ordered_json::array();
-  const bool paper = gr.batch == 20000;
-  for (std::size_t k = 0; k < points.size(); ++k) {
-    run_point(r, points[k], gr, alpha, paper, outs[k], fig6, fig7);
-    curves.push_back({fmt::format("n={}, L={}", points[k].n, points[k].L), &outs[k].result});
+  for (std::size_t k = 0; k < gr.points.size(); ++k) {
+    const AppDPoint& pt = gr.points[k];
+    acds_exp::Baselines b;
+    acds_exp::PairedTest m;
+    acds_exp::appD_point(ctx, pt, gr, alpha, outs[k], b, m);
+    const Decision dec = judge_point(pt, outs[k], b, m, alpha, gr);
+    CaseJson j = acds_exp::appD_case(pt, outs[k], b, m);
+    j.decision("trained_vs_precond", dec);
+    j.verdict(dec, {"trained_vs_precond"});  // an inconclusive verdict records no basis (CaseJson::verdict)
+    (pt.part == "a" ? fig6 : fig7).push_back(acds_exp::appD_figure_row(pt, b, m));
+    r.add_case(j);
   }
-  const learn::TrainConfig config0 = points.empty() ? learn::TrainConfig{} : outs.front().config;
   r.extra("fig6") = fig6;
   r.extra("fig7") = fig7;
-  r.extra("training") = learn::training_json(config0, std::vector<std::uint64_t>(points.size(), ctx.seed), paper,
-                                             ctx.claim_id + ".training.svg");
-  r.extra("training")["trials"] = points.size();
-  r.extra("training")["paper_settings_differences"] = fmt::format(
-      "{}; the paper states Adam and nothing else for App. D: the Sec. 4.3 schedule (resample every 100 steps, clip 0.01), "
-      "{} steps, learning rate {} halved every {} steps and A_i ~ N(0, 0.1^2) are ours; reduced grids (paper: n = 2..22, L = "
-      "1..4; --set n=2,6,10,14,18,22 --set L=1,2,3,4 reaches them); one trained model per point",
-      paper ? "minibatch 20000 as Sec. 4.3" : fmt::format("minibatch {} (paper 20000, Sec. 4.3)", gr.batch), gr.steps, gr.lr,
-      gr.steps / 4);
-  r.result().files["training.svg"] = learn::training_svg("Trained L-layer form (8), d = 5, one run per (n, L)", curves);
+  r.extra("training") = acds_exp::appD_training_json(ctx, gr, outs);
+  r.result().files["training.svg"] = acds_exp::appD_training_svg(gr, outs);
   r.error_rates(Tolerance{kTol, 0});
   r.part("a").on_refuted(Refutation{RefutationClass::substantive,
                                     "at the paper's minibatch the trained 3-layer model's test loss lies above 3-step "
@@ -138,20 +109,6 @@ ClaimResult run(const ClaimContext& ctx) {
     return fmt::format("{}: trained form (8) vs grid-searched preconditioned GD: {}", to_string(v),
                        tally_decisions(r.cases(), "trained_vs_precond"));
   });
-}
-
-// The layout of the claim's LaTeX table (report/table.hpp).
-ClaimTable table_layout() {
-  return with_part_text({TableKind::training,
-          "Figures~6--7",
-          "Trained $L$-layer LSA vs.\\ $L$ steps of preconditioned and plain GD",
-          {{"mc", "Trained", "the trained model's test loss"},
-           {"stated", "Precond.\\ GD", "exact loss of $L$ steps of preconditioned GD at its best step"},
-           {"precond_gd_eta", "$\\eta$", "that step size"},
-           {"gd_mc", "Plain GD", "loss of $L$ steps of plain GD at its best step"}}},
-      {
-       {"a", "Fig.~6 ($L=3$, over $n$): the trained model is at least as good as 3-step preconditioned GD"},
-       {"b", "Fig.~7 ($n=20$, over $L$): the trained $L$-layer model is at least as good as $L$-step preconditioned GD"}});
 }
 
 const RegisterClaim reg{Claim{
@@ -173,6 +130,15 @@ const RegisterClaim reg{Claim{
     .parts = {PartSpec{"a", "Fig. 6 (L = 3, over n): the trained model is at least as good as 3-step preconditioned GD.", Strength::empirical},
      PartSpec{"b", "Fig. 7 (n = 20, over L): the trained L-layer model is at least as good as L-step preconditioned GD.",
               Strength::empirical}},
-    .table = table_layout()}};
+    .table = with_part_text({TableKind::training,
+          "Figures~6--7",
+          "Trained $L$-layer LSA vs.\\ $L$ steps of preconditioned and plain GD",
+          {{"mc", "Trained", "the trained model's test loss"},
+           {"stated", "Precond.\\ GD", "exact loss of $L$ steps of preconditioned GD at its best step"},
+           {"precond_gd_eta", "$\\eta$", "that step size"},
+           {"gd_mc", "Plain GD", "loss of $L$ steps of plain GD at its best step"}}},
+      {
+       {"a", "Fig.~6 ($L=3$, over $n$): the trained model is at least as good as 3-step preconditioned GD"},
+       {"b", "Fig.~7 ($n=20$, over $L$): the trained $L$-layer model is at least as good as $L$-step preconditioned GD"}})}};
 
 }  // namespace icl::acds_figs67

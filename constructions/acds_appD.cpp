@@ -112,4 +112,49 @@ void appD_point(const ClaimContext& ctx, const AppDPoint& pt, const AppDGrid& gr
   m = appD_paired_test(ctx, pt.n, tag, source, nets, alpha);
 }
 
+
+CaseJson appD_case(const AppDPoint& pt, const RunOutcome& o, const Baselines& b, const PairedTest& m) {
+  CaseJson j(nlohmann::ordered_json{{"n", pt.n}, {"L", pt.L}});
+  j.part(pt.part);
+  j.quantity("stated", b.pre_exact);  // the bound: the preconditioned baseline's loss
+  j.quantity("mc", m.trained);
+  j.quantity("precond_gd_exact", b.pre_exact);
+  j.quantity("precond_gd_mc", m.pre);
+  j.quantity("precond_gd_eta", b.pre_eta);
+  j.quantity("precond_per_step_optimum", b.per_step);
+  j.quantity("gd_mc", m.gd);
+  j.quantity("gd_eta", b.gd_eta);
+  j.quantity("ols_mc", m.ols);
+  j.quantity("trained_minus_precond", m.diff);
+  j.field("training_run", learn::curve_json(o.result));
+  return j;
+}
+
+nlohmann::ordered_json appD_figure_row(const AppDPoint& pt, const Baselines& b, const PairedTest& m) {
+  return {{"n", pt.n},       {"L", pt.L},         {"trained", m.trained.mean}, {"precond_gd", b.pre_exact},
+          {"gd", m.gd.mean}, {"ols", m.ols.mean}, {"precond_per_step", b.per_step}};
+}
+
+nlohmann::ordered_json appD_training_json(const ClaimContext& ctx, const AppDGrid& gr, const std::vector<RunOutcome>& outs) {
+  const bool paper = gr.batch == 20000;
+  const learn::TrainConfig config0 = outs.empty() ? learn::TrainConfig{} : outs.front().config;
+  nlohmann::ordered_json t = learn::training_json(config0, std::vector<std::uint64_t>(outs.size(), ctx.seed), paper,
+                                                  ctx.claim_id + ".training.svg");
+  t["trials"] = outs.size();
+  t["paper_settings_differences"] = fmt::format(
+      "{}; the paper states Adam and nothing else for App. D: the Sec. 4.3 schedule (resample every 100 steps, clip 0.01), "
+      "{} steps, learning rate {} halved every {} steps and A_i ~ N(0, 0.1^2) are ours; reduced grids (paper: n = 2..22, L = "
+      "1..4; --set n=2,6,10,14,18,22 --set L=1,2,3,4 reaches them); one trained model per point",
+      paper ? "minibatch 20000 as Sec. 4.3" : fmt::format("minibatch {} (paper 20000, Sec. 4.3)", gr.batch), gr.steps, gr.lr,
+      gr.steps / 4);
+  return t;
+}
+
+std::string appD_training_svg(const AppDGrid& gr, const std::vector<RunOutcome>& outs) {
+  std::vector<std::pair<std::string, const learn::TrainResult*>> curves;
+  for (std::size_t k = 0; k < gr.points.size(); ++k)
+    curves.push_back({fmt::format("n={}, L={}", gr.points[k].n, gr.points[k].L), &outs[k].result});
+  return learn::training_svg("Trained L-layer form (8), d = 5, one run per (n, L)", curves);
+}
+
 }  // namespace icl::acds_exp

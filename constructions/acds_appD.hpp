@@ -11,6 +11,7 @@
 // prompts of the stream purpose(tag + "/test").
 #pragma once
 #include "constructions/acds_training.hpp"
+#include "icl/claim/case_json.hpp"
 #include "icl/claim/claim.hpp"
 #include "icl/learn/learn.hpp"
 #include "icl/montecarlo/statistics.hpp"
@@ -58,5 +59,16 @@ AppDGrid appD_grid(const ClaimContext& ctx);
 // their step sizes, and OLS (appD_paired_test at 1 - alpha).
 void appD_point(const ClaimContext& ctx, const AppDPoint& pt, const AppDGrid& gr, double alpha, RunOutcome& o,
                 Baselines& b, PairedTest& m);
+
+// A point's case without its decision and verdict (the claim's): the quantities (stated = the preconditioned
+// baseline's exact loss, the bound; mc = the trained loss; the baselines and the paired difference) and the training
+// run's curve; and its row of the figure (fig6 for part a, fig7 for part b).
+CaseJson appD_case(const AppDPoint& pt, const RunOutcome& o, const Baselines& b, const PairedTest& m);
+nlohmann::ordered_json appD_figure_row(const AppDPoint& pt, const Baselines& b, const PairedTest& m);
+
+// The run's extra["training"] (learn::training_json of the first point's settings, one seed per point, the number of
+// trials and every difference from the paper's settings) and its training.svg (one curve per point).
+nlohmann::ordered_json appD_training_json(const ClaimContext& ctx, const AppDGrid& gr, const std::vector<RunOutcome>& outs);
+std::string appD_training_svg(const AppDGrid& gr, const std::vector<RunOutcome>& outs);
 
 }  // namespace icl::acds_exp

@@ -66,3 +66,44 @@ TEST_CASE("acds App. D grid: Fig. 6's n at L = 3 (part a), then Fig. 7's L at n 
 }
 
 }  // namespace test_acds_appD_grid
+
+namespace test_acds_appD_case {  // named: a unity build compiles several test files as one unit
+
+TEST_CASE("acds App. D case, figure row and training block: the point's numbers under their keys, in order") {
+  using namespace icl;
+  const acds_exp::AppDPoint pt{20, 2, "b"};
+  const acds_exp::Baselines b{0.7, 0.25, 0.2, 0.4};  // pre_eta, pre_exact, per_step, gd_eta
+  acds_exp::PairedTest m;
+  m.trained.mean = 0.24, m.gd.mean = 0.9, m.ols.mean = 0.5, m.diff.mean = -0.01;
+  const std::vector<acds_exp::RunOutcome> outs(2);
+  CaseJson j = acds_exp::appD_case(pt, outs[0], b, m);
+  const nlohmann::ordered_json& c = j.json();
+  CHECK(c["params"]["n"] == 20);
+  CHECK(c["part"] == "b");
+  std::vector<std::string> keys;
+  for (const auto& [k, v] : c["quantities"].items()) keys.push_back(k);
+  CHECK(keys == std::vector<std::string>{"stated", "mc", "precond_gd_exact", "precond_gd_mc", "precond_gd_eta",
+                                         "precond_per_step_optimum", "gd_mc", "gd_eta", "ols_mc",
+                                         "trained_minus_precond"});
+  CHECK(c["quantities"]["stated"]["value"] == 0.25);  // the bound is the preconditioned baseline's exact loss
+  CHECK(c["quantities"]["gd_eta"]["value"] == 0.4);
+  CHECK(c.contains("training_run"));
+  const nlohmann::ordered_json row = acds_exp::appD_figure_row(pt, b, m);
+  CHECK(row["L"] == 2);
+  CHECK(row["trained"] == 0.24);
+  CHECK(row["precond_gd"] == 0.25);
+  CHECK(row["precond_per_step"] == 0.2);
+  ClaimContext ctx;
+  ctx.claim_id = "test.appD";
+  acds_exp::AppDGrid g{{pt, pt}, 400, 1000, 0.02};
+  nlohmann::ordered_json t = acds_exp::appD_training_json(ctx, g, outs);
+  CHECK(t["trials"] == 2);
+  CHECK(t["paper_settings_differences"].get<std::string>().rfind("minibatch 1000 (paper 20000, Sec. 4.3); ", 0) == 0);
+  CHECK(t["paper_settings_differences"].get<std::string>().find("400 steps, learning rate 0.02 halved every 100 steps") !=
+        std::string::npos);
+  g.batch = 20000;
+  CHECK(acds_exp::appD_training_json(ctx, g, outs)["paper_settings_differences"].get<std::string>().rfind(
+            "minibatch 20000 as Sec. 4.3", 0) == 0);
+}
+
+}  // namespace test_acds_appD_case
