@@ -5,11 +5,12 @@
 // the iterates of (9), whose feature subsets are the intermediate activations of the neural network
 // (hidden width h) obtained by stacking the Transformer's feed-forward layers.
 //
-// How it is checked (an identity; the setting and the check of one prompt are constructions/sja_cor10:
-// cor10_setup, cor10_check_prompt): per case a feature network of L bilinear layers is drawn (A0_l, A1_l with
-// N(0, 1/(4 (1+d+h))) entries, reading 1, x and the hidden units, writing the hidden units); its activations are
-// derived independently as exact polynomials (lib/icl/exact/symbolic_forward: polynomial algebra, not the matrix
-// forward pass) and evaluated at each input. The reference is block-coordinate descent (lib/icl/exact/block_coordinate_descent, long double) on
+// How it is checked (an identity; the setting, the check of one prompt and of a case are constructions/sja_cor10:
+// cor10_setup, cor10_check_prompt, cor10_check_case): per case a feature network of L bilinear layers is drawn (A0_l,
+// A1_l with N(0, 1/(4 (1+d+h))) entries, reading 1, x and the hidden units, writing the hidden units); its activations
+// are derived independently as exact polynomials (lib/icl/exact/symbolic_forward: polynomial algebra, not the matrix
+// forward pass) and evaluated at each input. The reference is block-coordinate descent
+// (lib/icl/exact/block_coordinate_descent, long double) on
 // L(w) = (1/2n) sum (f(x_i; w) + y_i)^2 with f(x; w) = sum_l w_l^T (1, x, h^(l)(x)) (one coefficient
 // block per layer; repeated features are harmless: the prediction does not depend on the
 // parametrisation), block l = layer l's activation, eta^(l) = -Gamma^(l)^T. Prompts alternate
@@ -47,12 +48,8 @@ ClaimResult run(const ClaimContext& ctx) {
   IdentityClaimSpec spec;
   spec.tolerance_text = identity_tolerance_text(spec.tol, "long double reference on the exact polynomial features");
   spec.check = [&](const Case& c, CaseJson& j) {
-    const std::uint64_t purpose = ctx.purpose(c.label());
-    const sja::Cor10Setup s = sja::cor10_setup(c.geti("d"), c.geti("h"), c.geti("L"), c.geti("n"), ctx.seed, purpose);
-    const auto [wc, at] = worst_prompts(std::max<std::uint64_t>(ctx.samples, 2), ctx.threads,
-                                        [&](std::uint64_t i) { return sja::cor10_check_prompt(s, ctx.seed, purpose, i); },
-                                        E::kLabels);  // and the worst label prompt again
-    sja::cor10_quantities(j, s, wc, at);  // stated, exact, the worst errors, feature_degree, prompts (header above)
+    // The case's setting and its prompts' worst errors; stated, exact, the errors, feature_degree (header above).
+    const WorstCase wc = sja::cor10_check_case(ctx, c, j);
     return IdentityCase{wc,
                         {{"labels", wc.worst[E::kLabels], "label rows vs block-coordinate descent"},
                          {"rows", std::max(wc.worst[E::kHidden], wc.worst[E::kTop]),
@@ -73,15 +70,6 @@ ClaimResult run(const ClaimContext& ctx) {
                        static_cast<int>(max_quantity(r.cases(), "feature_degree")));
   };
   return run_identity_claim(ctx, spec);
-}
-
-// The layout of the claim's LaTeX table (report/table.hpp).
-ClaimTable table_layout() {
-  return {TableKind::identity,
-          "Corollary~10",
-          "Width $d+h+1$ stack $=$ block-coordinate descent (kernel regression)",
-          {{"max_rel_error", "Max.\\ rel.\\ error", "forward pass vs.\\ BCD"},
-           {"feature_degree", "Degree", "largest feature degree"}}};
 }
 
 const RegisterClaim reg{Claim{
@@ -106,6 +94,10 @@ const RegisterClaim reg{Claim{
               "yhat^(l) = f(x_q; w^(l)), w^(l) the iterates of (9) over the feed-forward network's intermediate "
               "activations.",
               Strength::theorem}},
-    .table = table_layout()}};
+    .table = ClaimTable{TableKind::identity,
+          "Corollary~10",
+          "Width $d+h+1$ stack $=$ block-coordinate descent (kernel regression)",
+          {{"max_rel_error", "Max.\\ rel.\\ error", "forward pass vs.\\ BCD"},
+           {"feature_degree", "Degree", "largest feature degree"}}}}};
 
 }  // namespace icl::sja_cor10

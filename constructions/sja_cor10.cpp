@@ -182,4 +182,14 @@ void cor10_quantities(CaseJson& j, const Cor10Setup& s, const WorstCase& wc, con
   j.quantity("prompts_out_of_double_range", static_cast<double>(wc.set_aside));
 }
 
+WorstCase cor10_check_case(const ClaimContext& ctx, const Case& c, CaseJson& j) {
+  const std::uint64_t purpose = ctx.purpose(c.label());
+  const Cor10Setup s = cor10_setup(c.geti("d"), c.geti("h"), c.geti("L"), c.geti("n"), ctx.seed, purpose);
+  const auto [wc, at] = worst_prompts(std::max<std::uint64_t>(ctx.samples, 2), ctx.threads,
+                                      [&](std::uint64_t i) { return cor10_check_prompt(s, ctx.seed, purpose, i); },
+                                      Cor10Prompt::kLabels);  // and the worst label prompt again
+  cor10_quantities(j, s, wc, at);
+  return wc;
+}
+
 }  // namespace icl::sja

@@ -15,6 +15,7 @@
 // block l = layer l's activation, eta^(l) = -Gamma^(l)^T.
 #pragma once
 #include "icl/claim/case_json.hpp"
+#include "icl/claim/claim.hpp"
 #include "icl/exact/symbolic_forward.hpp"
 #include "icl/layers/network.hpp"
 #include "icl/montecarlo/worst_case.hpp"
@@ -75,5 +76,10 @@ Cor10Prompt cor10_check_prompt(const Cor10Setup& s, std::uint64_t seed, std::uin
 // max_carried_row_change (kTop), max_rel_error_query (kQueryPlain), reference_self_error (kRefSelf), feature_degree,
 // prompts and prompts_out_of_double_range.
 void cor10_quantities(CaseJson& j, const Cor10Setup& s, const WorstCase& wc, const Cor10Prompt& at);
+
+// A case checked: its setting (cor10_setup from the case's d, h, L, n, stream ctx.purpose(label)), the worst of each
+// error over max(ctx.samples, 2) prompts (montecarlo/worst_case.hpp, on ctx.threads) and its quantities written into j
+// (cor10_quantities at the worst label prompt). Returns the worst errors.
+WorstCase cor10_check_case(const ClaimContext& ctx, const Case& c, CaseJson& j);
 
 }  // namespace icl::sja

@@ -116,4 +116,22 @@ TEST_CASE("Cor. 10 setting and one prompt: the stack equals block-coordinate des
   CHECK(w1.worst[sja::Cor10Prompt::kLabels] < 1e-9);
 }
 
+TEST_CASE("Cor. 10 case: the setting of the case's stream, its prompts' worst errors and its quantities") {
+  ClaimContext ctx;
+  ctx.claim_id = "test.cor10";
+  ctx.seed = 11;
+  ctx.samples = 1;  // at least 2 prompts are checked
+  ctx.threads = 1;
+  const Case c{{{"d", 1.0}, {"h", 2.0}, {"L", 2.0}, {"n", 4.0}}};
+  CaseJson j(c);
+  const WorstCase w = sja::cor10_check_case(ctx, c, j);
+  CHECK(w.prompts == 2);
+  CHECK(w.worst[sja::Cor10Prompt::kLabels] < 1e-9);
+  const sja::Cor10Setup s = sja::cor10_setup(1, 2, 2, 4, 11, ctx.purpose(c.label()));
+  const auto q = j.take()["quantities"];
+  CHECK(q["feature_degree"]["value"] == double(s.degree));
+  CHECK(q["max_rel_error"]["value"] == w.worst[sja::Cor10Prompt::kLabels]);
+  CHECK(q["stated"]["value"] == sja::cor10_check_prompt(s, 11, ctx.purpose(c.label()), w.where[0]).reference);
+}
+
 }  // namespace test_sja_cor10
