@@ -265,6 +265,9 @@ TEST_CASE("cli: bad input exits 2 with a message and writes nothing") {
       "run sja.thm2 --alpha 1",
       "run sja.thm2 --alpha 1e-300",  // an interval at 1 - 1e-300 does not exist in double precision
       "run sja.thm2 --seed -1",        // not wrapped to 2^64 - 1
+      "run sja.thm2 --look 0",
+      "run sja.thm2 --look 101",
+      "run sja.thm2 --look 1.5",
       "run sja.thm2 --seed 18446744073709551616",
       "run sja.thm2 --seed 1.5",
       "run sja.thm2 --seed ''",
@@ -525,6 +528,20 @@ TEST_CASE("cli: a budget setting (--set search=K) takes one value, names no case
     CHECK(!a["cases"][k]["params"].contains("search"));
     CHECK(b["cases"][k]["search_symmetric"]["starts"].get<int>() == 2 * a["cases"][k]["search_symmetric"]["starts"].get<int>());
   }
+}
+
+TEST_CASE("cli: --look N states the rate over N looks beside the verdict and computes nothing differently") {
+  const auto first = run_quick_report("sja.lemma3").json, second = run_quick_report("sja.lemma3", "--look 2").json;
+  CHECK(!first.contains("looks"));
+  REQUIRE(second.contains("looks"));
+  CHECK(second["looks"]["this_look"] == 2);
+  CHECK(second["looks"]["false_fail_rate_per_look"] == 0.01);
+  CHECK(second["looks"]["false_fail_rate_over_looks"] == 0.02);
+  const std::string s1 = first.at("summary"), s2 = second.at("summary");
+  CHECK(s2.rfind(s1, 0) == 0);  // the first look's summary, then the looks sentence
+  CHECK(s2.find("over the 2 looks the chance of any wrong decision is at most 0.02") != std::string::npos);
+  CHECK(first.at("verdict") == second.at("verdict"));
+  CHECK(first.at("cases").dump() == second.at("cases").dump());
 }
 
 TEST_CASE("cli: --expect exits 1 when the verdict differs, 0 when it holds") {

@@ -343,6 +343,25 @@ int parse_threads(const std::string& text) {
   return static_cast<int>(parse_whole(text, "--threads", 1, kMaxThreads, fmt::format("[1, {}]", kMaxThreads)));
 }
 
+int parse_look(const std::string& text) {
+  return static_cast<int>(parse_whole(text, "--look", 1, kMaxLooks, fmt::format("[1, {}]", kMaxLooks)));
+}
+
+std::string looks_sentence(const RunOptions& o) {
+  if (o.look <= 1) return "";
+  return fmt::format(" Look {} at this claim with a new seed (--look): each look is judged alone at alpha {:g}, so "
+                     "over the {} looks the chance of any wrong decision is at most {:g} (Bonferroni over looks).",
+                     o.look, o.alpha, o.look, std::min(1.0, o.look * o.alpha));
+}
+
+nlohmann::ordered_json looks_json(const RunOptions& o) {
+  return {{"this_look", o.look},
+          {"false_fail_rate_per_look", o.alpha},
+          {"false_fail_rate_over_looks", std::min(1.0, o.look * o.alpha)},
+          {"rule", "each look a run at a new seed (fresh random streams), judged alone at its own error rates; over "
+                   "the looks a wrong decision has probability at most the sum of their rates (Bonferroni)"}};
+}
+
 std::vector<std::string> prepare_output_folder(const std::string& dir, const char* option) {
   const auto bad = [&](const std::string& why) {
     return UsageError(fmt::format("{} '{}': {}", option, shown(dir), why));
@@ -434,6 +453,7 @@ std::vector<PlannedClaim> plan_run(const RunOptions& o) {
   if (o.samples && (*o.samples < 1 || static_cast<std::uint64_t>(*o.samples) > kMaxSamples))
     throw UsageError(fmt::format("--samples must be in [1, {}]", kMaxSamples));
   if (!(o.alpha >= kMinAlpha && o.alpha < 1)) throw UsageError(fmt::format("--alpha must be in [{:g}, 1)", kMinAlpha));
+  if (o.look < 1 || o.look > kMaxLooks) throw UsageError(fmt::format("--look must be in [1, {}]", kMaxLooks));
   if (o.expect) try {
       verdict_from_string(*o.expect);
     } catch (const std::invalid_argument& e) {
@@ -512,7 +532,8 @@ nlohmann::ordered_json run_claim(const PlannedClaim& p, const RunOptions& o, std
   // The claim's verdict from its parts (parts.hpp); throws std::logic_error (exit 3) on an invalid parts block.
   const JudgedClaim judged = judge_claim(c.id, c.parts, res.parts, res.cases);
   r["verdict"] = to_string(judged.verdict);
-  r["summary"] = res.summary;
+  r["summary"] = res.summary + looks_sentence(o);
+  if (o.look > 1) r["looks"] = looks_json(o);
   if (judged.verdict == Verdict::refuted) r["refutation"] = judged.refutation;
   r["parts"] = judged.parts;
   if (res.extra.contains("findings")) {
@@ -661,6 +682,7 @@ nlohmann::ordered_json checkpoint_manifest(const std::vector<PlannedClaim>& plan
   run["seed"] = o.seed;
   run["budget"] = to_string(run_budget(o));
   run["alpha"] = o.alpha;
+  if (o.look > 1) run["look"] = o.look;  // absent at the first look, as in the manifests written before --look
   run["out"] = *o.out;
   return run;
 }

@@ -38,6 +38,10 @@ struct RunOptions {
   double checkpoint_every = 300;          // --checkpoint-every SECONDS
   std::optional<std::string> expect;
   double alpha = kDefaultAlpha;
+  // --look N: this run is the N-th look at its claims, each at a new --seed (fresh random streams) after the earlier
+  // ones left a part undecided. Each look is judged alone at --alpha; the report says that over the N looks the
+  // chance of a wrong decision is at most N x alpha (Bonferroni over looks). Nothing is computed differently.
+  int look = 1;
   std::string command;  // the command line, for the reports' provenance
 };
 
@@ -101,6 +105,11 @@ std::uint64_t parse_seed(const std::string& text);
 std::uint64_t parse_samples(const std::string& text);
 // The --threads text: a whole number in [1, kMaxThreads] (throws UsageError).
 int parse_threads(const std::string& text);
+// The --look text: a whole number in [1, kMaxLooks] (throws UsageError); and what a report says of a look N > 1
+// (RunOptions::look): a sentence appended to its summary, and its "looks" block. Nothing at the first look.
+int parse_look(const std::string& text);
+std::string looks_sentence(const RunOptions& o);
+nlohmann::ordered_json looks_json(const RunOptions& o);
 // Creates the output folder if needed and checks that a file can be written there (throws UsageError and
 // leaves nothing behind if not). Returns the folders it created, deepest first.
 std::vector<std::string> prepare_output_folder(const std::string& dir, const char* option);
@@ -130,6 +139,7 @@ inline constexpr std::uint64_t kMaxSamples = 1000000000;  // prompts per case
 // merged in order: lib/icl/montecarlo/montecarlo.hpp, worst_case.hpp), counted by the memory guard.
 inline constexpr double kEngineBytesPerSample = 4.0;
 inline constexpr double kMinAlpha = 1e-6;
+inline constexpr int kMaxLooks = 100;
 double available_memory_bytes();
 
 // Exit status per docs/reports.md (0, 1 or 2; internal failures propagate as exceptions).

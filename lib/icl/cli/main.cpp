@@ -91,7 +91,7 @@ int main(int argc, char** argv) {
                  "The mutation sites (stated formulas, constants, construction weights) bench/mutate.py perturbs");
 
   icl::RunOptions o;
-  std::string samples, seed = "1", threads;
+  std::string samples, seed = "1", threads, look;
   auto* run = app.add_subcommand("run", "Verify the named claims (or: all)");
   run->add_option("claims", o.claims, "Claim IDs, or 'all'")->required();
   run->add_option("--set", o.sets, "Parameter grid KEY=V1,V2,... (repeatable, one KEY each)");
@@ -121,6 +121,11 @@ int main(int argc, char** argv) {
                   "without --out) or paper: every setting the paper states (reports/paper without --out)");
   run->add_option("--expect", o.expect, "Exit 1 unless every claim run got this verdict");
   run->add_option("--alpha", o.alpha, "Family-wise false-fail rate per claim")->capture_default_str();
+  auto* look_opt = run->add_option("--look", look,
+                                   "This run is look N at its claims, each look at a new --seed after earlier ones left a "
+                                   "part undecided: judged alone at --alpha, the report states the rate over the N looks "
+                                   "(N x alpha)")
+                       ->type_name("N");
 
   std::string from = "reports/latest";
   auto* report = app.add_subcommand("report", "Rebuild Markdown/LaTeX from existing JSON");
@@ -223,6 +228,7 @@ int main(int argc, char** argv) {
     }
     if (samples_opt->count()) o.samples = static_cast<long long>(icl::parse_samples(samples));
     if (threads_opt->count()) o.threads = icl::parse_threads(threads);
+    if (look_opt->count()) o.look = icl::parse_look(look);
     icl::select_backend(o.backend);
     icl::select_precision(o.precision);
     o.seed = icl::parse_seed(seed);
