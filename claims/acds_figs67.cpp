@@ -31,16 +31,9 @@
 #include "constructions/acds_forms.hpp"
 #include "icl/claim/case_json.hpp"
 #include "icl/claim/claim_run.hpp"
-#include "icl/learn/forms.hpp"
-#include "icl/learn/objective.hpp"
-#include "icl/learn/prompts.hpp"
-#include "icl/model/prompt.hpp"
-#include "icl/montecarlo/montecarlo.hpp"
 #include "icl/report/quantities.hpp"
 
 #include <fmt/format.h>
-
-#include <set>
 
 namespace icl::acds_figs67 {  // its own namespace: a unity build (several claim files in one unit) keeps them apart
 
