@@ -89,11 +89,7 @@ ClaimResult run(const ClaimContext& ctx) {
           "recursion -<x_q, w^L> gives {:.6g} (relative error {:.2g}), the recursion with A_l^T gives {:.6g}",
           d, n, L, w.where[kStatedClean], at.forward, at.stated, w.worst[kStatedClean], at.corrected);
     CaseJson j(c);
-    j.quantity("stated", at.stated).quantity("exact", at.forward).quantity("corrected", at.corrected);
-    j.quantity("max_rel_error", w.worst[kStated]).quantity("max_rel_error_clean", w.worst[kStatedClean]);
-    j.quantity("max_rel_error_corrected", w.worst[kCorrected]).quantity("max_rel_error_query", w.worst[kQueryPlain]);
-    j.quantity("reference_self_error", w.worst[kRefSelf]).quantity("max_x_row_change", w.worst[kXRows]);
-    j.quantity("prompts", static_cast<double>(w.prompts));
+    lemma1_quantities(j, w, at);  // the case's numbers at the clean prompt, and the worst errors (header above)
     j.decision("stated", stated).decision("corrected", corrected).decision("x_rows", xrows);
     j.verdict(verdict.verdict, fmt::format("{}; worst over all prompts at prompt {} ({}); worst on clean prompts "
                                            "(x ~ N(0, I)) {:.3g}. {}. Reference's own double error {:.2g}.",

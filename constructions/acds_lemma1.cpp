@@ -122,4 +122,12 @@ Lemma1Errors lemma1_prompt(int d, int n, int L, bool symmetric, std::uint64_t se
   return o;
 }
 
+void lemma1_quantities(CaseJson& j, const WorstCase& w, const Lemma1Errors& at) {
+  j.quantity("stated", at.stated).quantity("exact", at.forward).quantity("corrected", at.corrected);
+  j.quantity("max_rel_error", w.worst[kStated]).quantity("max_rel_error_clean", w.worst[kStatedClean]);
+  j.quantity("max_rel_error_corrected", w.worst[kCorrected]).quantity("max_rel_error_query", w.worst[kQueryPlain]);
+  j.quantity("reference_self_error", w.worst[kRefSelf]).quantity("max_x_row_change", w.worst[kXRows]);
+  j.quantity("prompts", static_cast<double>(w.prompts));
+}
+
 }  // namespace icl::acds

@@ -10,7 +10,9 @@
 // (lib/icl/exact/block_coordinate_descent) run in long double, after every layer and in every column, both
 // as Lemma 1 states it (A_l) and as the forward pass computes it (A_l^T).
 #pragma once
+#include "icl/claim/case_json.hpp"
 #include "icl/layers/network.hpp"
+#include "icl/montecarlo/worst_case.hpp"
 
 #include <Eigen/Dense>
 #include <array>
@@ -50,5 +52,10 @@ struct Lemma1Errors {
 Lemma1Errors lemma1_prompt(int d, int n, int L, bool symmetric, std::uint64_t seed, std::uint64_t purpose,
                            std::uint64_t i);
 const char* lemma1_family(std::uint64_t i);  // the family of prompt i, in words
+
+// A case's quantities, in this order: stated, exact (the forward pass) and corrected at the prompt `at` (the clean
+// prompt where the stated form is worst), max_rel_error (kStated), max_rel_error_clean, max_rel_error_corrected,
+// max_rel_error_query (kQueryPlain), reference_self_error (kRefSelf), max_x_row_change (kXRows) and prompts.
+void lemma1_quantities(CaseJson& j, const WorstCase& w, const Lemma1Errors& at);
 
 }  // namespace icl::acds

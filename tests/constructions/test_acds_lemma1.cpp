@@ -89,4 +89,24 @@ TEST_CASE("acds lemma1_prompt: with L layers the corrected form holds to roundin
   CHECK(std::string(acds::lemma1_family(4)) == "x ~ N(0, 1e6 I), A scaled by 1e-6");
 }
 
+TEST_CASE("acds lemma1_quantities: the prompt's predictions and the worst errors under their names, in order") {
+  const acds::Lemma1Errors at = acds::lemma1_prompt(2, 3, 2, false, 7, 11, 0);
+  WorstCase w{acds::kLemma1Errors};
+  for (std::size_t k = 0; k < w.worst.size(); ++k) w.worst[k] = 0.5 + static_cast<double>(k);  // all distinct
+  w.prompts = 9;
+  CaseJson j(nlohmann::ordered_json{{"d", 2}});
+  acds::lemma1_quantities(j, w, at);
+  const auto q = j.take()["quantities"];
+  std::vector<std::string> keys;
+  for (const auto& [k, v] : q.items()) keys.push_back(k);
+  CHECK(keys == std::vector<std::string>{"stated", "exact", "corrected", "max_rel_error", "max_rel_error_clean",
+                                         "max_rel_error_corrected", "max_rel_error_query", "reference_self_error",
+                                         "max_x_row_change", "prompts"});
+  CHECK(q["exact"]["value"] == at.forward);
+  CHECK(q["corrected"]["value"] == at.corrected);
+  CHECK(q["max_rel_error"]["value"] == w.worst[acds::kStated]);
+  CHECK(q["max_x_row_change"]["value"] == w.worst[acds::kXRows]);
+  CHECK(q["prompts"]["value"] == 9.0);
+}
+
 }  // namespace test_acds_lemma1
