@@ -283,7 +283,8 @@ ClaimResult run_training_experiment(const ClaimContext& ctx, bool form11) {
                                      ""});
   return r.finish([&](Verdict v) {
     return fmt::format("{}: {} trained three-layer form ({}) runs per case; {}", to_string(v), kept.size(), form11 ? 11 : 8,
-                       tally_decisions(r.cases(), form11 ? "dist_B_small" : "loss_almost_zero"));
+                       v == Verdict::refuted ? refuted_cases_text(r.cases())  // what refutes it, in its own words
+                                             : tally_decisions(r.cases(), form11 ? "dist_B_small" : "loss_almost_zero"));
   });
 }
 

@@ -175,4 +175,13 @@ TEST_CASE("claim run: judge_cases skips the cases outside the statement, splits 
   CHECK(r2.result().extra["skipped"].size() == 2);
 }
 
+TEST_CASE("refuted_cases_text: each refuting case's part (or parameters) and evidence, in order; the others left out") {
+  nlohmann::ordered_json cases = nlohmann::ordered_json::array();
+  cases.push_back({{"params", {{"n", 10}}}, {"part", "d"}, {"verdict", "inconclusive"}, {"evidence", "not decided"}});
+  cases.push_back({{"params", {{"n", 10}}}, {"part", "e"}, {"verdict", "refuted"}, {"evidence", "too many runs lack it"}});
+  cases.push_back({{"params", {{"n", 20}}}, {"verdict", "refuted"}, {"evidence", "off by 3"}});
+  CHECK(icl::refuted_cases_text(cases) == "part e: too many runs lack it; {\"n\":20}: off by 3");
+  CHECK(icl::refuted_cases_text(nlohmann::ordered_json::array()).empty());
+}
+
 }  // namespace test_claim_run

@@ -77,6 +77,11 @@ TEST_CASE("over trials: most runs, the exact binomial rule of acds.exp51 part e 
   CHECK(judge_most_runs(16, 20, 0.25, a, 15, "ordering").verdict == Verdict::inconclusive);
   CHECK(judge_most_runs(9, 20, 0.25, a, 15, "ordering").verdict == Verdict::inconclusive);
   CHECK(judge_most_runs(8, 20, 0.25, a, 15, "ordering").verdict == Verdict::refuted);
+  // The count in the words is of the runs that have the property (8 with it, 12 without).
+  const Decision lacks = judge_most_runs(8, 20, 0.25, a, 15, "ordering");
+  CHECK(lacks.why.rfind("ordering: too many runs lack it for a property training reliably gives; holds in 8 of 20 runs "
+                        "(P(X >= 8) = ", 0) == 0);
+  CHECK(lacks.why.find("P(12 or more without it) = ") != std::string::npos);
   // Too few runs decide nothing, whatever they show.
   const Decision few = judge_most_runs(5, 5, 0.25, a, 15, "ordering");
   CHECK(few.verdict == Verdict::inconclusive);

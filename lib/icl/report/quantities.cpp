@@ -64,6 +64,17 @@ std::string tally_decisions(const nlohmann::ordered_json& cases, const std::stri
                      r, n);
 }
 
+std::string refuted_cases_text(const nlohmann::ordered_json& cases) {
+  std::string out;
+  for (const auto& k : cases) {
+    if (k.value("verdict", "") != "refuted") continue;
+    const std::string who =
+        k.contains("part") ? "part " + k["part"].get<std::string>() : k.value("params", nlohmann::ordered_json()).dump();
+    out += (out.empty() ? "" : "; ") + who + ": " + k.value("evidence", "");
+  }
+  return out;
+}
+
 nlohmann::ordered_json error_rates_json(double alpha, std::size_t cases, std::size_t looks, const Tolerance& tol,
                                         double beta) {
   const double per_case = alpha / static_cast<double>(std::max<std::size_t>(cases, 1));

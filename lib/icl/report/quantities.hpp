@@ -22,6 +22,9 @@ nlohmann::ordered_json decisions_json(const EqualityOutcome& o);
 // (for an equality: within the band / neither / excluded; verdict/decision.hpp); cases without that decision
 // are skipped.
 std::string tally_decisions(const nlohmann::ordered_json& cases, const std::string& decision);
+// The refuting cases of a report in words, for a refuted claim's summary: "part e: <the case's evidence>" for each
+// case whose verdict is refuted, joined by "; " (a case without a part: its parameters' label instead).
+std::string refuted_cases_text(const nlohmann::ordered_json& cases);
 // The largest value of a scalar quantity (quantity_value) over the cases of a report that have it, and `from` where
 // it is larger or no case has it: what a claim's summary quotes as its worst case, read from the cases themselves.
 double max_quantity(const nlohmann::ordered_json& cases, const std::string& quantity, double from = 0.0);

@@ -131,23 +131,23 @@ Decision judge_most_runs(int holds, int runs, double fail_fraction, double alpha
   Decision d;
   d.verdict = Verdict::inconclusive;
   if (runs < min_runs) {
-    d.why = fmt::format("{}: in {} of {} runs; fewer than the {} runs the rule needs, not decided", what, holds, runs,
-                        min_runs);
+    d.why = fmt::format("{}: holds in {} of {} runs; fewer than the {} runs the rule needs, not decided", what, holds,
+                        runs, min_runs);
     return d;
   }
   const double p_most = binomial_upper_tail(holds, runs, 0.5);
   const double p_fails = binomial_upper_tail(runs - holds, runs, fail_fraction);
-  const std::string stats = fmt::format("in {} of {} runs (P(X >= {}) = {:.3g} for a fraction 1/2; P({} or more without "
+  const std::string stats = fmt::format("holds in {} of {} runs (P(X >= {}) = {:.3g} for a fraction 1/2; P({} or more without "
                                         "it) = {:.3g} for a failure fraction {:.3g}; alpha {:.3g})",
                                         holds, runs, holds, p_most, runs - holds, p_fails, fail_fraction, alpha);
   if (p_most <= alpha) {
     d.verdict = Verdict::confirmed;
-    d.why = fmt::format("{}: holds in most runs, {}", what, stats);
+    d.why = fmt::format("{}: most runs have it; {}", what, stats);
   } else if (p_fails <= alpha) {
     d.verdict = Verdict::refuted;
-    d.why = fmt::format("{}: fails in too many runs for a property training reliably gives, {}", what, stats);
+    d.why = fmt::format("{}: too many runs lack it for a property training reliably gives; {}", what, stats);
   } else {
-    d.why = fmt::format("{}: not decided, {}", what, stats);
+    d.why = fmt::format("{}: not decided; {}", what, stats);
   }
   return d;
 }
