@@ -532,7 +532,8 @@ nlohmann::ordered_json run_claim(const PlannedClaim& p, const RunOptions& o, std
   // The claim's verdict from its parts (parts.hpp); throws std::logic_error (exit 3) on an invalid parts block.
   const JudgedClaim judged = judge_claim(c.id, c.parts, res.parts, res.cases);
   r["verdict"] = to_string(judged.verdict);
-  r["summary"] = res.summary + looks_sentence(o);
+  const bool ends = !res.summary.empty() && res.summary.back() == '.';
+  r["summary"] = o.look > 1 && !ends ? res.summary + "." + looks_sentence(o) : res.summary + looks_sentence(o);
   if (o.look > 1) r["looks"] = looks_json(o);
   if (judged.verdict == Verdict::refuted) r["refutation"] = judged.refutation;
   r["parts"] = judged.parts;
