@@ -366,7 +366,7 @@ def paper_cell(claim, estimates, paper_reports):
         return ""
     text = f"{core_hours(e['core_hours'])} core-h" if e else "cost not measured"
     text += f"; run: {verdict_cell(r)}" if r else "; not run"
-    return text
+    return text.replace("|", "\\|")  # generated Markdown (its verdict in bold): only the column separator escaped
 
 
 def read_paper(paper_dir):
@@ -419,9 +419,9 @@ def table(reports_dir, binary=None, paper_dir=DEFAULT_PAPER, reports=None, decid
         if claim in reports:
             r = reports[claim]
             lines.append(f"| `{claim}` | {verdict_cell(r, weaker(claim))} | {cell(class_cell(r))} | {cell(budget_cell(r))} | "
-                         f"{cell(paper_cell(claim, estimates, paper_reports))} | {cell(key_cell(r))} |")
+                         f"{paper_cell(claim, estimates, paper_reports)} | {cell(key_cell(r))} |")
         else:
-            lines.append(f"| `{claim}` | {missing[claim]} |  |  | {cell(paper_cell(claim, estimates, paper_reports))} |  |")
+            lines.append(f"| `{claim}` | {missing[claim]} |  |  | {paper_cell(claim, estimates, paper_reports)} |  |")
     rel = os.path.relpath(os.path.abspath(reports_dir), ROOT)
     lines.append("")
     stronger = sorted((c for c in reports if reports[c] is not base.get(c)), key=natural_key)
