@@ -126,4 +126,25 @@ double family_optimum(int d, int n, int L) {
   return best;
 }
 
+nlohmann::ordered_json experiment_training_json(const ClaimContext& ctx, bool form11, const learn::TrainConfig& config0,
+                                                const std::vector<std::uint64_t>& seeds, bool paper,
+                                                const std::string& differences) {
+  nlohmann::ordered_json t = learn::training_json(config0, seeds, paper, ctx.claim_id + ".training.svg");
+  t["trials"] = seeds.size();
+  t["paper_settings_differences"] = differences;
+  t["paper_optimizer_note"] =
+      form11 ? "Sec. 5.1's text says Adam 'with the same setup as in Subsection 4.3'; Fig. 3c's caption and text plot "
+               "'the in-context loss through the iterations of L-BFGS'. We train with Adam (the text); --set cannot "
+               "switch the optimiser of this claim."
+             : "Adam (Sec. 4.3).";
+  return t;
+}
+
+std::string experiment_training_svg(bool form11, const std::vector<RunOutcome>& kept) {
+  std::vector<std::pair<std::string, const learn::TrainResult*>> curves;
+  for (std::size_t k = 0; k < kept.size(); ++k) curves.push_back({fmt::format("run {}", k), &kept[k].result});
+  return learn::training_svg(
+      fmt::format("Form ({}), d = 5, L = 3, first case, {} runs (each its own U)", form11 ? 11 : 8, kept.size()), curves);
+}
+
 }  // namespace icl::acds_exp

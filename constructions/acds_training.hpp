@@ -69,6 +69,14 @@ RunOutcome train_run(const ClaimContext& ctx, const std::string& tag, int run, c
 // Per-run JSON for a case: U-independent summary (final losses, Dists, norms, the curve).
 nlohmann::ordered_json run_json(const RunOutcome& r);
 
+// A Sec. 4.3 / 5.1 experiment's training block (learn::training_json of the first run's settings, the trials, the
+// differences from the paper's settings, the note on the optimiser the paper names) and its figure (the first case's
+// runs, one curve each).
+nlohmann::ordered_json experiment_training_json(const ClaimContext& ctx, bool form11, const learn::TrainConfig& config0,
+                                                const std::vector<std::uint64_t>& seeds, bool paper,
+                                                const std::string& differences);
+std::string experiment_training_svg(bool form11, const std::vector<RunOutcome>& kept);
+
 // The best exact population loss of form (8) on the Thm. 3 family A_i = a_i Sigma^-1 (optimal a_i, by L-BFGS from
 // three starts; the same for every Sigma): the loss this architecture reaches on its stationary family.
 double family_optimum(int d, int n, int L);

@@ -184,4 +184,18 @@ TEST_CASE("refuted_cases_text: each refuting case's part (or parameters) and evi
   CHECK(icl::refuted_cases_text(nlohmann::ordered_json::array()).empty());
 }
 
+TEST_CASE("all_confirmed: some case has the decision and every case that has it confirmed it") {
+  const auto with = [](const char* v) {
+    return nlohmann::ordered_json{{"decisions", {{"fix", {{"verdict", v}}}}}};
+  };
+  nlohmann::ordered_json cases = nlohmann::ordered_json::array();
+  CHECK(!icl::all_confirmed(cases, "fix"));  // no case has it
+  cases.push_back(nlohmann::ordered_json{{"verdict", "refuted"}});
+  cases.push_back(with("confirmed"));
+  CHECK(icl::all_confirmed(cases, "fix"));
+  CHECK(!icl::all_confirmed(cases, "other"));
+  cases.push_back(with("inconclusive"));
+  CHECK(!icl::all_confirmed(cases, "fix"));
+}
+
 }  // namespace test_claim_run

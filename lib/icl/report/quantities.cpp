@@ -64,6 +64,16 @@ std::string tally_decisions(const nlohmann::ordered_json& cases, const std::stri
                      r, n);
 }
 
+bool all_confirmed(const nlohmann::ordered_json& cases, const std::string& decision) {
+  bool any = false;
+  for (const auto& k : cases) {
+    if (!k.contains("decisions") || !k["decisions"].contains(decision)) continue;
+    any = true;
+    if (k["decisions"][decision].value("verdict", "") != "confirmed") return false;
+  }
+  return any;
+}
+
 std::string refuted_cases_text(const nlohmann::ordered_json& cases) {
   std::string out;
   for (const auto& k : cases) {

@@ -22,6 +22,9 @@ nlohmann::ordered_json decisions_json(const EqualityOutcome& o);
 // (for an equality: within the band / neither / excluded; verdict/decision.hpp); cases without that decision
 // are skipped.
 std::string tally_decisions(const nlohmann::ordered_json& cases, const std::string& decision);
+// Whether some case of a report has the named decision and every case that has it confirmed it (e.g. a proposed
+// correction's check).
+bool all_confirmed(const nlohmann::ordered_json& cases, const std::string& decision);
 // The refuting cases of a report in words, for a refuted claim's summary: "part e: <the case's evidence>" for each
 // case whose verdict is refuted, joined by "; " (a case without a part: its parameters' label instead).
 std::string refuted_cases_text(const nlohmann::ordered_json& cases);
