@@ -59,7 +59,7 @@ Decision judge_point(const AppDPoint& pt, const acds_exp::RunOutcome& o, const a
     dec.verdict = Verdict::inconclusive;
     dec.why = fmt::format("not reproduced at {} (the number of steps and the learning rate are ours: the paper "
                           "does not state them), which cannot refute the paper's run: ",
-                          gr.batch == 20000 ? "the paper's minibatch 20000"
+                          gr.paper_batch() ? "the paper's minibatch 20000"
                                             : fmt::format("minibatch {} (paper 20000)", gr.batch)) +
               dec.why;
   }

@@ -136,7 +136,7 @@ nlohmann::ordered_json appD_figure_row(const AppDPoint& pt, const Baselines& b, 
 }
 
 nlohmann::ordered_json appD_training_json(const ClaimContext& ctx, const AppDGrid& gr, const std::vector<RunOutcome>& outs) {
-  const bool paper = gr.batch == 20000;
+  const bool paper = gr.paper_batch();
   const learn::TrainConfig config0 = outs.empty() ? learn::TrainConfig{} : outs.front().config;
   nlohmann::ordered_json t = learn::training_json(config0, std::vector<std::uint64_t>(outs.size(), ctx.seed), paper,
                                                   ctx.claim_id + ".training.svg");

@@ -50,6 +50,7 @@ struct AppDGrid {
   std::vector<AppDPoint> points;
   int steps = 0, batch = 0;
   double lr = 0;
+  bool paper_batch() const { return batch == 20000; }  // Sec. 4.3's minibatch, which App. D takes over
 };
 AppDGrid appD_grid(const ClaimContext& ctx);
 

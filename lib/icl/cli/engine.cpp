@@ -347,9 +347,11 @@ int parse_look(const std::string& text) {
   return static_cast<int>(parse_whole(text, "--look", 1, kMaxLooks, fmt::format("[1, {}]", kMaxLooks)));
 }
 
-std::string looks_sentence(const RunOptions& o) {
-  if (o.look <= 1) return "";
-  return fmt::format(" Look {} at this claim with a new seed (--look): each look is judged alone at alpha {:g}, so "
+std::string summary_with_looks(const std::string& summary, const RunOptions& o) {
+  if (o.look <= 1) return summary;
+  const bool stop = !summary.empty() && summary.back() == '.';
+  return summary + (stop ? "" : ".") +
+         fmt::format(" Look {} at this claim with a new seed (--look): each look is judged alone at alpha {:g}, so "
                      "over the {} looks the chance of any wrong decision is at most {:g} (Bonferroni over looks).",
                      o.look, o.alpha, o.look, std::min(1.0, o.look * o.alpha));
 }
@@ -532,8 +534,7 @@ nlohmann::ordered_json run_claim(const PlannedClaim& p, const RunOptions& o, std
   // The claim's verdict from its parts (parts.hpp); throws std::logic_error (exit 3) on an invalid parts block.
   const JudgedClaim judged = judge_claim(c.id, c.parts, res.parts, res.cases);
   r["verdict"] = to_string(judged.verdict);
-  const bool ends = !res.summary.empty() && res.summary.back() == '.';
-  r["summary"] = o.look > 1 && !ends ? res.summary + "." + looks_sentence(o) : res.summary + looks_sentence(o);
+  r["summary"] = summary_with_looks(res.summary, o);
   if (o.look > 1) r["looks"] = looks_json(o);
   if (judged.verdict == Verdict::refuted) r["refutation"] = judged.refutation;
   r["parts"] = judged.parts;

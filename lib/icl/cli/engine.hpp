@@ -106,9 +106,10 @@ std::uint64_t parse_samples(const std::string& text);
 // The --threads text: a whole number in [1, kMaxThreads] (throws UsageError).
 int parse_threads(const std::string& text);
 // The --look text: a whole number in [1, kMaxLooks] (throws UsageError); and what a report says of a look N > 1
-// (RunOptions::look): a sentence appended to its summary, and its "looks" block. Nothing at the first look.
+// (RunOptions::look): its summary with a sentence on the N looks after it (a full stop added before it where the
+// summary lacks one), and its "looks" block. The summary unchanged at the first look.
 int parse_look(const std::string& text);
-std::string looks_sentence(const RunOptions& o);
+std::string summary_with_looks(const std::string& summary, const RunOptions& o);
 nlohmann::ordered_json looks_json(const RunOptions& o);
 // Creates the output folder if needed and checks that a file can be written there (throws UsageError and
 // leaves nothing behind if not). Returns the folders it created, deepest first.

@@ -50,28 +50,36 @@ double max_quantity(const nlohmann::ordered_json& cases, const std::string& quan
   return m;
 }
 
-std::string tally_decisions(const nlohmann::ordered_json& cases, const std::string& decision) {
-  std::size_t n = 0, c = 0, r = 0;
+namespace {
+// How a named decision came out over the cases that have it: `present` of them, `decided` with a verdict, of which
+// `confirmed` and `refuted`.
+struct DecisionCounts {
+  std::size_t present = 0, decided = 0, confirmed = 0, refuted = 0;
+};
+DecisionCounts count_decisions(const nlohmann::ordered_json& cases, const std::string& decision) {
+  DecisionCounts n;
   for (const auto& k : cases) {
     if (!k.contains("decisions") || !k["decisions"].contains(decision)) continue;
+    ++n.present;
     const auto& d = k["decisions"][decision];
     if (!d.is_object() || !d.contains("verdict")) continue;
-    ++n;
-    c += d["verdict"] == "confirmed";
-    r += d["verdict"] == "refuted";
+    ++n.decided;
+    n.confirmed += d["verdict"] == "confirmed";
+    n.refuted += d["verdict"] == "refuted";
   }
-  return fmt::format("confirmed in {}, inconclusive (too noisy to decide) in {}, refuted in {} of {} cases", c, n - c - r,
-                     r, n);
+  return n;
+}
+}  // namespace
+
+std::string tally_decisions(const nlohmann::ordered_json& cases, const std::string& decision) {
+  const DecisionCounts n = count_decisions(cases, decision);
+  return fmt::format("confirmed in {}, inconclusive (too noisy to decide) in {}, refuted in {} of {} cases", n.confirmed,
+                     n.decided - n.confirmed - n.refuted, n.refuted, n.decided);
 }
 
 bool all_confirmed(const nlohmann::ordered_json& cases, const std::string& decision) {
-  bool any = false;
-  for (const auto& k : cases) {
-    if (!k.contains("decisions") || !k["decisions"].contains(decision)) continue;
-    any = true;
-    if (k["decisions"][decision].value("verdict", "") != "confirmed") return false;
-  }
-  return any;
+  const DecisionCounts n = count_decisions(cases, decision);
+  return n.present > 0 && n.confirmed == n.present;
 }
 
 std::string refuted_cases_text(const nlohmann::ordered_json& cases) {
