@@ -1,2 +1,15 @@
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+// The doctest main of every test program. ICL_TEST_EXCLUDE (comma-separated test-case name patterns, as doctest's
+// --test-case-exclude) leaves test cases out: .ci/sanitize uses it for the cases whose code the sanitizer pass
+// already runs through another test (it says which and why); ./test sets nothing and runs every case.
+#define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
+
+#include <cstdlib>
+
+int main(int argc, char** argv) {
+  doctest::Context context;
+  context.applyCommandLine(argc, argv);
+  if (const char* exclude = std::getenv("ICL_TEST_EXCLUDE"); exclude != nullptr && *exclude != '\0')
+    context.addFilter("test-case-exclude", exclude);
+  return context.run();
+}
