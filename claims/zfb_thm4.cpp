@@ -29,69 +29,35 @@
 #include "icl/claim/param_names.hpp"
 #include "icl/report/quantities.hpp"
 
-#include <map>
-
 namespace icl::zfb_thm4 {  // its own namespace: a unity build (several claim files in one unit) keeps them apart
 
 using namespace zfb;
 
-const flow_limit::Texts kTexts{
-    "flow endpoint within {d_fs:.2e} (relative) of the stated limit, exact reduced-form limit within {d_es:.2e}; loss "
-    "{l_flow:.10g} attains the global lower bound {lower:.10g}; Monte Carlo: {mc_why}",
-    "flow and exact reduced-form limit lie within {d_fe:.2e} of each other but {d_fs:.3g} (relative) from the stated limit; loss "
-    "there {l_flow:.10g} vs {l_stated:.10g} at the stated limit; Monte Carlo {mc_mean:.6g} +/- {mc_half:.2g}",
-    "mixed evidence: flow-stated {d_fs:.3g}, exact-stated {d_es:.3g}, flow-exact {d_fe:.3g}, loss gap to the global "
-    "bound {gap:.3g}; Monte Carlo: {mc_why}"};
-
-// What the cases leave for the summary and the plots, beyond the kind's tally.
-struct Tally : flow_limit::Tally {
-  double max_off = 0, max_drift = 0, max_time = 0;
-  std::map<std::pair<int, int>, bool> plotted;  // one curve per (covariance, N), at the first theta and sigma
-};
-
-void run_case(ClaimRun& r, const Case& c, double alpha_case, const FlowOptions& opt, Tally& t) {
-  const int d = c.geti("d"), N = c.geti("N"), cov = c.geti("cov");
-  const Thm4Case k = thm4_case(cov, d, N, c.geti("theta"), c.get("sigma"), r.ctx().seed);
-  const FlowCase f = judge_flow_case(r, c, alpha_case, k, opt, kTexts, [&](CaseJson& j) {
-    j.field("covariance", thm4_covariance_name(cov, d));
-    j.field("lambda", quantity_matrix(k.lambda));
-    j.field("sigma", k.sigma);
-    j.field("sigma_bound", k.sigma_bound);
-  });
-  t.note(f.k, c.label());
-  t.max_off = std::max(t.max_off, f.z.reduced.max_off_reduced);
-  t.max_drift = std::max(t.max_drift, f.z.reduced.max_balance_drift);
-  t.max_time = std::max(t.max_time, f.z.flow.t_end);
-  if (!t.plotted[{cov, N}] && t.loss_plot.size() < 16) {
-    t.plotted[{cov, N}] = true;
-    t.plot(f.z.flow, f.k, fmt::format("{} N={}", thm4_covariance_name(cov, d), N));
-  }
-}
-
+// Per case (claims/common/zfb_flow.hpp judge_flow_case): the flow from the case's initialisation, its limits and
+// decisions; the flow-limit kind's run around the cases (claim/kinds/flow_limit.hpp run_claim).
 ClaimResult run(const ClaimContext& ctx) {
-  ClaimRun r(ctx);
-  const double alpha_case = r.split_alpha(ctx.cases.size());
-  const FlowOptions opt = flow_limit::flow_options(ctx.quick);
-  Tally t;
-  for (const auto& c : ctx.cases) run_case(r, c, alpha_case, opt, t);
+  const flow_limit::Texts texts = flow_limit::texts("eq. (11)", "exact reduced-form limit");
+  flow_limit::ClaimSpec s{.limit = "eq. (11)", .condition = "the sigma condition of Theorem 4",
+                          .outside_key = "outside_assumption_3"};
+  s.run_case = [&](ClaimRun& r, const Case& c, double alpha_case, const FlowOptions& opt) {
+    const int d = c.geti("d"), N = c.geti("N"), cov = c.geti("cov");
+    const Thm4Case k = thm4_case(cov, d, N, c.geti("theta"), c.get("sigma"), ctx.seed);
+    const FlowCase f = judge_flow_case(r, c, alpha_case, k, opt, texts, [&](CaseJson& j) {
+      j.field("covariance", thm4_covariance_name(cov, d));
+      j.field("lambda", quantity_matrix(k.lambda));
+      j.field("sigma", k.sigma);
+      j.field("sigma_bound", k.sigma_bound);
+    });
+    // One curve per (covariance, N), the first case's.
+    return flow_limit::CaseFlow{f.k, f.z.flow, fmt::format("{} N={}", thm4_covariance_name(cov, d), N), "",
+                                f.z.reduced.max_off_reduced, f.z.reduced.max_balance_drift};
+  };
   // Outside Assumption 3's condition (the theorem says nothing there): the first case's d and N.
-  const nlohmann::ordered_json outside =
-      thm4_flows_outside(ctx.cases.front().geti("d"), ctx.cases.front().geti("N"),
-                         ctx.quick ? std::vector<double>{3.0} : std::vector<double>{1.5, 5.0, 30.0}, opt, ctx.seed);
-  flow_limit::write_report(r, opt, "outside_assumption_3", outside, t);
-  const flow_limit::Outside o = flow_limit::outside_summary(outside);
-  r.finding(fmt::format(
-      "Sufficiency only: with sigma up to 30 times the bound of Theorem 4 the flow {} ({} runs, largest distance to eq. "
-      "(11) {:.2g}).",
-      o.converged ? "still converges to the stated limit" : "does not always converge", outside.size(), o.worst));
-  return r.finish([&](Verdict v) {
-    return fmt::format(
-        "{}: over {} cases the flow's endpoint lies at most {:.2g} (relative) from eq. (11) (case {}); longest time to "
-        "converge {:.3g}; the flow stayed on the reduced form (largest other entry {:.1e}, balance drift {:.1e}). "
-        "Outside the sigma condition the flow {} (largest distance {:.2g}).",
-        to_string(v), ctx.cases.size(), t.worst_dist, t.worst.empty() ? "-" : t.worst, t.max_time, t.max_off,
-        t.max_drift, o.converged ? "still converged to eq. (11)" : "did NOT always converge", o.worst);
-  });
+  s.outside = [&](const FlowOptions& opt) {
+    return thm4_flows_outside(ctx.cases.front().geti("d"), ctx.cases.front().geti("N"),
+                              ctx.quick ? std::vector<double>{3.0} : std::vector<double>{1.5, 5.0, 30.0}, opt, ctx.seed);
+  };
+  return flow_limit::run_claim(ctx, s);
 }
 
 const RegisterClaim reg{Claim{

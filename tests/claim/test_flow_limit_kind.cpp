@@ -4,6 +4,7 @@
 #include "icl/claim/kinds/flow_limit.hpp"
 
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include <string>
 
@@ -167,6 +168,62 @@ TEST_CASE("flow-limit kind: the summary of the flows outside the condition") {
   CHECK((a.converged && !a.within && a.worst == 0.2));
   const flow_limit::Outside b = flow_limit::outside_summary(J::array({ok, stopped}));
   CHECK((!b.converged && !b.within && b.worst == 1e-8));
+}
+
+TEST_CASE("flow-limit kind: its evidence sentences name the limit, and a claim's run around its cases") {
+  const flow_limit::Texts t = flow_limit::texts("W^{KQ}_*", "exact limit", "tau and prompts");
+  const FlowResult f = flow();
+  const Eigen::VectorXd star = kStar, wrong = 1.1 * star;
+  const Decision v = flow_limit::verdict(numbers(f, star, star), mc(Verdict::confirmed, Verdict::confirmed),
+                                         flow_limit::limit_decision(numbers(f, star, star), {}), t);
+  CHECK(v.why.rfind("flow endpoint within ", 0) == 0);
+  CHECK(v.why.find(" of W^{KQ}_*, exact limit within ") != std::string::npos);  // braces in the name are literal
+  CHECK(v.why.find("; Monte Carlo over tau and prompts: confirmed") != std::string::npos);
+  const Decision w = flow_limit::verdict(numbers(f, wrong, star), mc(Verdict::refuted, Verdict::confirmed),
+                                         flow_limit::limit_decision(numbers(f, wrong, star), {}), t);
+  CHECK(w.verdict == Verdict::refuted);
+  CHECK(w.why.find("flow and exact limit lie within") != std::string::npos);
+
+  // Three cases: k = 1 lands on the stated limit, k = 2 and 3 (one curve name, so one curve) 1e-7 (relative) from it.
+  const Eigen::VectorXd near = (1 + 1e-7) * star;
+  ClaimContext ctx;
+  ctx.claim_id = "zfb.thm4";  // a registered claim with one part (ClaimRun::finish reads its parts)
+  ctx.alpha = 0.01;
+  ctx.quick = true;
+  ctx.cases = {Case{{{"k", 1.0}}}, Case{{{"k", 2.0}}}, Case{{{"k", 3.0}}}};
+  flow_limit::ClaimSpec s{.limit = "eq. (1)", .condition = "the condition", .outside_key = "outside"};
+  std::vector<double> alphas;
+  s.run_case = [&](ClaimRun& r, const Case& c, double alpha_case, const FlowOptions& opt) {
+    alphas.push_back(alpha_case);
+    CHECK(opt.max_steps == 200000);  // the kind's flow at --quick
+    const Eigen::VectorXd& stated = c.geti("k") == 1 ? star : near;
+    const flow_limit::Numbers k = numbers(f, stated, stated);
+    CaseJson j(c);
+    j.decision("limit_vs_stated", flow_limit::limit_decision(k, {}));
+    j.verdict(Verdict::confirmed, "test", {"limit_vs_stated"});
+    r.add_case(j);
+    return flow_limit::CaseFlow{k, f, c.geti("k") == 1 ? "near" : "far", "", c.geti("k") * 1e-14, 1e-15};
+  };
+  s.outside = [](const FlowOptions&) {
+    return nlohmann::ordered_json::array({{{"flow", {{"status", "converged"}}}, {"distance_flow_to_stated", 1e-8},
+                                           {"sigma_over_bound", 3.0}},
+                                          {{"flow", {{"status", "converged"}}}, {"distance_flow_to_stated", 1e-2},
+                                           {"sigma_over_bound", 30.0}}});
+  };
+  s.detail = [] { return std::string("; detail"); };
+  const ClaimResult res = flow_limit::run_claim(ctx, s);
+  CHECK(alphas == std::vector<double>(3, 0.01 / 3));
+  CHECK(res.summary ==
+        fmt::format("confirmed: over 3 cases the flow's endpoint lies at most {:.2g} (relative) from eq. (1) (case k=2); "
+                    "longest time to converge {:.3g}; largest departure from the reduced form 3.0e-14, balance drift "
+                    "1.0e-15; detail. Outside the condition the flow did NOT always converge to eq. (1) (largest "
+                    "distance 0.01).",
+                    flow_limit::relative_distance(f.theta, near), f.t_end));
+  CHECK(res.extra["outside"].size() == 2);
+  REQUIRE(res.extra["figures"]["loss"]["series"].size() == 2);  // "near" and the first "far"
+  CHECK(res.extra["findings"][0] ==
+        "Outside the condition, with sigma up to 30 times its bound, the flow did NOT always converge to eq. (1) (2 "
+        "runs, largest distance to eq. (1) 0.01).");
 }
 
 }  // namespace test_flow_limit_kind

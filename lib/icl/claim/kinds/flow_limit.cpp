@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 namespace icl::flow_limit {
 
@@ -114,6 +115,7 @@ Outside outside_summary(const nlohmann::ordered_json& records, const Tolerances&
     o.converged &= converged;
     o.within &= converged && distance <= tol.limit;
     o.worst = std::max(o.worst, distance);
+    if (j.contains("sigma_over_bound")) o.largest_factor = std::max(o.largest_factor, j["sigma_over_bound"].get<double>());
   }
   return o;
 }
@@ -124,6 +126,66 @@ void write_report(ClaimRun& r, const FlowOptions& opt, const std::string& outsid
   r.extra("tolerances") = Tolerances{}.to_json(opt);
   r.extra(outside_key) = outside;
   write_plots(r, t.loss_plot, t.dist_plot);
+}
+
+namespace {
+// `text` as a literal inside a fmt format string.
+std::string literal(const std::string& text) {
+  std::string out;
+  for (char ch : text) {
+    out += ch;
+    if (ch == '{' || ch == '}') out += ch;
+  }
+  return out;
+}
+}  // namespace
+
+Texts texts(const std::string& limit, const std::string& independent, const std::string& draws) {
+  const std::string l = literal(limit), i = literal(independent), mc = "Monte Carlo over " + literal(draws);
+  return {"flow endpoint within {d_fs:.2e} (relative) of " + l + ", " + i + " within {d_es:.2e}; loss {l_flow:.10g} "
+          "attains the global lower bound {lower:.10g}; " + mc + ": {mc_why}",
+          "flow and " + i + " lie within {d_fe:.2e} of each other but {d_fs:.3g} (relative) from " + l + "; loss there "
+          "{l_flow:.10g} vs {l_stated:.10g} at the stated limit; " + mc + " {mc_mean:.6g} +/- {mc_half:.2g}",
+          "mixed evidence: flow-stated {d_fs:.3g}, exact-stated {d_es:.3g}, flow-exact {d_fe:.3g}, loss gap to the "
+          "global bound {gap:.3g}; " + mc + ": {mc_why}"};
+}
+
+ClaimResult run_claim(const ClaimContext& ctx, const ClaimSpec& s) {
+  ClaimRun r(ctx);
+  const double alpha_case = r.split_alpha(ctx.cases.size());
+  const FlowOptions opt = flow_options(ctx.quick);
+  Tally t;
+  double max_time = 0, departure = NAN, drift = NAN;
+  std::set<std::string> drawn;
+  for (const auto& c : ctx.cases) {
+    const CaseFlow f = s.run_case(r, c, alpha_case, opt);
+    t.note(f.k, f.label.empty() ? c.label() : f.label);
+    max_time = std::max(max_time, f.flow.t_end);
+    if (!std::isnan(f.departure)) departure = std::isnan(departure) ? f.departure : std::max(departure, f.departure);
+    if (!std::isnan(f.drift)) drift = std::isnan(drift) ? f.drift : std::max(drift, f.drift);
+    if (!f.curve.empty() && drawn.size() < s.max_curves && drawn.insert(f.curve).second) t.plot(f.flow, f.k, f.curve);
+  }
+  const nlohmann::ordered_json outside = s.outside ? s.outside(opt) : nlohmann::ordered_json::array();
+  write_report(r, opt, s.outside_key, outside, t);
+  if (s.after_cases) s.after_cases(r);
+  const Outside o = outside_summary(outside);
+  const std::string converged = o.within ? "still converged to " + s.limit : "did NOT always converge to " + s.limit;
+  if (!outside.empty())
+    r.finding(fmt::format("{}utside {}{}, the flow {} ({} runs, largest distance to {} {:.2g}).",
+                          o.within ? "The condition is sufficient only: o" : "O", s.condition,
+                          o.largest_factor > 0 ? fmt::format(", with sigma up to {:g} times its bound", o.largest_factor) : "",
+                          converged, outside.size(), s.limit, o.worst));
+  return r.finish([&](Verdict v) {
+    return fmt::format(
+        "{}: over {} cases{} the flow's endpoint lies at most {:.2g} (relative) from {} (case {}); longest time to "
+        "converge {:.3g}{}{}.{}",
+        to_string(v), ctx.cases.size(), s.cases_words ? s.cases_words() : "", t.worst_dist,
+        s.limit, t.worst.empty() ? "-" : t.worst, max_time,
+        std::isnan(departure) ? "" : fmt::format("; largest departure from {} {:.1e}, {} drift {:.1e}", s.invariant,
+                                                 departure, s.conserved, drift),
+        s.detail ? s.detail() : "",
+        outside.empty() ? "" : fmt::format(" Outside {} the flow {} (largest distance {:.2g}).", s.condition, converged, o.worst));
+  });
 }
 
 ClaimTable table(const std::string& where, const std::string& latex_title,

@@ -11,9 +11,9 @@
 //            Carlo's, then limit_vs_stated); refuted when `limit` refutes and Monte Carlo does not contradict the exact
 //            loss at the endpoint (basis: limit_vs_stated); inconclusive otherwise.
 // The evidence is worded by the claim (Texts). The kind also draws the flows' loss gap and distance against time, and
-// holds a flow-limit claim's run around its cases: its flow (flow_options), what the cases leave for the summary
-// (Tally), its flows outside the theorem's condition (outside_summary) and the report's blocks after the cases
-// (write_report).
+// holds a flow-limit claim's run around its cases (run_claim): its flow (flow_options), what the cases leave for the
+// summary (Tally), its flows outside the theorem's condition (outside_summary), the report's blocks after the cases
+// (write_report) and the evidence, finding and summary sentences (texts, run_claim).
 #pragma once
 #include "icl/claim/claim_run.hpp"
 #include "icl/exact/gradient_flow.hpp"
@@ -23,6 +23,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -96,11 +98,11 @@ struct Tally {
 };
 
 // A claim's flows outside its theorem's condition, one record each with "flow" (FlowResult::to_json, its "status") and
-// "distance_flow_to_stated": whether every flow converged, whether every one converged within tol.limit of the stated
-// limit, and the largest distance.
+// "distance_flow_to_stated" (and "sigma_over_bound" where it has one): whether every flow converged, whether every one
+// converged within tol.limit of the stated limit, the largest distance and the largest sigma_over_bound (0: none).
 struct Outside {
   bool converged = true, within = true;
-  double worst = 0;
+  double worst = 0, largest_factor = 0;
 };
 Outside outside_summary(const nlohmann::ordered_json& records, const Tolerances& tol = {});
 
@@ -108,5 +110,38 @@ Outside outside_summary(const nlohmann::ordered_json& records, const Tolerances&
 // claim's flows outside its theorem's condition under `outside_key`, and the tally's plots (write_plots).
 void write_report(ClaimRun& r, const FlowOptions& opt, const std::string& outside_key,
                   const nlohmann::ordered_json& outside, const Tally& t);
+
+// The evidence sentences of a claim whose stated limit is named `limit` ("eq. (11)"), its independent limit
+// `independent` ("exact reduced-form limit"), its Monte Carlo drawing `draws` ("prompts", "tau and prompts").
+Texts texts(const std::string& limit, const std::string& independent, const std::string& draws = "prompts");
+
+// A flow-limit claim's whole run (run_claim), around its cases. Per case, `run_case` runs and judges the case with the
+// claim's binding (which adds the case's JSON to r: zfb::judge_flow_case, say; Monte Carlo at level alpha_case, the
+// claim's alpha split over its cases) and returns what the kind tallies (CaseFlow). After the cases, `outside` gives
+// the flows outside the theorem's condition (outside_summary's records; none: an empty array), `after_cases` adds the
+// claim's findings, and the kind writes the report's blocks (write_report), the finding on the flows outside and the
+// summary: "<verdict>: over <n> cases<cases_words> the flow's endpoint lies at most <worst> (relative) from <limit>
+// (case <label>); longest time to converge <t>; largest departure from <invariant> <off>, <conserved> drift
+// <drift><detail>. Outside <condition> the flow still converged to <limit> | did NOT always converge to <limit> (largest
+// distance <worst outside>)." (the invariant clause only where a case reports it, the last sentence only where there
+// are flows outside).
+struct CaseFlow {
+  Numbers k;
+  FlowResult flow;
+  std::string curve;  // the name of its curve in the plots: the first case of each name draws one ("" draws none)
+  std::string label;  // the case's name in the summary ("": Case::label)
+  // How far the flow left the set the proof keeps it on, and the drift of the quantity the flow conserves (NaN: none).
+  double departure = NAN, drift = NAN;
+};
+struct ClaimSpec {
+  std::string limit, condition, outside_key;  // "eq. (11)", "Assumption 3's condition on sigma", "outside_assumption_3"
+  std::string invariant = "the reduced form", conserved = "balance";
+  std::size_t max_curves = 16;
+  std::function<CaseFlow(ClaimRun&, const Case&, double alpha_case, const FlowOptions&)> run_case{};
+  std::function<nlohmann::ordered_json(const FlowOptions&)> outside{};
+  std::function<void(ClaimRun&)> after_cases{};
+  std::function<std::string()> cases_words{}, detail{};  // the summary's clauses after "over <n> cases" and the invariant's
+};
+ClaimResult run_claim(const ClaimContext& ctx, const ClaimSpec& s);
 
 }  // namespace icl::flow_limit
