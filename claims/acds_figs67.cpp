@@ -31,6 +31,7 @@
 #include "constructions/acds_forms.hpp"
 #include "icl/claim/case_json.hpp"
 #include "icl/claim/claim_run.hpp"
+#include "icl/claim/kinds/trained.hpp"
 #include "icl/report/quantities.hpp"
 
 #include <fmt/format.h>
@@ -41,8 +42,9 @@ constexpr double kTol = 0.05;
 
 using acds_exp::AppDPoint, acds_exp::AppDGrid;
 
-// The decision of a point: the trained loss against preconditioned GD's exact loss (+5%); a refuting interval, or a
-// run that did not finish, leaves it inconclusive.
+// The decision of a point: the trained loss against preconditioned GD's exact loss (+5%), settled as the trained kind
+// settles a decision over runs (trained::settle_over_runs): a run that did not finish, or a refuting interval (at any
+// minibatch: the paper states neither the steps nor the learning rate), leaves it inconclusive.
 Decision judge_point(const AppDPoint& pt, const acds_exp::RunOutcome& o, const acds_exp::Baselines& b,
                      const acds_exp::PairedTest& m, double alpha, const AppDGrid& gr) {
   Decision dec = judge_mc_upper_bound(m.trained, b.pre_exact, Tolerance{kTol, 0}, alpha);
@@ -50,20 +52,11 @@ Decision judge_point(const AppDPoint& pt, const acds_exp::RunOutcome& o, const a
                         "(+{:.0f}%): {}; paired trained - precond on the same prompts {:.4g} in [{:.4g}, {:.4g}]",
                         m.trained.mean, m.trained.ci_low, m.trained.ci_high, pt.L, b.pre_eta, b.pre_exact, 100 * kTol,
                         to_string(dec.verdict), m.diff.mean, m.diff.ci_low, m.diff.ci_high);
-  if (!o.result.ok()) {
-    dec.verdict = Verdict::inconclusive;
-    dec.why = fmt::format("training {}: {}; ", learn::to_string(o.result.status), o.result.reason) + dec.why;
-  } else if (dec.verdict == Verdict::refuted) {
-    // At the paper's minibatch too: App. D states Adam and nothing else, so our steps and learning rate are not
-    // known to be the paper's and a training that ends short cannot refute it.
-    dec.verdict = Verdict::inconclusive;
-    dec.why = fmt::format("not reproduced at {} (the number of steps and the learning rate are ours: the paper "
-                          "does not state them), which cannot refute the paper's run: ",
-                          gr.paper_batch() ? "the paper's minibatch 20000"
-                                            : fmt::format("minibatch {} (paper 20000)", gr.batch)) +
-              dec.why;
-  }
-  return dec;
+  return trained::settle_over_runs(
+      dec, o.result.ok() ? "" : fmt::format("training {}: {}", learn::to_string(o.result.status), o.result.reason),
+      {gr.paper_batch(), fmt::format("minibatch {} (paper 20000); the steps and the learning rate are ours", gr.batch)},
+      "not reproduced at the paper's minibatch 20000 (the number of steps and the learning rate are ours: the paper "
+      "does not state them), which cannot refute the paper's run: ");
 }
 
 // Per point (constructions/acds_appD.hpp appD_point): the trained model, its baselines and the paired test; the case

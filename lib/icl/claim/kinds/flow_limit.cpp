@@ -172,7 +172,7 @@ ClaimResult run_claim(const ClaimContext& ctx, const ClaimSpec& s) {
   const std::string converged = o.within ? "still converged to " + s.limit : "did NOT always converge to " + s.limit;
   if (!outside.empty())
     r.finding(fmt::format("{}utside {}{}, the flow {} ({} runs, largest distance to {} {:.2g}).",
-                          o.within ? "The condition is sufficient only: o" : "O", s.condition,
+                          o.within ? "The condition is sufficient, not necessary: o" : "O", s.condition,
                           o.largest_factor > 0 ? fmt::format(", with sigma up to {:g} times its bound", o.largest_factor) : "",
                           converged, outside.size(), s.limit, o.worst));
   return r.finish([&](Verdict v) {
