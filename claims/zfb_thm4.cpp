@@ -36,9 +36,9 @@ using namespace zfb;
 // Per case (claims/common/zfb_flow.hpp judge_flow_case): the flow from the case's initialisation, its limits and
 // decisions; the flow-limit kind's run around the cases (claim/kinds/flow_limit.hpp run_claim).
 ClaimResult run(const ClaimContext& ctx) {
-  const flow_limit::Texts texts = flow_limit::texts("eq. (11)", "exact reduced-form limit");
   flow_limit::ClaimSpec s{.limit = "eq. (11)", .condition = "the sigma condition of Theorem 4",
                           .outside_key = "outside_assumption_3"};
+  const flow_limit::Texts texts = flow_limit::texts(s.limit, "exact reduced-form limit");
   s.run_case = [&](ClaimRun& r, const Case& c, double alpha_case, const FlowOptions& opt) {
     const int d = c.geti("d"), N = c.geti("N"), cov = c.geti("cov");
     const Thm4Case k = thm4_case(cov, d, N, c.geti("theta"), c.get("sigma"), ctx.seed);

@@ -49,9 +49,9 @@ using namespace zfb;
 // Per case (claims/common/zfb_flow.hpp judge_flow_case): the flow from the case's initialisation, its limits and
 // decisions; the flow-limit kind's run around the cases (claim/kinds/flow_limit.hpp run_claim).
 ClaimResult run(const ClaimContext& ctx) {
-  const flow_limit::Texts texts = flow_limit::texts("eq. (22)", "exact reduced-form limit", "tau and prompts");
   flow_limit::ClaimSpec s{.limit = "eq. (22)", .condition = "condition (21)", .outside_key = "outside_condition_21",
                           .max_curves = 6};
+  const flow_limit::Texts texts = flow_limit::texts(s.limit, "exact reduced-form limit", "tau and prompts");
   double min_spread = INFINITY, max_spread = 0, max_offdiag_init = 0;  // of the stated A and of Theta Theta^T
   std::set<int> dists, thetas, ds;
   nlohmann::ordered_json outside = nlohmann::ordered_json::array();

@@ -161,8 +161,7 @@ ClaimResult run_claim(const ClaimContext& ctx, const ClaimSpec& s) {
     const CaseFlow f = s.run_case(r, c, alpha_case, opt);
     t.note(f.k, f.label.empty() ? c.label() : f.label);
     max_time = std::max(max_time, f.flow.t_end);
-    if (!std::isnan(f.departure)) departure = std::isnan(departure) ? f.departure : std::max(departure, f.departure);
-    if (!std::isnan(f.drift)) drift = std::isnan(drift) ? f.drift : std::max(drift, f.drift);
+    departure = std::fmax(departure, f.departure), drift = std::fmax(drift, f.drift);  // NaN (none) gives way
     if (!f.curve.empty() && drawn.size() < s.max_curves && drawn.insert(f.curve).second) t.plot(f.flow, f.k, f.curve);
   }
   const nlohmann::ordered_json outside = s.outside ? s.outside(opt) : nlohmann::ordered_json::array();

@@ -10,7 +10,7 @@
 //   verdict  the case's: confirmed when `limit` confirms and Monte Carlo confirms the stated loss (basis: Monte
 //            Carlo's, then limit_vs_stated); refuted when `limit` refutes and Monte Carlo does not contradict the exact
 //            loss at the endpoint (basis: limit_vs_stated); inconclusive otherwise.
-// The evidence is worded by the claim (Texts). The kind also draws the flows' loss gap and distance against time, and
+// The evidence is worded by the claim (Texts; texts() words it from the limit's name). The kind also draws the flows' loss gap and distance against time, and
 // holds a flow-limit claim's run around its cases (run_claim): its flow (flow_options), what the cases leave for the
 // summary (Tally), its flows outside the theorem's condition (outside_summary), the report's blocks after the cases
 // (write_report) and the evidence, finding and summary sentences (texts, run_claim).
