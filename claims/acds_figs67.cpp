@@ -17,8 +17,8 @@
 //             stream (its loss depends on Sigma; the exact engine is too slow at L >= 3 for a grid);
 //   ols       the minimum-norm least-squares fit of the n examples (0 for n >= d: the labels are noiseless);
 // all four are measured by Monte Carlo on the same fresh test prompts (paired; the baselines and the paired test are
-// constructions/acds_appD, and so are the case's quantities, the figure rows and the training block). Also
-// reported: the exact loss of the best per-step step sizes a_i (the Thm. 3 family optimum,
+// constructions/acds_appD, and so are the run over the points, the case's quantities, the figure rows and the
+// training block). Also reported: the exact loss of the best per-step step sizes a_i (the Thm. 3 family optimum,
 // `precond_per_step_optimum`), the loss an exact optimiser of the trained architecture's stationary family reaches.
 // Decision per point (`trained_vs_precond`): the trained model's test loss against the preconditioned baseline's
 // exact loss as an upper bound with a 5% relative tolerance (training at a finite budget cannot reach the optimum
@@ -35,6 +35,8 @@
 #include "icl/report/quantities.hpp"
 
 #include <fmt/format.h>
+
+#include <utility>
 
 namespace icl::acds_figs67 {  // its own namespace: a unity build (several claim files in one unit) keeps them apart
 
@@ -59,38 +61,16 @@ Decision judge_point(const AppDPoint& pt, const acds_exp::RunOutcome& o, const a
       "does not state them), which cannot refute the paper's run: ");
 }
 
-// Per point (constructions/acds_appD.hpp appD_point): the trained model, its baselines and the paired test; the case
-// (appD_case: its quantities and training curve) gets the point's decision, the figure its row.
+// The points in order (constructions/acds_appD.hpp appD_run: per point the trained model, its baselines and the paired
+// test, its case with the point's decision and its figure row; then the training block), each judged by judge_point.
 ClaimResult run(const ClaimContext& ctx) {
   const AppDGrid gr = acds_exp::appD_grid(ctx);
   ClaimRun r(ctx, gr.points.size());  // progress: one trained point each
-  const double alpha = r.split_alpha(gr.points.size());
-  r.note_looks(1);
-  std::vector<acds_exp::RunOutcome> outs(gr.points.size());
-  nlohmann::ordered_json fig6 = nlohmann::ordered_json::array(), fig7 = nlohmann::ordered_json::array();
-  for (std::size_t k = 0; k < gr.points.size(); ++k) {
-    const AppDPoint& pt = gr.points[k];
-    acds_exp::Baselines b;
-    acds_exp::PairedTest m;
-    acds_exp::appD_point(ctx, pt, gr, alpha, outs[k], b, m);
-    const Decision dec = judge_point(pt, outs[k], b, m, alpha, gr);
-    CaseJson j = acds_exp::appD_case(pt, outs[k], b, m);
-    j.decision("trained_vs_precond", dec);
-    j.verdict(dec, {"trained_vs_precond"});  // an inconclusive verdict records no basis (CaseJson::verdict)
-    (pt.part == "a" ? fig6 : fig7).push_back(acds_exp::appD_figure_row(pt, b, m));
-    r.add_case(j);
-  }
-  r.extra("fig6") = fig6;
-  r.extra("fig7") = fig7;
-  r.extra("training") = acds_exp::appD_training_json(ctx, gr, outs);
-  r.result().files["training.svg"] = acds_exp::appD_training_svg(gr, outs);
+  acds_exp::appD_run(r, ctx, gr, "trained_vs_precond", judge_point);
   r.error_rates(Tolerance{kTol, 0});
-  r.part("a").on_refuted(Refutation{RefutationClass::substantive,
-                                    "at the paper's minibatch the trained 3-layer model's test loss lies above 3-step "
-                                    "preconditioned GD's (beyond the 5% tolerance)", {}, ""});
-  r.part("b").on_refuted(Refutation{RefutationClass::substantive,
-                                    "at the paper's minibatch the trained L-layer model's test loss lies above L-step "
-                                    "preconditioned GD's (beyond the 5% tolerance)", {}, ""});
+  for (const auto& [part, depth] : {std::pair{"a", "3"}, std::pair{"b", "L"}})  // Fig. 6 at L = 3, Fig. 7 over L
+    r.part(part).on_refuted(Refutation{RefutationClass::substantive, fmt::format("at the paper's minibatch the trained "
+        "{0}-layer model's test loss lies above {0}-step preconditioned GD's (beyond the 5% tolerance)", depth), {}, ""});
   return r.finish([&](Verdict v) {
     return fmt::format("{}: trained form (8) vs grid-searched preconditioned GD: {}", to_string(v),
                        tally_decisions(r.cases(), "trained_vs_precond"));

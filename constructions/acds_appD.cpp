@@ -157,4 +157,28 @@ std::string appD_training_svg(const AppDGrid& gr, const std::vector<RunOutcome>&
   return learn::training_svg("Trained L-layer form (8), d = 5, one run per (n, L)", curves);
 }
 
+void appD_run(ClaimRun& r, const ClaimContext& ctx, const AppDGrid& gr, const std::string& decision,
+              const AppDJudge& judge) {
+  const double alpha = r.split_alpha(gr.points.size());
+  r.note_looks(1);
+  std::vector<RunOutcome> outs(gr.points.size());
+  nlohmann::ordered_json fig6 = nlohmann::ordered_json::array(), fig7 = nlohmann::ordered_json::array();
+  for (std::size_t k = 0; k < gr.points.size(); ++k) {
+    const AppDPoint& pt = gr.points[k];
+    Baselines b;
+    PairedTest m;
+    appD_point(ctx, pt, gr, alpha, outs[k], b, m);
+    const Decision dec = judge(pt, outs[k], b, m, alpha, gr);
+    CaseJson j = appD_case(pt, outs[k], b, m);
+    j.decision(decision, dec);
+    j.verdict(dec, {decision});  // an inconclusive verdict records no basis (CaseJson::verdict)
+    (pt.part == "a" ? fig6 : fig7).push_back(appD_figure_row(pt, b, m));
+    r.add_case(j);
+  }
+  r.extra("fig6") = fig6;
+  r.extra("fig7") = fig7;
+  r.extra("training") = appD_training_json(ctx, gr, outs);
+  r.result().files["training.svg"] = appD_training_svg(gr, outs);
+}
+
 }  // namespace icl::acds_exp

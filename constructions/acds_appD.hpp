@@ -13,9 +13,11 @@
 #include "constructions/acds_training.hpp"
 #include "icl/claim/case_json.hpp"
 #include "icl/claim/claim.hpp"
+#include "icl/claim/claim_run.hpp"
 #include "icl/learn/learn.hpp"
 #include "icl/montecarlo/statistics.hpp"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -71,5 +73,14 @@ nlohmann::ordered_json appD_figure_row(const AppDPoint& pt, const Baselines& b, 
 // trials and every difference from the paper's settings) and its training.svg (one curve per point).
 nlohmann::ordered_json appD_training_json(const ClaimContext& ctx, const AppDGrid& gr, const std::vector<RunOutcome>& outs);
 std::string appD_training_svg(const AppDGrid& gr, const std::vector<RunOutcome>& outs);
+
+// The run of Figs. 6-7 in r (made with one progress step per point): the grid's points in order, at alpha = ctx.alpha
+// split over the points (one look each), each trained and measured (appD_point) and judged by `judge` (the claim's
+// decision at the point); per point its case (appD_case, with the decision `decision` and the verdict resting on it)
+// and its row of the figure (extra fig6 for part a, fig7 for part b); after them extra["training"] and training.svg.
+using AppDJudge = std::function<Decision(const AppDPoint&, const RunOutcome&, const Baselines&, const PairedTest&,
+                                         double alpha, const AppDGrid&)>;
+void appD_run(ClaimRun& r, const ClaimContext& ctx, const AppDGrid& gr, const std::string& decision,
+              const AppDJudge& judge);
 
 }  // namespace icl::acds_exp
