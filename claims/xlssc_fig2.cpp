@@ -78,14 +78,9 @@
 // deciding budget would take about an hour on two cores.
 #include "constructions/xlssc_fig2.hpp"
 #include "icl/claim/kinds/trained.hpp"
-#include "icl/learn/gpt2.hpp"
 #include "icl/claim/case_json.hpp"
 #include "icl/claim/claim.hpp"
 #include "icl/claim/claim_run.hpp"
-#include "icl/execute/chunks.hpp"
-#include "icl/execute/thread_pool.hpp"
-#include "icl/learn/trainer.hpp"
-#include "icl/learn/training_estimate.hpp"
 #include "icl/report/svg_plot.hpp"
 
 #include <fmt/format.h>
@@ -94,7 +89,6 @@
 #include <algorithm>
 #include <cmath>
 #include <initializer_list>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -170,50 +164,19 @@ CaseJson less_case(const std::string& part, const std::string& decision_name, co
   return trained::comparison_case(std::move(p), part, decision_name, dec, alpha, lower_name, lower, higher_name, higher);
 }
 
-// The deciding and paper budgets decide parts b and e on paired test prompts (docs/budgets.md, "Decision rules of the
-// deciding budget"); the quick and standard budgets keep the t over the trials' mean losses.
-bool paired_rule(const ClaimContext& ctx) { return ctx.budget == Budget::deciding || ctx.budget == Budget::paper; }
+// The deciding and paper budgets decide parts b and e on paired test prompts (trained::paired_rule, docs/budgets.md,
+// "Decision rules of the deciding budget"); the quick and standard budgets keep the t over the trials' mean losses.
 constexpr int kMinPairedTrials = 2;
 
 std::string budget_note(const ClaimContext& ctx, const Settings& s, bool paper) {
   return paper ? std::string("at the paper's settings") : fmt::format("at the {} budget: {}", to_string(ctx.budget), s.differences());
 }
 
-// Per trial of a (and b): the paired difference on that trial's test prompts (paired_by_examples), NaN where a trial
-// did not finish or the model was not trained.
-std::vector<Estimate> paired_per_trial(const ClaimContext& ctx, const Settings& s, const Model& a, int ka, const Model& b,
-                                       int kb) {
-  std::vector<Estimate> out;
-  const std::uint64_t samples = std::max<std::uint64_t>(ctx.samples, 256);
-  const std::size_t T = std::min(a.runs.size(), b.runs.size());
-  for (std::size_t i = 0; i < T; ++i) {
-    Estimate e;
-    e.mean = e.ci_low = e.ci_high = e.stderr_ = e.sd = NAN;
-    if (a.runs[i].ok && b.runs[i].ok && a.seeds[i] == b.seeds[i]) {
-      Network na = gpt2::build(a.spec);
-      gpt2::unpack(a.runs[i].theta, na);
-      if (&a == &b) {
-        e = gpt2::paired_by_examples(na, a.spec, ka, na, a.spec, kb, a.seeds[i], ctx.purpose("test"), samples,
-                                           ctx.threads);
-      } else {
-        Network nb = gpt2::build(b.spec);
-        gpt2::unpack(b.runs[i].theta, nb);
-        e = gpt2::paired_by_examples(na, a.spec, ka, nb, b.spec, kb, a.seeds[i], ctx.purpose("test"), samples,
-                                           ctx.threads);
-      }
-      if (!std::isfinite(e.mean) || !std::isfinite(e.stderr_)) e.mean = e.ci_low = e.ci_high = e.stderr_ = e.sd = NAN;
-    }
-    out.push_back(e);
-  }
-  (void)s;
-  return out;
-}
-
 // Part b at the deciding and paper budgets: the control learns in context, its loss at the query (k = D) below its
 // loss with no example (k = 0) on the same test prompts, in every trial.
 CaseJson paired_learns_case(ClaimRun& r, const Settings& s, const Model& m, double alpha, bool paper) {
   const ClaimContext& ctx = r.ctx();
-  const std::vector<Estimate> diffs = paired_per_trial(ctx, s, m, s.D, m, 0);
+  const std::vector<Estimate> diffs = xlssc::fig2_paired_per_trial(ctx, m, s.D, m, 0);
   const Decision dec = judge_paired_every_trial(
       diffs, alpha, kMinPairedTrials, paper,
       fmt::format("{}: loss at k = {} below the loss at k = 0 on the same test prompts", m.spec.name(), s.D),
@@ -236,7 +199,7 @@ CaseJson paired_models_case(ClaimRun& r, const Settings& s, const std::string& d
                             nlohmann::ordered_json p) {
   const ClaimContext& ctx = r.ctx();
   const int mean_k = s.D + 1;
-  const std::vector<Estimate> diffs = paired_per_trial(ctx, s, lower, mean_k, higher, mean_k);
+  const std::vector<Estimate> diffs = xlssc::fig2_paired_per_trial(ctx, lower, mean_k, higher, mean_k);
   Decision dec = judge_paired_every_trial(diffs, alpha, kMinPairedTrials, paper, what + " on the same test prompts",
                                           budget_note(ctx, s, paper));
   if (lower.runs.empty() || higher.runs.empty()) dec.why = what + ": not trained at this budget";
@@ -256,7 +219,7 @@ void add_cases(ClaimRun& r, const Settings& s, const std::vector<Model>& models,
   const Decision control = level_decision(s, two_mask, false, alpha, paper);
   r.add_uncounted_case(level_case(s, "a", "one_layer_mask_fails", one_mask, true, alpha, paper, &control));
   r.add_uncounted_case(level_case(s, "a", "one_layer_no_mask_fails", one_nomask, true, alpha, paper, &control));
-  const bool paired = paired_rule(r.ctx());
+  const bool paired = trained::paired_rule(r.ctx());
   if (paired) {
     r.add_uncounted_case(paired_learns_case(r, s, two_mask, alpha, paper));
   } else {
@@ -332,29 +295,13 @@ void report_blocks(ClaimRun& r, const Settings& s, const std::vector<Model>& mod
   const int mean_k = s.D + 1;
   nlohmann::ordered_json mj = nlohmann::ordered_json::array();
   std::vector<std::string> findings;
-  PlotSpec fig{"Loss against the number of in-context examples (mean over trials)",
-               "in-context examples k", "squared error (E[y^2] = 1)", false, false, {}};
-  PlotSpec curves{"Training loss (mean over the D+1 positions), trial 1", "step", "loss", false, true, {}};
+  const auto [fig, curves] = xlssc::fig2_plots(s, models);
   std::string table;
   for (const auto& m : models) {
     mj.push_back(xlssc::fig2_model_json(m, s.D));
     if (m.runs.empty()) {  // not trained at this budget (Settings::models)
       table += fmt::format("{}{}: not trained", table.empty() ? "" : "; ", m.spec.name());
       continue;
-    }
-    PlotSeries ser{m.spec.name(), {}, {}, !m.spec.mask};
-    for (int k = 0; k <= s.D; ++k) {
-      ser.t.push_back(k);
-      ser.y.push_back(m.at(k).mean());
-    }
-    fig.series.push_back(ser);
-    if (!m.runs.empty()) {
-      PlotSeries c{m.spec.name(), {}, {}, !m.spec.mask};
-      for (std::size_t i = 0; i < m.runs.front().curve_step.size(); ++i) {
-        c.t.push_back(m.runs.front().curve_step[i]);
-        c.y.push_back(m.runs.front().curve_loss[i]);
-      }
-      curves.series.push_back(c);
     }
     const TestLosses q = m.at(s.D), z = m.at(0), h = m.at(s.D / 2), avg = m.at(mean_k);
     table += fmt::format("{}{}: {:.3f} [{:.2g}] / {:.3f} [{:.2g}] / {:.3f} [{:.2g}] / {:.3f} [{:.2g}]", table.empty() ? "" : "; ",
@@ -384,33 +331,6 @@ void report_blocks(ClaimRun& r, const Settings& s, const std::vector<Model>& mod
   r.result().files["training.svg"] = svg_plot(curves);
 }
 
-// extra "training": the training protocol.
-nlohmann::ordered_json training_block(const ClaimContext& ctx, const Settings& s, const std::vector<Model>& models,
-                                      bool paper) {
-  learn::TrainConfig tc;
-  tc.optimizer = "adam";
-  tc.learning_rate = s.lr;
-  tc.batch = s.batch;
-  tc.steps = s.steps;
-  tc.resample_every = 1;
-  auto training = learn::training_json(tc, models.front().seeds, paper, ctx.claim_id + ".training.svg");
-  training.erase("test_batch");
-  training["chunk"] = 16;
-  training["paper_settings_differences"] = paper ? "none" : s.differences();
-  training["model"] = fmt::format(
-      "GPT-2-style (Garg et al.'s code): read-in (d+1 -> p = {}), positions ({} tokens), L blocks of LayerNorm, {}-head "
-      "softmax attention (with or without the causal mask), residual, LayerNorm, GELU MLP ({} hidden), residual; final "
-      "LayerNorm, read-out (p -> 1); d = 5, D = {}, sin-cos Lambda = {:g}",
-      s.p, 2 * s.D + 1, s.heads, 4 * s.p, s.D, s.lambda);
-  training["loss"] = "mean over the D+1 x-token columns 0, 2, ..., 2D of E_2 of (read-out - y)^2 (y_1..y_D, y_query), "
-                     "then over the minibatch (Garg et al.'s mean_squared_error)";
-  training["initialisation"] = "HF GPT-2: weights and trainable wpe ~ N(0, 0.02^2), c_proj ~ N(0, (0.02/sqrt(2L))^2), biases 0, "
-                               "LayerNorm (1, 0); read-in and read-out: torch.nn.Linear's U(-1/sqrt(fan_in), 1/sqrt(fan_in))";
-  training["trial_seeds"] = "trial k: seed + k (initialisation per model, minibatches shared by the models, test prompts)";
-  training["test_prompts"] = std::max<std::uint64_t>(ctx.samples, 256);
-  return training;
-}
-
 ClaimResult run(const ClaimContext& ctx) {
   if (ctx.cases.size() != 1)
     throw std::invalid_argument("One setting per run (give single values with --set)");
@@ -426,7 +346,7 @@ ClaimResult run(const ClaimContext& ctx) {
   add_cases(r, s, models, alpha, paper);
   declare_refutations(r);
   report_blocks(r, s, models);
-  r.extra("training") = training_block(ctx, s, models, paper);
+  r.extra("training") = xlssc::fig2_training_json(ctx, s, models, paper);
   r.error_rates({{"family_alpha", ctx.alpha},
                  {"comparisons", kComparisons},
                  {"alpha_per_comparison", alpha},

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <mutex>
 
@@ -112,6 +113,81 @@ nlohmann::ordered_json fig2_model_json(const Fig2Model& m, int D) {
   }
   j["runs"] = runs;
   return j;
+}
+
+std::vector<Estimate> fig2_paired_per_trial(const ClaimContext& ctx, const Fig2Model& a, int ka, const Fig2Model& b,
+                                            int kb) {
+  std::vector<Estimate> out;
+  const std::uint64_t samples = std::max<std::uint64_t>(ctx.samples, 256);
+  const std::size_t T = std::min(a.runs.size(), b.runs.size());
+  for (std::size_t i = 0; i < T; ++i) {
+    Estimate e;
+    e.mean = e.ci_low = e.ci_high = e.stderr_ = e.sd = NAN;
+    if (a.runs[i].ok && b.runs[i].ok && a.seeds[i] == b.seeds[i]) {
+      Network na = gpt2::build(a.spec);
+      gpt2::unpack(a.runs[i].theta, na);
+      if (&a == &b) {
+        e = gpt2::paired_by_examples(na, a.spec, ka, na, a.spec, kb, a.seeds[i], ctx.purpose("test"), samples,
+                                     ctx.threads);
+      } else {
+        Network nb = gpt2::build(b.spec);
+        gpt2::unpack(b.runs[i].theta, nb);
+        e = gpt2::paired_by_examples(na, a.spec, ka, nb, b.spec, kb, a.seeds[i], ctx.purpose("test"), samples,
+                                     ctx.threads);
+      }
+      if (!std::isfinite(e.mean) || !std::isfinite(e.stderr_)) e.mean = e.ci_low = e.ci_high = e.stderr_ = e.sd = NAN;
+    }
+    out.push_back(e);
+  }
+  return out;
+}
+
+nlohmann::ordered_json fig2_training_json(const ClaimContext& ctx, const Fig2Settings& s,
+                                          const std::vector<Fig2Model>& models, bool paper) {
+  learn::TrainConfig tc;
+  tc.optimizer = "adam";
+  tc.learning_rate = s.lr;
+  tc.batch = s.batch;
+  tc.steps = s.steps;
+  tc.resample_every = 1;
+  auto training = learn::training_json(tc, models.front().seeds, paper, ctx.claim_id + ".training.svg");
+  training.erase("test_batch");
+  training["chunk"] = 16;
+  training["paper_settings_differences"] = paper ? "none" : s.differences();
+  training["model"] = fmt::format(
+      "GPT-2-style (Garg et al.'s code): read-in (d+1 -> p = {}), positions ({} tokens), L blocks of LayerNorm, {}-head "
+      "softmax attention (with or without the causal mask), residual, LayerNorm, GELU MLP ({} hidden), residual; final "
+      "LayerNorm, read-out (p -> 1); d = 5, D = {}, sin-cos Lambda = {:g}",
+      s.p, 2 * s.D + 1, s.heads, 4 * s.p, s.D, s.lambda);
+  training["loss"] = "mean over the D+1 x-token columns 0, 2, ..., 2D of E_2 of (read-out - y)^2 (y_1..y_D, y_query), "
+                     "then over the minibatch (Garg et al.'s mean_squared_error)";
+  training["initialisation"] = "HF GPT-2: weights and trainable wpe ~ N(0, 0.02^2), c_proj ~ N(0, (0.02/sqrt(2L))^2), biases 0, "
+                               "LayerNorm (1, 0); read-in and read-out: torch.nn.Linear's U(-1/sqrt(fan_in), 1/sqrt(fan_in))";
+  training["trial_seeds"] = "trial k: seed + k (initialisation per model, minibatches shared by the models, test prompts)";
+  training["test_prompts"] = std::max<std::uint64_t>(ctx.samples, 256);
+  return training;
+}
+
+std::pair<PlotSpec, PlotSpec> fig2_plots(const Fig2Settings& s, const std::vector<Fig2Model>& models) {
+  PlotSpec fig{"Loss against the number of in-context examples (mean over trials)",
+               "in-context examples k", "squared error (E[y^2] = 1)", false, false, {}};
+  PlotSpec curves{"Training loss (mean over the D+1 positions), trial 1", "step", "loss", false, true, {}};
+  for (const auto& m : models) {
+    if (m.runs.empty()) continue;  // not trained at this budget (Fig2Settings::models)
+    PlotSeries ser{m.spec.name(), {}, {}, !m.spec.mask};
+    for (int k = 0; k <= s.D; ++k) {
+      ser.t.push_back(k);
+      ser.y.push_back(m.at(k).mean());
+    }
+    fig.series.push_back(ser);
+    PlotSeries c{m.spec.name(), {}, {}, !m.spec.mask};
+    for (std::size_t i = 0; i < m.runs.front().curve_step.size(); ++i) {
+      c.t.push_back(m.runs.front().curve_step[i]);
+      c.y.push_back(m.runs.front().curve_loss[i]);
+    }
+    curves.series.push_back(c);
+  }
+  return {fig, curves};
 }
 
 }  // namespace icl::xlssc

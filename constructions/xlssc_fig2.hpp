@@ -7,12 +7,14 @@
 #include "icl/claim/claim_run.hpp"
 #include "icl/claim/kinds/trained.hpp"
 #include "icl/learn/gpt2.hpp"
+#include "icl/report/svg_plot.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace icl::xlssc {
@@ -102,5 +104,20 @@ void fig2_train(ClaimRun& r, const Fig2Settings& s, std::vector<Fig2Model>& mode
 // A model's report block: its name, layers, mask, positional encoding, parameters, the loss by examples (mean and sd
 // over trials, per trial) and its runs (status, seed, steps, seconds, training losses and curve).
 nlohmann::ordered_json fig2_model_json(const Fig2Model& m, int D);
+
+// The report's extra "training": the training protocol (Adam, the settings, Garg et al.'s GPT-2 model, loss and
+// initialisation, the trials' seeds and test prompts) and the differences from the paper's settings.
+nlohmann::ordered_json fig2_training_json(const ClaimContext& ctx, const Fig2Settings& s,
+                                          const std::vector<Fig2Model>& models, bool paper);
+
+// The figure (each trained model's mean loss over trials against k = 0..D examples, dashed without the mask) and the
+// training curves (trial 1's training loss of each trained model).
+std::pair<PlotSpec, PlotSpec> fig2_plots(const Fig2Settings& s, const std::vector<Fig2Model>& models);
+
+// Per trial of a (and b): the paired difference of a's loss against ka examples minus b's against kb on that trial's
+// test prompts (gpt2::paired_by_examples, max(ctx.samples, 256) of them), NaN where a trial did not finish, the two
+// trials' seeds differ or the estimate is not finite. a and b may be the same model (k = D against k = 0).
+std::vector<Estimate> fig2_paired_per_trial(const ClaimContext& ctx, const Fig2Model& a, int ka, const Fig2Model& b,
+                                            int kb);
 
 }  // namespace icl::xlssc
