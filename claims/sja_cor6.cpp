@@ -54,6 +54,7 @@
 #include "icl/search/search.hpp"
 #include "icl/verdict/checks.hpp"
 #include "icl/verdict/statistics.hpp"
+#include "icl/verdict/trend.hpp"
 
 #include <fmt/format.h>
 
@@ -61,6 +62,10 @@
 #include <map>
 
 namespace icl::sja_cor6 {  // its own namespace: a unity build (several claim files in one unit) keeps them apart
+
+// Part c's rule on the exact local slope of log L (verdict/trend.hpp): "falls like 1/n" confirmed within -1 +/- 0.1,
+// refuted above -0.5.
+const ExactSlopeRule kLikeOneOverN{.stated = -1, .within = 0.1, .refute_above = -0.5};
 
 // Gamma with p >= 1 positive entries (Algorithm 1, line 1: "any full-rank diagonal Gamma"): cases of parts a and c.
 //   Gamma > 0 (kind 3), exact: the stage-1 loss is E y^2 + 2 tr(Gamma C S C^T) + tr(Gamma A Gamma B) (A, B, S PSD,
@@ -147,16 +152,11 @@ std::string positive_gamma_cases(const ClaimContext& ctx, ClaimRun& r, const sja
                        to_string(dec.verdict), kind == 3 ? "stage-1 minimiser M = 0, exact" : "M singular, search");
   }
   if (k >= 2) {  // part c
-    const Verdict rv = kind == 3 ? Verdict::refuted
-                       : std::abs(loc + 1) <= 0.1 ? Verdict::confirmed
-                       : loc > -0.5              ? Verdict::refuted
-                                                 : Verdict::inconclusive;
-    Decision rate{rv, 0.1, 0,
-                  kind == 3 ? fmt::format("the stage-2 loss is E[y^2] = {:.6g} at every n (zero features): not O(1/n)", Ey2)
-                            : fmt::format("exact stage-2 loss after the best stage-1 layer found: local slope of log L "
-                                          "between n = {} and {}: {:.4f} (confirmed within -1 +/- 0.1, refuted above "
-                                          "-0.5); it stays above lambda_min(S_v) = {:.4g}",
-                                          ns[ns.size() - 2], ns.back(), loc, lam_min)};
+    Decision rate = kind == 3 ? Decision{Verdict::refuted, 0.1, 0, fmt::format("the stage-2 loss is E[y^2] = {:.6g} at "
+                                                                             "every n (zero features): not O(1/n)", Ey2)}
+                              : judge_exact_slope(loc, kLikeOneOverN, fmt::format("exact stage-2 loss after the best "
+                                "stage-1 layer found: local slope of log L between n = {} and {}", ns[ns.size() - 2], ns.back()));
+    if (kind != 3) rate.why += fmt::format("; it stays above lambda_min(S_v) = {:.4g}", lam_min);
     CaseJson j(params);
     j.field("gamma", sja::algorithm1_gamma_name(kind));
     j.part("c");
@@ -165,9 +165,9 @@ std::string positive_gamma_cases(const ClaimContext& ctx, ClaimRun& r, const sja
     j.quantity("n_times_loss_at_n_max", per_n.back()["n_times_loss"].get<double>());
     j.field("curve", per_n);
     j.decision("rate", rate);
-    j.verdict(rv, rate.why, rv == Verdict::inconclusive ? std::vector<std::string>{} : std::vector<std::string>{"rate"});
+    j.verdict(rate, {"rate"});
     r.add_uncounted_case(j);  // progress counts groups (ClaimRun::step() after each)
-    out += fmt::format(", part c {}", to_string(rv));
+    out += fmt::format(", part c {}", to_string(rate.verdict));
   }
   return out;
 }
@@ -217,14 +217,7 @@ void rank_case(ClaimRun& r, const Group& g) {
                             invertible ? "every stage-1 minimiser has M invertible (a rank-deficient M costs at least "
                                          "lambda_min(S_v))"
                                        : "the rank bound cannot decide")};
-  Decision v = rank;
-  std::vector<std::string> basis;
-  if (invertible) basis.push_back("rank_bound");
-  if (!moments_ok) {
-    v.verdict = Verdict::inconclusive;
-    v.why += "; INTERNAL INCONSISTENCY: the real layer's feature moments differ from the congruence";
-    basis.clear();
-  }
+  const Decision v = unless_inconsistent(rank, !moments_ok, "the real layer's feature moments differ from the congruence");
   nlohmann::ordered_json per_n = nlohmann::ordered_json::array();
   int decided_from = 0;
   for (const auto& q : g.runs) {
@@ -248,7 +241,7 @@ void rank_case(ClaimRun& r, const Group& g) {
   j.verdict(v.verdict, v.why + fmt::format("; sigma_min(M) = {:.4g}, sigma_max(M) = {:.4g} (M^T M = I would be 1, 1); "
                                            "the bound decides from n = {} on the grid",
                                            p.sigma_min, p.sigma_max, decided_from),
-            basis);
+            {"rank_bound"});
   j.decision("rank_bound", rank);
   r.add_uncounted_case(j);  // progress counts groups (ClaimRun::step() after each)
 }
@@ -282,10 +275,8 @@ void ols_case(ClaimRun& r, const Group& g, const Curve& cv) {
   const auto& ns = g.ns;
   Decision trend{cv.decreasing ? Verdict::confirmed : Verdict::refuted, 0, 0,
                  fmt::format("delta(n) {} over n >= d^3", cv.decreasing ? "strictly decreases" : "does not decrease")};
-  const Verdict rv = cv.loc_delta <= -0.5 ? Verdict::confirmed : cv.loc_delta > -0.1 ? Verdict::refuted : Verdict::inconclusive;
-  Decision rate{rv, 0.5, 0,
-                fmt::format("local slope of log delta between n = {} and {}: {:.4f} (confirmed at <= -0.5, refuted above "
-                            "-0.1)", ns[ns.size() - 2], ns.back(), cv.loc_delta)};
+  const Decision rate = judge_exact_slope(cv.loc_delta, {.stated = -0.5, .within = 0, .refute_above = -0.1},
+                                          fmt::format("local slope of log delta between n = {} and {}", ns[ns.size() - 2], ns.back()));
   const Verdict v = both(trend.verdict, rate.verdict);
   CaseJson j(g.params);
   j.field("gamma", sja::algorithm1_gamma_name(g.kind));
@@ -339,20 +330,11 @@ void rate_case(const ClaimContext& ctx, ClaimRun& r, const Group& g, const Curve
   st.vr_max = std::max(st.vr_max, vr);
   r.note_looks(o.looks_planned);
   const double loc_loss = cv.loc_loss;
-  const Verdict rv = std::abs(loc_loss + 1) <= 0.1 ? Verdict::confirmed : loc_loss > -0.5 ? Verdict::refuted
-                                                                                          : Verdict::inconclusive;
-  Decision rate{rv, 0.1, 0,
-                fmt::format("local slope of log L between n = {} and {}: {:.4f} (confirmed within -1 +/- 0.1, refuted "
-                            "above -0.5); fitted slope over n >= d^3: {:.4f}, 99% interval [{:.4f}, {:.4f}]",
-                            ns[ns.size() - 2], ns.back(), loc_loss, cv.fl.slope, cv.fl.lo, cv.fl.hi)};
-  Decision v = rate;
-  std::vector<std::string> basis;
-  if (rv != Verdict::inconclusive) basis.push_back("rate");
-  if (o.mc_vs_exact && o.mc_vs_exact->verdict == Verdict::refuted) {
-    v.verdict = Verdict::inconclusive;
-    v.why += fmt::format("; INTERNAL INCONSISTENCY: at n = {} the forward pass's loss excludes the exact loss", rm->n);
-    basis.clear();
-  }
+  Decision rate = judge_exact_slope(loc_loss, kLikeOneOverN,
+                                    fmt::format("local slope of log L between n = {} and {}", ns[ns.size() - 2], ns.back()));
+  rate.why += fmt::format("; fitted slope over n >= d^3: {:.4f}, 99% interval [{:.4f}, {:.4f}]", cv.fl.slope, cv.fl.lo, cv.fl.hi);
+  const Decision v = unless_inconsistent(rate, o.mc_vs_exact && o.mc_vs_exact->verdict == Verdict::refuted,
+                                         fmt::format("at n = {} the forward pass's loss excludes the exact loss", rm->n));
   const double Dd = g.d, corrected = Dd * (Dd * Dd * Dd + 18 * Dd * Dd + 95 * Dd + 142) / 4.0;
   const double n_times_loss = ns.back() * std::exp(cv.lloss.back());
   CaseJson j(g.params);
@@ -374,7 +356,7 @@ void rate_case(const ClaimContext& ctx, ClaimRun& r, const Group& g, const Curve
   j.decision("rate", rate);
   if (o.mc_vs_exact) j.decision("mc_vs_exact", *o.mc_vs_exact);
   j.decision("looks", fmt::format("{} of {}", o.looks_used, o.looks_planned));
-  j.verdict(v.verdict, v.why, basis);
+  j.verdict(v, {"rate"});
   r.add_uncounted_case(j);  // progress counts groups (ClaimRun::step() after each)
   st.summary_rate += fmt::format("{}d={}, Gamma={}: local slope {:.3f}, n L(n) = {:.4g} at n = {} (App. C block: {:.4g})",
                                  st.summary_rate.empty() ? "" : "; ", g.d, sja::algorithm1_gamma_name(g.kind), loc_loss, n_times_loss,

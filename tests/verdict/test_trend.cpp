@@ -1,6 +1,7 @@
 // A falling trend over a grid (lib/icl/verdict/trend.hpp) and the decrease decision behind it (decision.hpp
 // judge_mc_decrease): curves split by hand, the tally's rule on verdicts chosen by hand, and the decrease decision
-// on estimates whose difference and standard error are known.
+// on estimates whose difference and standard error are known; the rule on an exact local slope (judge_exact_slope) on
+// slopes either side of each edge, and a decision set aside as an internal inconsistency (unless_inconsistent).
 #include "icl/verdict/decision.hpp"
 #include "icl/verdict/trend.hpp"
 
@@ -72,6 +73,39 @@ TEST_CASE("judge_mc_decrease: the difference a - b against its two-sided interva
   // a difference of 0.9 < 0.98: undecided either way
   CHECK(icl::judge_mc_decrease(estimate(1.9, 0.3), estimate(1.0, 0.4), alpha).verdict == icl::Verdict::inconclusive);
   CHECK(icl::judge_mc_decrease(estimate(1.0, 0.3), estimate(1.9, 0.4), alpha).verdict == icl::Verdict::inconclusive);
+}
+
+TEST_CASE("judge_exact_slope: like x^p within its band, at least like x^p, refuted above the threshold") {
+  using icl::Verdict;
+  const icl::ExactSlopeRule like{.stated = -1, .within = 0.1, .refute_above = -0.5};
+  CHECK(icl::judge_exact_slope(-0.95, like, "s").verdict == Verdict::confirmed);
+  CHECK(icl::judge_exact_slope(-1.09, like, "s").verdict == Verdict::confirmed);  // inside the band, below p
+  CHECK(icl::judge_exact_slope(-1.2, like, "s").verdict == Verdict::inconclusive);  // falls faster: not refuted
+  CHECK(icl::judge_exact_slope(-0.7, like, "s").verdict == Verdict::inconclusive);
+  CHECK(icl::judge_exact_slope(-0.4, like, "s").verdict == Verdict::refuted);
+  const icl::Decision d = icl::judge_exact_slope(-0.99912, like, "local slope of log L between n = 10 and 20");
+  CHECK(d.band == 0.1);
+  CHECK(d.why == "local slope of log L between n = 10 and 20: -0.9991 (confirmed within -1 +/- 0.1, refuted above -0.5)");
+  const icl::ExactSlopeRule at_least{.stated = -0.5, .within = 0, .refute_above = -0.1};
+  CHECK(icl::judge_exact_slope(-2.0, at_least, "s").verdict == Verdict::confirmed);
+  CHECK(icl::judge_exact_slope(-0.5, at_least, "s").verdict == Verdict::confirmed);
+  CHECK(icl::judge_exact_slope(-0.3, at_least, "s").verdict == Verdict::inconclusive);
+  CHECK(icl::judge_exact_slope(0.0, at_least, "s").verdict == Verdict::refuted);
+  const icl::Decision e = icl::judge_exact_slope(-0.25, at_least, "s");
+  CHECK(e.band == doctest::Approx(0.4).epsilon(1e-15));
+  CHECK(e.why == "s: -0.2500 (confirmed at <= -0.5, refuted above -0.1)");
+  CHECK(icl::judge_exact_slope(NAN, like, "s").verdict == Verdict::inconclusive);  // no slope decides nothing
+}
+
+TEST_CASE("unless_inconsistent: a failed check of the engine leaves the decision inconclusive and says so") {
+  const icl::Decision d{icl::Verdict::refuted, 0.1, 0, "slope -0.2"};
+  const icl::Decision kept = icl::unless_inconsistent(d, false, "the moments differ");
+  CHECK(kept.verdict == icl::Verdict::refuted);
+  CHECK(kept.why == "slope -0.2");
+  const icl::Decision set = icl::unless_inconsistent(d, true, "the moments differ");
+  CHECK(set.verdict == icl::Verdict::inconclusive);
+  CHECK(set.band == 0.1);
+  CHECK(set.why == "slope -0.2; INTERNAL INCONSISTENCY: the moments differ");
 }
 
 }  // namespace test_verdict_trend

@@ -157,6 +157,13 @@ Decision combine_equality(const std::optional<Decision>& exact_vs_stated, const 
   return d;
 }
 
+Decision unless_inconsistent(Decision d, bool inconsistent, const std::string& what) {
+  if (!inconsistent) return d;
+  d.verdict = Verdict::inconclusive;
+  d.why += "; INTERNAL INCONSISTENCY: " + what;
+  return d;
+}
+
 Verdict both(Verdict first, Verdict second) {
   return (first == Verdict::confirmed && second == Verdict::confirmed) ? Verdict::confirmed
          : (first == Verdict::refuted || second == Verdict::refuted)  ? Verdict::refuted

@@ -95,6 +95,10 @@ Decision combine_equality(const std::optional<Decision>& exact_vs_stated, const 
 Decision combine_exact_first(const std::optional<Decision>& exact_vs_stated, const Decision& mc_vs_stated,
                              const std::optional<Decision>& mc_vs_exact);
 
+// A decision that may not stand: where `inconsistent` (a check of the project's own engine or search failed), d made
+// inconclusive (rules 2 and 4: never a verdict on the claim), "; INTERNAL INCONSISTENCY: <what>" after its words.
+Decision unless_inconsistent(Decision d, bool inconsistent, const std::string& what);
+
 // Two verdicts as one: confirmed where both are, refuted where either is, else inconclusive (so a fold of both over
 // several verdicts gives refuted over inconclusive over confirmed).
 Verdict both(Verdict first, Verdict second);

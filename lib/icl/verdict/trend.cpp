@@ -1,5 +1,9 @@
 #include "icl/verdict/trend.hpp"
 
+#include <fmt/format.h>
+
+#include <cmath>
+
 #include <stdexcept>
 
 namespace icl {
@@ -33,6 +37,17 @@ Verdict TrendTally::verdict() const {
   if (groups > 0 && overall_falls == groups) return Verdict::confirmed;
   if (groups == 0 && pairs > 0 && falls == pairs) return Verdict::confirmed;
   return Verdict::inconclusive;
+}
+
+Decision judge_exact_slope(double s, const ExactSlopeRule& rule, const std::string& what) {
+  const bool like = rule.within > 0;
+  const bool holds = like ? std::abs(s - rule.stated) <= rule.within : s <= rule.stated;
+  const Verdict v = holds ? Verdict::confirmed : s > rule.refute_above ? Verdict::refuted : Verdict::inconclusive;
+  return Decision{v, like ? rule.within : rule.refute_above - rule.stated, 0,
+                  fmt::format("{}: {:.4f} ({}, refuted above {:g})", what, s,
+                              like ? fmt::format("confirmed within {:g} +/- {:g}", rule.stated, rule.within)
+                                   : fmt::format("confirmed at <= {:g}", rule.stated),
+                              rule.refute_above)};
 }
 
 }  // namespace icl

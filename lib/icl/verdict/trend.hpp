@@ -6,6 +6,7 @@
 #include "icl/verdict/decision.hpp"
 
 #include <cstddef>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -28,5 +29,18 @@ struct TrendTally {
   // consecutive pair falls significantly (there is one at least); else inconclusive.
   Verdict verdict() const;
 };
+
+// A rate read off exact values (no noise): the local log-log slope s of a quantity between the two largest x of a
+// grid, against a stated exponent p, in one of two forms of statement:
+//   "falls like x^p" (within > 0): confirmed when |s - p| <= within (the band);
+//   "falls at least like x^p" (within = 0): confirmed when s <= p (the band: refute_above - p);
+// refuted when s > refute_above; else inconclusive (a finite grid may not have reached the rate). `what` names the
+// slope ("local slope of log L between n = 10 and 20"); the words give s and the rule.
+struct ExactSlopeRule {
+  double stated = -1;
+  double within = 0;
+  double refute_above = 0;
+};
+Decision judge_exact_slope(double s, const ExactSlopeRule& rule, const std::string& what);
 
 }  // namespace icl
