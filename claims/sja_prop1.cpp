@@ -30,6 +30,7 @@
 #include "constructions/sja_appB.hpp"
 #include "icl/claim/case_json.hpp"
 #include "icl/claim/claim_run.hpp"
+#include "icl/claim/kinds/bound.hpp"
 #include "icl/claim/param_names.hpp"
 #include "icl/exact/optimal_attention.hpp"
 #include "icl/learn/learn.hpp"
@@ -57,16 +58,9 @@ Decision judge_model(const sja::Prop1Model& cm, const BoundOutcome& o, double st
                      std::vector<std::string>& basis) {
   Decision v = o.decision;
   if (cm.exact) {
-    const bool holds = *cm.exact >= stated * (1 - 1e-12);
-    exact_dec = Decision{holds ? Verdict::confirmed : Verdict::refuted, 0, 0,
-                         fmt::format("exact loss {:.8g} {} the bound {:.8g} (gap {:.4g})", *cm.exact, holds ? ">=" : "<",
-                                     stated, *cm.exact - stated)};
-    if (!holds && o.decision.verdict == Verdict::refuted)
-      v.verdict = Verdict::refuted;
-    else if (holds && o.decision.verdict == Verdict::confirmed)
-      v.verdict = Verdict::confirmed;
-    else
-      v.verdict = Verdict::inconclusive;
+    exact_dec = judge_exact_bound(*cm.exact, stated, Tolerance{1e-12, 0}, false);
+    exact_dec->why += fmt::format(" (gap {:.4g})", *cm.exact - stated);
+    v.verdict = combine_equality(exact_dec, o.decision, std::nullopt).verdict;  // both must decide, alike (rule 1)
     v.why = exact_dec->why + "; Monte Carlo: " + o.decision.why;
     basis.push_back("exact_vs_stated");
   }

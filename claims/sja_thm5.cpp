@@ -38,6 +38,7 @@
 #include "constructions/sja_appC.hpp"
 #include "icl/claim/case_json.hpp"
 #include "icl/claim/claim_run.hpp"
+#include "icl/claim/kinds/bound.hpp"
 #include "icl/exact/optimal_attention.hpp"
 #include "icl/model/gaussian_model.hpp"
 #include "icl/exact/feature_moments.hpp"
@@ -257,9 +258,8 @@ CaseJson judge_case(const ClaimContext& ctx, ClaimRun& r, const Case& c, const P
   if (n <= 10) full_layer_mc(ctx, in, alpha_each, p);
   const LsqFit f = use_lsq ? fit_gamma_lsq(ctx, in, exact, stated, corrected, alpha_each) : LsqFit{};
 
-  const bool exact_holds = exact <= stated;
-  const Decision exact_vs_stated{exact_holds ? Verdict::confirmed : Verdict::refuted, 0, 0,
-                                 fmt::format("exact {:.8g} {} the bound {:.8g}", exact, exact_holds ? "<=" : ">", stated)};
+  const Decision exact_vs_stated = judge_exact_bound(exact, stated, Tolerance{}, true);
+  const bool exact_holds = exact_vs_stated.verdict == Verdict::confirmed;
   std::vector<std::string> basis;
   Decision v = judge_bound(o, f, p, exact_vs_stated, basis);
   v.why = fmt::format("exact ||Gamma* + Lam^-1||_F = {:.6g} {} the bound {:.6g} (ratio {:.4f}); Monte Carlo "

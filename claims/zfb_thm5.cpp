@@ -32,6 +32,7 @@
 #include "constructions/zfb_thm5.hpp"
 #include "icl/claim/case_json.hpp"
 #include "icl/claim/claim_run.hpp"
+#include "icl/claim/kinds/bound.hpp"
 #include "icl/claim/param_names.hpp"
 #include "icl/exact/feature_moments.hpp"
 #include "icl/exact/optimal_attention.hpp"
@@ -138,18 +139,12 @@ Decision judge_final_bound(ClaimRun& r, CaseJson& j, MakeWorker& make_worker, do
   auto o = sequential_bound(ctx, alpha_case, BoundKind::upper, stated, Tolerance{}, 2048, ctx.samples, make_worker,
                             8192, QueryConditionalWorker::dims, 1);
   r.note_looks(o.looks_planned);
-  const bool holds = exact <= stated;
-  j.decision("exact_vs_stated", Decision{holds ? Verdict::confirmed : Verdict::refuted, 0, 0,
-                                         fmt::format("exact {:.10g} {} the bound {:.10g}", exact, holds ? "<=" : ">",
-                                                     stated)});
-  if (holds && o.decision.verdict == Verdict::confirmed)
-    v.verdict = Verdict::confirmed;
-  else if (!holds && o.decision.verdict == Verdict::refuted)
-    v.verdict = Verdict::refuted;
-  else
-    v.verdict = Verdict::inconclusive;
-  v.why = fmt::format("exact {:.8g} {} the bound {:.8g} (ratio {:.3f}); Monte Carlo: {}", exact, holds ? "<=" : ">",
-                      stated, exact / stated, o.decision.why);
+  // The exact value and Monte Carlo must both decide, the same way (verdict/decision.hpp rule 1).
+  const Decision exact_vs_stated = judge_exact_bound(exact, stated, Tolerance{}, true);
+  j.decision("exact_vs_stated", exact_vs_stated);
+  v.verdict = combine_equality(exact_vs_stated, o.decision, std::nullopt).verdict;
+  v.why = fmt::format("exact {:.8g} {} the bound {:.8g} (ratio {:.3f}); Monte Carlo: {}", exact,
+                      exact_vs_stated.verdict == Verdict::confirmed ? "<=" : ">", stated, exact / stated, o.decision.why);
   worst.ratio_bound = std::max(worst.ratio_bound, exact / stated);
   const double intermediate = (d + 1.0) * s.trL / M +
                               (s.trL + 2 * d * s.trL + s.Lam.inverse().trace() * s.trL * s.trL) / (double(N) * N);
