@@ -11,6 +11,7 @@
 #include <cmath>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace test_checks {  // named: a unity build compiles several test files as one unit
 
@@ -118,6 +119,27 @@ TEST_CASE("sequential_equality: a 5% offset with an exact value that agrees: ref
     REQUIRE(o.exact_vs_stated.has_value());
     CHECK(o.exact_vs_stated->verdict == Verdict::refuted);
     CHECK(o.verdict.why.find("exact") != std::string::npos);
+  }
+}
+
+TEST_CASE("sequential_equality: the exact value decides, Monte Carlo checks it (decision.hpp rule 4)") {
+  // 512 prompts of N(mu, 1) cannot place the mean within a 2% band: Monte Carlo against the stated value stays
+  // undecided, and does not exclude the exact value. The exact value decides alone, resting on itself.
+  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+    CAPTURE(seed);
+    const auto equal = run_equality(seed, 1.0, 1.0, 1.0, icl::Tolerance{0.02, 0.0}, 0.01, 512, 256, 16384);
+    CHECK(equal.mc_vs_stated.verdict == Verdict::inconclusive);
+    REQUIRE(equal.mc_vs_exact.has_value());
+    CHECK(equal.mc_vs_exact->verdict != Verdict::refuted);
+    CHECK(equal.verdict.verdict == Verdict::confirmed);
+    CHECK(equal.verdict.basis == std::vector<std::string>{"exact_vs_stated"});
+    // A stated value 1e-3 off the exact one: far beyond the floating-point tolerance, far inside Monte Carlo's
+    // resolution. Refuted on the exact value; Monte Carlo only checked the engine.
+    const auto off = run_equality(seed, 1.0, 1.001, 1.0, icl::Tolerance{0.02, 0.0}, 0.01, 512, 256, 16384);
+    CHECK(off.mc_vs_stated.verdict != Verdict::refuted);
+    CHECK(off.verdict.verdict == Verdict::refuted);
+    CHECK(off.verdict.basis == std::vector<std::string>{"exact_vs_stated"});
+    CHECK(off.verdict.why.rfind("exact: ", 0) == 0);
   }
 }
 

@@ -63,7 +63,7 @@ EqualityOutcome sequential_equality(const SamplingPlan& ctx, double alpha_case, 
     if (mc.samples() >= ctx.samples && (!exact || o.mc_vs_exact->verdict != Verdict::inconclusive)) break;
   }
   o.total = mc.total();
-  o.verdict = combine_equality(o.exact_vs_stated, o.mc_vs_stated, o.mc_vs_exact);
+  o.verdict = combine_exact_first(o.exact_vs_stated, o.mc_vs_stated, o.mc_vs_exact);  // decision.hpp rule 4
   return o;
 }
 

@@ -12,8 +12,9 @@
 //
 // The reporting rule: a report claims only what its decisions show.
 //  1. A case is confirmed or refuted only on decisions that reached that verdict; it names them in its
-//     `basis` (CaseJson checks this). For a stated value with our exact value and a Monte Carlo estimate
-//     (combine_equality) the case is refuted when the exact value differs from the stated one beyond the
+//     `basis` (CaseJson checks this). Where Monte Carlo cannot check the exact side (combine_equality, kept for
+//     the Gram kind and two bounds; every equality with an exact value and a Monte Carlo check of it follows
+//     rule 4) the case is refuted when the exact value differs from the stated one beyond the
 //     floating-point tolerance AND the Monte Carlo interval excludes the stated value's band; confirmed
 //     when the exact value equals it AND the Monte Carlo interval lies within the band; else inconclusive.
 //  2. Monte Carlo against our own exact value is a consistency decision. Excluded (refuted): the case is
@@ -24,8 +25,10 @@
 //     equality), "does not exclude" / "too noisy to decide" (inconclusive), "excludes" (refuted), or gives
 //     the difference ("equal to 1e-12"). Counts over cases come from the decisions themselves
 //     (report/quantities.hpp: tally_decisions).
-//  4. Where the library has the quantity exactly, the exact value decides (combine_exact_first): confirmed when it
-//     equals (or satisfies) the stated value within the floating-point tolerance, refuted otherwise; Monte Carlo
+//  4. The one rule for an equality, in the catalogue (sequential_equality, the log-log slope kind) and in a
+//     claim of one's own alike. Where the library has the quantity exactly, the exact value decides
+//     (combine_exact_first): confirmed when it equals (or satisfies) the stated value within the floating-point
+//     tolerance, refuted otherwise; Monte Carlo
 //     through the forward pass then checks the exact engine, and excluding the exact value leaves the case
 //     inconclusive, flagged INTERNAL INCONSISTENCY (never a verdict on the formula). Without an exact value, Monte
 //     Carlo decides alone, in sequential looks up to a cap; an undecided case reports the sample count that would
@@ -82,8 +85,11 @@ Decision judge_mc_decrease(const Estimate& a, const Estimate& b, double alpha);
 // Exact values: equal within a floating-point tolerance.
 Decision judge_exact_equal(double exact, double target, const Tolerance& tol);
 
-// Case verdict for an equality claim with a stated value, our exact value (if any) and our Monte
-// Carlo estimate (rule 1 above): refuted when the exact value and the Monte Carlo interval both exclude
+// Rule 1 above, which every catalogue equality followed before rule 4 (sequential_equality now combines by rule 4);
+// it stays where a claim's Monte Carlo has nothing to check the exact side against (the Gram kind, whose exact
+// decision is the claim's own; the bounds of sja.prop1 and zfb.thm5's final bound, decided by exact and Monte Carlo
+// alike). Case verdict for a stated value with our exact value (if any) and our Monte
+// Carlo estimate: refuted when the exact value and the Monte Carlo interval both exclude
 // the stated value; confirmed when both place it within the tolerance; inconclusive otherwise (Monte
 // Carlo too noisy, or Monte Carlo excluding our exact value, flagged as an internal inconsistency).
 // The decision's `basis` names "exact_vs_stated" and "mc_vs_stated" (decisions_json's names).

@@ -54,7 +54,7 @@ Outcome slope_case(ClaimRun& r, const Spec& s, const std::vector<int>& ns, const
   const Decision ex = judge_exact_equal(o.exact.slope, s.slope, s.exact_tol);
   const Decision mv = judge_mc_equal(slope, s.slope, s.slope_tol, alpha);
   const Decision mx = judge_mc_equal(slope, o.exact.slope, s.slope_tol, alpha);
-  const Decision v = combine_equality(ex, mv, mx);
+  const Decision v = combine_exact_first(ex, mv, mx);  // the exact fit decides, Monte Carlo checks it (rule 4)
   CaseJson j(case_params(1, s, {{"n_min", ns.front()}, {"n_max", ns.back()}}));
   j.quantity("stated", s.slope).quantity("exact", o.exact.slope).quantity("mc", slope).quantity("exact_r2", o.exact.r2);
   j.quantity("mc_r2", fit_line(logn, mc_log).r2).field("curve", curve).part("a");

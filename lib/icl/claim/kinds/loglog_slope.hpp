@@ -6,7 +6,8 @@
 //     on log n from the exact losses, judged against p within the exact tolerance (`exact_vs_stated`); `mc` the
 //     weighted least-squares slope through the Monte Carlo means (weights from the delta-method variances of their
 //     logs, statistics.hpp fit_line and slope_estimate), judged against p and against the exact slope within the
-//     slope tolerance (`mc_vs_stated`, `mc_vs_exact`); the three combined as an equality (combine_equality); the
+//     slope tolerance (`mc_vs_stated`, `mc_vs_exact`); the three combined as an equality by the one rule
+//     (decision.hpp rule 4, combine_exact_first: the exact slope decides, Monte Carlo checks it); the
 //     quantities stated, exact, mc, exact_r2, mc_r2 (unweighted) and the curve (n, exact, mc at each n);
 //   - test 2 (part b, case params test = 2, the setting's, prompts_per_n, replications): the protocol's r^2 draws,
 //     their summary (mean, 5%, 50%, 95% points) and the two-sided Monte Carlo p-value of R among them with its
