@@ -113,7 +113,7 @@ Decision judge_decomposition(ClaimRun& r, CaseJson& j, MakeWorker& make_worker, 
     const double special = stated_special(s, model.fixed_w, N, M);
     const double wbound = stated_fixed_w_bound(s, model.fixed_w, N, M);
     const Decision sp = combine_exact_first(judge_exact_equal(exact, special, exact_tol),
-                                         judge_mc_equal(o.mc, special, tol, o.alpha_look), o.mc_vs_exact);
+                                            judge_mc_equal(o.mc, special, tol, o.alpha_look), o.mc_vs_exact);
     Decision wb = judge_mc_upper_bound(o.mc, wbound, Tolerance{}, o.alpha_look);
     const bool wb_exact = exact <= wbound * (1 + 1e-12);
     if (wb_exact != (wb.verdict != Verdict::refuted)) wb.verdict = Verdict::inconclusive;
