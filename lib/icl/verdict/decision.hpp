@@ -87,8 +87,8 @@ Decision judge_exact_equal(double exact, double target, const Tolerance& tol);
 
 // Rule 1 above, which every catalogue equality followed before rule 4 (sequential_equality now combines by rule 4);
 // it stays where a claim's Monte Carlo has nothing to check the exact side against (the Gram kind, whose exact
-// decision is the claim's own; the bounds of sja.prop1 and zfb.thm5's final bound, decided by exact and Monte Carlo
-// alike). Case verdict for a stated value with our exact value (if any) and our Monte
+// decision is the claim's own; a bound whose Monte Carlo is judged against the bound, not against the exact loss,
+// decided by exact and Monte Carlo alike). Case verdict for a stated value with our exact value (if any) and our Monte
 // Carlo estimate: refuted when the exact value and the Monte Carlo interval both exclude
 // the stated value; confirmed when both place it within the tolerance; inconclusive otherwise (Monte
 // Carlo too noisy, or Monte Carlo excluding our exact value, flagged as an internal inconsistency).
