@@ -122,21 +122,18 @@ std::vector<Estimate> fig2_paired_per_trial(const ClaimContext& ctx, const Fig2M
   const std::size_t T = std::min(a.runs.size(), b.runs.size());
   for (std::size_t i = 0; i < T; ++i) {
     Estimate e;
-    e.mean = e.ci_low = e.ci_high = e.stderr_ = e.sd = NAN;
+    e.mean = e.ci_low = e.ci_high = e.stderr_ = e.sd = NAN;  // a trial that did not finish, or unpaired seeds
     if (a.runs[i].ok && b.runs[i].ok && a.seeds[i] == b.seeds[i]) {
-      Network na = gpt2::build(a.spec);
+      Network na = gpt2::build(a.spec), nb;
       gpt2::unpack(a.runs[i].theta, na);
-      if (&a == &b) {
-        e = gpt2::paired_by_examples(na, a.spec, ka, na, a.spec, kb, a.seeds[i], ctx.purpose("test"), samples,
-                                     ctx.threads);
-      } else {
-        Network nb = gpt2::build(b.spec);
+      if (&a != &b) {  // two models of one trial; the same model at two k needs one network
+        nb = gpt2::build(b.spec);
         gpt2::unpack(b.runs[i].theta, nb);
-        e = gpt2::paired_by_examples(na, a.spec, ka, nb, b.spec, kb, a.seeds[i], ctx.purpose("test"), samples,
-                                     ctx.threads);
       }
-      if (!std::isfinite(e.mean) || !std::isfinite(e.stderr_)) e.mean = e.ci_low = e.ci_high = e.stderr_ = e.sd = NAN;
+      e = gpt2::paired_by_examples(na, a.spec, ka, &a == &b ? na : nb, b.spec, kb, a.seeds[i], ctx.purpose("test"),
+                                   samples, ctx.threads);
     }
+    if (!std::isfinite(e.mean) || !std::isfinite(e.stderr_)) e.mean = e.ci_low = e.ci_high = e.stderr_ = e.sd = NAN;
     out.push_back(e);
   }
   return out;
