@@ -48,85 +48,51 @@
 #include "icl/claim/kinds/identity.hpp"
 #include "icl/claim/param_names.hpp"
 #include "icl/montecarlo/worst_case.hpp"
+#include "icl/report/quantities.hpp"
 #include "icl/verdict/identity.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cstdint>
-#include <string>
 
 namespace icl::acds_lemma1 {  // its own namespace: a unity build (several claim files in one unit) keeps them apart
 
 using namespace acds;  // lemma1_prompt and its errors (constructions/acds_lemma1.hpp)
 
-// The correction: Lemma 1 with A_l^T in place of A_l (offered where it holds on every case).
-const char* const kCorrection = "w_gd^(l+1) = w_gd^l - A_l^T grad R(w_gd^l), for every A_l in R^{d x d}";
-
 // Per case (claim/kinds/identity.hpp run_identity_claim): the worst errors over its prompts (at least 3), judged as two
-// identities, the x rows unchanged and the label rows against the recursion as stated; the corrected form is recorded
+// identities, the x rows unchanged and the label rows against the recursion as stated, and the corrected form (A_l^T)
 // beside them. The case's numbers are shown at the clean prompt (x ~ N(0, I)) where the stated form is worst; the worst
-// over all prompt families (large inputs, growing iterates) is max_rel_error.
+// over all prompt families (large inputs, growing iterates) is max_rel_error. The cases run from the smallest (d, n, L)
+// up, so the kind's first counterexample is the smallest.
 ClaimResult run(const ClaimContext& ctx) {
-  IdentityClaimSpec spec;
-  spec.tolerance_text = identity_tolerance_text(spec.tol);
-  // The worst of each error over all cases and over the symmetric ones (their prompt indices are not used), and the
-  // smallest clean counterexample: the cases run from the smallest (d, n, L) up, so it is the first refuted one.
-  WorstCase all{kLemma1Errors}, symmetric{kLemma1Errors};
-  std::string counterexample;
+  IdentityClaimSpec spec{.refuted = IdentityRefutation{
+      .cls = RefutationClass::slip,
+      .explanation = "A transpose: for a non-symmetric A_l the stack computes w^(l+1) = w^l - A_l^T grad R(w^l), not A_l "
+      "grad R(w^l). The layer adds -(1/n) sum_j y_j x_j^T A_l x_q to the query entry; App. C.1 writes this term as x_q^T "
+      "A_k x_j, which is where the transpose is lost. The lemma holds for symmetric A_l, the only case Theorems 2-4 "
+      "use, so no conclusion of the paper changes.",
+      .correction = "w_gd^(l+1) = w_gd^l - A_l^T grad R(w_gd^l), for every A_l in R^{d x d}",
+      .family_param = "sym", .family_value = 1, .family = "symmetric A_l"}};
   spec.check = [&](const Case& c, CaseJson& j) {
-    const int d = c.geti("d"), n = c.geti("n"), L = c.geti("L"), sym = c.geti("sym");
-    const std::uint64_t purpose = ctx.purpose(c.label());
-    auto prompt = [&](std::uint64_t i) { return lemma1_prompt(d, n, L, sym != 0, ctx.seed, purpose, i); };
-    const auto [w, at] = worst_prompts(std::max<std::uint64_t>(ctx.samples, 3), ctx.threads, prompt, kStatedClean);
-    all.merge(w);
-    if (sym) symmetric.merge(w);
-    if (w.worst[kStated] >= spec.tol.refute && counterexample.empty())
-      counterexample = fmt::format(
-          "d={}, n={}, L={}, non-symmetric A_l, prompt {} (x ~ N(0, I)): the forward pass gives {:.6g}, the stated "
-          "recursion -<x_q, w^L> gives {:.6g} (relative error {:.2g}), the recursion with A_l^T gives {:.6g}",
-          d, n, L, w.where[kStatedClean], at.forward, at.stated, w.worst[kStatedClean], at.corrected);
-    lemma1_quantities(j, w, at);  // the case's numbers at the clean prompt, and the worst errors (header above)
-    const Decision corrected = judge_identity(w.worst[kCorrected], spec.tol, "corrected form (A_l^T)");
-    j.decision("corrected", corrected);
-    return IdentityCase{w,
-                        {{"x_rows", w.worst[kXRows], "x rows unchanged"}, {"stated", w.worst[kStated], "stated form (A_l)"}},
-                        fmt::format("; worst over all prompts at prompt {} ({}); worst on clean prompts (x ~ N(0, I)) "
-                                    "{:.3g}. {}. Reference's own double error {:.2g}.",
-                                    w.where[kStated], lemma1_family(w.where[kStated]), w.worst[kStatedClean],
-                                    corrected.why, w.worst[kRefSelf])};
+    const Lemma1Case k = lemma1_check_case(ctx, c, j);  // the worst errors; quantities at the clean prompt (header above)
+    const WorstCase& w = k.w;
+    return IdentityCase{
+        w, {{"x_rows", w.worst[kXRows], "x rows unchanged"}, {"stated", w.worst[kStated], "stated form (A_l)"}},
+        fmt::format("; worst over all prompts at prompt {} ({}); worst on clean prompts (x ~ N(0, I)) {:.3g}. Reference's "
+                    "own double error {:.2g}.", w.where[kStated], lemma1_family(w.where[kStated]), w.worst[kStatedClean],
+                    w.worst[kRefSelf]),
+        {"corrected", w.worst[kCorrected], "corrected form (A_l^T)"}, lemma1_counterexample(c, k)};
   };
   spec.after_cases = [&](ClaimRun& r) {
-    r.part("a").on_refuted(Refutation{
-        RefutationClass::slip,
-        "A transpose: for a non-symmetric A_l the stack computes w^(l+1) = w^l - A_l^T grad R(w^l), not A_l grad "
-        "R(w^l). App. C.1 writes the query update as x_q^T A_k x_j where the forward pass gives x_j^T A_k x_q. The lemma "
-        "holds for symmetric A_l, the only case Theorems 2-4 use, so no conclusion of the paper changes.",
-        {}, all.worst[kCorrected] <= spec.tol.confirm ? kCorrection : ""});
-    r.finding(fmt::format("With symmetric A_l the forward pass equals preconditioned GD as stated: worst relative error "
-                          "{:.2g} over all symmetric cases.", symmetric.worst[kStated]));
-    r.finding(fmt::format("With A_l^T in place of A_l (w^(l+1) = w^l - A_l^T grad R(w^l)) the identity holds for every "
-                          "A_l: worst relative error {:.2g} over all cases (plain relative error of the final query "
-                          "prediction {:.2g}).", all.worst[kCorrected], all.worst[kQueryPlain]));
-    if (!counterexample.empty())
-      r.finding("For general (non-symmetric) A_l the stated recursion is not what the stack computes: " + counterexample +
-                ". The layer adds -(1/n) sum_j y_j x_j^T A_l x_q to the query entry; the transcribed proof (App. C.1) "
-                "writes this term as x_q^T A_k x_j, which is where the transpose is lost.");
     r.finding(fmt::format("Size of the discrepancy: on clean prompts (x ~ N(0, I), |A_l| ~ 1/sqrt(d)) the stated form "
                           "is off by a relative {:.2g} at worst; over all prompt families, including x ~ N(0, 900 I) with "
                           "unscaled A_l where the iterates grow geometrically, by {:.2g}. The corrected form stays at "
-                          "rounding in both.", all.worst[kStatedClean], all.worst[kStated]));
+                          "rounding in both (plain relative error of the final query prediction {:.2g}).",
+                          max_quantity(r.cases(), "max_rel_error_clean"), max_quantity(r.cases(), "max_rel_error"),
+                          max_quantity(r.cases(), "max_rel_error_query")));
     r.finding("The transcription defines w^(l+1) 'for l = 1, ..., L-1', which leaves w^1 undefined; the check uses "
               "l = 0, ..., L-1 (layers A_0, ..., A_{L-1}).");
-  };
-  spec.summary = [&](Verdict v, const ClaimRun&) {
-    if (v != Verdict::refuted)
-      return fmt::format("{}: worst relative error {:.2g} (stated), {:.2g} (with A_l^T).", to_string(v),
-                         all.worst[kStated], all.worst[kCorrected]);
-    return fmt::format("refuted (a transpose slip): for non-symmetric A_l the stack computes w <- w - A_l^T grad R(w). "
-                       "Smallest counterexample {}. The stated form holds for symmetric A_l (worst error {:.2g}); with "
-                       "A_l^T it holds for every A_l (worst {:.2g}).",
-                       counterexample, symmetric.worst[kStated], all.worst[kCorrected]);
   };
   return run_identity_claim(ctx, spec);
 }

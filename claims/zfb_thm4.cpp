@@ -49,8 +49,7 @@ ClaimResult run(const ClaimContext& ctx) {
       j.field("sigma_bound", k.sigma_bound);
     });
     // One curve per (covariance, N), the first case's.
-    return flow_limit::CaseFlow{f.k, f.z.flow, fmt::format("{} N={}", thm4_covariance_name(cov, d), N), "",
-                                f.z.reduced.max_off_reduced, f.z.reduced.max_balance_drift};
+    return f.tally(fmt::format("{} N={}", thm4_covariance_name(cov, d), N));
   };
   // Outside Assumption 3's condition (the theorem says nothing there): the first case's d and N.
   s.outside = [&](const FlowOptions& opt) {
@@ -87,6 +86,6 @@ const RegisterClaim reg{Claim{
               Strength::theorem}},
     .table = flow_limit::table(
         "Theorem~4", "Gradient flow converges to the stated $W_{KQ}^*, W_{PV}^*$", {},
-        {{"theta", {{"gauss-a", "Gaussian (a)"}, {"gauss-b", "Gaussian (b)"}, {"rank-one", "rank one"}}}})}};
+        {{"theta", theta_latex()}})}};
 
 }  // namespace icl::zfb_thm4

@@ -6,6 +6,8 @@
 #include "icl/montecarlo/worst_case.hpp"
 #include "icl/verdict/mutation.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -128,6 +130,23 @@ void lemma1_quantities(CaseJson& j, const WorstCase& w, const Lemma1Errors& at) 
   j.quantity("max_rel_error_corrected", w.worst[kCorrected]).quantity("max_rel_error_query", w.worst[kQueryPlain]);
   j.quantity("reference_self_error", w.worst[kRefSelf]).quantity("max_x_row_change", w.worst[kXRows]);
   j.quantity("prompts", static_cast<double>(w.prompts));
+}
+
+Lemma1Case lemma1_check_case(const ClaimContext& ctx, const Case& c, CaseJson& j) {
+  const int d = c.geti("d"), n = c.geti("n"), L = c.geti("L");
+  const bool sym = c.geti("sym") != 0;
+  const std::uint64_t purpose = ctx.purpose(c.label());
+  auto prompt = [&](std::uint64_t i) { return lemma1_prompt(d, n, L, sym, ctx.seed, purpose, i); };
+  const auto [w, at] = worst_prompts(std::max<std::uint64_t>(ctx.samples, 3), ctx.threads, prompt, kStatedClean);
+  lemma1_quantities(j, w, at);
+  return {w, at};
+}
+
+std::string lemma1_counterexample(const Case& c, const Lemma1Case& k) {
+  return fmt::format("d={}, n={}, L={}, non-symmetric A_l, prompt {} (x ~ N(0, I)): the forward pass gives {:.6g}, the "
+                     "stated recursion -<x_q, w^L> gives {:.6g} (relative error {:.2g}), the recursion with A_l^T gives "
+                     "{:.6g}", c.geti("d"), c.geti("n"), c.geti("L"), k.w.where[kStatedClean], k.at.forward, k.at.stated,
+                     k.w.worst[kStatedClean], k.at.corrected);
 }
 
 }  // namespace icl::acds

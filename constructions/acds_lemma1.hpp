@@ -11,12 +11,14 @@
 // as Lemma 1 states it (A_l) and as the forward pass computes it (A_l^T).
 #pragma once
 #include "icl/claim/case_json.hpp"
+#include "icl/claim/claim.hpp"
 #include "icl/layers/network.hpp"
 #include "icl/montecarlo/worst_case.hpp"
 
 #include <Eigen/Dense>
 #include <array>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace icl::acds {
@@ -57,5 +59,17 @@ const char* lemma1_family(std::uint64_t i);  // the family of prompt i, in words
 // prompt where the stated form is worst), max_rel_error (kStated), max_rel_error_clean, max_rel_error_corrected,
 // max_rel_error_query (kQueryPlain), reference_self_error (kRefSelf), max_x_row_change (kXRows) and prompts.
 void lemma1_quantities(CaseJson& j, const WorstCase& w, const Lemma1Errors& at);
+
+// A case of the claim (params d, n, L, sym): the worst errors over max(ctx.samples, 3) prompts of the case's stream
+// (ctx.purpose(c.label())) on ctx.threads threads, with `at` the clean prompt where the stated form is worst; its
+// quantities written into j (lemma1_quantities).
+struct Lemma1Case {
+  WorstCase w;
+  Lemma1Errors at;
+};
+Lemma1Case lemma1_check_case(const ClaimContext& ctx, const Case& c, CaseJson& j);
+// The case as a counterexample, in words: "d=2, n=1, L=1, non-symmetric A_l, prompt 30 (x ~ N(0, I)): the forward pass
+// gives ..., the stated recursion -<x_q, w^L> gives ... (relative error ...), the recursion with A_l^T gives ...".
+std::string lemma1_counterexample(const Case& c, const Lemma1Case& k);
 
 }  // namespace icl::acds

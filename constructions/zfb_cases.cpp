@@ -182,4 +182,49 @@ nlohmann::ordered_json Thm8Case::fields() const {
   return j;
 }
 
+void Thm8Case::write(CaseJson& j) const {
+  const nlohmann::ordered_json f = fields();  // named: items() refers to it (a temporary would die before the loop)
+  for (const auto& [key, value] : f.items()) j.field(key, value);
+  j.quantity("stated_A_diagonal_spread", spread).quantity("init_kq_offdiagonal_norm", init_offdiagonal);
+}
+
+void Thm8Tally::note(const Thm8Case& k, int theta) {
+  dists.insert(k.dist), thetas.insert(theta), ds.insert(static_cast<int>(k.laws.size()));
+  min_spread = std::min(min_spread, k.spread), max_spread = std::max(max_spread, k.spread);
+  max_offdiag_init = std::max(max_offdiag_init, k.init_offdiagonal);
+}
+
+std::string Thm8Tally::cases_words() const {
+  std::vector<std::string> laws;
+  for (int k : dists) laws.push_back(thm8_dist_name(k));
+  return fmt::format(" (d = {}; entries of Lambda_tau: {}; {} Theta draw{})", fmt::join(ds, ", "), fmt::join(laws, ", "),
+                     thetas.size(), thetas.size() == 1 ? "" : "s");
+}
+
+std::string Thm8Tally::spread_words() const {
+  return fmt::format("; the stated A = [E Gamma Lambda^2]^-1 E Lambda^2 has diagonal entries differing by a factor up "
+                     "to {:.3g}", max_spread);
+}
+
+std::string Thm8Tally::structure_finding() const {
+  return fmt::format("Matrix structure: the flows start from dense Theta Theta^T (off-diagonal part up to {:.3g} of its "
+                     "unit Frobenius norm) and the stated A ranges from a multiple of I (i.i.d. entries, spread {:.3g}) "
+                     "to diagonal entries differing by {:.3g}x (entries with different laws).",
+                     max_offdiag_init, min_spread, max_spread);
+}
+
+std::map<std::string, std::string> theta_latex() {
+  return {{"gauss-a", "Gaussian (a)"}, {"gauss-b", "Gaussian (b)"}, {"gauss-c", "Gaussian (c)"},
+          {"gauss-d", "Gaussian (d)"}, {"rank-one", "rank one"}};
+}
+
+std::map<std::string, std::string> thm8_dist_latex() {
+  return {{"exp", "Exp(1)"},
+          {"gamma", "Gamma(2, 1/2)"},
+          {"uniform", "Uniform[0.5, 1.5]"},
+          {"lognormal", "LogNormal(0, 1/2)"},
+          {"mixed", "mixed"},
+          {"mixed-scaled", "mixed, scaled"}};
+}
+
 }  // namespace icl::zfb

@@ -6,6 +6,7 @@
 // E[||Gamma_tau||_op ||Lambda_tau||_F^2] is a Monte Carlo estimate, and the bound on sigma uses the upper end of its
 // 5-standard-error interval.
 #pragma once
+#include "icl/claim/case_json.hpp"
 #include "icl/exact/gradient_flow.hpp"
 #include "icl/exact/lsa_population_loss.hpp"
 #include "icl/exact/moment_quadrature.hpp"
@@ -14,7 +15,10 @@
 #include <Eigen/Dense>
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <cstdint>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -76,6 +80,8 @@ struct Thm8Case : FlowSetting {  // pl: exact E over tau
   std::string laws_label() const;
   // The case's fields, in report order: distribution, raw_moments, quadrature, sigma, condition_21.
   nlohmann::ordered_json fields() const;
+  // Writes the fields into j, then the quantities stated_A_diagonal_spread (spread) and init_kq_offdiagonal_norm.
+  void write(CaseJson& j) const;
 };
 Thm8Case thm8_case(int dist, int d, int N, int theta, double sigma_fraction, std::uint64_t seed,
                    std::uint64_t condition_purpose, std::uint64_t condition_samples);
@@ -85,5 +91,25 @@ Thm8Case thm8_case(int dist, int d, int N, int theta, double sigma_fraction, std
 // distance_flow_to_stated).
 nlohmann::ordered_json thm8_flow_outside(const Thm8Case& k, const std::string& label, double factor,
                                          const FlowOptions& opt);
+
+// What Theorem 8's cases are, over the cases noted: the laws, Theta kinds and dimensions run, the spread of the stated
+// A's diagonal (Thm8Case::spread) and the largest off-diagonal part of the initial Theta Theta^T, in the words of the
+// claim's summary and findings.
+struct Thm8Tally {
+  std::set<int> dists, thetas, ds;
+  double min_spread = INFINITY, max_spread = 0, max_offdiag_init = 0;
+  void note(const Thm8Case& k, int theta);
+  // " (d = 5; entries of Lambda_tau: Exp(1), mixed laws; 2 Theta draws)"
+  std::string cases_words() const;
+  // "; the stated A = [E Gamma Lambda^2]^-1 E Lambda^2 has diagonal entries differing by a factor up to <max_spread>"
+  std::string spread_words() const;
+  // "Matrix structure: the flows start from dense Theta Theta^T (...) and the stated A ranges from ... to ...".
+  std::string structure_finding() const;
+};
+
+// The LaTeX labels of the parameter values' names in the claims' tables: Theta's kinds (theorems 4 and 8) and the
+// laws of Lambda_tau's entries (Theorem 8).
+std::map<std::string, std::string> theta_latex();
+std::map<std::string, std::string> thm8_dist_latex();
 
 }  // namespace icl::zfb

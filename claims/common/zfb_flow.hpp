@@ -34,6 +34,10 @@ struct FlowCase {
   flow_limit::Numbers k;  // distances, losses and the global lower bound the decisions rest on
   EqualityOutcome o;
   Decision verdict, limit;
+  // What the flow-limit kind tallies of the case (flow_limit::CaseFlow): its curve `curve` ("": none), its name `label`.
+  flow_limit::CaseFlow tally(std::string curve, std::string label = "") const {
+    return {k, z.flow, std::move(curve), std::move(label), z.reduced.max_off_reduced, z.reduced.max_balance_drift};
+  }
 };
 FlowCase judge_flow_case(ClaimRun& r, const Case& c, double alpha_case, const FlowSetting& s, const FlowOptions& opt,
                          const flow_limit::Texts& texts, const std::function<void(CaseJson&)>& fields);

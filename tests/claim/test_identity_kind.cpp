@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include <string>
+#include <utility>
 
 namespace test_identity_kind {  // named: a unity build compiles several test files as one unit
 
@@ -96,6 +97,60 @@ TEST_CASE("run_identity_claim: the cases in order, the tolerance text, the findi
   CHECK(res.extra["tolerance"] == "by hand");
   CHECK(res.extra["findings"][0] == "worst 0.001");
   CHECK(res.summary == "refuted: 3 cases");
+}
+
+// A claim that fails in general, holds on the family sym = 1 and holds everywhere corrected: cases (sym, err) with the
+// stated identity's error err; the second case (sym = 0) refutes, the fourth (sym = 0) too, later.
+ClaimContext refuted_context(const test::ScopedClaim& claim) {
+  ClaimContext ctx;
+  ctx.claim_id = claim.id;
+  for (auto [sym, err] : {std::pair{1.0, 1e-13}, {0.0, 0.5}, {1.0, 3e-13}, {0.0, 0.7}})
+    ctx.cases.push_back(Case{{{"sym", sym}, {"err", err}}});
+  return ctx;
+}
+IdentityClaimSpec refuted_spec(double corrected_error) {
+  IdentityClaimSpec spec{.refuted = IdentityRefutation{.cls = RefutationClass::slip, .explanation = "a transpose",
+                                                       .correction = "the transposed form", .family_param = "sym",
+                                                       .family_value = 1, .family = "symmetric A"}};
+  spec.check = [=](const Case& c, CaseJson&) {
+    return IdentityCase{worst_of(5, 0), {{"rows", 0.0, "rows"}, {"stated", c.get("err"), "stated form"}}, ".",
+                        {"corrected", c.get("sym") ? 1e-14 : corrected_error, "corrected form"},
+                        fmt::format("case err={:g}", c.get("err"))};
+  };
+  return spec;
+}
+
+TEST_CASE("run_identity_claim with a refutation: the corrected decision, the family's worst, the first counterexample") {
+  const test::ScopedClaim claim("test.identity_kind_refuted");
+  const ClaimResult res = run_identity_claim(refuted_context(claim), refuted_spec(2e-14));
+  REQUIRE(res.cases.size() == 4);
+  CHECK(res.cases[1]["verdict"] == "refuted");
+  CHECK(res.cases[1]["decisions"]["corrected"]["verdict"] == "confirmed");
+  CHECK(std::string(res.cases[1]["evidence"]).find(". Corrected: corrected form") != std::string::npos);
+  CHECK(res.extra["tolerance"] == identity_tolerance_text(IdentityTolerance{}));  // the kind's, none given
+  const auto& refutation = res.parts.at("a").refutation;
+  REQUIRE(refutation.has_value());
+  CHECK(refutation->cls == RefutationClass::slip);
+  CHECK(refutation->corrected == "the transposed form");  // confirmed on every case: offered
+  REQUIRE(res.extra["findings"].size() == 3);
+  CHECK(res.extra["findings"][0] == "With symmetric A the stated form holds: worst relative error 3e-13 over those cases.");
+  CHECK(res.extra["findings"][1] ==
+        "With the correction (the transposed form) the identity holds on every case: worst relative error 2e-14.");
+  CHECK(res.extra["findings"][2] ==
+        "Counterexample (the first refuted case, in the order of the cases): case err=0.5.");
+  CHECK(res.summary == "refuted (slip): the stated form holds for symmetric A (worst error 3e-13) but not in general: "
+                       "counterexample case err=0.5. With the correction (the transposed form) it holds on every case "
+                       "(worst 2e-14).");
+}
+
+TEST_CASE("run_identity_claim with a refutation: a correction that fails on a case is not offered") {
+  const test::ScopedClaim claim("test.identity_kind_not_corrected");
+  const ClaimResult res = run_identity_claim(refuted_context(claim), refuted_spec(1e-3));
+  CHECK(res.cases[1]["decisions"]["corrected"]["verdict"] == "refuted");
+  CHECK(res.cases[1]["verdict"] == "refuted");  // the corrected decision is outside the case's verdict:
+  CHECK(res.cases[0]["verdict"] == "confirmed");  // a confirmed case stays confirmed
+  REQUIRE(res.parts.at("a").refutation.has_value());
+  CHECK(res.parts.at("a").refutation->corrected.empty());
 }
 
 TEST_CASE("max_quantity: the largest value over the cases that have the quantity, else `from`") {

@@ -3,10 +3,14 @@
 #include "constructions/zfb.hpp"
 #include "constructions/zfb_cases.hpp"
 #include "constructions/zfb_flow.hpp"
+#include "icl/claim/case_json.hpp"
 #include "icl/exact/gradient_flow.hpp"
+
+#include <fmt/format.h>
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -52,6 +56,34 @@ TEST_CASE("zfb Theorem 8: i.i.d. entries give a stated A proportional to I; scal
   CHECK(scaled.spread > 1.1);  // 1.31: entries at different scales weigh differently in (22)
   CHECK(scaled.laws.front().scale == doctest::Approx(0.5));
   CHECK(scaled.laws.back().scale == doctest::Approx(2.0));
+}
+
+TEST_CASE("zfb Theorem 8's tally: the laws, Theta kinds and d run, the spread's extremes, and the case's JSON") {
+  const zfb::Thm8Case iid = zfb::thm8_case(2, 3, 5, 0, 0.5, 11, 1, 2000);
+  const zfb::Thm8Case scaled = zfb::thm8_case(5, 3, 5, 2, 0.5, 11, 1, 2000);
+  zfb::Thm8Tally t;
+  t.note(scaled, 2);
+  t.note(iid, 0);
+  t.note(iid, 0);  // a law, Theta kind and d noted twice count once
+  CHECK(t.cases_words() == " (d = 3; entries of Lambda_tau: Uniform[0.5, 1.5], mixed laws and scales; 2 Theta draws)");
+  CHECK(t.min_spread == iid.spread);
+  CHECK(t.max_spread == scaled.spread);
+  CHECK(t.max_offdiag_init == std::max(iid.init_offdiagonal, scaled.init_offdiagonal));
+  CHECK(t.spread_words().find(fmt::format("up to {:.3g}", scaled.spread)) != std::string::npos);
+  CHECK(t.structure_finding().find(fmt::format("spread {:.3g})", iid.spread)) != std::string::npos);
+  zfb::Thm8Tally one;
+  one.note(iid, 0);
+  CHECK(one.cases_words() == " (d = 3; entries of Lambda_tau: Uniform[0.5, 1.5]; 1 Theta draw)");
+  // The case's JSON: its fields in report order, then its two quantities.
+  CaseJson j(nlohmann::ordered_json{{"d", 3}});
+  iid.write(j);
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : j.json().items()) keys.push_back(key);
+  CHECK(keys == std::vector<std::string>{"params", "distribution", "raw_moments", "quadrature", "sigma", "condition_21",
+                                         "quantities"});
+  CHECK(j.json()["quantities"]["stated_A_diagonal_spread"]["value"] == iid.spread);
+  CHECK(zfb::theta_latex().at("rank-one") == "rank one");
+  CHECK(zfb::thm8_dist_latex().size() == 6);
 }
 
 TEST_CASE("zfb Theorem 4 outside its condition: one record per covariance and fraction, sigma^2 ||Gamma|| sqrt(d) = 2 f^2") {

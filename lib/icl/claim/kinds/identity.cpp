@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <stdexcept>
 
 namespace icl {
 
@@ -121,15 +122,56 @@ Verdict judge_identities(CaseJson& j, const WorstCase& w, const std::vector<Name
 
 ClaimResult run_identity_claim(const ClaimContext& ctx, const IdentityClaimSpec& s) {
   ClaimRun r(ctx);
+  IdentityTally t;
   for (const auto& c : ctx.cases) {
     CaseJson j(c);
-    const IdentityCase k = s.check(c, j);
-    judge_identities(j, k.w, k.ids, s.tol, k.tail);
+    IdentityCase k = s.check(c, j);
+    if (s.refuted) {  // the corrected identity, judged beside the case's own (its words end the evidence)
+      const Decision corrected = judge_identity_over(k.w, k.corrected.worst, s.tol, k.corrected.what, kDoubleRangeWhy);
+      j.decision("corrected", corrected);
+      k.tail += " Corrected: " + corrected.why + ".";
+      t.worst_corrected = std::max(t.worst_corrected, k.corrected.worst);
+      t.corrected_everywhere = t.corrected_everywhere && corrected.verdict == Verdict::confirmed;
+    }
+    const Verdict v = judge_identities(j, k.w, k.ids, s.tol, k.tail);
+    if (s.refuted) {
+      const auto id = std::find_if(k.ids.begin(), k.ids.end(),
+                                   [&](const NamedIdentity& i) { return i.name == s.refuted->identity; });
+      if (id == k.ids.end()) throw std::logic_error("identity kind: no identity named " + s.refuted->identity);
+      t.worst = std::max(t.worst, id->worst), t.what = id->what;
+      if (c.get(s.refuted->family_param) == s.refuted->family_value)
+        t.worst_family = std::isnan(t.worst_family) ? id->worst : std::max(t.worst_family, id->worst);
+      if (v == Verdict::refuted && t.counterexample.empty()) t.counterexample = k.counterexample;
+    }
     r.add_case(j);
   }
-  r.extra("tolerance") = s.tolerance_text;
+  r.extra("tolerance") = s.tolerance_text.empty() ? identity_tolerance_text(s.tol) : s.tolerance_text;
+  if (s.refuted) identity_refutation_findings(r, *s.refuted, t);
   if (s.after_cases) s.after_cases(r);
-  return r.finish([&](Verdict v) { return s.summary(v, r); });
+  return r.finish([&](Verdict v) {
+    return s.summary ? s.summary(v, r) : identity_refutation_summary(v, s.refuted.value(), t);
+  });
+}
+
+void identity_refutation_findings(ClaimRun& r, const IdentityRefutation& f, const IdentityTally& t) {
+  r.part(f.part).on_refuted(Refutation{f.cls, f.explanation, {}, t.corrected_everywhere ? f.correction : ""});
+  if (!std::isnan(t.worst_family))
+    r.finding(fmt::format("With {} the {} holds: worst relative error {:.2g} over those cases.", f.family, t.what,
+                          t.worst_family));
+  r.finding(fmt::format("With the correction ({}) the identity holds on every case: worst relative error {:.2g}.",
+                        f.correction, t.worst_corrected));
+  if (!t.counterexample.empty())
+    r.finding("Counterexample (the first refuted case, in the order of the cases): " + t.counterexample + ".");
+}
+
+std::string identity_refutation_summary(Verdict v, const IdentityRefutation& f, const IdentityTally& t) {
+  if (v != Verdict::refuted)
+    return fmt::format("{}: worst relative error {:.2g} ({}), {:.2g} (corrected).", to_string(v), t.worst, t.what,
+                       t.worst_corrected);
+  return fmt::format("refuted ({}): the {} holds for {} (worst error {:.2g}) but not in general: counterexample {}. With "
+                     "the correction ({}) it holds on every case (worst {:.2g}).",
+                     to_string(f.cls), t.what, f.family, t.worst_family, t.counterexample, f.correction,
+                     t.worst_corrected);
 }
 
 }  // namespace icl

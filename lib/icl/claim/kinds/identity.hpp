@@ -18,7 +18,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -56,20 +58,55 @@ Verdict judge_identities(CaseJson& j, const WorstCase& w, const std::vector<Name
 
 // A catalogue claim made of such cases (run_identity_claim): per case, `check` writes the case's quantities into j and
 // returns the WorstCase, the identities and the tail, which judge_identities judges at `tol`; after the cases
-// extra["tolerance"] is `tolerance_text`, `after_cases` adds the claim's findings, refutations and any blocks, and `summary`
-// writes the summary from the verdict (the cases are r.cases(): max_quantity reads their worst values).
+// extra["tolerance"] is `tolerance_text` (empty: identity_tolerance_text(tol)), the kind writes what `refuted` asks
+// for (below), `after_cases` adds the claim's findings, refutations and any blocks, and `summary` writes the summary from
+// the verdict (the cases are r.cases(): max_quantity reads their worst values; without it, the kind's summary of
+// `refuted`).
 struct IdentityCase {
   WorstCase w;
   std::vector<NamedIdentity> ids;
   std::string tail;
+  // With IdentityClaimSpec::refuted: the corrected identity (its worst error over the prompts, its words), judged at the
+  // same tolerance and recorded as the decision "corrected" outside the case's verdict (its words end the evidence), and
+  // the case as a counterexample in words (the prompt, what each side gives), read where the case is refuted.
+  NamedIdentity corrected{};
+  std::string counterexample{};
+};
+// A claim whose identity fails in general but holds on a family of its cases, and holds everywhere corrected. The kind
+// tallies, over the cases, the worst error of the identity named `identity` on the cases whose parameter `family_param`
+// is `family_value` and the corrected identity's worst on all cases, and keeps the first refuted case's counterexample
+// (cases in order). After the cases it attaches Refutation{cls, explanation} to part `part` (where it ends refuted),
+// with `correction` as the corrected statement when the corrected identity is confirmed on every case, and adds the
+// findings "With <family> the <what> holds: worst relative error X over those cases.", "With the correction (<correction>)
+// the identity holds on every case: worst relative error Y." and "Counterexample (the first refuted case, in the order
+// of the cases): <counterexample>." Its summary: refuted: "refuted (<class>): the <what> holds for <family> (worst error
+// X) but not in general: counterexample <counterexample>. With the correction (<correction>) it holds on every case
+// (worst Y)."; otherwise "<verdict>: worst relative error <worst over all cases> (<what>), <Y> (corrected)."
+struct IdentityRefutation {
+  RefutationClass cls = RefutationClass::substantive;
+  std::string explanation{}, correction{};
+  std::string identity = "stated", part = "a";
+  std::string family_param{};  // the family on which it holds: a case parameter, its value, in words
+  double family_value = 0;
+  std::string family{};
+};
+// What the kind tallies for IdentityRefutation (NaN: no case of the family).
+struct IdentityTally {
+  double worst = 0, worst_family = NAN, worst_corrected = 0;
+  std::string what, counterexample;
+  bool corrected_everywhere = true;
 };
 struct IdentityClaimSpec {
-  IdentityTolerance tol;
-  std::string tolerance_text;
-  std::function<IdentityCase(const Case&, CaseJson&)> check;
-  std::function<void(ClaimRun&)> after_cases;
-  std::function<std::string(Verdict, const ClaimRun&)> summary;
+  IdentityTolerance tol{};
+  std::string tolerance_text{};
+  std::function<IdentityCase(const Case&, CaseJson&)> check{};
+  std::function<void(ClaimRun&)> after_cases{};
+  std::function<std::string(Verdict, const ClaimRun&)> summary{};
+  std::optional<IdentityRefutation> refuted{};
 };
 ClaimResult run_identity_claim(const ClaimContext& ctx, const IdentityClaimSpec& s);
+// The kind's findings, refutation and summary of IdentityRefutation from its tally (run_identity_claim's).
+void identity_refutation_findings(ClaimRun& r, const IdentityRefutation& f, const IdentityTally& t);
+std::string identity_refutation_summary(Verdict v, const IdentityRefutation& f, const IdentityTally& t);
 
 }  // namespace icl
