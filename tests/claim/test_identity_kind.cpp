@@ -101,10 +101,10 @@ TEST_CASE("run_identity_claim: the cases in order, the tolerance text, the findi
 
 // A claim that fails in general, holds on the family sym = 1 and holds everywhere corrected: cases (sym, err) with the
 // stated identity's error err; the second case (sym = 0) refutes, the fourth (sym = 0) too, later.
-ClaimContext refuted_context(const test::ScopedClaim& claim) {
+ClaimContext refuted_context(const test::ScopedClaim& claim, double third_error = 3e-13) {
   ClaimContext ctx;
   ctx.claim_id = claim.id;
-  for (auto [sym, err] : {std::pair{1.0, 1e-13}, {0.0, 0.5}, {1.0, 3e-13}, {0.0, 0.7}})
+  for (auto [sym, err] : {std::pair{1.0, 1e-13}, {0.0, 0.5}, {1.0, third_error}, {0.0, 0.7}})
     ctx.cases.push_back(Case{{{"sym", sym}, {"err", err}}});
   return ctx;
 }
@@ -151,6 +151,21 @@ TEST_CASE("run_identity_claim with a refutation: a correction that fails on a ca
   CHECK(res.cases[0]["verdict"] == "confirmed");  // a confirmed case stays confirmed
   REQUIRE(res.parts.at("a").refutation.has_value());
   CHECK(res.parts.at("a").refutation->corrected.empty());
+  // The words say so: no sentence claims a correction that failed on a case.
+  CHECK(res.extra["findings"][1] == "With the correction (the transposed form) the identity does NOT hold on every case "
+                                    "(not offered): worst relative error 0.001.");
+  CHECK(res.summary == "refuted (slip): the stated form holds for symmetric A (worst error 3e-13) but not in general: "
+                       "counterexample case err=0.5. The correction (the transposed form) does not hold on every case "
+                       "either (worst 0.001).");
+}
+
+TEST_CASE("run_identity_claim with a refutation: a family case that fails is said, and the summary claims no family") {
+  const test::ScopedClaim claim("test.identity_kind_family_fails");
+  const ClaimResult res = run_identity_claim(refuted_context(claim, 0.25), refuted_spec(2e-14));
+  CHECK(res.extra["findings"][0] ==
+        "With symmetric A the stated form does NOT hold on every case: worst relative error 0.25 over those cases.");
+  CHECK(res.summary.rfind("refuted (slip): the stated form does not hold in general: counterexample case err=0.5. With "
+                          "the correction", 0) == 0);
 }
 
 TEST_CASE("max_quantity: the largest value over the cases that have the quantity, else `from`") {

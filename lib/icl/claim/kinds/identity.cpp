@@ -139,8 +139,10 @@ ClaimResult run_identity_claim(const ClaimContext& ctx, const IdentityClaimSpec&
                                    [&](const NamedIdentity& i) { return i.name == s.refuted->identity; });
       if (id == k.ids.end()) throw std::logic_error("identity kind: no identity named " + s.refuted->identity);
       t.worst = std::max(t.worst, id->worst), t.what = id->what;
-      if (c.get(s.refuted->family_param) == s.refuted->family_value)
+      if (c.get(s.refuted->family_param) == s.refuted->family_value) {
         t.worst_family = std::isnan(t.worst_family) ? id->worst : std::max(t.worst_family, id->worst);
+        t.family_everywhere = t.family_everywhere && id->worst <= s.tol.confirm;
+      }
       if (v == Verdict::refuted && t.counterexample.empty()) t.counterexample = k.counterexample;
     }
     r.add_case(j);
@@ -156,10 +158,11 @@ ClaimResult run_identity_claim(const ClaimContext& ctx, const IdentityClaimSpec&
 void identity_refutation_findings(ClaimRun& r, const IdentityRefutation& f, const IdentityTally& t) {
   r.part(f.part).on_refuted(Refutation{f.cls, f.explanation, {}, t.corrected_everywhere ? f.correction : ""});
   if (!std::isnan(t.worst_family))
-    r.finding(fmt::format("With {} the {} holds: worst relative error {:.2g} over those cases.", f.family, t.what,
-                          t.worst_family));
-  r.finding(fmt::format("With the correction ({}) the identity holds on every case: worst relative error {:.2g}.",
-                        f.correction, t.worst_corrected));
+    r.finding(fmt::format("With {} the {} {}: worst relative error {:.2g} over those cases.", f.family, t.what,
+                          t.family_everywhere ? "holds" : "does NOT hold on every case", t.worst_family));
+  r.finding(fmt::format("With the correction ({}) the identity {}: worst relative error {:.2g}.", f.correction,
+                        t.corrected_everywhere ? "holds on every case" : "does NOT hold on every case (not offered)",
+                        t.worst_corrected));
   if (!t.counterexample.empty())
     r.finding("Counterexample (the first refuted case, in the order of the cases): " + t.counterexample + ".");
 }
@@ -168,10 +171,17 @@ std::string identity_refutation_summary(Verdict v, const IdentityRefutation& f, 
   if (v != Verdict::refuted)
     return fmt::format("{}: worst relative error {:.2g} ({}), {:.2g} (corrected).", to_string(v), t.worst, t.what,
                        t.worst_corrected);
-  return fmt::format("refuted ({}): the {} holds for {} (worst error {:.2g}) but not in general: counterexample {}. With "
-                     "the correction ({}) it holds on every case (worst {:.2g}).",
-                     to_string(f.cls), t.what, f.family, t.worst_family, t.counterexample, f.correction,
-                     t.worst_corrected);
+  const std::string family = std::isnan(t.worst_family) || !t.family_everywhere
+                                 ? "does not hold in general"
+                                 : fmt::format("holds for {} (worst error {:.2g}) but not in general", f.family,
+                                               t.worst_family);
+  const std::string corrected = t.corrected_everywhere
+                                    ? fmt::format("With the correction ({}) it holds on every case (worst {:.2g}).",
+                                                  f.correction, t.worst_corrected)
+                                    : fmt::format("The correction ({}) does not hold on every case either (worst "
+                                                  "{:.2g}).", f.correction, t.worst_corrected);
+  return fmt::format("refuted ({}): the {} {}: counterexample {}. {}", to_string(f.cls), t.what, family,
+                     t.counterexample, corrected);
 }
 
 }  // namespace icl

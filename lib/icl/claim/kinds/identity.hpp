@@ -78,10 +78,12 @@ struct IdentityCase {
 // (cases in order). After the cases it attaches Refutation{cls, explanation} to part `part` (where it ends refuted),
 // with `correction` as the corrected statement when the corrected identity is confirmed on every case, and adds the
 // findings "With <family> the <what> holds: worst relative error X over those cases.", "With the correction (<correction>)
-// the identity holds on every case: worst relative error Y." and "Counterexample (the first refuted case, in the order
-// of the cases): <counterexample>." Its summary: refuted: "refuted (<class>): the <what> holds for <family> (worst error
-// X) but not in general: counterexample <counterexample>. With the correction (<correction>) it holds on every case
-// (worst Y)."; otherwise "<verdict>: worst relative error <worst over all cases> (<what>), <Y> (corrected)."
+// the identity holds on every case: worst relative error Y." (each "does NOT hold on every case" where it does not) and
+// "Counterexample (the first refuted case, in the order of the cases): <counterexample>." Its summary: refuted:
+// "refuted (<class>): the <what> holds for <family> (worst error X) but not in general: counterexample <counterexample>.
+// With the correction (<correction>) it holds on every case (worst Y)." (where the family or the correction fails, "the
+// <what> does not hold in general", "The correction (...) does not hold on every case either (worst Y)."); otherwise
+// "<verdict>: worst relative error <worst over all cases> (<what>), <Y> (corrected)."
 struct IdentityRefutation {
   RefutationClass cls = RefutationClass::substantive;
   std::string explanation{}, correction{};
@@ -94,7 +96,7 @@ struct IdentityRefutation {
 struct IdentityTally {
   double worst = 0, worst_family = NAN, worst_corrected = 0;
   std::string what, counterexample;
-  bool corrected_everywhere = true;
+  bool family_everywhere = true, corrected_everywhere = true;  // within the confirming tolerance on every such case
 };
 struct IdentityClaimSpec {
   IdentityTolerance tol{};
