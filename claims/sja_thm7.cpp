@@ -45,8 +45,6 @@ namespace icl::sja_thm7 {  // its own namespace: a unity build (several claim fi
 
 using P = sja::AppGPrompt;  // the error kinds
 
-const IdentityTolerance kTol{};
-
 // What the run gathers over the cases.
 struct RunState {
   double worst = 0, worst_query = 0, worst_scratch = 0, min_negative = INFINITY;
@@ -152,7 +150,6 @@ void findings(const ClaimContext& ctx, ClaimRun& r, const RunState& st) {
 ClaimResult run(const ClaimContext& ctx) {
   RunState st;
   IdentityClaimSpec spec;
-  spec.tolerance_text = identity_tolerance_text(kTol);
   spec.check = [&](const Case& c, CaseJson& j) { return judge_case(ctx, c, j, st); };
   spec.after_cases = [&](ClaimRun& r) { findings(ctx, r, st); };
   spec.summary = [&](Verdict v, const ClaimRun&) {

@@ -141,7 +141,7 @@ ClaimResult run_identity_claim(const ClaimContext& ctx, const IdentityClaimSpec&
       t.worst = std::max(t.worst, id->worst), t.what = id->what;
       if (c.get(s.refuted->family_param) == s.refuted->family_value) {
         t.worst_family = std::isnan(t.worst_family) ? id->worst : std::max(t.worst_family, id->worst);
-        t.family_everywhere = t.family_everywhere && id->worst <= s.tol.confirm;
+        t.family_everywhere = t.family_everywhere && !j.decisions_with(Verdict::confirmed, {id->name}).empty();
       }
       if (v == Verdict::refuted && t.counterexample.empty()) t.counterexample = k.counterexample;
     }

@@ -96,7 +96,7 @@ struct IdentityRefutation {
 struct IdentityTally {
   double worst = 0, worst_family = NAN, worst_corrected = 0;
   std::string what, counterexample;
-  bool family_everywhere = true, corrected_everywhere = true;  // within the confirming tolerance on every such case
+  bool family_everywhere = true, corrected_everywhere = true;  // its decision confirmed on every such case
 };
 struct IdentityClaimSpec {
   IdentityTolerance tol{};
