@@ -10,6 +10,8 @@
 
 #include <doctest/doctest.h>
 
+#include <regex>
+
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -189,11 +191,17 @@ TEST_CASE("formula claim: without an exact loss, an undecided case is named with
   CHECK(summary.find("undecided: d=2, n=20, eta=0.5, cov=0 (about " + std::to_string(need) + " prompts would decide it") !=
         std::string::npos);
   // With the cap raised to twice that count (the extrapolation holds the mean where it is; more prompts move it a
-  // little), Monte Carlo decides: the stated value lies within the band.
+  // little), Monte Carlo decides: the stated value is 3% off, so the interval excludes it and refutes it, although it
+  // lies inside the 5% band (issue 65: Monte Carlo never confirms what its interval excludes).
   f.samples = 2 * need;
   const auto again = check_formula_claim(f, out, 1, 2);
-  CHECK(again["verdict"] == "confirmed");
+  CHECK(again["verdict"] == "refuted");
   CHECK_FALSE(again["cases"][0]["decisions"].contains("samples_to_decide"));
+  const std::string why = again["cases"][0]["decisions"]["mc_vs_stated"]["why"];
+  CHECK(why.find("excludes") != std::string::npos);
+  CAPTURE(why);
+  // The discrepancy it shows: about -3% of the stated value (the loss is 1/1.03 of it, -2.9%, with Monte Carlo noise).
+  CHECK(std::regex_search(why, std::regex(R"(a discrepancy of -0\.0[0-9]+, -[23]\.[0-9]+% of it)")));
 }
 
 // kind "argmin": the step eta minimising the GD layer's loss, n / (n + d + 1) for isotropic inputs.

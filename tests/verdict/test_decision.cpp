@@ -45,7 +45,7 @@ TEST_CASE("Tolerance::band is max(rel |target|, abs)") {
   CHECK(icl::Tolerance{0.0, 0.0}.band(3.0) == 0.0);
 }
 
-TEST_CASE("judge_mc_equal: refuted outside, confirmed inside, inconclusive across the band edge") {
+TEST_CASE("judge_mc_equal: an exact formula is refuted by an interval that excludes it, confirmed only inside the band") {
   const icl::Tolerance tol{0.0, 0.25};
   // Dyadic numbers so the band edges are exact.
   CHECK(icl::judge_mc_equal(estimate(1.0, 0.25), 1.0, tol, 0.05).verdict == Verdict::confirmed);  // edges touch
@@ -53,8 +53,14 @@ TEST_CASE("judge_mc_equal: refuted outside, confirmed inside, inconclusive acros
   CHECK(icl::judge_mc_equal(estimate(1.0, 0.5), 1.0, tol, 0.05).verdict == Verdict::inconclusive);
   CHECK(icl::judge_mc_equal(estimate(1.5, 0.125), 1.0, tol, 0.05).verdict == Verdict::refuted);
   CHECK(icl::judge_mc_equal(estimate(0.5, 0.125), 1.0, tol, 0.05).verdict == Verdict::refuted);
-  // ci_low exactly on the upper edge: not wholly outside, not wholly inside.
-  CHECK(icl::judge_mc_equal(estimate(1.375, 0.125), 1.0, tol, 0.05).verdict == Verdict::inconclusive);
+  // Issue 65: an interval inside the band that excludes the stated value refutes it (it used to confirm).
+  const auto inside_excluding = icl::judge_mc_equal(estimate(1.125, 0.0625), 1.0, tol, 0.05);
+  CHECK(inside_excluding.verdict == Verdict::refuted);
+  CHECK(inside_excluding.why.find("discrepancy of +0.125") != std::string::npos);
+  CHECK(inside_excluding.why.find("+12.5% of it") != std::string::npos);
+  // Across the band's edge while excluding the target: refuted; containing it: inconclusive.
+  CHECK(icl::judge_mc_equal(estimate(1.375, 0.125), 1.0, tol, 0.05).verdict == Verdict::refuted);
+  CHECK(icl::judge_mc_equal(estimate(1.125, 0.25), 1.0, tol, 0.05).verdict == Verdict::inconclusive);
   // Negative target: the relative band uses |target|.
   CHECK(icl::judge_mc_equal(estimate(-2.0, 0.125), -2.0, icl::Tolerance{0.125, 0.0}, 0.05).verdict ==
         Verdict::confirmed);
@@ -62,11 +68,46 @@ TEST_CASE("judge_mc_equal: refuted outside, confirmed inside, inconclusive acros
   CHECK(icl::judge_mc_equal(estimate(1.0, 0.125), 1.0, icl::Tolerance{}, 0.05).verdict == Verdict::inconclusive);
   CHECK(icl::judge_mc_equal(estimate(1.25, 0.125), 1.0, icl::Tolerance{}, 0.05).verdict == Verdict::refuted);
 
-  // Detectable discrepancy: band + (z_{1-alpha/2} + z_{1-beta}) se.
+  // Detectable discrepancy of an exact formula: (z_{1-alpha/2} + z_{1-beta}) se, no band; the confirmed words say it.
   const auto d = icl::judge_mc_equal(estimate(1.0, 0.125, 0.1), 1.0, tol, 0.05, 0.05);
   CHECK(d.band == 0.25);
+  CHECK(d.detectable == doctest::Approx((1.959963984540054 + 1.644853626951472) * 0.1).epsilon(1e-10));
+  CHECK(d.why.find("would detect a discrepancy of") != std::string::npos);
+}
+
+TEST_CASE("judge_mc_near: an approximate statement keeps its band: refuted outside, inside confirmed, across undecided") {
+  const icl::Tolerance tol{0.0, 0.25};
+  CHECK(icl::judge_mc_near(estimate(1.125, 0.0625), 1.0, tol, 0.05).verdict == Verdict::confirmed);
+  CHECK(icl::judge_mc_near(estimate(1.5, 0.125), 1.0, tol, 0.05).verdict == Verdict::refuted);
+  CHECK(icl::judge_mc_near(estimate(1.375, 0.125), 1.0, tol, 0.05).verdict == Verdict::inconclusive);
+  const auto d = icl::judge_mc_near(estimate(1.0, 0.125, 0.1), 1.0, tol, 0.05, 0.05);
   CHECK(d.detectable == doctest::Approx(0.25 + (1.959963984540054 + 1.644853626951472) * 0.1).epsilon(1e-10));
-  CHECK(!d.why.empty());
+}
+
+TEST_CASE("samples_to_decide_equality: the half-width at which the interval excludes the target or fits the band") {
+  // 20000 prompts, interval +/- h: spread = h sqrt(20000) / z.
+  icl::Estimate e;
+  e.samples = 20000;
+  e.confidence = 0.99;
+  e.mean = 1.01;
+  e.ci_low = 1.01 - 0.06;
+  e.ci_high = 1.01 + 0.06;
+  e.stderr_ = 0.06 / icl::normal_quantile(0.995);
+  // delta = 0.01 < band / 2: it decides when the interval fits the band, half-width 0.05 - 0.01 = 0.04.
+  const auto fit = icl::samples_to_decide_equality(e, 1.0, 0.05, 0.01, 4096);
+  REQUIRE(fit);
+  // delta = 0.04 > band / 2: it decides when the interval excludes the target, half-width 0.04: the same count.
+  e.mean = 1.04;
+  e.ci_low = 1.04 - 0.06;
+  e.ci_high = 1.04 + 0.06;
+  const auto excl = icl::samples_to_decide_equality(e, 1.0, 0.05, 0.01, 4096);
+  REQUIRE(excl);
+  CHECK(*fit == *excl);
+  // At delta = band / 2 it needs the most prompts; farther off, fewer.
+  e.mean = 1.025;
+  e.ci_low = 1.025 - 0.06;
+  e.ci_high = 1.025 + 0.06;
+  CHECK(*icl::samples_to_decide_equality(e, 1.0, 0.05, 0.01, 4096) > *fit);
 }
 
 TEST_CASE("judge_mc_upper_bound and judge_mc_lower_bound") {

@@ -69,7 +69,7 @@ EqualityOutcome sequential_equality(const SamplingPlan& ctx, double alpha_case, 
 
 // The one decision rule for a stated value (decision.hpp rule 4), equality or bound alike.
 //   judge(estimate, alpha) -> Decision: Monte Carlo against the stated value (judge_mc_equal, judge_mc_upper_bound,
-//   ...); `edges`: the values the interval must not contain for that decision to be decided (samples_to_decide).
+//   ...); `edges`: what the interval must do for that decision to be decided (DecideAt: samples_to_decide).
 // With an exact value (exact_vs_stated given, `exact` its value): the exact value decides; Monte Carlo through the
 // forward pass runs looks of doubling size from `first` up to ctx.samples, stopping at the first look (of at least
 // `min_samples` prompts) that places the exact value within the band, or that excludes it (an internal inconsistency:
@@ -79,7 +79,7 @@ EqualityOutcome sequential_equality(const SamplingPlan& ctx, double alpha_case, 
 // wherever a case stops.
 template <class Judge, class MakeWorker>
 EqualityOutcome exact_first_check(const SamplingPlan& ctx, double alpha_case, std::optional<Decision> exact_vs_stated,
-                                  std::optional<double> exact, Judge&& judge, const std::vector<double>& edges,
+                                  std::optional<double> exact, Judge&& judge, const DecideAt& edges,
                                   const Tolerance& tol, int dims, int component, std::uint64_t first,
                                   MakeWorker&& make_worker, std::uint64_t min_samples = 16384) {
   EqualityOutcome o;
@@ -101,7 +101,7 @@ EqualityOutcome exact_first_check(const SamplingPlan& ctx, double alpha_case, st
   }
   o.total = mc.total();
   o.verdict = combine_exact_first(o.exact_vs_stated, o.mc_vs_stated, o.mc_vs_exact);
-  if (!exact && o.verdict.verdict == Verdict::inconclusive) o.samples_to_decide = samples_to_decide(o.mc, edges, alpha_case, first);
+  if (!exact && o.verdict.verdict == Verdict::inconclusive) o.samples_to_decide = edges.samples(o.mc, alpha_case, first);
   return o;
 }
 

@@ -36,7 +36,7 @@ static double detectable(const Estimate& e, double band, double alpha, double be
   return band + (za + normal_quantile(1 - beta)) * e.stderr_;
 }
 
-Decision judge_mc_equal(const Estimate& e, double target, const Tolerance& tol, double alpha, double beta) {
+Decision judge_mc_near(const Estimate& e, double target, const Tolerance& tol, double alpha, double beta) {
   Decision d;
   d.band = tol.band(target);
   d.detectable = detectable(e, d.band, alpha, beta, true);
@@ -50,6 +50,30 @@ Decision judge_mc_equal(const Estimate& e, double target, const Tolerance& tol, 
   } else {
     d.verdict = Verdict::inconclusive;
     d.why = fmt::format("interval [{:.6g}, {:.6g}] overlaps the edge of {:.6g} +/- {:.3g}: too noisy to decide",
+                        e.ci_low, e.ci_high, target, d.band);
+  }
+  return d;
+}
+
+Decision judge_mc_equal(const Estimate& e, double target, const Tolerance& tol, double alpha, double beta) {
+  Decision d;
+  d.band = tol.band(target);
+  d.detectable = detectable(e, 0.0, alpha, beta, true);
+  const double lo = target - d.band, hi = target + d.band;
+  const double gap = e.mean - target;
+  const std::string rel = target != 0 ? fmt::format(", {:+.3g}% of it", 100 * gap / std::abs(target)) : "";
+  if (e.ci_low > target || e.ci_high < target) {
+    d.verdict = Verdict::refuted;
+    d.why = fmt::format("interval [{:.6g}, {:.6g}] excludes {:.6g}: a discrepancy of {:+.4g}{}", e.ci_low, e.ci_high,
+                        target, gap, rel);
+  } else if (e.ci_low >= lo && e.ci_high <= hi) {
+    d.verdict = Verdict::confirmed;
+    d.why = fmt::format("interval [{:.6g}, {:.6g}] contains {:.6g} and lies within +/- {:.3g} of it (it would detect a "
+                        "discrepancy of {:.3g} with probability {:g})",
+                        e.ci_low, e.ci_high, target, d.band, d.detectable, 1 - beta);
+  } else {
+    d.verdict = Verdict::inconclusive;
+    d.why = fmt::format("interval [{:.6g}, {:.6g}] contains {:.6g} but is wider than +/- {:.3g}: too noisy to decide",
                         e.ci_low, e.ci_high, target, d.band);
   }
   return d;
@@ -203,12 +227,11 @@ Decision combine_exact_first(const std::optional<Decision>& exact_vs_stated, con
   return d;
 }
 
-std::optional<std::uint64_t> samples_to_decide(const Estimate& e, const std::vector<double>& edges, double alpha_case,
-                                               std::uint64_t first) {
-  if (e.samples == 0 || !(e.ci_high > e.ci_low) || edges.empty()) return std::nullopt;
-  double dist = INFINITY;
-  for (double x : edges) dist = std::min(dist, std::abs(e.mean - x));
-  if (!(dist > 0)) return std::nullopt;
+namespace {
+
+// About how many prompts bring the interval's half-width down to `needed` (the mean and spread held where they are).
+std::optional<std::uint64_t> samples_for_halfwidth(const Estimate& e, double needed, double alpha_case, std::uint64_t first) {
+  if (e.samples == 0 || !(e.ci_high > e.ci_low) || !(needed > 0)) return std::nullopt;
   // half-width = z * sd / sqrt(N): the spread per prompt from the interval as it is.
   const double z_now = normal_quantile(1 - (1 - e.confidence) / 2);
   const double spread = 0.5 * (e.ci_high - e.ci_low) / z_now * std::sqrt(static_cast<double>(e.samples));
@@ -217,13 +240,29 @@ std::optional<std::uint64_t> samples_to_decide(const Estimate& e, const std::vec
     const double budget = std::min(n, 4.6e18);
     const std::size_t looks = sequential_looks(first, static_cast<std::uint64_t>(budget)).size();
     const double z = normal_quantile(1 - alpha_case / static_cast<double>(std::max<std::size_t>(looks, 1)) / 2);
-    const double next = std::pow(z * spread / dist, 2);
+    const double next = std::pow(z * spread / needed, 2);
     if (!(next < 4.6e18)) return std::nullopt;
     if (next <= n + 1) break;  // n only grows (more looks, a wider interval), so this settles
     n = next;
   }
   const auto chunks = static_cast<std::uint64_t>(std::ceil(n / 256.0)) + 1;  // strictly inside, not on the edge
   return chunks * 256;
+}
+
+}  // namespace
+
+std::optional<std::uint64_t> samples_to_decide(const Estimate& e, const std::vector<double>& edges, double alpha_case,
+                                               std::uint64_t first) {
+  if (edges.empty()) return std::nullopt;
+  double dist = INFINITY;
+  for (double x : edges) dist = std::min(dist, std::abs(e.mean - x));
+  return samples_for_halfwidth(e, dist, alpha_case, first);
+}
+
+std::optional<std::uint64_t> samples_to_decide_equality(const Estimate& e, double target, double band, double alpha_case,
+                                                        std::uint64_t first) {
+  const double delta = std::abs(e.mean - target);
+  return samples_for_halfwidth(e, std::max(delta, band - delta), alpha_case, first);
 }
 
 std::vector<std::uint64_t> sequential_looks(std::uint64_t first, std::uint64_t budget) {

@@ -33,6 +33,11 @@
 //     inconclusive, flagged INTERNAL INCONSISTENCY (never a verdict on the formula). Without an exact value, Monte
 //     Carlo decides alone, in sequential looks up to a cap; an undecided case reports the sample count that would
 //     decide it (samples_to_decide).
+//  5. Monte Carlo never confirms what its interval excludes. An exact formula (judge_mc_equal) is refuted by an
+//     interval that excludes the stated value, whatever the band; it is confirmed only by an interval that contains
+//     the stated value and is narrower than the band, and the decision says the smallest discrepancy it could have
+//     detected. Only a statement that is itself approximate keeps the band as part of the statement (judge_mc_near:
+//     a limit read at a finite size, and an asymptotic log-log exponent).
 #pragma once
 #include "icl/montecarlo/statistics.hpp"
 
@@ -68,9 +73,17 @@ struct Decision {
       : verdict(v), band(band_), detectable(detectable_), why(std::move(why_)), basis(std::move(basis_)) {}
 };
 
-// Equality mu == target (within tol), judged from a Monte Carlo estimate.
+// An exact formula mu == target, judged from a Monte Carlo estimate (rule 5 above): refuted when the (1 - alpha)
+// interval excludes the target itself (its words give the discrepancy it shows); confirmed when the interval contains
+// the target and lies within target +/- band (tol: how narrow the interval must be, not a slack in the formula);
+// inconclusive otherwise. `detectable`: the smallest |discrepancy| refuted with probability 1 - beta, (z_{1-alpha/2} +
+// z_{1-beta}) se. With a zero band nothing is confirmed.
 Decision judge_mc_equal(const Estimate& e, double target, const Tolerance& tol, double alpha,
                         double beta = 0.05);
+// A statement that is itself approximate ("about", a limit read at finite size, "within 0.03 of the identity"): the
+// band is part of the statement, mu in [target - band, target + band]: refuted when the interval lies wholly outside
+// the band, confirmed when wholly inside, else inconclusive; detectable band + (z_{1-alpha/2} + z_{1-beta}) se.
+Decision judge_mc_near(const Estimate& e, double target, const Tolerance& tol, double alpha, double beta = 0.05);
 // Upper bound mu <= bound (within tol) / lower bound mu >= bound.
 Decision judge_mc_upper_bound(const Estimate& e, double bound, const Tolerance& tol, double alpha,
                               double beta = 0.05);
@@ -119,6 +132,23 @@ Decision both(const Decision& first, const Decision& second, std::string why);
 // Carlo chunk). nullopt when the mean sits on an edge (no sample size decides it) or the count passes 2^62.
 std::optional<std::uint64_t> samples_to_decide(const Estimate& e, const std::vector<double>& edges, double alpha_case,
                                                std::uint64_t first);
+
+// The same for an exact formula judged by judge_mc_equal: with the mean at distance delta from the target, the
+// interval decides at half-width max(delta, band - delta) (it excludes the target, or it fits in the band around it).
+// nullopt where no sample count decides it or the count passes 2^62.
+std::optional<std::uint64_t> samples_to_decide_equality(const Estimate& e, double target, double band, double alpha_case,
+                                                        std::uint64_t first);
+// What an undecided Monte Carlo decision waits for: the edges its interval must leave (a bound: samples_to_decide), or
+// an exact formula's target and band (samples_to_decide_equality); neither: nothing to extrapolate.
+struct DecideAt {
+  std::vector<double> edges;
+  std::optional<std::pair<double, double>> formula;  // (target, band)
+  static DecideAt exact_formula(double target, double band) { return DecideAt{{}, std::pair{target, band}}; }
+  std::optional<std::uint64_t> samples(const Estimate& e, double alpha_case, std::uint64_t first) const {
+    return formula ? samples_to_decide_equality(e, formula->first, formula->second, alpha_case, first)
+                   : samples_to_decide(e, edges, alpha_case, first);
+  }
+};
 
 // Sequential sample sizes: first, 2*first, 4*first, ... up to budget (inclusive).
 std::vector<std::uint64_t> sequential_looks(std::uint64_t first, std::uint64_t budget);

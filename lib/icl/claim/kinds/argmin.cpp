@@ -238,7 +238,7 @@ Decision argmin_case(FormulaRun& run, FormulaCase& k, CaseJson& j) {
   }
   // Monte Carlo through the forward pass at the stated minimiser checks the exact engine there.
   auto judge = [&](const Estimate& e, double al) { return judge_mc_equal(e, a.stated_loss, run.tol, al); };
-  const EqualityOutcome o = exact_first_check(run.ctx, run.alpha_case, search, a.stated_loss, judge, {}, run.tol, 1, 0,
+  const EqualityOutcome o = exact_first_check(run.ctx, run.alpha_case, search, a.stated_loss, judge, DecideAt{{}, std::nullopt}, run.tol, 1, 0,
                                               kFormulaFirstLook, [&] { return k.worker(); });
   run.looks = std::max(run.looks, o.looks_planned);
   j.quantity("search_argmin", a.best);

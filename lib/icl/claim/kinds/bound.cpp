@@ -27,7 +27,7 @@ Decision bound_case(FormulaRun& run, const FormulaCase& k, CaseJson& j, bool upp
   auto judge = [&](const Estimate& e, double a) {
     return upper ? judge_mc_upper_bound(e, k.stated, run.tol, a) : judge_mc_lower_bound(e, k.stated, run.tol, a);
   };
-  return check_stated_value(run, k, j, exact_vs_stated, judge, {upper ? k.stated + band : k.stated - band});
+  return check_stated_value(run, k, j, exact_vs_stated, judge, DecideAt{{upper ? k.stated + band : k.stated - band}, std::nullopt});
 }
 
 }  // namespace icl

@@ -35,7 +35,7 @@ Decision equality_case(FormulaRun& run, const FormulaCase& k, CaseJson& j) {
   if (k.exact) exact_vs_stated = judge_exact_equal(*k.exact, k.stated, run.exact_tol);
   const double band = run.tol.band(k.stated);
   auto judge = [&](const Estimate& e, double a) { return judge_mc_equal(e, k.stated, run.tol, a); };
-  return check_stated_value(run, k, j, exact_vs_stated, judge, {k.stated - band, k.stated + band});
+  return check_stated_value(run, k, j, exact_vs_stated, judge, DecideAt::exact_formula(k.stated, band));
 }
 
 ProposedCorrection search_correction(const FormulaClaim& f, const ClaimContext& ctx) {

@@ -90,8 +90,7 @@ std::optional<double> FormulaCase::exact_loss(const LsaStack& weights) {
 ModelPromptWorker FormulaCase::worker() const { return ModelPromptWorker(stack, model, shape, ctx.seed, purpose, +1.0); }
 
 Decision check_stated_value(FormulaRun& run, const FormulaCase& k, CaseJson& j, std::optional<Decision> exact_vs_stated,
-                            const std::function<Decision(const Estimate&, double)>& judge,
-                            const std::vector<double>& edges) {
+                            const std::function<Decision(const Estimate&, double)>& judge, const DecideAt& edges) {
   j.quantity("stated", k.stated);
   if (k.exact) j.quantity("exact", *k.exact);
   const EqualityOutcome o = exact_first_check(run.ctx, run.alpha_case, exact_vs_stated, k.exact, judge, edges, run.tol,

@@ -140,10 +140,9 @@ bool has_param(const Case& c, const std::string& name);
 // The decision rule equality and bounds share (above): writes the case's `stated`, `exact` and `mc`, its verdict and
 // decisions, and names it among the run's undecided or inconsistent cases where it is inconclusive.
 //   exact_vs_stated: the kind's exact decision (where the case has an exact loss); judge(estimate, alpha): Monte Carlo
-//   against the stated value; edges: the values the interval must exclude to decide (samples_to_decide).
+//   against the stated value; edges: what the interval must do to decide (DecideAt: samples_to_decide).
 Decision check_stated_value(FormulaRun& run, const FormulaCase& k, CaseJson& j, std::optional<Decision> exact_vs_stated,
-                            const std::function<Decision(const Estimate&, double)>& judge,
-                            const std::vector<double>& edges);
+                            const std::function<Decision(const Estimate&, double)>& judge, const DecideAt& edges);
 
 // The refutation's sentence for a stated value (equality and bounds); `what` is "formula", "upper bound", ...
 std::string stated_value_refutation(const FormulaClaim& f, const std::string& what);
