@@ -7,9 +7,12 @@
 // preconditioned GD.
 //
 // What we run, per point (n, L) (Fig. 6 points: every n of the `n` grid at L = 3; Fig. 7 points: every L of the `L`
-// grid at n = 20; reduced grids by default), with one U per point:
-//   trained   form (8), all entries of A_0..A_{L-1}, Adam with the Sec. 4.3 schedule (resample every 100 steps, clip
-//             0.01 per matrix) at a reduced minibatch and step count (training.paper_settings_differences);
+// grid at n = 20; reduced grids by default), `trials` times, each trial with its own U:
+//   trained   the paper budget (`protocol` = 1): the authors' code per figure (constructions/acds_training.hpp
+//             authors_appD_protocol, docs/budgets.md: their Transformer_F, i.e. form (11), their steps, learning rate,
+//             schedule, betas, minibatch, clipping, and the best of the last saved weights on a validation batch);
+//             quick and standard (`protocol` = 0): form (8), all entries of A_0..A_{L-1}, Adam with the Sec. 4.3
+//             schedule (resample every 100 steps, clip 0.01 per matrix) at a reduced minibatch and step count;
 //   precond   L steps of GD preconditioned by Sigma^-1 with one step size eta for every step (A_i = eta Sigma^-1),
 //             eta grid-searched on the exact population loss (exact/acds_family_loss.hpp ReducedFamilyLoss:
 //             on this family the loss does not depend on Sigma) over 81 log-spaced values in [0.01, 3];
@@ -19,13 +22,16 @@
 // all four are measured by Monte Carlo on the same fresh test prompts (paired; the baselines and the paired test are
 // constructions/acds_appD, and so are the run over the points, the case's quantities, the figure rows and the
 // training block). Also reported: the exact loss of the best per-step step sizes a_i (the Thm. 3 family optimum,
-// `precond_per_step_optimum`), the loss an exact optimiser of the trained architecture's stationary family reaches.
-// Decision per point (`trained_vs_precond`): the trained model's test loss against the preconditioned baseline's
-// exact loss as an upper bound with a 5% relative tolerance (training at a finite budget cannot reach the optimum
-// exactly): confirmed when the (1 - alpha') interval of the trained loss lies below 1.05 x precond, refuted when it
-// lies above; alpha' = alpha / points. A refuting interval makes the point inconclusive, at any minibatch: the
-// paper does not state its steps or learning rate, so no run of ours is known to have trained as long as its.
-// Part a: Fig. 6 (L = 3, over n); part b: Fig. 7 (n = 20, over L).
+// `precond_per_step_optimum`, from the family's stationary equations).
+// Decision per point (`trained_vs_precond`; issue 65, stated before the runs that decide it): on paired test prompts,
+// per trained trial, the mean of (trained loss - preconditioned GD's loss) - 5% of preconditioned GD's exact loss,
+// one-sided at alpha' = alpha / points (Student t on the per-prompt differences): "at least as good, within 5%"
+// (training at a finite budget cannot reach an optimum exactly) shown when its upper bound lies below 0. Over the
+// trials the every-trial rule (verdict/over_trials.hpp judge_paired_every_trial): confirmed when every trained trial
+// shows it, refuted when every trained trial shows the reverse at the authors' protocol with the paper's 5 trials,
+// else inconclusive. A trial that did not train (constructions/acds_appD.hpp AppDTrial: it did not finish, or its
+// validation loss is not below E[y_q^2], the loss of predicting 0) is reported and counts neither for nor against;
+// with no trained trial the point is not reproduced. Part a: Fig. 6 (L = 3, over n); part b: Fig. 7 (n = 20, over L).
 #include "constructions/acds_appD.hpp"
 #include "constructions/acds_training.hpp"
 #include "constructions/acds_forms.hpp"
@@ -44,21 +50,36 @@ constexpr double kTol = 0.05;
 
 using acds_exp::AppDPoint, acds_exp::AppDGrid;
 
-// The decision of a point: the trained loss against preconditioned GD's exact loss (+5%), settled as the trained kind
-// settles a decision over runs (trained::settle_over_runs): a run that did not finish, or a refuting interval (at any
-// minibatch: the paper states neither the steps nor the learning rate), leaves it inconclusive.
-Decision judge_point(const AppDPoint& pt, const acds_exp::RunOutcome& o, const acds_exp::Baselines& b,
-                     const acds_exp::PairedTest& m, double alpha, const AppDGrid& gr) {
-  Decision dec = judge_mc_upper_bound(m.trained, b.pre_exact, Tolerance{kTol, 0}, alpha);
-  dec.why = fmt::format("trained test loss {:.4g} in [{:.4g}, {:.4g}] vs {}-step preconditioned GD (eta = {:.3g}) exact {:.4g} "
-                        "(+{:.0f}%): {}; paired trained - precond on the same prompts {:.4g} in [{:.4g}, {:.4g}]",
-                        m.trained.mean, m.trained.ci_low, m.trained.ci_high, pt.L, b.pre_eta, b.pre_exact, 100 * kTol,
-                        to_string(dec.verdict), m.diff.mean, m.diff.ci_low, m.diff.ci_high);
-  return trained::settle_over_runs(
-      dec, o.result.ok() ? "" : fmt::format("training {}: {}", learn::to_string(o.result.status), o.result.reason),
-      {gr.paper_batch(), fmt::format("minibatch {} (paper 20000); the steps and the learning rate are ours", gr.batch)},
-      "not reproduced at the paper's minibatch 20000 (the number of steps and the learning rate are ours: the paper "
-      "does not state them), which cannot refute the paper's run: ");
+// The decision of a point (above): the paired every-trial rule over its trained trials.
+Decision judge_point(const AppDPoint& pt, const std::vector<acds_exp::AppDTrial>& trials, double alpha, const AppDGrid& gr) {
+  std::vector<Estimate> shifted;
+  std::vector<std::string> left;
+  for (std::size_t k = 0; k < trials.size(); ++k) {
+    const acds_exp::AppDTrial& t = trials[k];
+    if (!t.trained) {
+      left.push_back(fmt::format("trial {} ({}, validation loss {:.4g} against E[y_q^2] = 5)", k + 1,
+                                 learn::to_string(t.o.result.status), t.validation_loss));
+      continue;
+    }
+    Estimate e = t.m.diff;  // trained - precond on the same prompts, then less the tolerance
+    const double tol = kTol * t.b.pre_exact;
+    e.mean -= tol, e.ci_low -= tol, e.ci_high -= tol;
+    shifted.push_back(e);
+  }
+  const bool may_refute = gr.authors && gr.trials >= 5;
+  Decision dec = shifted.empty()
+                     ? Decision{Verdict::inconclusive, 0, 0, "not reproduced: no trial trained"}
+                     : judge_paired_every_trial(shifted, alpha, 1, may_refute,
+                                                fmt::format("trained {0}-layer model at least as good as {0}-step "
+                                                            "preconditioned GD within 5% (trained - precond - 5% of "
+                                                            "precond's exact loss {1:.4g} < 0)",
+                                                            pt.L, trials.front().b.pre_exact),
+                                                gr.authors ? "at the authors' protocol" : "at our reduced protocol");
+  dec.band = kTol * trials.front().b.pre_exact;
+  if (!left.empty())
+    dec.why += fmt::format("; {} of {} trials did not train and are left out: {}", left.size(), trials.size(),
+                           fmt::join(left, "; "));
+  return dec;
 }
 
 // The points in order (constructions/acds_appD.hpp appD_run: per point the trained model, its baselines and the paired
@@ -69,10 +90,12 @@ ClaimResult run(const ClaimContext& ctx) {
   acds_exp::appD_run(r, ctx, gr, "trained_vs_precond", judge_point);
   r.error_rates(Tolerance{kTol, 0});
   for (const auto& [part, depth] : {std::pair{"a", "3"}, std::pair{"b", "L"}})  // Fig. 6 at L = 3, Fig. 7 over L
-    r.part(part).on_refuted(Refutation{RefutationClass::substantive, fmt::format("at the paper's minibatch the trained "
-        "{0}-layer model's test loss lies above {0}-step preconditioned GD's (beyond the 5% tolerance)", depth), {}, ""});
+    r.part(part).on_refuted(Refutation{RefutationClass::substantive, fmt::format("at the authors' protocol, in every "
+        "trained trial, the trained {0}-layer model's loss lies above {0}-step preconditioned GD's on the same prompts "
+        "(beyond the 5% tolerance)", depth), {}, ""});
   return r.finish([&](Verdict v) {
-    return fmt::format("{}: trained form (8) vs grid-searched preconditioned GD: {}", to_string(v),
+    return fmt::format("{}: trained form ({}) vs grid-searched preconditioned GD, {} trial(s) per point on paired test "
+                       "prompts: {}", to_string(v), gr.authors ? 11 : 8, gr.trials,
                        tally_decisions(r.cases(), "trained_vs_precond"));
   });
 }
@@ -86,9 +109,11 @@ const RegisterClaim reg{Claim{
     "good as L-step preconditioned GD.",
     .params = {with_paper(ParamSpec{"n", {5, 20}, {10}, 2, 1000, true, "context lengths of the Fig. 6 sweep (at L = 3; paper 2..22, every one in the paper budget)"}, {2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22}),
      with_paper(ParamSpec{"L", {1, 2}, {1}, 1, 4, true, "depths of the Fig. 7 sweep (at n = 20; paper 1..4)"}, {1, 2, 3, 4}),
-     with_paper(ParamSpec{"steps", {300}, {80}, 10, 1e7, true, "Adam steps per trained model (not stated by the paper; its paper budget is our choice, 5000, as acds.exp43)"}, {5000}),
-     with_paper(ParamSpec{"batch", {1000}, {300}, 64, 1e6, true, "minibatch size (Sec. 4.3: 20000)"}, {20000}),
-     with_paper(ParamSpec{"lr", {0.02}, {0.02}, 1e-6, 1, false, "Adam learning rate, halved every steps/4 (not stated; 0.02, our choice, in every budget)"}, {0.02})},
+     with_paper(ParamSpec{"steps", {300}, {80}, 10, 1e7, true, "Adam steps per trained model at protocol 0 (ours; at the paper budget, protocol 1, each figure's steps are the authors' code's: Fig. 7 20000, Fig. 6 8000)"}, {20000}),
+     with_paper(ParamSpec{"batch", {1000}, {300}, 64, 1e6, true, "minibatch size at protocol 0 (Sec. 4.3: 20000; protocol 1: the authors' Fig. 7 20000, Fig. 6 40000)"}, {20000}),
+     with_paper(ParamSpec{"lr", {0.02}, {0.02}, 1e-6, 1, false, "Adam learning rate at protocol 0, halved every steps/4 (ours; protocol 1: the authors' Fig. 7 0.01, Fig. 6 0.01 (0.001 for n < 5))"}, {0.01}),
+     as_replications(with_paper(ParamSpec{"trials", {1}, {1}, 1, 100, true, "trained models per point, each with its own U and initialisation (the authors' code: 5 seeds)"}, {5})),
+     with_paper(ParamSpec{"protocol", {0}, {0}, 0, 1, true, "0: ours (form (8), the grid's steps, batch and lr); 1: the authors' code per figure (form (11), docs/budgets.md), the paper budget", true}, {1})},
     .default_samples = 20000,
     .quick_samples = 4000,
     .memory_bytes = [](const Case& c, int threads) { return threads * acds_shape(5, std::max(c.geti("n"), 20)).workspace_bytes() + 8.0 * c.get("batch"); },

@@ -22,7 +22,50 @@ std::vector<Eigen::MatrixXd> group_list(const learn::Parameterisation& p, const 
   return out;
 }
 
+// The selection of RunSettings::select_last: the snapshots from the curve's theta columns, each measured on the case's
+// validation prompts; the best (the latest among equals) becomes the run's weights; the theta columns are dropped.
+void select_snapshot(const ClaimContext& ctx, const std::string& tag, const learn::Parameterisation& p,
+                     const learn::PromptSource& source, const RunSettings& s, std::size_t dist_columns, RunOutcome& o) {
+  learn::TrainCurve& cv = o.result.curve;
+  const std::size_t P = static_cast<std::size_t>(p.size());
+  double best = INFINITY;
+  for (std::size_t i = 0; i < cv.step.size(); ++i) {
+    if (cv.extra.size() < dist_columns + P || !std::isfinite(cv.extra[dist_columns][i])) continue;
+    Eigen::VectorXd th(p.size());
+    for (std::size_t k = 0; k < P; ++k) th[static_cast<Eigen::Index>(k)] = cv.extra[dist_columns + k][i];
+    if (!th.allFinite()) continue;
+    const double l = learn::mc_loss(p.network(th), source, learn::LossSpec::acds(), ctx.seed,
+                                    ctx.purpose(tag + "/validate"), s.select_samples, ctx.threads).mean;
+    o.select_losses.push_back(l);
+    if (l <= best) best = l, o.selected_step = cv.step[i], o.result.theta = th;
+  }
+  cv.extra.resize(std::min(cv.extra.size(), dist_columns));
+  cv.extra_names.resize(std::min(cv.extra_names.size(), dist_columns));
+}
+
 }  // namespace
+
+Protocol authors_protocol(bool form11) {
+  if (form11)
+    return Protocol{100000, 0.1, 4000, 0.99, 0.9, 1e-4, 20000, 100, 0.01, 0,
+                    "'rotation demonstration-Adam.ipynb' cells 1-2: lr 0.1, max_iters 100000, the learning rate halved "
+                    "when t % 4000 == 0, AdamW betas (0.99, 0.9), var 0.0001"};
+  return Protocol{30000, 0.02, 2000, 0.99, 0.9, 1e-4, 20000, 100, 0.01, 0,
+                  "'rotation demonstration-Adam-p0.ipynb' cells 1-2: lr 0.02, max_iters 30000, the learning rate halved "
+                  "when t % 2000 == 0, AdamW betas (0.99, 0.9), var 0.0001"};
+}
+
+Protocol authors_appD_protocol(bool fig7, int n) {
+  if (fig7)
+    return Protocol{20000, 0.01, 4000, 0.99, 0.9, 1e-4, 20000, 100, 0.01, 20,
+                    "'variable_L_exp.ipynb' cells 1-3: lr 0.01, max_iters 20000, halved when t % 4000 == 0, AdamW betas "
+                    "(0.99, 0.9), var 0.0001, minibatch 20000 resampled every 100 steps, clip 0.01; the best of the last "
+                    "20 saved weights (every 100 steps) on a validation batch"};
+  return Protocol{8000, n < 5 ? 0.001 : 0.01, 2000, 0.99, 0.99, 1e-4, 40000, 1, 0.001, 10,
+                  "'variable_N_exp.ipynb' cells 1-3: lr 0.001 for N < 5, else 0.01, max_iters 8000, halved when t % 2000 "
+                  "== 0, AdamW betas (0.99, 0.99), var 0.0001, a fresh minibatch of 40000 every step, clip 0.001; the "
+                  "best of the last 10 saved weights (every 100 steps) on a validation batch"};
+}
 
 RunOutcome train_run(const ClaimContext& ctx, const std::string& tag, int run, const RunSettings& s, double confidence) {
   RunOutcome o;
@@ -36,6 +79,8 @@ RunOutcome train_run(const ClaimContext& ctx, const std::string& tag, int run, c
 
   learn::TrainConfig& c = o.config;
   c.optimizer = "adam";
+  c.beta1 = s.beta1;
+  c.beta2 = s.beta2;
   c.learning_rate = s.learning_rate;
   c.batch = s.batch;
   c.steps = s.steps;
@@ -44,7 +89,8 @@ RunOutcome train_run(const ClaimContext& ctx, const std::string& tag, int run, c
   c.lr_decay = s.lr_decay;
   c.lr_decay_every = s.lr_decay_every;
   c.test_batch = 0;
-  c.curve_points = 40;
+  // With a selection, a curve point every select_every steps, so the snapshots are taken there (below).
+  c.curve_points = s.select_last > 0 ? std::max(40, s.steps / std::max(1, s.select_every)) : 40;
   c.seed = ctx.seed;
   c.purpose = ctx.purpose(rtag + "/train");
   c.threads = ctx.threads;
@@ -54,8 +100,14 @@ RunOutcome train_run(const ClaimContext& ctx, const std::string& tag, int run, c
     c.observe_names.push_back(fmt::format("Dist(A_{}, I)", l));
   }
   for (int l = 0; l < nB; ++l) c.observe_names.push_back(fmt::format("Dist(B_{}, I)", l));
+  // The snapshots of a selection ride in the curve as columns "theta[k]" (so a checkpoint keeps them and a resumed run
+  // selects as an uninterrupted one), written only in the last select_last * select_every steps and removed below.
+  const std::size_t dist_columns = c.observe_names.size();
+  const int window_start = s.steps - s.select_last * s.select_every;
+  if (s.select_last > 0)
+    for (int k = 0; k < p.size(); ++k) c.observe_names.push_back(fmt::format("theta[{}]", k));
   // The trainer hands `values` sized to observe_names (filled with NaN): write by position.
-  c.observe = [&p, &s, root, nB](int, const Eigen::VectorXd& theta, std::vector<double>& values) {
+  c.observe = [&p, &s, root, nB, dist_columns, window_start](int step, const Eigen::VectorXd& theta, std::vector<double>& values) {
     std::size_t k = 0;
     for (int l = 0; l < s.L; ++l) {
       const Eigen::MatrixXd A = p.group_matrix(fmt::format("A_{}", l), theta);
@@ -63,6 +115,8 @@ RunOutcome train_run(const ClaimContext& ctx, const std::string& tag, int run, c
       values.at(k++) = dist_identity(A);
     }
     for (int l = 0; l < nB; ++l) values.at(k++) = dist_identity(p.group_matrix(fmt::format("B_{}", l), theta));
+    if (s.select_last > 0 && step > window_start && step % s.select_every == 0)
+      for (Eigen::Index j = 0; j < theta.size(); ++j) values.at(dist_columns + static_cast<std::size_t>(j)) = theta[j];
   };
   const Eigen::VectorXd theta0 = learn::normal_theta(p, s.init_sd, ctx.seed, ctx.purpose(rtag + "/init"));
   const learn::PromptSource source = learn::gaussian_prompts(model, acds_shape(s.d, s.n));
@@ -75,6 +129,7 @@ RunOutcome train_run(const ClaimContext& ctx, const std::string& tag, int run, c
   }
   o.result = learn::train(p, theta0, source, learn::LossSpec::acds(), c);
   c.observe = nullptr;  // the lambda refers to locals of this function
+  if (s.select_last > 0) select_snapshot(ctx, tag, p, source, s, dist_columns, o);
   o.A = group_list(p, o.result.theta, 'A', s.L);
   if (s.form11) o.B = group_list(p, o.result.theta, 'B', s.L);
   for (const auto& A : o.A) {
@@ -85,10 +140,12 @@ RunOutcome train_run(const ClaimContext& ctx, const std::string& tag, int run, c
   for (int l = 0; l < nB; ++l) o.dist_B.push_back(dist_identity(o.B[l]));
   o.zero_loss = static_cast<double>(s.d);
   o.init_loss = o.result.curve.train_loss.empty() ? NAN : o.result.curve.train_loss.front();
+  // The case's fixed test prompts: the same standard-normal draws for every run (each run's x = Sigma^1/2 z through
+  // its own U), so the runs' held-out losses are measured on the same prompts, as the authors' fixed test batch.
   o.test_loss = learn::mc_loss(p.network(o.result.theta), source, learn::LossSpec::acds(), ctx.seed,
-                               ctx.purpose(rtag + "/test"), s.test_samples, ctx.threads, confidence);
+                               ctx.purpose(tag + "/test"), s.test_samples, ctx.threads, confidence);
   o.test_losses = learn::loss_distribution(p.network(o.result.theta), source, learn::LossSpec::acds(), ctx.seed,
-                                           ctx.purpose(rtag + "/test"), s.test_samples, ctx.threads);
+                                           ctx.purpose(tag + "/test"), s.test_samples, ctx.threads);
   return o;
 }
 
@@ -113,18 +170,7 @@ nlohmann::ordered_json run_json(const RunOutcome& r) {
   return j;
 }
 
-double family_optimum(int d, int n, int L) {
-  const ReducedFamilyLoss fam(d, n, L, false);
-  const learn::Objective f = [&](const Eigen::Ref<const Eigen::VectorXd>& th, Eigen::VectorXd& g) { return fam(th, g); };
-  double best = INFINITY;
-  for (double a0 : {0.3, 0.6, 1.0}) {
-    learn::LbfgsOptions o;
-    o.max_iterations = 300;
-    o.gradient_tolerance = 1e-12;
-    best = std::min(best, learn::minimize_lbfgs(f, Eigen::VectorXd::Constant(L, a0), o).loss);
-  }
-  return best;
-}
+double family_optimum(int d, int n, int L) { return reduced_family_optimum(d, n, L).loss; }
 
 nlohmann::ordered_json experiment_training_json(const ClaimContext& ctx, bool form11, const learn::TrainConfig& config0,
                                                 const std::vector<std::uint64_t>& seeds, bool paper,

@@ -119,6 +119,7 @@ TEST_CASE("budgets: run options decide the budget, the run mode and the default 
   {  // the same rule for a case: at the paper's settings with more runs, not with fewer
     icl::ClaimContext ctx;
     ctx.claim_id = "acds.exp51";
+    ctx.budget = icl::Budget::paper;  // its budget settings (Adam's betas, the initial scale) at their paper values
     const icl::Claim* c = icl::find_claim("acds.exp51");
     REQUIRE(c != nullptr);
     icl::Case k;
@@ -152,7 +153,8 @@ TEST_CASE("budgets: list shows each budget's values; a bad --budget is refused; 
   CHECK(l.status == 0);
   CAPTURE(l.out);
   CHECK(std::regex_search(l.out, std::regex(R"(batch .*default 1000; --quick 300; --budget paper 20000)")));
-  CHECK(std::regex_search(l.out, std::regex(R"(steps .*--budget paper 5000.*our choice)")));
+  CHECK(std::regex_search(l.out, std::regex(R"(steps .*--budget paper 30000.*the authors' code)")));
+  CHECK(std::regex_search(l.out, std::regex(R"(beta1 .*default 0\.9; --quick 0\.9; --budget paper 0\.99)")));
 
   // list shows the deciding values, and says when a claim declares none.
   const CliResult ld = run_cli("list sja.fig1", work.path, capture.path);

@@ -2,6 +2,9 @@
 
 #include "icl/exact/wishart_chain.hpp"
 
+#include <Eigen/Eigenvalues>
+
+#include <algorithm>
 #include <map>
 #include <mutex>
 #include <stdexcept>
@@ -98,6 +101,36 @@ double ReducedFamilyLoss::operator()(const Eigen::Ref<const Eigen::VectorXd>& th
   for (std::size_t j = 0; j < pi2.size(); ++j) f = f + Dual{pi2[j].v * moments_[j], pi2[j].g * moments_[j]};
   grad = f.g;
   return f.v;
+}
+
+FamilyOptimum reduced_family_optimum(int d, int n, int L) {
+  if (L < 1 || L > 4) throw std::invalid_argument("reduced_family_optimum: L must be 1..4");
+  const std::vector<double> m = wishart_trace_moments(d, n, 2 * L);
+  Eigen::MatrixXd H(L, L);
+  Eigen::VectorXd rhs(L);
+  for (int i = 1; i <= L; ++i) {
+    rhs[i - 1] = -m[i];
+    for (int j = 1; j <= L; ++j) H(i - 1, j - 1) = m[i + j];
+  }
+  const Eigen::VectorXd c = H.ldlt().solve(rhs);
+  FamilyOptimum o;
+  // pi(x) = 1 + sum c_j x^j = c_L prod (x - r_k): the roots from the companion matrix of the monic x^L + ... + 1/c_L.
+  Eigen::MatrixXd C = Eigen::MatrixXd::Zero(L, L);
+  for (int i = 1; i < L; ++i) C(i, i - 1) = 1;
+  for (int j = 0; j < L; ++j) C(j, L - 1) = -(j == 0 ? 1.0 : c[j - 1]) / c[L - 1];
+  const Eigen::VectorXcd roots = Eigen::EigenSolver<Eigen::MatrixXd>(C, false).eigenvalues();
+  std::vector<double> a;
+  for (int k = 0; k < L; ++k) {
+    o.max_root_imag = std::max(o.max_root_imag, std::abs(roots[k].imag()));
+    a.push_back(1.0 / roots[k].real());
+  }
+  std::sort(a.begin(), a.end());
+  o.a = Eigen::Map<const Eigen::VectorXd>(a.data(), L);
+  const ReducedFamilyLoss fam(d, n, L, false);
+  Eigen::VectorXd g;
+  o.loss = fam(o.a, g);  // the family's own loss at the optimum (equal to m_0 + c.m up to rounding)
+  o.gradient_norm = g.norm();
+  return o;
 }
 
 }  // namespace icl

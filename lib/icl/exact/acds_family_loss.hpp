@@ -34,4 +34,19 @@ private:
   std::vector<double> moments_;
 };
 
+// The optimum of the form (8) family (no B): min over a of E tr(pi(W)^2), pi(x) = prod_k (1 - a_k x). The loss is a
+// quadratic form in the coefficients c of pi(x) = 1 + sum_{j=1..L} c_j x^j (its Hankel matrix of Wishart moments
+// m_{i+j} is positive definite), so the optimum over all such polynomials solves sum_j m_{i+j} c_j = -m_i (i = 1..L)
+// and has loss m_0 + sum_j c_j m_j. It is the kernel polynomial of the spectral measure of W at 0, whose roots are
+// real and positive, so it lies in the family: a_k = 1 / root_k. The loss is symmetric in the a_k (the factors
+// commute), which is why a search started on the diagonal a_0 = ... = a_{L-1} never leaves it (it finds the best
+// common step, not this optimum). `a` ascending; `max_root_imag` the largest |imaginary part| of a root (0 up to
+// rounding), `gradient_norm` the reduced loss's gradient at a (0 up to rounding: the stationary equations). L <= 4.
+struct FamilyOptimum {
+  double loss = 0;
+  Eigen::VectorXd a;
+  double max_root_imag = 0, gradient_norm = 0;
+};
+FamilyOptimum reduced_family_optimum(int d, int n, int L);
+
 }  // namespace icl
