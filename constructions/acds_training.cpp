@@ -47,21 +47,21 @@ void select_snapshot(const ClaimContext& ctx, const std::string& tag, const lear
 
 Protocol authors_protocol(bool form11) {
   if (form11)
-    return Protocol{100000, 0.1, 4000, 0.99, 0.9, 1e-4, 20000, 100, 0.01, 0,
+    return Protocol{100000, 0.1, 4000, 0.99, 0.9, 1e-4, 20000, 100, 0.01, 0, "'rotation demonstration-Adam.ipynb'",
                     "'rotation demonstration-Adam.ipynb' cells 1-2: lr 0.1, max_iters 100000, the learning rate halved "
                     "when t % 4000 == 0, AdamW betas (0.99, 0.9), var 0.0001"};
-  return Protocol{30000, 0.02, 2000, 0.99, 0.9, 1e-4, 20000, 100, 0.01, 0,
+  return Protocol{30000, 0.02, 2000, 0.99, 0.9, 1e-4, 20000, 100, 0.01, 0, "'rotation demonstration-Adam-p0.ipynb'",
                   "'rotation demonstration-Adam-p0.ipynb' cells 1-2: lr 0.02, max_iters 30000, the learning rate halved "
                   "when t % 2000 == 0, AdamW betas (0.99, 0.9), var 0.0001"};
 }
 
 Protocol authors_appD_protocol(bool fig7, int n) {
   if (fig7)
-    return Protocol{20000, 0.01, 4000, 0.99, 0.9, 1e-4, 20000, 100, 0.01, 20,
+    return Protocol{20000, 0.01, 4000, 0.99, 0.9, 1e-4, 20000, 100, 0.01, 20, "'variable_L_exp.ipynb'",
                     "'variable_L_exp.ipynb' cells 1-3: lr 0.01, max_iters 20000, halved when t % 4000 == 0, AdamW betas "
                     "(0.99, 0.9), var 0.0001, minibatch 20000 resampled every 100 steps, clip 0.01; the best of the last "
                     "20 saved weights (every 100 steps) on a validation batch"};
-  return Protocol{8000, n < 5 ? 0.001 : 0.01, 2000, 0.99, 0.99, 1e-4, 40000, 1, 0.001, 10,
+  return Protocol{8000, n < 5 ? 0.001 : 0.01, 2000, 0.99, 0.99, 1e-4, 40000, 1, 0.001, 10, "'variable_N_exp.ipynb'",
                   "'variable_N_exp.ipynb' cells 1-3: lr 0.001 for N < 5, else 0.01, max_iters 8000, halved when t % 2000 "
                   "== 0, AdamW betas (0.99, 0.99), var 0.0001, a fresh minibatch of 40000 every step, clip 0.001; the "
                   "best of the last 10 saved weights (every 100 steps) on a validation batch"};

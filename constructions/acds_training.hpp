@@ -73,7 +73,8 @@ struct Protocol {
   int resample = 100;
   double clip = 0.01;
   int select_last = 0;  // the best of the last select_last weights saved every 100 steps (0: the final weights)
-  const char* source;   // notebook and cells
+  const char* notebook;  // the notebook
+  const char* source;    // its cells and the values read there
 };
 // Sec. 4.3 (form (8), 'rotation demonstration-Adam-p0.ipynb') or Sec. 5.1 (form (11), 'rotation demonstration-Adam.ipynb').
 Protocol authors_protocol(bool form11);

@@ -358,14 +358,24 @@ def core_hours(h):
     return f"{h:.2g}" if h < 10 else f"{h:.0f}"
 
 
-def paper_cell(claim, estimates, paper_reports):
-    """'0.88 core-h; run: inconclusive (a confirmed)' for a training claim; empty for the others."""
+def paper_cell(claim, estimates, paper_reports, other_reports=None):
+    """'0.88 core-h; run: inconclusive (a confirmed)' for a training claim; empty for the others. A report in
+    reports/paper/ at other settings (run mode custom, e.g. earlier runs re-judged) is named as such, and an entry's
+    `progress` (a paper run under way, e.g. "5 of 10 trainings finished") where no paper report exists."""
     e = estimates.get(claim)
     r = paper_reports.get(claim)
-    if not e and not r:
+    o = (other_reports or {}).get(claim)
+    if not e and not r and not o:
         return ""
     text = f"{core_hours(e['core_hours'])} core-h" if e else "cost not measured"
-    text += f"; run: {verdict_cell(r)}" if r else "; not run"
+    if r:
+        text += f"; run: {verdict_cell(r)}"
+    elif o:
+        text += f"; not run; reports/paper/ holds a {o.get('run_mode', '?')} run: {verdict_cell(o)}"
+    elif e and e.get("progress"):
+        text += f"; partly run: {e['progress']}"
+    else:
+        text += "; not run"
     return text.replace("|", "\\|")  # generated Markdown (its verdict in bold): only the column separator escaped
 
 
@@ -376,8 +386,8 @@ def read_paper(paper_dir):
         with open(path, encoding="utf-8") as f:
             estimates = json.load(f).get("claims", {})
     reports = read_reports(paper_dir) if os.path.isdir(paper_dir) else {}
-    reports = {c: r for c, r in reports.items() if r.get("run_mode") == "paper"}
-    return estimates, reports
+    return estimates, {c: r for c, r in reports.items() if r.get("run_mode") == "paper"}, \
+        {c: r for c, r in reports.items() if r.get("run_mode") != "paper"}
 
 
 def read_budget(folder, mode):
@@ -409,7 +419,7 @@ def table(reports_dir, binary=None, paper_dir=DEFAULT_PAPER, reports=None, decid
         row = reports[claim]
         out = [r for r in (deciding_reports.get(claim), base.get(claim)) if r is not None and r is not row]
         return out if row.get("run_mode") == "paper" else [r for r in out if r.get("run_mode") != "deciding"]
-    estimates, paper_reports = read_paper(paper_dir)
+    estimates, paper_reports, other_paper = read_paper(paper_dir)
     if not reports:
         raise SystemExit(f"readme_table: no JSON reports in {reports_dir}")
     missing = {c: "no report" for c in read_listing(binary) if c not in reports} if binary else {}
@@ -419,9 +429,9 @@ def table(reports_dir, binary=None, paper_dir=DEFAULT_PAPER, reports=None, decid
         if claim in reports:
             r = reports[claim]
             lines.append(f"| `{claim}` | {verdict_cell(r, weaker(claim))} | {cell(class_cell(r))} | {cell(budget_cell(r))} | "
-                         f"{paper_cell(claim, estimates, paper_reports)} | {cell(key_cell(r))} |")
+                         f"{paper_cell(claim, estimates, paper_reports, other_paper)} | {cell(key_cell(r))} |")
         else:
-            lines.append(f"| `{claim}` | {missing[claim]} |  |  | {paper_cell(claim, estimates, paper_reports)} |  |")
+            lines.append(f"| `{claim}` | {missing[claim]} |  |  | {paper_cell(claim, estimates, paper_reports, other_paper)} |  |")
     rel = os.path.relpath(os.path.abspath(reports_dir), ROOT)
     lines.append("")
     stronger = sorted((c for c in reports if reports[c] is not base.get(c)), key=natural_key)

@@ -429,7 +429,7 @@ ClaimResult run_training_experiment(const ClaimContext& ctx, bool form11) {
 
 std::vector<ParamSpec> training_experiment_params(int paper_n) {
   const Protocol a = authors_protocol(paper_n == 10);
-  const std::string from = fmt::format("paper budget: the authors' code, {}", a.source);
+  const std::string from = fmt::format("paper budget: the authors' code, {} (docs/budgets.md)", a.notebook);
   return {ParamSpec{"n", {static_cast<double>(paper_n)}, {static_cast<double>(paper_n)}, 2, 1000, true,
                     fmt::format("context length (paper: {})", paper_n)},
           as_replications(with_paper(ParamSpec{"runs", {5}, {3}, 2, 100, true, "training runs, each with its own U and initialisation (paper: 5)"}, {5})),
