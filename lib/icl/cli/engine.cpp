@@ -843,7 +843,7 @@ int run_command(const RunOptions& options) {
   for (const auto& name : staged->names())
     if (fs::path(name).extension() == ".json") reports.push_back(staged->staged_path(name));
   std::vector<std::string> skipped;
-  for (const auto& [name, content] : render_report_folder(reports, &skipped)) staged->add(name, content);
+  for (const auto& [name, content] : render_report_folder(reports, &skipped, nullptr, out)) staged->add(name, content);
   // The PDF figures of this run's claims (matplotlib, through python3): beside their SVGs, moved in with the rest.
   std::vector<std::string> fresh_json;
   for (const auto& name : staged->names())
@@ -886,7 +886,7 @@ int report_command(const std::string& dir) {
   int n = 0;
   StagedFiles staged(dir);  // every file rewritten, or none
   const auto json_files = report_json_files(dir);
-  for (const auto& [name, content] : render_report_folder(json_files, &skipped, &n)) staged.add(name, content);
+  for (const auto& [name, content] : render_report_folder(json_files, &skipped, &n, dir)) staged.add(name, content);
   const PdfFigures pdfs = pdf_figures(json_files);
   for (const auto& [name, content] : pdfs.files) staged.add(name, content);
   if (execute::cancel_requested()) throw execute::Cancelled();  // stopped (Ctrl-C): nothing is moved in

@@ -914,7 +914,34 @@ std::string md_cell(std::string s) {
 
 }  // namespace
 
-std::string markdown_summary(const std::vector<nlohmann::ordered_json>& reports) {
+std::map<std::string, std::vector<std::string>> other_budget_notes(const std::string& folder,
+                                                                   const std::vector<nlohmann::ordered_json>& reports) {
+  std::map<std::string, std::vector<std::string>> notes;
+  if (folder.empty()) return notes;
+  std::error_code ec;
+  const fs::path here = fs::weakly_canonical(fs::path(folder), ec);
+  if (ec) return notes;
+  const fs::path parent = here.parent_path();
+  for (const char* name : {"latest", "deciding", "paper"}) {
+    const fs::path other = parent / name;
+    if (other == here || !fs::is_directory(other, ec)) continue;
+    for (const auto& r : reports) {
+      const std::string id = r.value("claim", "");
+      const fs::path f = other / (id + ".json");
+      if (id.empty() || !fs::is_regular_file(f, ec)) continue;
+      try {
+        const auto j = nlohmann::ordered_json::parse(read_file(f.string()));
+        notes[id].push_back(fmt::format("{}/{}/: {} ({}, seed {})", parent.filename().string(), name,
+                                        j.value("verdict", "?"), run_mode(j), j.value("seed", 0)));
+      } catch (const std::exception&) {
+      }
+    }
+  }
+  return notes;
+}
+
+std::string markdown_summary(const std::vector<nlohmann::ordered_json>& reports,
+                             const std::map<std::string, std::vector<std::string>>& elsewhere) {
   std::string s = "# icl-verify report\n\n";
   // Run provenance first: what kind of run produced this folder.
   std::vector<std::string> builds, modes;
@@ -933,7 +960,12 @@ std::string markdown_summary(const std::vector<nlohmann::ordered_json>& reports)
   if (!builds.empty()) s += builds.size() > 1 ? " (several builds)." : ".";
   s += " Generated from the JSON reports in this folder (`icl-verify report` rebuilds it, with the LaTeX tables "
        "`all.tex` and the figures).\n\n";
-  s += "| claim | paper | verdict | class | corrected statement, verified | run |\n|---|---|---|---|---|---|\n";
+  if (!elsewhere.empty())
+    s += "Other budgets: the folders beside this one hold reports of some of these claims at other budgets (the "
+         "column *elsewhere*); the README's table takes each claim from the strongest committed budget (paper, then "
+         "deciding, then standard).\n\n";
+  s += fmt::format("| claim | paper | verdict | class | corrected statement, verified | run |{}\n|---|---|---|---|---|---|{}\n",
+                   elsewhere.empty() ? "" : " elsewhere |", elsewhere.empty() ? "" : "---|");
   for (const auto& r : reports) {
     const std::string id = r.value("claim", "");
     const PaperRef* p = paper_of(id);
@@ -941,10 +973,13 @@ std::string markdown_summary(const std::vector<nlohmann::ordered_json>& reports)
     if (r.contains("refutation") && r["refutation"].is_object() && r["refutation"].contains("corrected") &&
         r["refutation"]["corrected"].is_string())
       corrected = r["refutation"]["corrected"].get<std::string>();
-    s += fmt::format("| `{}` | {} | **{}** | {} | {} | {}, seed {}, {} prompts/case |\n", id,
+    std::string other;
+    if (auto it = elsewhere.find(id); it != elsewhere.end())
+      for (const auto& n : it->second) other += (other.empty() ? "" : "; ") + n;
+    s += fmt::format("| `{}` | {} | **{}** | {} | {} | {}, seed {}, {} prompts/case |{}\n", id,
                      p ? fmt::format("{} ({})", p->short_authors, p->year) : std::string(), r.value("verdict", ""),
                      refutation_class(r), md_cell(corrected), run_mode(r), r.value("seed", 0),
-                     r.value("sample_budget_per_case", 0));
+                     r.value("sample_budget_per_case", 0), elsewhere.empty() ? "" : " " + md_cell(other) + " |");
   }
   s += "\nPapers:\n\n";
   for (const auto& p : papers()) {
@@ -963,7 +998,8 @@ std::string markdown_summary(const std::vector<nlohmann::ordered_json>& reports)
 }
 
 std::vector<std::pair<std::string, std::string>> render_report_folder(const std::vector<std::string>& json_files,
-                                                                     std::vector<std::string>* skipped, int* count) {
+                                                                     std::vector<std::string>* skipped, int* count,
+                                                                     const std::string& folder) {
   std::vector<std::string> files = json_files;
   std::sort(files.begin(), files.end(), [](const std::string& a, const std::string& b) {
     return fs::path(a).filename() < fs::path(b).filename();  // by name, wherever each lies
@@ -995,7 +1031,7 @@ std::vector<std::pair<std::string, std::string>> render_report_folder(const std:
     }
   }
   if (!reports.empty()) {
-    out.emplace_back("summary.md", markdown_summary(reports));
+    out.emplace_back("summary.md", markdown_summary(reports, other_budget_notes(folder, reports)));
     out.emplace_back("all.tex", latex_all(reports));
     out.emplace_back("preview.tex", latex_preview());
     out.emplace_back("icl-verify.bib", bibtex_all());
@@ -1014,7 +1050,7 @@ std::vector<std::string> report_json_files(const std::string& dir) {
 
 int rebuild_reports(const std::string& dir, std::vector<std::string>* skipped, bool dry_run) {
   int count = 0;
-  const auto out = render_report_folder(report_json_files(dir), skipped, &count);
+  const auto out = render_report_folder(report_json_files(dir), skipped, &count, dir);
   if (!dry_run)
     for (const auto& [name, content] : out) write_file_atomic(dir + "/" + name, content);
   return count;

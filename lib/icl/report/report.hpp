@@ -3,6 +3,7 @@
 #pragma once
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -35,7 +36,14 @@ struct VerdictLead {
 };
 VerdictLead verdict_lead(const nlohmann::ordered_json& report);
 std::string markdown_claim(const nlohmann::ordered_json& report);
-std::string markdown_summary(const std::vector<nlohmann::ordered_json>& reports);
+// `elsewhere`: per claim, what the folders of the other budgets hold for it ("reports/paper/: inconclusive (custom,
+// seed 2)"), said in the summary's table (other_budget_notes).
+std::string markdown_summary(const std::vector<nlohmann::ordered_json>& reports,
+                             const std::map<std::string, std::vector<std::string>>& elsewhere = {});
+// Where `folder` is one of a project's report folders (its parent holds latest/, deciding/ or paper/ beside it): per
+// claim of `reports`, each sibling folder's report of the same claim, "reports/paper/: refuted (paper, seed 2)".
+std::map<std::string, std::vector<std::string>> other_budget_notes(const std::string& folder,
+                                                                   const std::vector<nlohmann::ordered_json>& reports);
 
 // Reads every <dir>/*.json report and rewrites <dir>/<claim>.tex (and .cases.tex), all.tex, preview.tex,
 // icl-verify.bib and summary.md. Returns the number of
@@ -45,9 +53,11 @@ std::string markdown_summary(const std::vector<nlohmann::ordered_json>& reports)
 int rebuild_reports(const std::string& dir, std::vector<std::string>* skipped = nullptr, bool dry_run = false);
 // What rebuild_reports writes, rendered from the reports `json_files` (paths, anywhere; taken in the order of their
 // file names) and not written: (file name, content) pairs. `count` receives the number of reports among them.
+// `folder`: where they will be written (its siblings' reports are named in summary.md: other_budget_notes).
 std::vector<std::pair<std::string, std::string>> render_report_folder(const std::vector<std::string>& json_files,
                                                                      std::vector<std::string>* skipped = nullptr,
-                                                                     int* count = nullptr);
+                                                                     int* count = nullptr,
+                                                                     const std::string& folder = "");
 // The *.json files of `dir` (paths, sorted).
 std::vector<std::string> report_json_files(const std::string& dir);
 
