@@ -45,7 +45,9 @@ check_resume() {  # CLAIM ARGS...: the run; `other` holds another run's argument
   echo "checkpoint: $claim ${args[*]:1}: interrupted by SIGTERM, resumed, bitwise the uninterrupted report"
 }
 
-other=(acds.exp43 --quick --set steps=700 --threads=1)
-check_resume acds.exp43 --quick --set steps=600 --threads=1
+# acds.exp43's form (8) trains on the cpu executor's label-row kernels (lib/icl/execute/label_row.hpp), about 50 times
+# faster than on the layers: 20000 steps keep a training run long enough (a few seconds) to be interrupted mid-run.
+other=(acds.exp43 --quick --set steps=20100 --threads=1)
+check_resume acds.exp43 --quick --set steps=20000 --threads=1
 other=(sja.fig1 --budget deciding --set d=3 --set L=2 --set steps=250 --set batch=16 --samples 200 --threads=1)
 check_resume sja.fig1 --budget deciding --set d=3 --set L=2 --set steps=240 --set batch=16 --samples 200 --threads=1

@@ -3,6 +3,7 @@
 // count and equal to the trainer's objective; a backend not built here is refused with one line naming the built ones.
 #include "constructions/acds_forms.hpp"
 #include "icl/execute/executor.hpp"
+#include "icl/execute/label_row.hpp"
 #include "icl/learn/forms.hpp"
 #include "icl/learn/objective.hpp"
 #include "icl/model/gaussian_model.hpp"
@@ -54,6 +55,14 @@ TEST_CASE("executor: per-prompt losses are the forward pass's, in prompt order, 
 }
 
 TEST_CASE("executor: a minibatch's loss and gradient are the chunk sums in chunk order, the same at any thread count") {
+  // The layers' path (learn::forward / learn::backward per prompt): acds form (11) is a label-row stack, which the cpu
+  // executor runs on its own kernels unless told not to; tests/execute/test_label_row.cpp checks that path's chunk
+  // sums the same way.
+  struct LayersPath {
+    bool before = label_row_enabled();
+    LayersPath() { set_label_row_enabled(false); }
+    ~LayersPath() { set_label_row_enabled(before); }
+  } layers_path;
   Setup s;
   const learn::LossSpec loss = learn::LossSpec::acds();
   const std::uint64_t count = 300;

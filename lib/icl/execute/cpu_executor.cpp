@@ -1,8 +1,11 @@
 // The cpu backend of the executor: the layers of lib/icl/layers/ through learn::forward/backward, on the library's
-// thread pool, MPI ranks sharing loss chunks bit for bit.
+// thread pool, MPI ranks sharing loss chunks bit for bit. A minibatch of a label-row LSA stack (acds's forms (8) and
+// (11): label_row.hpp) runs on that stack's own kernels instead, on its prompts' statistics, kept between calls while
+// the same minibatch comes back; the same chunks and sums in the same order, so the same determinism.
 #include "icl/execute/executor.hpp"
 
 #include "icl/execute/chunks.hpp"
+#include "icl/execute/label_row.hpp"
 #include "icl/execute/planned_executor.hpp"
 #ifdef ICL_HAVE_CUDA
 #include "icl/cuda/cuda_executor.hpp"
@@ -103,6 +106,13 @@ public:
     prepare(params, source);
     params.apply(theta, net_);
     const std::uint64_t chunks = (count + kBatchChunk - 1) / kBatchChunk;
+    // A label-row stack (label_row.hpp) runs on its prompts' statistics, kept while the same minibatch comes back.
+    const bool fast = label_row_ && label_row_enabled();
+    StatsSlot* kept = nullptr;
+    if (fast) {
+      label_row_->load(net_);
+      kept = stats_slot(seed, purpose, count, chunks);
+    }
     chunk_loss_.assign(chunks, 0.0);
     if (grad) {
       if (chunk_grad_.size() < chunks) chunk_grad_.resize(chunks);
@@ -114,6 +124,10 @@ public:
     last_ranks_ = ranks;
     for_rank_chunks(0, chunks, threads_, ranks, [&](int w) {  // per-thread drawers and accumulators kept between calls
       return [&, &k = workers_[static_cast<std::size_t>(w)]](std::uint64_t c) {
+        if (fast) {
+          label_row_chunk(k, kept, params, loss, seed, purpose, count, c, grad != nullptr);
+          return;
+        }
         if (grad) k.grads.zero();
         double sum = 0;
         const std::uint64_t end = std::min(count, (c + 1) * kBatchChunk);
@@ -164,7 +178,81 @@ private:
     learn::Tape tape;
     learn::WeightGrads grads;
     Eigen::MatrixXd Z;
+    LabelRowStack::Scratch lr_scratch;
+    label_row::Buffer groups;    // a chunk's statistics where they are not kept
+    std::vector<double> acc;     // a chunk's label-row gradient
   };
+
+  // The statistics of a minibatch's prompts (label_row.hpp), for the chunks this process computed: a pure function
+  // of (seed, purpose, prompt index), so keeping them changes no number. Two slots (the trainer's minibatch and a
+  // test batch between its steps), the least recently used replaced; none above kMaxKeptBytes.
+  static constexpr std::size_t kMaxKeptBytes = std::size_t{512} << 20;
+  static constexpr std::uint64_t kGroupsPerChunk = kBatchChunk / label_row::kLanes;
+  static_assert(kBatchChunk % label_row::kLanes == 0);
+  struct StatsSlot {
+    bool used = false;
+    std::uint64_t seed = 0, purpose = 0, count = 0, last_use = 0;
+    label_row::Buffer stats;    // chunk c's groups from c * kGroupsPerChunk * group_size()
+    std::vector<char> filled;   // per chunk
+  };
+  StatsSlot* stats_slot(std::uint64_t seed, std::uint64_t purpose, std::uint64_t count, std::uint64_t chunks) {
+    const auto doubles = static_cast<std::size_t>(chunks * kGroupsPerChunk) * static_cast<std::size_t>(label_row_->group_size());
+    if (doubles * sizeof(double) > kMaxKeptBytes) return nullptr;
+    ++uses_;
+    StatsSlot* pick = &slots_[0];
+    for (auto& s : slots_) {
+      if (s.used && s.seed == seed && s.purpose == purpose && s.count == count) {
+        s.last_use = uses_;
+        return &s;
+      }
+      if (!s.used || (pick->used && s.last_use < pick->last_use)) pick = &s;
+    }
+    pick->used = true;
+    pick->seed = seed;
+    pick->purpose = purpose;
+    pick->count = count;
+    pick->last_use = uses_;
+    pick->stats.resize(doubles);
+    pick->filled.assign(static_cast<std::size_t>(chunks), 0);
+    return pick;
+  }
+
+  // Chunk c of a minibatch of a label-row stack: its prompts' statistics (drawn, or kept from an earlier call), then
+  // the kernel four prompts at a time; the loss and the gradient summed in prompt order, as the layers' path sums.
+  void label_row_chunk(Worker& k, StatsSlot* kept, const learn::Parameterisation& params, learn::LossSpec loss,
+                       std::uint64_t seed, std::uint64_t purpose, std::uint64_t count, std::uint64_t c, bool grad) {
+    const LabelRowStack& lr = *label_row_;
+    const auto G = static_cast<std::size_t>(lr.group_size());
+    const std::uint64_t i0 = c * kBatchChunk, i1 = std::min(count, i0 + kBatchChunk);
+    double* groups;
+    if (kept) {
+      groups = kept->stats.data() + static_cast<std::size_t>(c * kGroupsPerChunk) * G;
+    } else {
+      k.groups.resize(static_cast<std::size_t>(kGroupsPerChunk) * G);
+      groups = k.groups.data();
+    }
+    if (!kept || !kept->filled[static_cast<std::size_t>(c)]) {
+      std::fill(groups, groups + static_cast<std::size_t>(kGroupsPerChunk) * G, 0.0);  // unused lanes: zeros
+      for (std::uint64_t i = i0; i < i1; ++i) {
+        const double yq = k.draw(seed, purpose, i, k.Z);
+        lr.statistics(k.Z, yq, groups + static_cast<std::size_t>((i - i0) / label_row::kLanes) * G,
+                      static_cast<int>((i - i0) % label_row::kLanes));
+      }
+      if (kept) kept->filled[static_cast<std::size_t>(c)] = 1;
+    }
+    if (grad) k.acc.assign(static_cast<std::size_t>(lr.grad_size()), 0.0);
+    double sum = 0;
+    for (std::uint64_t i = i0; i < i1; i += label_row::kLanes)
+      lr.evaluate(groups + static_cast<std::size_t>((i - i0) / label_row::kLanes) * G,
+                  static_cast<int>(std::min<std::uint64_t>(label_row::kLanes, i1 - i)), loss, &sum,
+                  grad ? k.acc.data() : nullptr, k.lr_scratch);
+    chunk_loss_[c] = sum;
+    if (grad) {
+      k.grads.zero();
+      lr.write(k.acc.data(), k.grads);
+      params.pullback(k.grads, chunk_grad_[c]);
+    }
+  }
 
   // Per-thread drawers and accumulators, made again only when the parameterisation or the source changes.
   void prepare(const learn::Parameterisation& params, const learn::PromptSource& source) {
@@ -177,6 +265,8 @@ private:
       k.Z.resize(source.rows, source.cols);
     }
     net_ = params.base();
+    label_row_ = LabelRowStack::recognise(params, source);
+    for (auto& s : slots_) s = StatsSlot{};
     prepared_params_ = &params;
     prepared_source_ = &source;
   }
@@ -185,6 +275,9 @@ private:
   int last_ranks_ = 1;
   std::vector<Worker> workers_;
   learn::Network net_;
+  std::unique_ptr<LabelRowStack> label_row_;  // null unless params' stack is a label-row stack
+  StatsSlot slots_[2];
+  std::uint64_t uses_ = 0;
   const learn::Parameterisation* prepared_params_ = nullptr;
   const learn::PromptSource* prepared_source_ = nullptr;
   std::vector<double> chunk_loss_;

@@ -1,6 +1,7 @@
 #include "icl/learn/checkpoint.hpp"
 
 #include "icl/execute/executor.hpp"
+#include "icl/execute/label_row.hpp"
 #include "icl/execute/precision.hpp"
 #include "icl/execute/ranks.hpp"
 #include "icl/io/regular_file.hpp"
@@ -320,9 +321,14 @@ std::uint64_t training_key(const Parameterisation& params, const Eigen::VectorXd
   for (Eigen::Index i = 0; i < theta0.size(); ++i) h.f64(theta0[i]);
   // The arithmetic: the cpu backend's in float64 (the key as it always was), or the portable code's (the portable
   // and cuda backends give the same numbers) in its precision; a run saved by one is not resumed by another.
-  if (execute::default_backend() != execute::Backend::cpu || execute::default_precision() != execute::Precision::f64)
+  // The cpu backend's label-row kernels (execute/label_row.hpp) round otherwise than the layers: a stack they run is
+  // keyed apart, so that neither arithmetic resumes a run the other saved (every other stack keeps its key).
+  if (execute::default_backend() != execute::Backend::cpu || execute::default_precision() != execute::Precision::f64) {
     h.str(std::string(execute::default_backend() == execute::Backend::cpu ? "cpu" : "portable") + "/" +
           execute::to_string(execute::default_precision()));
+  } else if (execute::label_row_enabled() && execute::LabelRowStack::recognise(params, source)) {
+    h.str("cpu/label-row");
+  }
   return h.h;
 }
 

@@ -2,8 +2,8 @@
 //
 // While a checkpoint folder is set, every training run (learn::train) is identified by a key: a hash of everything
 // its numbers depend on (its configuration but not its thread count, its starting weights, the prompt source's
-// shape, the loss, and the arithmetic: the cpu backend's, or the portable code's that the portable and cuda backends
-// share, in its precision). A run writes its state (step, weights, optimiser state, the curve so far) to DIR every
+// shape, the loss, and the arithmetic: the cpu backend's (its label-row kernels, execute/label_row.hpp, apart from its
+// layers), or the portable code's that the portable and cuda backends share, in its precision). A run writes its state (step, weights, optimiser state, the curve so far) to DIR every
 // `every_seconds` and when a stop is requested (SIGTERM, SIGINT, SIGUSR1), and its whole result when it ends; a run
 // whose key is found finished returns that result, and one found part-way goes on from the saved step. Training is bitwise
 // reproducible and everything else a claim computes is recomputed from the same seed, so a resumed run writes
