@@ -4,12 +4,20 @@
 
 #include <atomic>
 #include <cstdint>
+#include <cstdlib>
 #include <stdexcept>
+#include <string>
 
 namespace icl::execute {
 
 namespace {
-std::atomic<bool> g_enabled{true};
+// ICL_LABEL_ROW=0 in the environment starts with the path off: a run that reuses trainings checkpointed before the
+// path existed (bench/paper-runs/) finds them under their old keys (learn/checkpoint.cpp) and gives their numbers.
+bool enabled_at_start() {
+  const char* v = std::getenv("ICL_LABEL_ROW");
+  return !(v && std::string(v) == "0");
+}
+std::atomic<bool> g_enabled{enabled_at_start()};
 }  // namespace
 
 void set_label_row_enabled(bool on) { g_enabled = on; }

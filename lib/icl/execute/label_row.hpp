@@ -34,8 +34,9 @@
 
 namespace icl::execute {
 
-// Whether the cpu executor takes the label-row path for the stacks it recognises (default on). Off, every stack runs
-// through the layers (learn::forward / learn::backward) as before: for benchmarks and tests that compare the two.
+// Whether the cpu executor takes the label-row path for the stacks it recognises (default on; ICL_LABEL_ROW=0 in the
+// environment starts it off). Off, every stack runs through the layers (learn::forward / learn::backward) as before:
+// for benchmarks and tests that compare the two, and for re-evaluating trainings checkpointed by that path.
 void set_label_row_enabled(bool on);
 bool label_row_enabled();
 
