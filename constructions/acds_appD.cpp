@@ -81,8 +81,11 @@ AppDGrid appD_grid(const ClaimContext& ctx) {
     for (const auto& [name, value] : c.params)
       if (name == "trials") gr.trials = static_cast<int>(value);
   }
-  for (int n : ns) gr.points.push_back({n, 3, "a"});
-  for (int L : Ls) gr.points.push_back({20, L, "b"});
+  const int figures = static_cast<int>(ctx.setting("figures"));  // 6, 7, or 67 for both
+  if (figures != 7)
+    for (int n : ns) gr.points.push_back({n, 3, "a"});
+  if (figures != 6)
+    for (int L : Ls) gr.points.push_back({20, L, "b"});
   gr.authors = ctx.setting("protocol") == 1;
   return gr;
 }

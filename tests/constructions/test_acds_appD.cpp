@@ -56,6 +56,7 @@ namespace test_acds_appD_grid {  // named: a unity build compiles several test f
 TEST_CASE("acds App. D grid: Fig. 6's n at L = 3 (part a), then Fig. 7's L at n = 20 (part b), the training settings") {
   icl::ClaimContext ctx;
   ctx.settings["protocol"] = 0;
+  ctx.settings["figures"] = 67;
   for (int n : {10, 2})
     for (int L : {1, 3})
       ctx.cases.push_back(icl::Case{{{"n", double(n)}, {"L", double(L)}, {"steps", 40.0}, {"batch", 64.0}, {"lr", 0.02}, {"trials", 2.0}}});
@@ -82,6 +83,10 @@ TEST_CASE("acds App. D grid: Fig. 6's n at L = 3 (part a), then Fig. 7's L at n 
   CHECK(icl::acds_exp::appD_settings(a.points[1], a).learning_rate == 0.01);  // n = 10
   CHECK(icl::acds_exp::appD_tag(a.points[2], 0) == "n=20, L=1");
   CHECK(icl::acds_exp::appD_tag(a.points[2], 3) == "n=20, L=1, trial=3");
+  ctx.settings["figures"] = 7;  // Fig. 7 alone: part b's points
+  const icl::acds_exp::AppDGrid seven = icl::acds_exp::appD_grid(ctx);
+  REQUIRE(seven.points.size() == 2);
+  CHECK((seven.points[0].part == "b" && seven.points[1].part == "b"));
 }
 
 }  // namespace test_acds_appD_grid
