@@ -38,26 +38,6 @@ using namespace icl;
 
 namespace {
 
-// sja_bilinear's network and groups, with each attention P reduced to its last row.
-learn::Parameterisation label_row_form(int d, int dbar, int L, learn::BilinearForm form) {
-  const learn::Parameterisation full = learn::sja_bilinear(d, dbar, L, form);
-  learn::Parameterisation p(full.base());
-  Eigen::MatrixXd mask = Eigen::MatrixXd::Zero(dbar, dbar), last = Eigen::MatrixXd::Zero(dbar + 1, dbar + 1);
-  if (form == learn::BilinearForm::dense)
-    mask.setOnes();
-  else
-    mask.block(d + 1, 0, dbar - d - 1, d + 1).setOnes();
-  last.row(dbar).setOnes();
-  for (int l = 0; l < L; ++l) {
-    const int b = 2 * l, a = 2 * l + 1;
-    p.add(learn::ParamGroup::masked(fmt::format("W0_{}", b), mask, {{b, "W0"}}));
-    p.add(learn::ParamGroup::masked(fmt::format("W1_{}", b), mask, {{b, "W1"}}));
-    p.add(learn::ParamGroup::masked(fmt::format("P_{}", a), last, {{a, "P"}}));
-    p.add(learn::ParamGroup::full(fmt::format("Q_{}", a), dbar + 1, dbar + 1, {{a, "Q"}}));
-  }
-  return p;
-}
-
 std::vector<double> numbers(const std::string& s) {
   std::vector<double> v;
   std::stringstream ss(s);
@@ -95,7 +75,7 @@ int main(int argc, char** argv) {
   learn::Parameterisation p = [&] {
     if (model == "linear") return learn::full_lsa(dbar + 1, L);
     const learn::BilinearForm form = model == "sparse" ? learn::BilinearForm::sparse : learn::BilinearForm::dense;
-    return label_row ? label_row_form(d, dbar, L, form) : learn::sja_bilinear(d, dbar, L, form);
+    return learn::sja_bilinear(d, dbar, L, form, label_row ? learn::SjaAttention::label_row : learn::SjaAttention::full);
   }();
   learn::TrainConfig c;
   c.optimizer = "adam";

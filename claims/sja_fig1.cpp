@@ -43,6 +43,10 @@
 // as sja.fig4's parts; docs/budgets.md "Heavy tails"): their earlier rule, a t over the trials' mean losses, has 1
 // degree of freedom at 2 trials (critical t 1.3e3 at the comparison's alpha), so it could not decide whatever the
 // models did, and the short-prompt losses of the L = 4 models are heavy-tailed (means up to 1e130 at n/4).
+// Since 3 December 2026 (docs/budgets.md "The sja model question"): the deciding and paper budgets train the
+// bilinear models' label-row variant (`attention`), and a comparison counts only the trials that trained on both
+// sides (bilinear: held-out loss at n at most 0.1 E[y^2]; linear: at most 1.1 x the best affine predictor's loss;
+// sja_training.hpp).
 #include "claims/common/sja_training.hpp"
 #include "icl/claim/case_groups.hpp"
 #include "constructions/sja_appC.hpp"
@@ -84,6 +88,8 @@ struct Trained {
   std::map<int, TestLosses> linear_loss;           // by n_test
   std::vector<std::map<int, TestLosses>> bl_loss;  // [L index][n_test]
   std::vector<std::vector<TestLosses>> head_loss;  // [L index][l - 1]: first 2l layers, l = 1..L-1, at n_test = n
+  trained::TrainedGate linear_gate;                 // which trials trained (sja_training.hpp linear_gate, bilinear_gate)
+  std::vector<trained::TrainedGate> bl_gate;        // [L index]
   learn::TrainConfig config;
   double single_block_inf = NAN, stated_limit = NAN, Ey2 = NAN;
 };
@@ -137,15 +143,18 @@ Trained train_group(ClaimRun& r, const Group& g) {
   t.linear = Model{fmt::format("linear {} layers d={}", g.linear_layers, g.d), learn::full_lsa(g.dbar + 1, g.linear_layers), {}, {}};
   t.config = sja_train::train_trials(ctx, t.linear, task, shape, g.s, data);
   for (int nt : n_tests) t.linear_loss[nt] = sja_train::test_losses(ctx, t.linear, task, g.dbar, nt);
+  t.linear_gate = sja_train::linear_gate(t.linear_loss.at(g.n), g.d);
   r.step();
   for (int L : g.Ls) {
-    Model m{fmt::format("bilinear L={} d={}", L, g.d), learn::sja_bilinear(g.d, g.dbar, L, learn::BilinearForm::dense), {}, {}};
+    Model m{fmt::format("bilinear L={} d={}", L, g.d),
+            learn::sja_bilinear(g.d, g.dbar, L, learn::BilinearForm::dense, sja_train::attention_of(ctx)), {}, {}};
     sja_train::train_trials(ctx, m, task, shape, g.s, data);
     std::map<int, TestLosses> ls;
     for (int nt : n_tests) ls[nt] = sja_train::test_losses(ctx, m, task, g.dbar, nt);
     std::vector<TestLosses> heads;
     for (int l = 1; l < L; ++l) heads.push_back(sja_train::test_losses(ctx, m, task, g.dbar, g.n, 2 * l));
     t.head_loss.push_back(std::move(heads));
+    t.bl_gate.push_back(sja_train::bilinear_gate(ls.at(g.n), sja_train::quadratic_label_moment(g.d)));
     t.bilinear.push_back(std::move(m));
     t.bl_loss.push_back(std::move(ls));
     r.step();
@@ -182,7 +191,7 @@ void judge_single_block(ClaimRun& r, const Trained& t, sja_train::TailedSides& s
     e.mean = e.ci_low = e.ci_high = t.single_block_inf;
     bound.per_trial.push_back(e);
   }
-  trained::Side lower{"bilinear", bl, tailed ? sides.get(g.Ls.size() - 1, g.n, 0) : std::vector<TailedLoss>{}};
+  trained::Side lower{"bilinear", bl, tailed ? sides.get(g.Ls.size() - 1, g.n, 0) : std::vector<TailedLoss>{}, &t.bl_gate.back()};
   const trained::Side higher{"single_block_infimum", bound,
                              tailed ? trained::constant_side(t.single_block_inf, lower.tailed.size()) : std::vector<TailedLoss>{}};
   CaseJson j = trained::compare(r.ctx(), g.against(), alpha, {p, "c", "below_single_block_infimum", what}, lower, higher,
@@ -219,7 +228,7 @@ void judge_group(ClaimRun& r, const Trained& t, sja_train::TailedSides& sides, d
     const std::string what = fmt::format("bilinear L={} below linear {} layers", g.Ls[i], g.linear_layers);
     r.add_uncounted_case(trained::compare(ctx, g.against(), alpha,
                             {p, "a", "bilinear_below_linear", what, false, differences(t.bilinear[i], t.linear)},
-                            {"bilinear", t.bl_loss[i].at(g.n)}, {"linear", lin}));
+                            {"bilinear", t.bl_loss[i].at(g.n), {}, &t.bl_gate[i]}, {"linear", lin, {}, &t.linear_gate}));
   }
   for (std::size_t i = 1; i < g.Ls.size(); ++i) {
     auto p = base_params(g);
@@ -228,7 +237,8 @@ void judge_group(ClaimRun& r, const Trained& t, sja_train::TailedSides& sides, d
     const std::string what = fmt::format("bilinear L={} below L={}", g.Ls[i], g.Ls[i - 1]);
     r.add_uncounted_case(trained::compare(ctx, g.against(), alpha,
                             {p, "b", "deeper_below_shallower", what, false, differences(t.bilinear[i], t.bilinear[i - 1])},
-                            {"deeper", t.bl_loss[i].at(g.n)}, {"shallower", t.bl_loss[i - 1].at(g.n)}));
+                            {"deeper", t.bl_loss[i].at(g.n), {}, &t.bl_gate[i]},
+                            {"shallower", t.bl_loss[i - 1].at(g.n), {}, &t.bl_gate[i - 1]}));
   }
   if (g.d == 4 && !g.Ls.empty()) judge_single_block(r, t, sides, alpha);
   for (std::size_t i = 0; i < g.Ls.size(); ++i) {
@@ -240,8 +250,8 @@ void judge_group(ClaimRun& r, const Trained& t, sja_train::TailedSides& sides, d
       p["comparison"] = "loss(n) < loss(n_test)";
       const std::string what = fmt::format("bilinear L={}: loss at n_test = {} above n_test = {}", g.Ls[i], nt, g.n);
       r.add_uncounted_case(trained::compare(ctx, g.against(), alpha, {p, "d", "shorter_prompts_higher_loss", what, true},
-                              {"train_length", t.bl_loss[i].at(g.n), paired ? sides.get(i, g.n, 0) : std::vector<TailedLoss>{}},
-                              {"short", t.bl_loss[i].at(nt), paired ? sides.get(i, nt, 0) : std::vector<TailedLoss>{}}));
+                              {"train_length", t.bl_loss[i].at(g.n), paired ? sides.get(i, g.n, 0) : std::vector<TailedLoss>{}, &t.bl_gate[i]},
+                              {"short", t.bl_loss[i].at(nt), paired ? sides.get(i, nt, 0) : std::vector<TailedLoss>{}, &t.bl_gate[i]}));
     }
   }
 }
@@ -263,8 +273,8 @@ void judge_heads(ClaimRun& r, const Trained& t, sja_train::TailedSides& sides, d
       p["comparison"] = fmt::format("{} layers < {} layers", 2 * (l + 1), 2 * l);
       CaseJson j = trained::compare(
           r.ctx(), g.against(), alpha, {p, "e", "more_blocks_lower_loss", what, true},
-          {"more_blocks", more, tailed ? sides.get(i, g.n, l + 1 == L ? 0 : 2 * (l + 1)) : std::vector<TailedLoss>{}},
-          {"fewer_blocks", fewer, tailed ? sides.get(i, g.n, 2 * l) : std::vector<TailedLoss>{}});
+          {"more_blocks", more, tailed ? sides.get(i, g.n, l + 1 == L ? 0 : 2 * (l + 1)) : std::vector<TailedLoss>{}, &t.bl_gate[i]},
+          {"fewer_blocks", fewer, tailed ? sides.get(i, g.n, 2 * l) : std::vector<TailedLoss>{}, &t.bl_gate[i]});
       r.add_uncounted_case(j);
     }
   }
@@ -377,7 +387,8 @@ ClaimResult run(const ClaimContext& ctx) {
   const std::vector<std::string> findings = findings_text(all);
   for (const auto& f : findings) r.finding(f);
   return r.finish([&](Verdict v) {
-    std::string summary = fmt::format("{} ({}): {}", to_string(v), paper ? "paper settings" : "reduced settings: " + all.front().g.against().differences,
+    std::string summary = fmt::format("{} ({}; {}): {}", to_string(v), paper ? "paper settings" : "reduced settings: " + all.front().g.against().differences,
+                                      sja_train::attention_note(ctx),
                                       findings.empty() ? std::string() : findings.front());
     for (std::size_t i = 1; i < findings.size(); ++i) summary += " " + findings[i];
     return summary;

@@ -25,6 +25,9 @@
 // reports/deciding/sja.fig4.* until the next GPU run) left both parts undecided: its models' losses at short prompts
 // had means of 1e4-2e13. At the deciding and paper budgets both parts follow the heavy-tail rule (docs/budgets.md
 // "Heavy tails", stated before the run), every trial.
+// Since 3 December 2026 (docs/budgets.md "The sja model question"): the deciding and paper budgets train the
+// label-row variant (`attention`), and a comparison counts only the trials that trained on both sides (held-out loss
+// at the training length at most 0.1 E[y^2]; sja_training.hpp bilinear_gate).
 #include "claims/common/sja_training.hpp"
 #include "icl/claim/case_groups.hpp"
 #include "constructions/sja_forms.hpp"
@@ -49,6 +52,7 @@ struct Group {
   std::vector<int> ns;
   std::vector<Model> models;
   std::vector<std::map<int, TestLosses>> loss;
+  std::vector<trained::TrainedGate> gates;  // per model: which trials trained (sja_training.hpp bilinear_gate)
   learn::TrainConfig config;
 };
 
@@ -76,10 +80,12 @@ void train_group(ClaimRun& r, Group& g) {
   std::set<int> tests;
   for (int n : g.ns) tests.insert(n), tests.insert(std::max(1, n / 2));
   for (int n : g.ns) {
-    Model m{fmt::format("bilinear L={} n_train={}", g.L, n), learn::sja_bilinear(g.d, g.dbar, g.L, learn::BilinearForm::dense), {}, {}};
+    Model m{fmt::format("bilinear L={} n_train={}", g.L, n),
+            learn::sja_bilinear(g.d, g.dbar, g.L, learn::BilinearForm::dense, sja_train::attention_of(ctx)), {}, {}};
     g.config = sja_train::train_trials(ctx, m, task, sja_shape(g.d, g.dbar, n), g.s, fmt::format("d={},dbar={},n={}", g.d, g.dbar, n));
     std::map<int, TestLosses> ls;
     for (int nt : tests) ls[nt] = sja_train::test_losses(ctx, m, task, g.dbar, nt);
+    g.gates.push_back(sja_train::bilinear_gate(ls.at(n), sja_train::quadratic_label_moment(g.d)));
     g.models.push_back(std::move(m));
     g.loss.push_back(std::move(ls));
     r.step();
@@ -109,7 +115,7 @@ void judge_group(ClaimRun& r, const Group& g, double alpha) {
   // higher of the next, and the longest n_train's model meets n_long again in part b.
   sja_train::TailedSides sides(ctx, g.models, g.d, g.dbar);
   const auto side = [&](const std::string& name, std::size_t i, int n) {
-    return trained::Side{name, g.loss[i].at(n), tailed ? sides.get(i, n) : std::vector<TailedLoss>{}};
+    return trained::Side{name, g.loss[i].at(n), tailed ? sides.get(i, n) : std::vector<TailedLoss>{}, &g.gates[i]};
   };
   for (std::size_t i = 1; i < g.ns.size(); ++i) {
     const std::string what = fmt::format("n_train = {} below n_train = {} at n_test = {}", g.ns[i], g.ns[i - 1], n_long);
@@ -195,8 +201,9 @@ ClaimResult run(const ClaimContext& ctx) {
       trained::paired_rule(ctx) ? "parts a and b: " + trained::tailed_rule_text()
                                 : "one-sided Welch t (between models) or paired t (test lengths of one model) over trials"));
   return r.finish([&](Verdict v) {
-    return fmt::format("{} ({}): {}", to_string(v),
+    return fmt::format("{} ({}; {}): {}", to_string(v),
                        first && first->s.is_paper() ? "paper settings" : "reduced settings: " + (first ? first->s.differences() : ""),
+                       sja_train::attention_note(ctx),
                        findings.front().get<std::string>());
   });
 }

@@ -40,7 +40,14 @@ std::vector<ParamSpec> with_training_params(std::vector<ParamSpec> model, const 
       with_paper(ParamSpec{"lr", {1e-3}, {1e-3}, 1e-6, 1, false, "Adam learning rate (paper 1e-3)"}, {1e-3}),
       ParamSpec{"init_sd", {0.02}, {0.02}, 1e-6, 1, false,
                 "every trained entry starts ~ N(0, init_sd^2) (the paper does not state its initialisation)"},
-      ParamSpec{"clip", {0}, {0}, 0, 1e6, false, clip_help}};
+      ParamSpec{"clip", {0}, {0}, 0, 1e6, false, clip_help},
+      with_paper(with_names(ParamSpec{"attention", {0}, {0}, 0, 1, true,
+                                      "the bilinear blocks' attention: full (every entry of P, the paper's (2)) or label_row "
+                                      "(P trained in its label row only, as the constructions (5); the variant that trains at "
+                                      "the paper's recipe, docs/budgets.md): label_row at the paper and deciding budgets",
+                                      true},
+                            {{0, "full"}, {1, "label_row"}}),
+                 {1})};
   if (deciding) {
     for (auto& p : model) p = with_deciding(p, p.paper.empty() ? p.defaults : p.paper);
     training[0] = with_deciding(training[0], {static_cast<double>(deciding->steps)});
@@ -48,6 +55,7 @@ std::vector<ParamSpec> with_training_params(std::vector<ParamSpec> model, const 
     training[2] = with_deciding(training[2], {static_cast<double>(deciding->trials)});
     training[3] = with_deciding(training[3], {1e-3});
     if (deciding->clip > 0) training[5] = with_deciding(training[5], {deciding->clip});
+    training[6] = with_deciding(training[6], {1});
   }
   model.insert(model.end(), training.begin(), training.end());
   return model;
@@ -64,6 +72,29 @@ std::string Settings::differences() const {
   for (std::size_t i = 0; i < parts.size(); ++i) out += (i ? ", " : "") + parts[i];
   return out;
 }
+
+learn::SjaAttention attention_of(const ClaimContext& ctx) {
+  return ctx.setting("attention") == 1 ? learn::SjaAttention::label_row : learn::SjaAttention::full;
+}
+
+std::string attention_note(const ClaimContext& ctx) {
+  return attention_of(ctx) == learn::SjaAttention::label_row ? "attention P trained in its label row only"
+                                                             : "attention P full (the paper's (2))";
+}
+
+trained::TrainedGate floor_gate(const trained::TestLosses& at_training_length, double floor, const std::string& what) {
+  return trained::trained_gate(at_training_length, 1.1 * floor, fmt::format("1.1 x {} = {:.4g}", what, 1.1 * floor));
+}
+
+trained::TrainedGate bilinear_gate(const trained::TestLosses& at_training_length, double Ey2) {
+  return trained::trained_gate(at_training_length, 0.1 * Ey2, fmt::format("0.1 E[y^2] = {:.4g}", 0.1 * Ey2));
+}
+
+trained::TrainedGate linear_gate(const trained::TestLosses& at_training_length, int d) {
+  return floor_gate(at_training_length, linear_floor(d), "the best affine predictor's loss");
+}
+
+double linear_floor(int d) { return d * (d - 1) / 2.0 + 2.0 * d; }
 
 learn::PromptSource prompts(const GaussianIclModel& task, int dbar, int n) {
   return learn::gaussian_prompts(task, sja_shape(task.d, dbar, n));

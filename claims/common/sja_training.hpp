@@ -4,6 +4,7 @@
 // and the parameters every sja experiment claim takes. Everything else (trials, test losses, the comparisons'
 // rules and their JSON) is the trained kind's, which the claims name as trained::.
 #pragma once
+#include "constructions/sja_forms.hpp"
 #include "icl/claim/kinds/trained.hpp"
 #include "icl/model/gaussian_model.hpp"
 #include "icl/model/prompt.hpp"
@@ -39,7 +40,27 @@ struct DecidingTraining {
 // takes, which Settings::from_case reads: steps, batch, trials, lr (the paper's 20000, 4000, 5, 1e-3), init_sd and clip
 // (the paper states neither: N(0, 0.02^2) and none in every budget but the deciding one); with `deciding`, the deciding
 // budget's values of all six and of every `model` parameter (its paper values: the deciding budget keeps the model).
+// Last the budget setting `attention` (attention_of): full at quick and standard, label_row at paper and deciding.
 std::vector<ParamSpec> with_training_params(std::vector<ParamSpec> model, const std::optional<DecidingTraining>& deciding = {});
+
+// The bilinear models' attention (the setting `attention`, docs/budgets.md "The sja model question"): label_row (P
+// trained in its label row only, the variant that trains at the paper's recipe) at the paper and deciding budgets,
+// full (every entry of P, the paper's (2)) at quick and standard, whose reduced runs it keeps as they were.
+learn::SjaAttention attention_of(const ClaimContext& ctx);
+// "attention P trained in its label row only" or "attention P full (the paper's (2))": said in every verdict.
+std::string attention_note(const ClaimContext& ctx);
+
+// "Trained" (docs/budgets.md, "The sja model question", stated 3 December 2026 before the runs it decides): a trial
+// of a bilinear model trained when its held-out loss at the training length is at most 0.1 E[y^2]; a trial of
+// sja.fig1's linear Transformer when it is at most 1.1 x the best affine predictor's loss, below which no linear
+// self-attention stack goes (its prediction is affine in the query, sja Sec. 3.1), linear_floor(d).
+trained::TrainedGate bilinear_gate(const trained::TestLosses& at_training_length, double Ey2);
+trained::TrainedGate linear_gate(const trained::TestLosses& at_training_length, int d);
+// Per trial, the trials of a model at the level 1.1 x `floor` ("1.1 x <what> = ...").
+trained::TrainedGate floor_gate(const trained::TestLosses& at_training_length, double floor, const std::string& what);
+// The quadratic task's loss of the best affine predictor in x given the task's coefficients: the variance of its
+// degree-2 part, d(d-1)/2 + 2d (9 at d = 3).
+double linear_floor(int d);
 
 // sja's prompts of `task` with embedding width dbar and n context examples, and its loss.
 learn::PromptSource prompts(const GaussianIclModel& task, int dbar, int n);

@@ -130,9 +130,13 @@ TEST_CASE("at_paper: every parameter of the claim at one of its paper values, wh
   REQUIRE(claim != nullptr);
   ClaimContext ctx;
   ctx.claim_id = "sja.fig1";
-  ctx.budget = Budget::standard;  // the budget does not decide it: the case's values do
+  ctx.budget = Budget::standard;  // the budget does not decide it: the case's values do, and the budget settings
+  ctx.settings["attention"] = 1;   // (here as --set gives them: standard's attention is full, the paper budget's label_row)
   const Case paper = paper_case(*claim);
   CHECK(ctx.at_paper(paper));
+  ctx.settings["attention"] = 0;
+  CHECK_FALSE(ctx.at_paper(paper));  // a budget setting off its paper value
+  ctx.settings["attention"] = 1;
   CHECK(ctx.at_paper(with_value(paper, "L", 6)));  // another of the paper's values
   ctx.budget = Budget::paper;
   CHECK_FALSE(ctx.at_paper(with_value(paper, "d", 5)));          // a model setting the paper does not use

@@ -188,6 +188,55 @@ TEST_CASE("trained kind: a comparison case follows the budget's rule, with the r
   CHECK(j["verdict"] == "inconclusive");  // a reversal below the paper's settings does not refute
 }
 
+TEST_CASE("trained kind: at the deciding budget a trial counts only where it trained on both sides; none trained is "
+          "not reproduced; the quick and standard budgets apply no gate") {
+  ClaimContext ctx = context(1);
+  trained::TestLosses lo, hi;
+  lo.n_test = hi.n_test = 8;
+  for (double m : {1.0, 1.1, 5.0, 1.05}) lo.per_trial.push_back(side(m, 0.01).full);
+  for (double m : {2.0, 2.2, 1.9, 9.0}) hi.per_trial.push_back(side(m, 0.01).full);
+  // lo's trial 3 (5.0) and hi's trial 4 (9.0) are above the level 3: trials 1 and 2 count.
+  const trained::TrainedGate glo = trained::trained_gate(lo, 3.0, "3"), ghi = trained::trained_gate(hi, 3.0, "3");
+  CHECK(glo.trained == std::vector<bool>{true, true, false, true});
+  CHECK(ghi.trained == std::vector<bool>{true, true, true, false});
+  CHECK(glo.why_not[2] == "held-out loss 5 above 3");
+  const trained::AgainstPaper paper{.paper = true, .differences = ""};
+  auto params = [] { return nlohmann::ordered_json{{"n", 8}}; };
+  // Paired differences: trials 3 and 4 reversed, but they did not train, so they count neither way.
+  std::vector<Estimate> diffs(4, side(-1.0, 0.01).full);
+  diffs[2] = diffs[3] = side(1.0, 0.01).full;
+  nlohmann::ordered_json j = trained::compare(ctx, paper, 0.01, {params(), "a", "low_below_high", "low below high", false, diffs},
+                                              {"low", lo, {}, &glo}, {"high", hi, {}, &ghi})
+                                 .take();
+  CHECK(j["verdict"] == "confirmed");
+  const std::string why = j["decisions"]["low_below_high"]["why"].get<std::string>();
+  CHECK(why.find("left out, having not trained") != std::string::npos);
+  CHECK(why.find("trial 3 (low held-out loss 5 above 3)") != std::string::npos);
+  CHECK(why.find("trial 4 (high held-out loss 9 above 3)") != std::string::npos);
+  CHECK(j["trained_per_trial"]["low"]["trained"] == nlohmann::ordered_json({true, true, false, true}));
+  // Without the gate the same differences are not shown in every trial.
+  CHECK(trained::compare(ctx, paper, 0.01, {params(), "a", "x", "low below high", false, diffs}, {"low", lo}, {"high", hi})
+            .take()["verdict"] == "inconclusive");
+  // A reversal in every trained trial still refutes at the paper's settings (the gate removes, it does not excuse).
+  std::vector<Estimate> rev(4, side(1.0, 0.01).full);
+  CHECK(trained::compare(ctx, paper, 0.01, {params(), "a", "x", "low below high", false, rev}, {"low", lo, {}, &glo},
+                         {"high", hi, {}, &ghi})
+            .take()["verdict"] == "refuted");
+  // No trial trained on both sides: not reproduced.
+  const trained::TrainedGate none = trained::trained_gate(hi, 0.5, "0.5");
+  j = trained::compare(ctx, paper, 0.01, {params(), "a", "x", "low below high", false, diffs}, {"low", lo, {}, &glo},
+                       {"high", hi, {}, &none})
+          .take();
+  CHECK(j["verdict"] == "inconclusive");
+  CHECK(j["decisions"]["x"]["why"].get<std::string>().find("not reproduced: no trial trained on both sides") != std::string::npos);
+  // Standard budget: no gate (the t over every trial's mean loss), no field.
+  ctx.budget = Budget::standard;
+  j = trained::compare(ctx, paper, 0.01, {params(), "a", "x", "low below high"}, {"low", lo, {}, &glo}, {"high", hi, {}, &none})
+          .take();
+  CHECK_FALSE(j.contains("trained_per_trial"));
+  CHECK(j["decisions"]["x"]["why"].get<std::string>().find("not reproduced") == std::string::npos);
+}
+
 TEST_CASE("trained error_rates block: the ledger's keys in order, the interval named from the split") {
   ClaimContext ctx;
   ctx.alpha = 0.01;

@@ -284,16 +284,93 @@ CaseJson comparison_case(nlohmann::ordered_json params, const std::string& part,
   return j;
 }
 
+TrainedGate trained_gate(const TestLosses& at_training_length, double level, const std::string& level_text) {
+  TrainedGate g;
+  g.level = level;
+  g.level_text = level_text;
+  for (std::size_t k = 0; k < at_training_length.per_trial.size(); ++k) {
+    const double m = at_training_length.per_trial[k].mean;
+    const bool ok = std::isfinite(m) && m <= level;
+    g.trained.push_back(ok);
+    g.why_not.push_back(ok ? ""
+                        : std::isfinite(m) ? fmt::format("held-out loss {:.4g} above {}", m, level_text)
+                                           : std::string("did not finish"));
+  }
+  return g;
+}
+
+namespace {
+
+bool trial_trained(const TrainedGate* g, std::size_t k) { return !g || (k < g->trained.size() && g->trained[k]); }
+
+template <class T>
+std::vector<T> kept_trials(const std::vector<T>& v, const std::vector<std::size_t>& kept) {
+  std::vector<T> out;
+  for (std::size_t k : kept)
+    if (k < v.size()) out.push_back(v[k]);
+  return out;
+}
+
+// "0.1 E[y^2] = 1.6" where the sides' levels agree, else "bilinear 0.1 E[y^2] = 1.6, linear 1.1 x ... = 9.9".
+std::string gate_levels(const Side& lower, const Side& higher) {
+  if (lower.gate && higher.gate && lower.gate->level_text != higher.gate->level_text)
+    return fmt::format("{} {}, {} {}", lower.name, lower.gate->level_text, higher.name, higher.gate->level_text);
+  return (lower.gate ? lower.gate : higher.gate)->level_text;
+}
+
+nlohmann::ordered_json gate_json(const TrainedGate* g) {
+  if (!g) return nullptr;
+  nlohmann::ordered_json j;
+  j["level"] = g->level;
+  j["level_text"] = g->level_text;
+  j["trained"] = g->trained;
+  return j;
+}
+
+}  // namespace
+
 CaseJson compare(const ClaimContext& ctx, const AgainstPaper& p, double alpha, Comparison c, const Side& lower,
                  const Side& higher, const std::function<void(CaseJson&)>& own) {
   const bool rule = paired_rule(ctx), paired = rule && c.differences.has_value();
-  const Decision dec =
-      !rule    ? judge_less_over_trials(lower.losses.means(), higher.losses.means(), alpha, c.same_model, p.paper, c.what)
-      : paired ? paired_decision(ctx, p, *c.differences, alpha, c.what + " (paired test prompts, every trial)")
-               : tailed_decision(ctx, p, lower.tailed, higher.tailed, alpha, c.what);
+  const bool gated = rule && (lower.gate || higher.gate);
+  // The trials that count: where both sides' trial trained (every trial without a gate).
+  std::vector<std::size_t> kept;
+  std::vector<std::string> left;
+  const std::size_t trials = std::max(lower.losses.per_trial.size(), higher.losses.per_trial.size());
+  for (std::size_t k = 0; k < trials; ++k) {
+    if (!gated || (trial_trained(lower.gate, k) && trial_trained(higher.gate, k))) {
+      kept.push_back(k);
+      continue;
+    }
+    std::vector<std::string> why;
+    for (const Side* s : {&lower, &higher})
+      if (!trial_trained(s->gate, k) && (s == &lower || s->gate != lower.gate))
+        why.push_back(fmt::format("{} {}", s->name, k < s->gate->why_not.size() ? s->gate->why_not[k] : "has no such trial"));
+    left.push_back(fmt::format("trial {} ({})", k + 1, fmt::join(why, "; ")));
+  }
+  Decision dec;
+  if (gated && kept.empty()) {
+    dec = Decision{Verdict::inconclusive, 0, 0,
+                   fmt::format("{}: not reproduced: no trial trained on both sides (held-out loss at the training length "
+                               "at most {}, the levels stated before the runs); {}",
+                               c.what, gate_levels(lower, higher), fmt::join(left, ", "))};
+  } else {
+    dec = !rule    ? judge_less_over_trials(lower.losses.means(), higher.losses.means(), alpha, c.same_model, p.paper, c.what)
+          : paired ? paired_decision(ctx, p, kept_trials(*c.differences, kept), alpha,
+                                     c.what + " (paired test prompts, every trial)")
+                   : tailed_decision(ctx, p, kept_trials(lower.tailed, kept), kept_trials(higher.tailed, kept), alpha, c.what);
+    if (!left.empty())
+      dec.why += fmt::format("; left out, having not trained (they count neither for nor against): {}", fmt::join(left, ", "));
+  }
   CaseJson j = comparison_case(std::move(c.params), c.part, c.decision_name, dec, alpha, lower.name, lower.losses,
                                higher.name, higher.losses);
   if (own) own(j);
+  if (gated) {
+    nlohmann::ordered_json g;
+    g[lower.name] = gate_json(lower.gate);
+    g[higher.name] = gate_json(higher.gate);
+    j.field("trained_per_trial", g);
+  }
   if (paired)
     j.field("paired_difference_per_trial", paired_json(*c.differences));
   else if (rule)

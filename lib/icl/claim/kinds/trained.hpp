@@ -166,11 +166,28 @@ CaseJson comparison_case(nlohmann::ordered_json params, const std::string& part,
 //   deciding and paper budgets (paired_rule): paired_decision on `differences` where the claim gives them (two models'
 //     paired test prompts; the field paired_difference_per_trial), else tailed_decision on the sides' tailed losses
 //     (the field heavy_tail_rule_per_trial).
-// The case is comparison_case's; `own` adds the claim's own quantities before the rule's field.
+// At the deciding and paper budgets a trial counts only where it trained on both sides (Side::gate): the others are
+// named in the decision's words and count neither for nor against; with no trial left the comparison is inconclusive,
+// "not reproduced". The case is comparison_case's (with the field trained_per_trial where a side has a gate); `own`
+// adds the claim's own quantities before the rule's field.
+// "Trained" (docs/budgets.md, "The sja model question": the levels stated before the runs they decide): per trial
+// of a model, whether it reached its claim's stated level, i.e. it finished and its held-out loss at the training
+// length (test_losses' fixed test prompts) is at most `level`; for one that did not, why.
+struct TrainedGate {
+  std::vector<bool> trained;        // per trial
+  std::vector<std::string> why_not;  // per trial: "" where it trained
+  double level = 0;
+  std::string level_text;            // "0.1 E[y^2] = 1.6"
+};
+TrainedGate trained_gate(const TestLosses& at_training_length, double level, const std::string& level_text);
+
 struct Side {
   std::string name;                  // "dense": the quantity <name>_mean_loss and the field <name>_test_loss
   const TestLosses& losses;
   std::vector<TailedLoss> tailed{};  // under the heavy-tail rule: its tailed losses on the same prompts
+  // At the deciding and paper budgets (paired_rule), the trials of its model that trained: a trial counts in the
+  // comparison only where it trained on both sides; null: every finished trial counts (a stated number's side).
+  const TrainedGate* gate = nullptr;
 };
 struct Comparison {
   nlohmann::ordered_json params;
