@@ -17,7 +17,7 @@ Without --binary the claims are those with a report in DIR (default: reports/lat
 then by claim ID with numbers compared as numbers (sja.thm2 before sja.thm5, sja.lemma3 before sja.lemma12).
 
 Each claim's row (verdict, class, budget, key result) comes from its report at the strongest budget committed:
-reports/paper/ (run mode paper), else reports/deciding/ (run mode deciding), else reports/latest/; the budget cell
+reports/paper/ (run mode paper), else reports/deciding/ (budget deciding), else reports/latest/; the budget cell
 names it, and the tally counts the rows.
 
 The paper budget (claims that train models): the measured cost of the paper's own settings on one machine, in
@@ -391,9 +391,12 @@ def read_paper(paper_dir):
 
 
 def read_budget(folder, mode):
-    """The reports of `folder` whose run mode is `mode` (none where the folder does not exist)."""
+    """The reports of `folder` whose run mode is `mode` (none where the folder does not exist); for the deciding
+    budget also a run at `--budget deciding` with a setting given (run mode custom), e.g. sja.fig4's committed models
+    re-judged with `--set attention=full`, the model they were trained as."""
     reports = read_reports(folder) if folder and os.path.isdir(folder) else {}
-    return {c: r for c, r in reports.items() if r.get("run_mode") == mode}
+    return {c: r for c, r in reports.items()
+            if r.get("run_mode") == mode or (mode == "deciding" and r.get("budget") == "deciding")}
 
 
 def strongest(reports, paper_dir=DEFAULT_PAPER, deciding_dir=DEFAULT_DECIDING):
