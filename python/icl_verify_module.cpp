@@ -627,7 +627,7 @@ PYBIND11_MODULE(icl_verify, m) {
          const py::object& propose, const py::object& argmin_over, const py::object& argmin_range,
          const py::object& argmin_tolerance, const py::object& exact_tolerance, const py::object& reference,
          const py::object& prompts, const py::object& argmin_mc_tolerance, const py::object& rate_over,
-         const py::object& rate_tolerance) {
+         const py::object& rate_tolerance, const py::object& sigma, const py::object& w_cov) {
         const std::string claim_id = text(claim_id_arg, "claim_id");
         const bool identity = text(kind, "kind") == "identity";
         if (identity) {
@@ -704,6 +704,37 @@ PYBIND11_MODULE(icl_verify, m) {
           const py::object w = model_fn(**case_kwargs(c, integer));
           return to_stack(w);
         };
+        // The task law of one's own: sigma (a (d, d) matrix or f(**params) returning one), w_cov (a matrix,
+        // "inverse" for Sigma^-1, or f(**params)); checked in the run (formula.cpp own_covariance).
+        const auto own_matrix = [claim_id](const py::handle& v, const std::string& name) {
+          try {
+            return matrix(v, name, false, kEvalMaxD, kEvalMaxD);
+          } catch (const py::value_error& e) {
+            throw UsageError(fmt::format("{}: {}", claim_id, e.what()));
+          }
+        };
+        const py::handle sigma_obj = sigma, w_cov_obj = w_cov;
+        if (!sigma.is_none()) {
+          if (!PyCallable_Check(sigma.ptr())) own_matrix(sigma, "sigma");  // a bad matrix fails before the run
+          f.sigma = [sigma_obj, integer, own_matrix](const Case& c) {
+            py::gil_scoped_acquire gil;
+            if (!PyCallable_Check(sigma_obj.ptr())) return own_matrix(sigma_obj, "sigma");
+            return own_matrix(sigma_obj(**case_kwargs(c, integer)), fmt::format("sigma({})", c.label()));
+          };
+        }
+        if (!w_cov.is_none()) {
+          const bool inverse = py::isinstance<py::str>(w_cov);
+          if (inverse && w_cov.cast<std::string>() != "inverse")
+            throw py::value_error(fmt::format("w_cov: expected a matrix, 'inverse' (Sigma^-1) or a function of the grid's "
+                                              "parameters, got {}", std::string(py::repr(w_cov))));
+          if (!inverse && !PyCallable_Check(w_cov.ptr())) own_matrix(w_cov, "w_cov");
+          f.w_cov = [w_cov_obj, inverse, integer, own_matrix](const Case& c, const Eigen::MatrixXd& sig) -> Eigen::MatrixXd {
+            if (inverse) return sig.inverse();
+            py::gil_scoped_acquire gil;
+            if (!PyCallable_Check(w_cov_obj.ptr())) return own_matrix(w_cov_obj, "w_cov");
+            return own_matrix(w_cov_obj(**case_kwargs(c, integer)), fmt::format("w_cov({})", c.label()));
+          };
+        }
         f.between_cases = [] {  // Ctrl-C (or any signal handler's exception) stops the run between cases
           py::gil_scoped_acquire gil;
           if (PyErr_CheckSignals() != 0) throw py::error_already_set();
@@ -744,6 +775,7 @@ PYBIND11_MODULE(icl_verify, m) {
       py::arg("argmin_over") = py::none(), py::arg("argmin_range") = py::none(), py::arg("argmin_tolerance") = 1e-6,
       py::arg("exact_tolerance") = 1e-9, py::arg("reference") = py::none(), py::arg("prompts") = 1000,
       py::arg("argmin_mc_tolerance") = 1e-3, py::arg("rate_over") = "n", py::arg("rate_tolerance") = 0.05,
+      py::arg("sigma") = py::none(), py::arg("w_cov") = py::none(),
       "Check a claim of one's own about the in-context loss of a model one builds, with the mechanism of the\n"
       "catalogue's claims; returns the same report dict as `icl-verify run` and writes its files to `out`\n"
       "(OUT/CLAIM.json, CLAIM.tex, summary.md, ...; out=None: a temporary folder, removed afterwards).\n"
@@ -756,6 +788,9 @@ PYBIND11_MODULE(icl_verify, m) {
       "             of full (d+1, d+1) matrices (Z <- Z + (1/n) P Z M Z^T Q Z, the query not a key), a state_dict or\n"
       "             a file, as eval_weights takes them; the prediction is -Z[d, n]\n"
       "  task       'linear' (y = <w, x>) or 'quadratic' (the sja task); x ~ N(0, Sigma), w ~ N(0, I)\n"
+      "  sigma      Sigma of one's own: a (d, d) symmetric positive definite matrix, or f(**params) returning one\n"
+      "             (in place of the grid's cov)\n"
+      "  w_cov      the linear task's w ~ N(0, w_cov): a matrix, 'inverse' (Sigma^-1, the acds law) or f(**params)\n"
       "  grid       {name: value or list}: d and n required; cov (0 isotropic, 1 diagonal, 2 rotated, 3 kappa 100;\n"
       "             default 0), noise (label noise sd; default 0) and parameters of one's own (passed to stated and model)\n"
       "  samples    Monte Carlo prompts per case: the cap of the sequential looks (doubling from 4096, alpha split\n"

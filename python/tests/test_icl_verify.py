@@ -523,6 +523,61 @@ def evaluate_formula(text, params):
     return eval(expr, {"__builtins__": {}}, {k: Fraction(v) for k, v in params.items()})
 
 
+class OwnTaskLaw(unittest.TestCase):
+    """check(sigma=..., w_cov=...): x ~ N(0, Sigma) and w ~ N(0, Sigma_w) of one's own, decided on the exact loss."""
+
+    S = np.array([[2.0, 0.5, 0.0], [0.5, 1.0, 0.2], [0.0, 0.2, 0.5]])
+
+    @staticmethod
+    def step(d, n, eta):  # one GD step from 0: the prediction eta * w^T Shat x_q
+        P = np.zeros((d + 1, d + 1))
+        P[d, d] = 1.0
+        Q = np.zeros((d + 1, d + 1))
+        Q[:d, :d] = -eta * np.eye(d)
+        return {"P1": P, "Q1": Q}
+
+    def loss(self, Sw):
+        # E[w^T (I - eta Shat) S (I - eta Shat)^T w] with the Wishart moments E[Shat] = S,
+        # E[Shat S Shat] = (1 + 1/n) S^3 + tr(S^2)/n S: derived by hand, independently of the library.
+        S = self.S
+
+        def f(d, n, eta):
+            A = (1 + 1 / n) * S @ S @ S + np.trace(S @ S) / n * S
+            return float(np.trace(Sw @ (S - 2 * eta * S @ S + eta ** 2 * A)))
+        return f
+
+    def run_check(self, stated, **kw):
+        return iv.check("mine.law", statement="one GD step under my law", stated=stated, model=self.step,
+                        grid={"d": 3, "n": [10, 20], "eta": 0.3}, samples=2 ** 16, propose=False, **kw)
+
+    def test_own_sigma_and_inverse_w_law_confirmed_on_the_exact_loss_and_1e4_off_refuted(self):
+        for Sw, w_cov in ((np.eye(3), None), (np.linalg.inv(self.S), "inverse"), (np.linalg.inv(self.S), lambda **p: np.linalg.inv(self.S))):
+            for sigma in (self.S, lambda d, n, eta: self.S):
+                r = self.run_check(self.loss(Sw), sigma=sigma, w_cov=w_cov)
+                self.assertEqual(r["verdict"], "confirmed", r["summary"])
+                for c in r["cases"]:
+                    self.assertIn("exact", c["quantities"])  # decided on the exact loss
+                    self.assertEqual(c["covariance"], "sigma of one's own")
+                off = self.loss(Sw)
+                r = self.run_check(lambda d, n, eta: 1.0001 * off(d, n, eta), sigma=sigma, w_cov=w_cov)
+                self.assertEqual(r["verdict"], "refuted", r["summary"])
+        # The isotropic w law is not the inverse one: the identity-w formula is refuted under w ~ N(0, Sigma^-1).
+        self.assertEqual(self.run_check(self.loss(np.eye(3)), sigma=self.S, w_cov="inverse")["verdict"], "refuted")
+
+    def test_bad_laws_are_one_value_error_naming_them(self):
+        for bad, words in ((np.eye(2), "not d x d"), (-np.eye(3), "not positive definite"),
+                           (np.array([[1, 2, 0], [0, 1, 0], [0, 0, 1.0]]), "not symmetric")):
+            with self.assertRaisesRegex(ValueError, "sigma.*" + words):
+                self.run_check(self.loss(np.eye(3)), sigma=bad)
+            with self.assertRaisesRegex(ValueError, "w_cov.*" + words):
+                self.run_check(self.loss(np.eye(3)), w_cov=lambda **p: bad)
+        with self.assertRaisesRegex(ValueError, "w_cov: expected a matrix, 'inverse'"):
+            self.run_check(self.loss(np.eye(3)), w_cov="inv")
+        with self.assertRaisesRegex(ValueError, "w_cov is for the linear task"):
+            iv.check("mine.law", statement="x", stated=lambda **p: 1.0, model=self.step, task="quadratic",
+                     grid={"d": 3, "n": 10, "eta": 0.3}, w_cov="inverse")
+
+
 class ProposedCorrection(unittest.TestCase):
     """A refuted equality gets the closed form the exact values follow, verified on held-out cases (issue 45)."""
 

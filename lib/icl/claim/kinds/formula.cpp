@@ -45,11 +45,42 @@ double stated_at(const FormulaClaim& f, const Case& c) {
   return stated;
 }
 
-// The task of a case: its covariance and label noise.
-GaussianIclModel task_model(const FormulaClaim& f, int d, int cov, double noise) {
-  const Eigen::MatrixXd sigma = test_covariance(d, cov);
-  const PolynomialTask task = f.task == "linear" ? PolynomialTask::linear(d) : PolynomialTask::quadratic(d);
-  GaussianIclModel model = GaussianIclModel::from_task(task, sigma);
+// A covariance of one's own at case c: d x d, finite, symmetric and positive definite, else a UsageError naming it.
+Eigen::MatrixXd own_covariance(const FormulaClaim& f, const Case& c, const std::string& what, Eigen::MatrixXd m, int d) {
+  const std::string at = fmt::format("{}: {} at {}", f.id, what, c.label());
+  if (m.rows() != d || m.cols() != d)
+    throw UsageError(fmt::format("{} is {} x {}, not d x d = {} x {}", at, m.rows(), m.cols(), d, d));
+  if (!m.allFinite()) throw UsageError(fmt::format("{} has a non-finite entry", at));
+  if ((m - m.transpose()).cwiseAbs().maxCoeff() > 1e-12 * std::max(1.0, m.cwiseAbs().maxCoeff()))
+    throw UsageError(fmt::format("{} is not symmetric", at));
+  m = 0.5 * (m + m.transpose());
+  Eigen::LLT<Eigen::MatrixXd> llt(m);
+  if (llt.info() != Eigen::Success || Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(m).eigenvalues().minCoeff() <= 0)
+    throw UsageError(fmt::format("{} is not positive definite", at));
+  return m;
+}
+
+// The task of a case: its covariance (the grid's cov, or sigma(case)), the weights' law (w ~ N(0, I), or
+// N(0, w_cov(case)): y = <C u, x> with u ~ N(0, I) and C C^T = Sigma_w, i.e. the basis (C^T x)_m) and label noise.
+GaussianIclModel task_model(const FormulaClaim& f, const Case& c, int d, int cov, double noise) {
+  const Eigen::MatrixXd sigma = f.sigma ? own_covariance(f, c, "sigma", f.sigma(c), d) : test_covariance(d, cov);
+  GaussianIclModel model;
+  if (f.w_cov) {
+    if (f.task != "linear") throw UsageError(fmt::format("{}: w_cov is for the linear task (task='linear')", f.id));
+    const Eigen::MatrixXd sw = own_covariance(f, c, "w_cov", f.w_cov(c, sigma), d);
+    const Eigen::MatrixXd C = Eigen::LLT<Eigen::MatrixXd>(sw).matrixL();
+    std::vector<Poly> basis;
+    for (int m = 0; m < d; ++m) {
+      Poly g(d);
+      for (int i = 0; i < d; ++i)
+        if (C(i, m) != 0) g += Poly::variable(d, i) * C(i, m);
+      basis.push_back(g);
+    }
+    model = GaussianIclModel::from_basis(d, std::move(basis), sigma, "linear, w ~ N(0, w_cov)");
+  } else {
+    const PolynomialTask task = f.task == "linear" ? PolynomialTask::linear(d) : PolynomialTask::quadratic(d);
+    model = GaussianIclModel::from_task(task, sigma);
+  }
   model.noise_sd = noise;
   return model;
 }
@@ -65,7 +96,7 @@ FormulaCase::FormulaCase(const FormulaClaim& f_, const ClaimContext& ctx_, const
       cov(has_param(c, "cov") ? c.geti("cov") : 0),
       noise(has_param(c, "noise") ? c.get("noise") : 0.0),
       stated(f.kind == "identity" ? 0.0 : stated_at(f, c)),
-      model(task_model(f, d, cov, noise)),
+      model(task_model(f, c_, d, cov, noise)),
       w(weights_at(f.kind == "argmin" ? std::optional<double>(stated) : std::nullopt)),
       stack(w.transformer()),
       shape(acds_shape(d, n)),
@@ -143,7 +174,8 @@ ClaimResult run_formula(const FormulaClaim& f, const ClaimContext& ctx) {
     FormulaCase k(f, ctx, c);
     run.with_exact += k.exact.has_value();
     CaseJson j(c);
-    j.field("covariance", covariance_name(k.cov, k.d));
+    j.field("covariance", f.sigma ? std::string("sigma of one's own") : covariance_name(k.cov, k.d));
+    if (f.w_cov) j.field("w_law", "w ~ N(0, w_cov) of one's own");
     const Decision v = equality   ? equality_case(run, k, j)
                        : argmin   ? argmin_case(run, k, j)
                        : identity ? identity_case(run, k, j)
@@ -260,7 +292,8 @@ Claim formula_claim(const FormulaClaim& f) {
 
   Claim c;
   c.id = f.id;
-  c.title = f.title.empty() ? (f.statement.size() > 100 ? f.statement.substr(0, 97) + "..." : f.statement) : f.title;
+  c.title = f.title.empty() ? f.statement : f.title;
+  if (f.title.empty() && c.title.size() > 100) c.title.replace(97, std::string::npos, "...");
   c.source = f.source.empty() ? std::string("stated by the user") : f.source;
   c.statement = f.statement;
   c.params = f.grid;

@@ -57,6 +57,11 @@ struct FormulaClaim {
                                   // "rate" (loss ~ C x^stated as x = rate_over grows; rate.hpp)
   std::string task = "linear";    // "linear" or "quadratic" (eval.hpp)
   std::vector<ParamSpec> grid;    // d and n required; cov, noise optional
+  // The task law of one's own, per case (both optional): sigma(case), the inputs' covariance x ~ N(0, Sigma) (in
+  // place of the grid's cov); w_cov(case, Sigma), the linear task's weights' covariance w ~ N(0, Sigma_w) (default
+  // I; e.g. Sigma^-1, acds's law). Each d x d, symmetric positive definite; anything else is a UsageError.
+  std::function<Eigen::MatrixXd(const Case&)> sigma;
+  std::function<Eigen::MatrixXd(const Case&, const Eigen::MatrixXd& sigma)> w_cov;
   std::function<double(const Case&)> stated;
   std::function<LsaStack(const Case&)> model;
   std::function<void()> between_cases;  // called before each case (e.g. to let Python raise KeyboardInterrupt)
