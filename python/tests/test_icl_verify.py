@@ -578,6 +578,45 @@ class OwnTaskLaw(unittest.TestCase):
                      grid={"d": 3, "n": 10, "eta": 0.3}, w_cov="inverse")
 
 
+class MultiLayerExact(unittest.TestCase):
+    """check on a stack of several layers in acds's form (8) or (11): decided on the exact population loss."""
+
+    @staticmethod
+    def steps(d, n, eta, L=2, B=0.0, last_row=0.0):  # L GD steps (A_l = eta I); B != 0: form (11)
+        w = {}
+        for l in range(1, L + 1):
+            P = np.zeros((d + 1, d + 1))
+            P[d, d] = 1.0
+            P[:d, :d] = B * np.eye(d)
+            Q = np.zeros((d + 1, d + 1))
+            Q[:d, :d] = -eta * np.eye(d)
+            Q[d, 0] = last_row
+            w[f"P{l}"], w[f"Q{l}"] = P, Q
+        return w
+
+    def run_check(self, stated, **kw):
+        return iv.check("mine.steps", statement="two GD steps", stated=stated, model=lambda d, n, eta: self.steps(d, n, eta, **kw),
+                        grid={"d": 3, "n": 20, "eta": 0.5}, samples=2 ** 16, propose=False)
+
+    def test_two_gd_steps_decided_exactly(self):
+        # 12573/32000 at d = 3, n = 20, eta = 0.5: derived independently (issue 65's Monte Carlo rule used it).
+        r = self.run_check(lambda d, n, eta: 12573 / 32000)
+        self.assertEqual(r["verdict"], "confirmed", r["summary"])
+        c = r["cases"][0]
+        self.assertAlmostEqual(c["quantities"]["exact"]["value"], 12573 / 32000, places=12)
+        self.assertIn("form (8), L = 2", c["exact_basis"])
+        self.assertEqual(self.run_check(lambda d, n, eta: 1.0001 * 12573 / 32000)["verdict"], "refuted")
+
+    def test_form_11_recognised_and_other_stacks_left_to_monte_carlo(self):
+        c = self.run_check(lambda d, n, eta: 1.0, B=0.1)["cases"][0]
+        self.assertIn("form (11), L = 2", c["exact_basis"])
+        c = self.run_check(lambda d, n, eta: 1.0, B=0.1, L=3)["cases"][0]  # form (11) beyond L = 2: no exact loss
+        self.assertNotIn("exact", c["quantities"])
+        c = self.run_check(lambda d, n, eta: 1.0, last_row=0.2)["cases"][0]  # Q's last row: not a form
+        self.assertNotIn("exact", c["quantities"])
+        self.assertNotIn("exact_basis", c)
+
+
 class ProposedCorrection(unittest.TestCase):
     """A refuted equality gets the closed form the exact values follow, verified on held-out cases (issue 45)."""
 

@@ -94,7 +94,8 @@ ProposedCorrection search_correction(const FormulaClaim& f, const ClaimContext& 
       return std::nullopt;
     }
     if (w.num_layers() != 1) {
-      why = fmt::format("the model at {} has {} layers; the loss is integrated exactly for one layer", c.label(),
+      why = fmt::format("the model at {} has {} layers; the correction search integrates exact fractions for one "
+                        "layer only (a stack in acds's forms is decided on its exact loss, but not fitted)", c.label(),
                         w.num_layers());
       return std::nullopt;
     }

@@ -9,6 +9,7 @@
 #include "icl/claim/kinds/rate.hpp"
 #include "icl/claim/usage_error.hpp"
 #include "icl/exact/limits.hpp"
+#include "icl/exact/acds_population.hpp"
 #include "icl/exact/feature_moments.hpp"
 #include "icl/report/provenance.hpp"
 #include "icl/report/quantities.hpp"
@@ -100,6 +101,7 @@ FormulaCase::FormulaCase(const FormulaClaim& f_, const ClaimContext& ctx_, const
       w(weights_at(f.kind == "argmin" ? std::optional<double>(stated) : std::nullopt)),
       stack(w.transformer()),
       shape(acds_shape(d, n)),
+      sigma_w(f.w_cov ? own_covariance(f, c_, "w_cov", f.w_cov(c_, model.sigma), d) : Eigen::MatrixXd::Identity(d, d)),
       exact(exact_loss(w)),
       purpose(ctx.purpose(c.label())) {}
 
@@ -112,10 +114,45 @@ LsaStack FormulaCase::weights_at(std::optional<double> x) const {
   return wk;
 }
 
+namespace {
+
+// A stack in acds's form (8) or (11) (formula.hpp exact_loss): A_l, B_l, and whether any B_l is nonzero.
+struct AcdsForm {
+  std::vector<Eigen::MatrixXd> A, B;
+  bool form11 = false;
+};
+std::optional<AcdsForm> acds_form_of(const LsaStack& w, int d, int n) {
+  AcdsForm f;
+  for (const auto& layer : w.layers) {
+    if (layer.size() != 1) return std::nullopt;
+    const LinearSelfAttention& h = layer.front();
+    if (!h.masked || (h.scale != 0 && h.scale != 1.0 / n) || h.P.rows() != d + 1 || h.Q.rows() != d + 1) return std::nullopt;
+    if (h.P(d, d) != 1 || !h.P.row(d).head(d).isZero(0) || !h.P.col(d).head(d).isZero(0)) return std::nullopt;
+    if (!h.Q.row(d).isZero(0) || !h.Q.col(d).isZero(0)) return std::nullopt;
+    f.A.push_back(-h.Q.topLeftCorner(d, d));
+    f.B.push_back(h.P.topLeftCorner(d, d));
+    f.form11 = f.form11 || !f.B.back().isZero(0);
+  }
+  return f;
+}
+
+}  // namespace
+
 std::optional<double> FormulaCase::exact_loss(const LsaStack& weights) {
-  if (weights.num_layers() != 1 || d > exact_max_d(f.task)) return std::nullopt;
-  if (!moments) moments = single_layer_moments(model, identity_features(d));
-  return single_layer_loss(*moments, single_layer_coefficients(weights.layers[0], d, n), n);
+  const int L = weights.num_layers();
+  if (L == 1 && d <= exact_max_d(f.task)) {
+    if (!moments) moments = single_layer_moments(model, identity_features(d));
+    exact_basis = "the single-layer moments (exact/feature_moments.hpp)";
+    return single_layer_loss(*moments, single_layer_coefficients(weights.layers[0], d, n), n);
+  }
+  if (L < 2 || f.task != "linear" || noise != 0) return std::nullopt;
+  const std::optional<AcdsForm> form = acds_form_of(weights, d, n);
+  if (!form || L > (form->form11 ? 2 : 4)) return std::nullopt;
+  if (!population || population->form11() != form->form11)
+    population = std::make_shared<AcdsPopulation>(model.sigma, sigma_w, n, L, form->form11);
+  exact_basis = fmt::format("the population loss of acds's form ({}), L = {} (exact/acds_population.hpp)",
+                            form->form11 ? 11 : 8, L);
+  return population->loss(form->A, form->B);
 }
 
 ModelPromptWorker FormulaCase::worker() const { return ModelPromptWorker(stack, model, shape, ctx.seed, purpose, +1.0); }
@@ -176,6 +213,7 @@ ClaimResult run_formula(const FormulaClaim& f, const ClaimContext& ctx) {
     CaseJson j(c);
     j.field("covariance", f.sigma ? std::string("sigma of one's own") : covariance_name(k.cov, k.d));
     if (f.w_cov) j.field("w_law", "w ~ N(0, w_cov) of one's own");
+    if (k.exact) j.field("exact_basis", k.exact_basis);
     const Decision v = equality   ? equality_case(run, k, j)
                        : argmin   ? argmin_case(run, k, j)
                        : identity ? identity_case(run, k, j)

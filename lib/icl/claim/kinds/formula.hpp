@@ -25,6 +25,9 @@
 // interval's half-width), and the summary names those cases with that count. A refuted claim carries the first
 // refuted case as its counterexample where its kind gives one (argmin).
 #pragma once
+#include "icl/exact/acds_population.hpp"
+
+#include <memory>
 #include "icl/claim/case_json.hpp"
 #include "icl/claim/claim.hpp"
 #include "icl/exact/optimal_attention.hpp"
@@ -125,6 +128,10 @@ struct FormulaCase {
   Transformer stack;                         // w's forward pass
   PromptShape shape;                         // the acds prompt
   std::optional<SingleLayerMoments> moments; // the task's single-layer moments, computed at the first exact loss
+  Eigen::MatrixXd sigma_w;                   // the linear task's Cov(w) (I unless FormulaClaim::w_cov)
+  std::shared_ptr<AcdsPopulation> population; // the multi-layer exact engine, built at the first stack it serves
+  std::string exact_basis;                   // which exact loss (set by exact_loss; declared before exact, which
+                                             // exact_loss initialises)
   std::optional<double> exact;               // the exact loss of w, where the library integrates one
   std::uint64_t purpose = 0;                 // the case's random stream
 
@@ -133,8 +140,10 @@ struct FormulaCase {
   FormulaCase& operator=(const FormulaCase&) = delete;
   // The weights of the case; with x, of the case with argmin_over at x. Throws UsageError for a wrong d.
   LsaStack weights_at(std::optional<double> x) const;
-  // The exact loss of weights of this case, where the library integrates one (one layer, d within the task's exact
-  // range); nullopt otherwise.
+  // The exact loss of weights of this case, where the library integrates one: one layer (d within the task's exact
+  // range), or, on the noiseless linear task, a stack in acds's form (8) (L <= 4) or (11) (L <= 2): every layer one
+  // masked head at scale 1/n with P = [B, 0; 0, 1], Q = [-A, 0; 0, 0] (exact/acds_population.hpp); nullopt
+  // otherwise. Sets exact_basis.
   std::optional<double> exact_loss(const LsaStack& weights);
   // The forward pass's per-thread Monte Carlo worker (verdict/checks.hpp make_worker).
   ModelPromptWorker worker() const;
