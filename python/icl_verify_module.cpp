@@ -627,7 +627,7 @@ PYBIND11_MODULE(icl_verify, m) {
          const py::object& propose, const py::object& argmin_over, const py::object& argmin_range,
          const py::object& argmin_tolerance, const py::object& exact_tolerance, const py::object& reference,
          const py::object& prompts, const py::object& argmin_mc_tolerance, const py::object& rate_over,
-         const py::object& rate_tolerance, const py::object& sigma, const py::object& w_cov) {
+         const py::object& rate_tolerance, const py::object& sigma, const py::object& w_cov, const py::object& verbose) {
         const std::string claim_id = text(claim_id_arg, "claim_id");
         const bool identity = text(kind, "kind") == "identity";
         if (identity) {
@@ -739,6 +739,9 @@ PYBIND11_MODULE(icl_verify, m) {
           py::gil_scoped_acquire gil;
           if (PyErr_CheckSignals() != 0) throw py::error_already_set();
         };
+        if (!py::isinstance<py::bool_>(verbose))
+          throw py::value_error(fmt::format("verbose: expected True or False, got {}", type_name(verbose)));
+        const bool loud = verbose.cast<bool>();
         py::object tmp = py::none();
         std::string folder;
         if (!out.is_none() && !is_path(out))
@@ -757,7 +760,7 @@ PYBIND11_MODULE(icl_verify, m) {
         nlohmann::ordered_json r;
         try {
           py::gil_scoped_release release;
-          r = check_formula_claim(f, folder, seed, threads ? *threads : 0, alpha, command);
+          r = check_formula_claim(f, folder, seed, threads ? *threads : 0, alpha, command, !loud);
         } catch (const UsageError& e) {
           if (!tmp.is_none()) py::module_::import("shutil").attr("rmtree")(tmp, py::arg("ignore_errors") = true);
           throw py::value_error(e.what());
@@ -775,7 +778,7 @@ PYBIND11_MODULE(icl_verify, m) {
       py::arg("argmin_over") = py::none(), py::arg("argmin_range") = py::none(), py::arg("argmin_tolerance") = 1e-6,
       py::arg("exact_tolerance") = 1e-9, py::arg("reference") = py::none(), py::arg("prompts") = 1000,
       py::arg("argmin_mc_tolerance") = 1e-3, py::arg("rate_over") = "n", py::arg("rate_tolerance") = 0.05,
-      py::arg("sigma") = py::none(), py::arg("w_cov") = py::none(),
+      py::arg("sigma") = py::none(), py::arg("w_cov") = py::none(), py::arg("verbose") = false,
       "Check a claim of one's own about the in-context loss of a model one builds, with the mechanism of the\n"
       "catalogue's claims; returns the same report dict as `icl-verify run` and writes its files to `out`\n"
       "(OUT/CLAIM.json, CLAIM.tex, summary.md, ...; out=None: a temporary folder, removed afterwards).\n"
@@ -791,6 +794,7 @@ PYBIND11_MODULE(icl_verify, m) {
       "  sigma      Sigma of one's own: a (d, d) symmetric positive definite matrix, or f(**params) returning one\n"
       "             (in place of the grid's cov)\n"
       "  w_cov      the linear task's w ~ N(0, w_cov): a matrix, 'inverse' (Sigma^-1, the acds law) or f(**params)\n"
+      "  verbose    print the verdict line and where the reports went (default: quiet)\n"
       "  grid       {name: value or list}: d and n required; cov (0 isotropic, 1 diagonal, 2 rotated, 3 kappa 100;\n"
       "             default 0), noise (label noise sd; default 0) and parameters of one's own (passed to stated and model)\n"
       "  samples    Monte Carlo prompts per case: the cap of the sequential looks (doubling from 4096, alpha split\n"

@@ -564,6 +564,25 @@ class OwnTaskLaw(unittest.TestCase):
         # The isotropic w law is not the inverse one: the identity-w formula is refuted under w ~ N(0, Sigma^-1).
         self.assertEqual(self.run_check(self.loss(np.eye(3)), sigma=self.S, w_cov="inverse")["verdict"], "refuted")
 
+    def test_check_is_quiet_unless_verbose(self):
+        def stdout_of(**kw):  # what the C++ side writes to file descriptor 1
+            with tempfile.TemporaryFile(mode="w+") as cap:
+                saved = os.dup(1)
+                try:
+                    os.dup2(cap.fileno(), 1)
+                    self.run_check(self.loss(np.eye(3)), sigma=self.S, **kw)
+                finally:
+                    os.dup2(saved, 1)
+                    os.close(saved)
+                cap.seek(0)
+                return cap.read()
+        self.assertEqual(stdout_of(), "")
+        out = stdout_of(verbose=True)
+        self.assertIn("mine.law", out)
+        self.assertIn("reports written to", out)
+        with self.assertRaisesRegex(ValueError, "verbose: expected True or False"):
+            self.run_check(self.loss(np.eye(3)), verbose="yes")
+
     def test_bad_laws_are_one_value_error_naming_them(self):
         for bad, words in ((np.eye(2), "not d x d"), (-np.eye(3), "not positive definite"),
                            (np.array([[1, 2, 0], [0, 1, 0], [0, 0, 1.0]]), "not symmetric")):

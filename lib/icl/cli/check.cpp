@@ -28,7 +28,7 @@ struct ScopedRegistration {
 }  // namespace
 
 nlohmann::ordered_json check_formula_claim(const FormulaClaim& f, const std::string& out, std::uint64_t seed, int threads,
-                                           double alpha, const std::string& command) {
+                                           double alpha, const std::string& command, bool quiet) {
   Claim c = formula_claim(f);
   if (find_claim(f.id)) throw UsageError(fmt::format("claim id '{}' is taken by a claim of the library", f.id));
   if (out.empty()) throw UsageError(f.id + ": an output folder is required");
@@ -41,6 +41,7 @@ nlohmann::ordered_json check_formula_claim(const FormulaClaim& f, const std::str
   o.alpha = alpha;
   o.out = out;
   o.command = printable_line(command, 2000);
+  o.quiet = quiet;
   run_command(o);
   return nlohmann::ordered_json::parse(read_file(out + "/" + f.id + ".json"));
 }

@@ -13,8 +13,9 @@ namespace icl {
 // Registers the claim for the time of the run, runs it through the engine (writing OUT/ID.json, ID.tex, summary.md,
 // ...) and returns its report. Throws UsageError for bad input (nothing written); an exception from `stated`,
 // `model` or `between_cases` propagates unchanged. `command` is what the report's provenance names as the
-// invocation (e.g. the Python call).
+// invocation (e.g. the Python call). `quiet`: nothing on stdout (RunOptions::quiet).
 nlohmann::ordered_json check_formula_claim(const FormulaClaim& f, const std::string& out, std::uint64_t seed = 1,
-                                           int threads = 0, double alpha = 0.01, const std::string& command = "");
+                                           int threads = 0, double alpha = 0.01, const std::string& command = "",
+                                           bool quiet = false);
 
 }  // namespace icl

@@ -826,8 +826,9 @@ int run_command(const RunOptions& options) {
     if (needs_cases_appendix(r)) staged->add(p.claim->id + ".cases.tex", latex_cases_longtable(r));
     const std::string v = r["verdict"];
     // The verdict has its column: the summary goes on after its own opening verdict.
-    std::printf("%-14s %-12s %6.1f s  %s\n", p.claim->id.c_str(), v.c_str(), r["elapsed_s"].get<double>(),
-                summary_after_verdict(r["summary"].get<std::string>(), v).c_str());
+    if (!o.quiet)
+      std::printf("%-14s %-12s %6.1f s  %s\n", p.claim->id.c_str(), v.c_str(), r["elapsed_s"].get<double>(),
+                  summary_after_verdict(r["summary"].get<std::string>(), v).c_str());
     std::fflush(stdout);
     if (expect && v != to_string(*expect)) expectation_failed.push_back(p.claim->id + " got " + v);
   }
@@ -856,8 +857,9 @@ int run_command(const RunOptions& options) {
   for (const auto& f : skipped)
     std::fprintf(stderr, "icl-verify: note: %s is not an icl-verify report; left out of summary.md\n", shown(f).c_str());
   if (!pdfs.note.empty()) std::fprintf(stderr, "icl-verify: note: %s\n", pdfs.note.c_str());
-  std::printf("reports written to %s (summary.md, <claim>.json, <claim>.tex%s)\n", out.c_str(),
-              pdfs.files.empty() ? "" : ", figures as PDF and SVG");
+  if (!o.quiet)
+    std::printf("reports written to %s (summary.md, <claim>.json, <claim>.tex%s)\n", out.c_str(),
+                pdfs.files.empty() ? "" : ", figures as PDF and SVG");
   if (!expectation_failed.empty()) {
     std::string which;
     for (const auto& w : expectation_failed) which += (which.empty() ? "" : ", ") + w;

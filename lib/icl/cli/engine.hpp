@@ -33,6 +33,7 @@ struct RunOptions {
   bool quick = false;       // --quick: the same as --budget quick
   std::string budget;       // --budget quick|standard|deciding|paper ("": standard, or quick with --quick)
   bool estimate = false;    // --estimate: print the run's predicted time (training calibrated) and write nothing
+  bool quiet = false;       // no verdict lines and no "reports written" on stdout (Python's check, unless verbose)
   std::optional<std::string> checkpoint;  // --checkpoint DIR (or --resume DIR: resume = true)
   bool resume = false;
   double checkpoint_every = 300;          // --checkpoint-every SECONDS
