@@ -9,6 +9,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,14 @@ TailedLoss side(double mean, double se) {
   t.full.ci_high = mean + 3 * se;
   t.capped = t.full;
   t.cap = 1e9;
+  return t;
+}
+
+// Per-trial test losses at n_test = 8 with these means (standard error 0.01 each).
+trained::TestLosses losses(std::initializer_list<double> means) {
+  trained::TestLosses t;
+  t.n_test = 8;
+  for (double m : means) t.per_trial.push_back(side(m, 0.01).full);
   return t;
 }
 
@@ -145,10 +154,7 @@ TEST_CASE("trained kind: a part decided over runs is settled against the paper, 
 TEST_CASE("trained kind: a comparison case follows the budget's rule, with the rule's per-trial field after the "
           "claim's own quantities") {
   ClaimContext ctx = context(1);
-  trained::TestLosses lo, hi;
-  lo.n_test = hi.n_test = 8;
-  for (double m : {1.0, 1.1, 0.9, 1.05}) lo.per_trial.push_back(side(m, 0.01).full);
-  for (double m : {2.0, 2.2, 1.9, 2.1}) hi.per_trial.push_back(side(m, 0.01).full);
+  const trained::TestLosses lo = losses({1.0, 1.1, 0.9, 1.05}), hi = losses({2.0, 2.2, 1.9, 2.1});
   const trained::AgainstPaper reduced{.paper = false, .differences = "10 steps (paper 20000)"};
   auto params = [] { return nlohmann::ordered_json{{"n", 8}}; };
   auto own = [](CaseJson& j) { j.quantity("E_y2", 3.0); };
@@ -191,10 +197,7 @@ TEST_CASE("trained kind: a comparison case follows the budget's rule, with the r
 TEST_CASE("trained kind: at the deciding budget a trial counts only where it trained on both sides; none trained is "
           "not reproduced; the quick and standard budgets apply no gate") {
   ClaimContext ctx = context(1);
-  trained::TestLosses lo, hi;
-  lo.n_test = hi.n_test = 8;
-  for (double m : {1.0, 1.1, 5.0, 1.05}) lo.per_trial.push_back(side(m, 0.01).full);
-  for (double m : {2.0, 2.2, 1.9, 9.0}) hi.per_trial.push_back(side(m, 0.01).full);
+  const trained::TestLosses lo = losses({1.0, 1.1, 5.0, 1.05}), hi = losses({2.0, 2.2, 1.9, 9.0});
   // lo's trial 3 (5.0) and hi's trial 4 (9.0) are above the level 3: trials 1 and 2 count.
   const trained::TrainedGate glo = trained::trained_gate(lo, 3.0, "3"), ghi = trained::trained_gate(hi, 3.0, "3");
   CHECK(glo.trained == std::vector<bool>{true, true, false, true});

@@ -280,14 +280,15 @@ nlohmann::ordered_json eval_quantity_meanings() {
 }
 
 void check_covariance(const Eigen::MatrixXd& s, int d, const std::string& what) {
-  if (s.rows() != d || s.cols() != d)
-    throw UsageError(fmt::format("{}: the covariance is {}x{}, the weights have d = {}", what, s.rows(), s.cols(), d));
-  if (!s.allFinite()) throw UsageError(fmt::format("{}: the covariance has a non-finite entry", what));
-  const double scale = std::max(1.0, s.cwiseAbs().maxCoeff());
-  if ((s - s.transpose()).cwiseAbs().maxCoeff() > 1e-12 * scale)
-    throw UsageError(fmt::format("{}: the covariance is not symmetric", what));
-  Eigen::LLT<Eigen::MatrixXd> llt(s);
-  if (llt.info() != Eigen::Success) throw UsageError(fmt::format("{}: the covariance is not positive definite", what));
+  switch (covariance_fault(s, d)) {
+    case CovarianceFault::none: return;
+    case CovarianceFault::shape:
+      throw UsageError(fmt::format("{}: the covariance is {}x{}, the weights have d = {}", what, s.rows(), s.cols(), d));
+    case CovarianceFault::non_finite: throw UsageError(fmt::format("{}: the covariance has a non-finite entry", what));
+    case CovarianceFault::not_symmetric: throw UsageError(fmt::format("{}: the covariance is not symmetric", what));
+    case CovarianceFault::not_positive_definite:
+      throw UsageError(fmt::format("{}: the covariance is not positive definite", what));
+  }
 }
 
 

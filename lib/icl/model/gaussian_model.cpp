@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -95,6 +96,15 @@ void GaussianPromptSampler::draw(PromptRng& rng) {
     if (task_->noise_sd > 0) y += task_->noise_sd * rng.normal();
     y_[c] = y;
   }
+}
+
+CovarianceFault covariance_fault(const Eigen::MatrixXd& s, int d) {
+  if (s.rows() != d || s.cols() != d) return CovarianceFault::shape;
+  if (!s.allFinite()) return CovarianceFault::non_finite;
+  if ((s - s.transpose()).cwiseAbs().maxCoeff() > 1e-12 * std::max(1.0, s.cwiseAbs().maxCoeff()))
+    return CovarianceFault::not_symmetric;
+  if (Eigen::LLT<Eigen::MatrixXd>(s).info() != Eigen::Success) return CovarianceFault::not_positive_definite;
+  return CovarianceFault::none;
 }
 
 Eigen::MatrixXd test_covariance(int d, int kind) {

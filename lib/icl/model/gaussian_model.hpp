@@ -75,6 +75,10 @@ private:
 // over [1/2, 2]; 2 the same spectrum rotated by a fixed Householder reflection; 3 ill-conditioned,
 // eigenvalues geometric over [1/10, 10] (condition number 100), rotated.
 Eigen::MatrixXd test_covariance(int d, int kind);
+// What is wrong with s as a d x d covariance, or none: its shape, a non-finite entry, asymmetry beyond 1e-12 of its
+// largest entry (at least 1), or a failed Cholesky factorisation (not positive definite). Each caller words it.
+enum class CovarianceFault { none, shape, non_finite, not_symmetric, not_positive_definite };
+CovarianceFault covariance_fault(const Eigen::MatrixXd& s, int d);
 std::string covariance_name(int kind);
 // The covariance test_covariance(d, kind) actually is: at d = 1 a variance ("variance 2"), never a spectrum
 // or a rotation that a 1x1 matrix cannot have.

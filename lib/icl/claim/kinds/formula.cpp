@@ -47,29 +47,43 @@ double stated_at(const FormulaClaim& f, const Case& c) {
 }
 
 // A covariance of one's own at case c: d x d, finite, symmetric and positive definite, else a UsageError naming it.
+// (model/gaussian_model.hpp covariance_fault, as eval's check_covariance; here also the symmetrised matrix's smallest
+// eigenvalue must be positive.)
 Eigen::MatrixXd own_covariance(const FormulaClaim& f, const Case& c, const std::string& what, Eigen::MatrixXd m, int d) {
   const std::string at = fmt::format("{}: {} at {}", f.id, what, c.label());
-  if (m.rows() != d || m.cols() != d)
-    throw UsageError(fmt::format("{} is {} x {}, not d x d = {} x {}", at, m.rows(), m.cols(), d, d));
-  if (!m.allFinite()) throw UsageError(fmt::format("{} has a non-finite entry", at));
-  if ((m - m.transpose()).cwiseAbs().maxCoeff() > 1e-12 * std::max(1.0, m.cwiseAbs().maxCoeff()))
-    throw UsageError(fmt::format("{} is not symmetric", at));
+  switch (covariance_fault(m, d)) {
+    case CovarianceFault::none: break;
+    case CovarianceFault::shape:
+      throw UsageError(fmt::format("{} is {} x {}, not d x d = {} x {}", at, m.rows(), m.cols(), d, d));
+    case CovarianceFault::non_finite: throw UsageError(fmt::format("{} has a non-finite entry", at));
+    case CovarianceFault::not_symmetric: throw UsageError(fmt::format("{} is not symmetric", at));
+    case CovarianceFault::not_positive_definite: throw UsageError(fmt::format("{} is not positive definite", at));
+  }
   m = 0.5 * (m + m.transpose());
-  Eigen::LLT<Eigen::MatrixXd> llt(m);
-  if (llt.info() != Eigen::Success || Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(m).eigenvalues().minCoeff() <= 0)
+  if (Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(m).eigenvalues().minCoeff() <= 0)
     throw UsageError(fmt::format("{} is not positive definite", at));
   return m;
 }
 
-// The task of a case: its covariance (the grid's cov, or sigma(case)), the weights' law (w ~ N(0, I), or
-// N(0, w_cov(case)): y = <C u, x> with u ~ N(0, I) and C C^T = Sigma_w, i.e. the basis (C^T x)_m) and label noise.
-GaussianIclModel task_model(const FormulaClaim& f, const Case& c, int d, int cov, double noise) {
-  const Eigen::MatrixXd sigma = f.sigma ? own_covariance(f, c, "sigma", f.sigma(c), d) : test_covariance(d, cov);
+// The case's input covariance: the grid's cov, or sigma(case).
+Eigen::MatrixXd case_sigma(const FormulaClaim& f, const Case& c, int d, int cov) {
+  return f.sigma ? own_covariance(f, c, "sigma", f.sigma(c), d) : test_covariance(d, cov);
+}
+
+// The linear task's Cov(w): I, or w_cov(case, Sigma).
+Eigen::MatrixXd case_sigma_w(const FormulaClaim& f, const Case& c, int d, const Eigen::MatrixXd& sigma) {
+  if (!f.w_cov) return Eigen::MatrixXd::Identity(d, d);
+  if (f.task != "linear") throw UsageError(fmt::format("{}: w_cov is for the linear task (task='linear')", f.id));
+  return own_covariance(f, c, "w_cov", f.w_cov(c, sigma), d);
+}
+
+// The task of a case: x ~ N(0, sigma), the weights' law (w ~ N(0, I), or with w_cov N(0, sigma_w): y = <C u, x> with
+// u ~ N(0, I) and C C^T = sigma_w, i.e. the basis (C^T x)_m) and label noise.
+GaussianIclModel task_model(const FormulaClaim& f, int d, const Eigen::MatrixXd& sigma, const Eigen::MatrixXd& sigma_w,
+                            double noise) {
   GaussianIclModel model;
   if (f.w_cov) {
-    if (f.task != "linear") throw UsageError(fmt::format("{}: w_cov is for the linear task (task='linear')", f.id));
-    const Eigen::MatrixXd sw = own_covariance(f, c, "w_cov", f.w_cov(c, sigma), d);
-    const Eigen::MatrixXd C = Eigen::LLT<Eigen::MatrixXd>(sw).matrixL();
+    const Eigen::MatrixXd C = Eigen::LLT<Eigen::MatrixXd>(sigma_w).matrixL();
     std::vector<Poly> basis;
     for (int m = 0; m < d; ++m) {
       Poly g(d);
@@ -97,11 +111,12 @@ FormulaCase::FormulaCase(const FormulaClaim& f_, const ClaimContext& ctx_, const
       cov(has_param(c, "cov") ? c.geti("cov") : 0),
       noise(has_param(c, "noise") ? c.get("noise") : 0.0),
       stated(f.kind == "identity" ? 0.0 : stated_at(f, c)),
-      model(task_model(f, c_, d, cov, noise)),
+      sigma(case_sigma(f, c_, d, cov)),
+      sigma_w(case_sigma_w(f, c_, d, sigma)),
+      model(task_model(f, d, sigma, sigma_w, noise)),
       w(weights_at(f.kind == "argmin" ? std::optional<double>(stated) : std::nullopt)),
       stack(w.transformer()),
       shape(acds_shape(d, n)),
-      sigma_w(f.w_cov ? own_covariance(f, c_, "w_cov", f.w_cov(c_, model.sigma), d) : Eigen::MatrixXd::Identity(d, d)),
       exact(exact_loss(w)),
       purpose(ctx.purpose(c.label())) {}
 
@@ -149,7 +164,7 @@ std::optional<double> FormulaCase::exact_loss(const LsaStack& weights) {
   const std::optional<AcdsForm> form = acds_form_of(weights, d, n);
   if (!form || L > (form->form11 ? 2 : 4)) return std::nullopt;
   if (!population || population->form11() != form->form11)
-    population = std::make_shared<AcdsPopulation>(model.sigma, sigma_w, n, L, form->form11);
+    population = std::make_shared<AcdsPopulation>(sigma, sigma_w, n, L, form->form11);
   exact_basis = fmt::format("the population loss of acds's form ({}), L = {} (exact/acds_population.hpp)",
                             form->form11 ? 11 : 8, L);
   return population->loss(form->A, form->B);

@@ -25,11 +25,9 @@
 // interval's half-width), and the summary names those cases with that count. A refuted claim carries the first
 // refuted case as its counterexample where its kind gives one (argmin).
 #pragma once
-#include "icl/exact/acds_population.hpp"
-
-#include <memory>
 #include "icl/claim/case_json.hpp"
 #include "icl/claim/claim.hpp"
+#include "icl/exact/acds_population.hpp"
 #include "icl/exact/optimal_attention.hpp"
 #include "icl/model/attention_weights.hpp"
 #include "icl/model/gaussian_model.hpp"
@@ -42,6 +40,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -123,12 +122,13 @@ struct FormulaCase {
   const Case& c;
   int d = 0, n = 0, cov = 0;
   double noise = 0, stated = 0;
-  GaussianIclModel model;                    // the task with the case's covariance and noise
+  Eigen::MatrixXd sigma;                     // the case's input covariance (the grid's cov or FormulaClaim::sigma)
+  Eigen::MatrixXd sigma_w;                   // the linear task's Cov(w) (I unless FormulaClaim::w_cov)
+  GaussianIclModel model;                    // the task with the case's covariance, weights' law and noise
   LsaStack w;                                // the case's weights (argmin: with argmin_over at the stated value)
   Transformer stack;                         // w's forward pass
   PromptShape shape;                         // the acds prompt
   std::optional<SingleLayerMoments> moments; // the task's single-layer moments, computed at the first exact loss
-  Eigen::MatrixXd sigma_w;                   // the linear task's Cov(w) (I unless FormulaClaim::w_cov)
   std::shared_ptr<AcdsPopulation> population; // the multi-layer exact engine, built at the first stack it serves
   std::string exact_basis;                   // which exact loss (set by exact_loss; declared before exact, which
                                              // exact_loss initialises)
