@@ -27,6 +27,7 @@
 #include "icl/io/safetensors.hpp"
 #include "icl/model/attention_weights.hpp"
 #include "icl/model/gaussian_model.hpp"
+#include "icl/model/task_law.hpp"
 #include "icl/layers/network.hpp"
 #include "icl/montecarlo/prompt_loss.hpp"
 #include "icl/montecarlo/statistics.hpp"
@@ -265,6 +266,120 @@ std::vector<std::pair<std::string, NpyArray>> mapping_arrays(const py::handle& o
 // weights: an allparam array (L, H, 2, d, d); a mapping of names to arrays or tensors (a state_dict, by the key
 // mapping of attention_weights.hpp: `allparam` alone, or P1, Q1, P2, Q2, ...); or a file name (.npy, .npz,
 // .safetensors).
+// A network of the library's layers from Python (check(layout=...)): a list of layer dicts, each with its "kind":
+//   {"kind": "lsa", "P": P, "Q": Q, "masked": True, "scale": 0.0}      linear self-attention (D x D; scale 0: 1/n)
+//   {"kind": "lsa", "heads": [(P, Q), ...], "masked": True, "scale": 0.0}   several heads, their updates summed
+//   {"kind": "bilinear", "W0": W0, "W1": W1}                            sja's GLU without activation ((D-1) x (D-1))
+//   {"kind": "softmax", "V": V, "K": K, "activation": "softmax", "causal": True}   xlssc's attention (D x D)
+// on the layout: "acds" (D = d + 1, yhat = -Z[d, n]), "zfb" (D = d + 1, yhat = +Z[d, n]) or "sja" (a leading 1,
+// then x, then zero feature rows up to D - 1, then the label; D read off the layers, yhat = -Z[D-1, n]).
+NetworkModel to_network(const py::object& layers, const std::string& layout, int d, int n, const std::string& at) {
+  const std::string where = "the model at " + at;
+  if (!py::isinstance<py::list>(layers) && !py::isinstance<py::tuple>(layers))
+    throw py::value_error(fmt::format("{}: with layout='{}' the model returns a list of layer dicts "
+                                      "({{'kind': 'lsa' | 'bilinear' | 'softmax', ...}}), got {}",
+                                      where, layout, type_name(layers)));
+  const py::sequence seq = py::reinterpret_borrow<py::sequence>(layers);
+  if (seq.size() == 0) throw py::value_error(where + ": no layers");
+  // The prompt's rows: d + 1 on the acds and zfb layouts; on sja's, read off the first layer's weights.
+  long long D = layout == "sja" ? -1 : d + 1;
+  NetworkModel m;
+  std::string words;
+  auto get = [&](const py::dict& L, const char* key, const std::string& name) {
+    if (!L.contains(key)) throw py::value_error(fmt::format("{}: {} needs '{}'", where, name, key));
+    return py::reinterpret_borrow<py::object>(L[key]);
+  };
+  auto square = [&](const py::object& v, const std::string& name, long long rows) {
+    const Eigen::MatrixXd M = matrix(v, name, true, kEvalMaxD + 2, kEvalMaxD + 2);
+    if (M.rows() != M.cols()) throw py::value_error(fmt::format("{}: {} is {} x {}, not square", where, name, M.rows(), M.cols()));
+    if (rows >= 0 && M.rows() != rows)
+      throw py::value_error(fmt::format("{}: {} is {} x {}; the {} layout's prompt needs {} x {}", where, name, M.rows(),
+                                        M.cols(), layout, rows, rows));
+    return M;
+  };
+  for (std::size_t l = 0; l < seq.size(); ++l) {
+    const std::string name = fmt::format("layer {}", l + 1);
+    if (!py::isinstance<py::dict>(seq[l]))
+      throw py::value_error(fmt::format("{}: {} is {}, not a dict with 'kind'", where, name, type_name(seq[l])));
+    const py::dict L = py::reinterpret_borrow<py::dict>(seq[l]);
+    const std::string kind = text(get(L, "kind", name), name + " kind");
+    std::set<std::string> allowed;
+    std::string piece;
+    if (kind == "lsa") {
+      allowed = {"kind", "P", "Q", "heads", "masked", "scale"};
+      const bool masked = L.contains("masked") ? flag(L["masked"], name + " masked") : true;
+      const double scale = L.contains("scale") ? real(L["scale"], name + " scale") : 0.0;
+      if (!std::isfinite(scale)) throw py::value_error(fmt::format("{}: {} scale is not finite", where, name));
+      std::vector<LinearSelfAttention> heads;
+      if (L.contains("heads")) {
+        if (L.contains("P") || L.contains("Q")) throw py::value_error(fmt::format("{}: {} gives heads and P, Q", where, name));
+        const py::sequence hs = py::reinterpret_borrow<py::sequence>(L["heads"]);
+        for (std::size_t h = 0; h < hs.size(); ++h) {
+          const py::sequence pq = py::reinterpret_borrow<py::sequence>(hs[h]);
+          if (pq.size() != 2) throw py::value_error(fmt::format("{}: {} head {} is not a pair (P, Q)", where, name, h + 1));
+          const Eigen::MatrixXd P = square(pq[0], fmt::format("{} head {} P", name, h + 1), D);
+          if (D < 0) D = P.rows();
+          heads.push_back({P, square(pq[1], fmt::format("{} head {} Q", name, h + 1), D), masked, scale});
+        }
+        if (heads.empty()) throw py::value_error(fmt::format("{}: {} has no heads", where, name));
+      } else {
+        const Eigen::MatrixXd P = square(get(L, "P", name), name + " P", D);
+        if (D < 0) D = P.rows();
+        heads.push_back({P, square(get(L, "Q", name), name + " Q", D), masked, scale});
+      }
+      if (heads.size() == 1)
+        m.net.add(layers::LayerPtr(heads[0]));
+      else
+        m.net.add(layers::LayerPtr(LinearAttentionHeads{heads}));
+      piece = fmt::format("lsa ({}{}{})", masked ? "masked" : "unmasked",
+                          heads.size() > 1 ? fmt::format(", {} heads", heads.size()) : "",
+                          scale != 0 ? fmt::format(", scale {:g}", scale) : "");
+    } else if (kind == "bilinear") {
+      allowed = {"kind", "W0", "W1"};
+      const Eigen::MatrixXd W0 = square(get(L, "W0", name), name + " W0", D < 0 ? -1 : D - 1);
+      if (D < 0) D = W0.rows() + 1;
+      m.net.add(layers::LayerPtr(BilinearLayer{W0, square(get(L, "W1", name), name + " W1", D - 1)}));
+      piece = "bilinear";
+    } else if (kind == "softmax") {
+      allowed = {"kind", "V", "K", "activation", "causal"};
+      icl::SoftmaxAttention a;
+      a.V = square(get(L, "V", name), name + " V", D);
+      if (D < 0) D = a.V.rows();
+      a.K = square(get(L, "K", name), name + " K", D);
+      const std::string act = L.contains("activation") ? text(L["activation"], name + " activation") : "softmax";
+      if (act != "softmax" && act != "linear")
+        throw py::value_error(fmt::format("{}: {} activation '{}' is not 'softmax' or 'linear'", where, name, act));
+      a.activation = act == "linear" ? icl::SoftmaxAttention::Activation::linear : icl::SoftmaxAttention::Activation::softmax;
+      a.causal = L.contains("causal") ? flag(L["causal"], name + " causal") : true;
+      m.net.add(layers::LayerPtr(a));
+      piece = fmt::format("{} attention{}", act, a.causal ? " (causal)" : "");
+    } else {
+      throw py::value_error(fmt::format("{}: {} kind '{}' is not one the library runs from Python: 'lsa' (masked or "
+                                        "not, heads, scale), 'bilinear', 'softmax' (activation 'softmax' or 'linear')",
+                                        where, name, printable_line(kind, 40)));
+    }
+    for (const auto& kv : L) {
+      const std::string key = py::str(kv.first);
+      if (!allowed.count(key))
+        throw py::value_error(fmt::format("{}: {} ({}) has no entry '{}'", where, name, kind, printable_line(key, 40)));
+    }
+    words += (words.empty() ? "" : ", ") + piece;
+  }
+  if (layout == "sja") {
+    if (D < d + 2)
+      throw py::value_error(fmt::format("{}: the sja layout needs at least d + 2 = {} rows (a 1, x, the label); the "
+                                        "layers are {} x {}",
+                                        where, d + 2, D, D));
+    m.shape = sja_shape(d, static_cast<int>(D - 1), n);
+  } else {
+    m.shape = layout == "zfb" ? zfb_shape(d, n) : acds_shape(d, n);
+    m.sign = layout == "zfb" ? -1.0 : +1.0;
+  }
+  m.net.rows = static_cast<int>(D);
+  m.what = fmt::format("{}, on the {} layout ({} x {} prompts)", words, layout, D, n + 1);
+  return m;
+}
+
 LsaStack to_stack(const py::object& weights, const NameMap& names = {}) {
   try {
     if (is_path(weights)) {
@@ -355,6 +470,31 @@ GaussianIclModel task_model(const std::string& owner, const std::string& task, c
 
 Eigen::MatrixXd sigma_or_identity(const std::optional<Eigen::MatrixXd>& sigma, int d) {
   return sigma ? *sigma : Eigen::MatrixXd::Identity(d, d);
+}
+
+// The task of exact_loss and mc_loss: task_model's, or with w_cov (a matrix, or "inverse" for Sigma^-1) the linear
+// task under w ~ N(0, w_cov) (model/task_law.hpp).
+GaussianIclModel task_with_w_cov(const std::string& owner, const std::string& task, const Eigen::MatrixXd& sigma,
+                                 const py::handle& noise_arg, const py::handle& w_cov) {
+  if (w_cov.is_none()) return task_model(owner, task, sigma, noise_arg);
+  if (task != "linear") throw py::value_error(fmt::format("{}: w_cov is for the linear task (task='linear')", owner));
+  const int d = static_cast<int>(sigma.rows());
+  Eigen::MatrixXd sw;
+  if (py::isinstance<py::str>(w_cov)) {
+    if (std::string(py::str(w_cov)) != "inverse")
+      throw py::value_error(fmt::format("{}: w_cov '{}': a (d, d) matrix or 'inverse' (Sigma^-1)", owner,
+                                        printable_line(py::str(w_cov), 40)));
+    sw = sigma.inverse();
+    sw = 0.5 * (sw + sw.transpose());
+  } else {
+    sw = matrix(w_cov, "w_cov", false, kEvalMaxD, kEvalMaxD);
+    try {
+      check_covariance(sw, d, "w_cov");
+    } catch (const UsageError& e) {
+      throw py::value_error(fmt::format("{}: {}", owner, e.what()));
+    }
+  }
+  return linear_task_with_w_law(sigma, sw, real_param(noise_arg, owner, eval_param("noise")));
 }
 
 // A prompt Z: (d+1) x (n+1) within eval's limits, finite.
@@ -627,7 +767,8 @@ PYBIND11_MODULE(icl_verify, m) {
          const py::object& propose, const py::object& argmin_over, const py::object& argmin_range,
          const py::object& argmin_tolerance, const py::object& exact_tolerance, const py::object& reference,
          const py::object& prompts, const py::object& argmin_mc_tolerance, const py::object& rate_over,
-         const py::object& rate_tolerance, const py::object& sigma, const py::object& w_cov, const py::object& verbose) {
+         const py::object& rate_tolerance, const py::object& sigma, const py::object& w_cov, const py::object& verbose,
+         const py::object& layout) {
         const std::string claim_id = text(claim_id_arg, "claim_id");
         const bool identity = text(kind, "kind") == "identity";
         if (identity) {
@@ -699,11 +840,28 @@ PYBIND11_MODULE(icl_verify, m) {
                                               std::string(py::repr(v))));
           }
         };
-        f.model = [model_fn, integer](const Case& c) {
-          py::gil_scoped_acquire gil;
-          const py::object w = model_fn(**case_kwargs(c, integer));
-          return to_stack(w);
-        };
+        if (layout.is_none()) {
+          f.model = [model_fn, integer](const Case& c) {
+            py::gil_scoped_acquire gil;
+            const py::object w = model_fn(**case_kwargs(c, integer));
+            return to_stack(w);
+          };
+        } else {
+          const std::string lay = text(layout, "layout");
+          if (lay != "acds" && lay != "sja" && lay != "zfb")
+            throw py::value_error(fmt::format("layout '{}': expected 'acds', 'sja' or 'zfb' (the model then returns a "
+                                              "list of layer dicts)",
+                                              printable_line(lay, 40)));
+          f.network = [model_fn, integer, lay](const Case& c) {
+            py::gil_scoped_acquire gil;
+            const py::object layers = model_fn(**case_kwargs(c, integer));
+            try {
+              return to_network(layers, lay, c.geti("d"), c.geti("n"), c.label());
+            } catch (const py::value_error& e) {
+              throw UsageError(e.what());
+            }
+          };
+        }
         // The task law of one's own: sigma (a (d, d) matrix or f(**params) returning one), w_cov (a matrix,
         // "inverse" for Sigma^-1, or f(**params)); checked in the run (formula.cpp own_covariance).
         const auto own_matrix = [claim_id](const py::handle& v, const std::string& name) {
@@ -779,6 +937,7 @@ PYBIND11_MODULE(icl_verify, m) {
       py::arg("exact_tolerance") = 1e-9, py::arg("reference") = py::none(), py::arg("prompts") = 1000,
       py::arg("argmin_mc_tolerance") = 1e-3, py::arg("rate_over") = "n", py::arg("rate_tolerance") = 0.05,
       py::arg("sigma") = py::none(), py::arg("w_cov") = py::none(), py::arg("verbose") = false,
+      py::arg("layout") = py::none(),
       "Check a claim of one's own about the in-context loss of a model one builds, with the mechanism of the\n"
       "catalogue's claims; returns the same report dict as `icl-verify run` and writes its files to `out`\n"
       "(OUT/CLAIM.json, CLAIM.tex, summary.md, ...; out=None: a temporary folder, removed afterwards).\n"
@@ -795,6 +954,10 @@ PYBIND11_MODULE(icl_verify, m) {
       "             (in place of the grid's cov)\n"
       "  w_cov      the linear task's w ~ N(0, w_cov): a matrix, 'inverse' (Sigma^-1, the acds law) or f(**params)\n"
       "  verbose    print the verdict line and where the reports went (default: quiet)\n"
+      "  layout     'acds', 'sja' or 'zfb': the model returns a list of layer dicts of any of the library's layers,\n"
+      "             {'kind': 'lsa', 'P', 'Q', 'masked', 'scale'} (or 'heads': [(P, Q), ...]), {'kind': 'bilinear',\n"
+      "             'W0', 'W1'}, {'kind': 'softmax', 'V', 'K', 'activation', 'causal'}, on that prompt layout (sja: a\n"
+      "             leading 1 and zero feature rows, the rows read off the layers); Monte Carlo decides\n"
       "  grid       {name: value or list}: d and n required; cov (0 isotropic, 1 diagonal, 2 rotated, 3 kappa 100;\n"
       "             default 0), noise (label noise sd; default 0) and parameters of one's own (passed to stated and model)\n"
       "  samples    Monte Carlo prompts per case: the cap of the sequential looks (doubling from 4096, alpha split\n"
@@ -919,7 +1082,7 @@ PYBIND11_MODULE(icl_verify, m) {
   m.def(
       "exact_loss",
       [](const py::object& P_arg, const py::object& Q_arg, const py::object& n_arg, const py::object& sigma_arg,
-         const py::object& task_given, const py::object& noise) {
+         const py::object& task_given, const py::object& noise, const py::object& w_cov) {
         const std::string task = task_arg(task_given, "exact_loss");
         const int max_d = exact_max_d(task);
         const Eigen::MatrixXd P = matrix(P_arg, "P", true, kEvalMaxD + 1, kEvalMaxD + 1),
@@ -933,15 +1096,16 @@ PYBIND11_MODULE(icl_verify, m) {
                                             d, kExactMaxDLinear, kExactMaxDQuadratic));
         const int n = int_param(n_arg, "exact_loss", eval_param("n"));
         const auto sigma = covariance_arg(sigma_arg, d);
-        const GaussianIclModel model = task_model("exact_loss", task, sigma_or_identity(sigma, d), noise);
+        const GaussianIclModel model = task_with_w_cov("exact_loss", task, sigma_or_identity(sigma, d), noise, w_cov);
         py::gil_scoped_release release;
         const SingleLayerMoments mo = single_layer_moments(model, identity_features(d));
         return single_layer_loss(mo, single_layer_coefficients({LinearSelfAttention{P, Q}}, d, n), n);
       },
       py::arg("P"), py::arg("Q"), py::arg("n"), py::arg("sigma") = py::none(), py::arg("task") = "linear",
-      py::arg("noise") = 0.0,
+      py::arg("noise") = 0.0, py::arg("w_cov") = py::none(),
       "The exact loss E[(Z[d, n] + y_q)^2] of one masked LSA layer (full P, Q in the acds/sja convention) on the\n"
-      "linear or quadratic task, x ~ N(0, sigma) (default I), w ~ N(0, I), label noise sd `noise`.");
+      "linear or quadratic task, x ~ N(0, sigma) (default I), w ~ N(0, I) (or, linear task, N(0, w_cov): a matrix\n"
+      "or 'inverse' for sigma^-1), label noise sd `noise`.");
 
   m.def(
       "optimal_gamma",
@@ -967,7 +1131,7 @@ PYBIND11_MODULE(icl_verify, m) {
       "mc_loss",
       [](const py::object& weights, const py::object& n_arg, const py::object& sigma_arg, const py::object& task_given,
          const py::object& noise, const py::object& samples_given, const py::object& seed_given,
-         const py::object& threads_given, const py::object& confidence_arg) {
+         const py::object& threads_given, const py::object& confidence_arg, const py::object& w_cov) {
         const LsaStack w = to_stack(weights);
         if (w.d > kEvalMaxD) throw py::value_error(fmt::format("mc_loss: d = {} is larger than {}", w.d, kEvalMaxD));
         const int n = int_param(n_arg, "mc_loss", eval_param("n"));
@@ -977,7 +1141,8 @@ PYBIND11_MODULE(icl_verify, m) {
         const double confidence = real(confidence_arg, "confidence");
         if (!(confidence > 0 && confidence < 1)) throw py::value_error("confidence must be in (0, 1)");
         const auto sigma = covariance_arg(sigma_arg, w.d);
-        const GaussianIclModel model = task_model("mc_loss", task_arg(task_given, "mc_loss"), sigma_or_identity(sigma, w.d), noise);
+        const GaussianIclModel model =
+            task_with_w_cov("mc_loss", task_arg(task_given, "mc_loss"), sigma_or_identity(sigma, w.d), noise, w_cov);
         check_memory("mc_loss", w.d, n, threads ? *threads : default_thread_count());
         Estimate e;
         {
@@ -993,8 +1158,9 @@ PYBIND11_MODULE(icl_verify, m) {
       },
       py::arg("weights"), py::arg("n"), py::arg("sigma") = py::none(), py::arg("task") = "linear",
       py::arg("noise") = 0.0, py::arg("samples") = 100000, py::arg("seed") = 1, py::arg("threads") = py::none(),
-      py::arg("confidence") = 0.99,
-      "Monte Carlo estimate of the loss of trained weights through the forward pass (samples rounded up to 256):\n"
+      py::arg("confidence") = 0.99, py::arg("w_cov") = py::none(),
+      "Monte Carlo estimate of the loss of trained weights through the forward pass (samples rounded up to 256;\n"
+      "w_cov: w ~ N(0, w_cov) on the linear task, a matrix or 'inverse' for sigma^-1):\n"
       "{'mean', 'stderr', 'ci_low', 'ci_high', 'samples', 'confidence'}; same seed, same numbers for any threads.");
 
   m.def(

@@ -564,6 +564,27 @@ class OwnTaskLaw(unittest.TestCase):
         # The isotropic w law is not the inverse one: the identity-w formula is refuted under w ~ N(0, Sigma^-1).
         self.assertEqual(self.run_check(self.loss(np.eye(3)), sigma=self.S, w_cov="inverse")["verdict"], "refuted")
 
+    def test_exact_loss_and_mc_loss_take_the_w_law(self):
+        # w ~ N(0, S^-1): d - 2 eta tr S + eta^2 (n+d+1)/n tr S^2 (Wishart moments, by hand); mc_loss's interval holds it.
+        d, n, eta = 3, 10, 0.5
+        w = self.step(d, n, eta)
+        want = d - 2 * eta * np.trace(self.S) + eta ** 2 * (n + d + 1) / n * np.trace(self.S @ self.S)
+        self.assertAlmostEqual(iv.exact_loss(w["P1"], w["Q1"], n, sigma=self.S, w_cov="inverse"), want, places=12)
+        self.assertAlmostEqual(iv.exact_loss(w["P1"], w["Q1"], n, sigma=self.S, w_cov=np.linalg.inv(self.S)), want,
+                               places=10)
+        e = iv.mc_loss(w, n, sigma=self.S, w_cov="inverse", samples=100000)
+        self.assertLess(e["ci_low"], want)
+        self.assertGreater(e["ci_high"], want)
+        self.assertAlmostEqual(iv.exact_loss(w["P1"], w["Q1"], n, sigma=self.S, w_cov=np.eye(d)),
+                               iv.exact_loss(w["P1"], w["Q1"], n, sigma=self.S), places=12)
+        for bad, words in (("inv", "'inverse'"), (-np.eye(d), "positive definite"), (np.eye(2), "2x2")):
+            with self.assertRaises(ValueError) as cm:
+                iv.exact_loss(w["P1"], w["Q1"], n, sigma=self.S, w_cov=bad)
+            self.assertIn(words, str(cm.exception))
+        with self.assertRaises(ValueError) as cm:
+            iv.mc_loss(w, n, w_cov="inverse", task="quadratic")
+        self.assertIn("linear task", str(cm.exception))
+
     def test_check_is_quiet_unless_verbose(self):
         def stdout_of(**kw):  # what the C++ side writes to file descriptor 1
             with tempfile.TemporaryFile(mode="w+") as cap:
@@ -636,6 +657,86 @@ class MultiLayerExact(unittest.TestCase):
         self.assertNotIn("exact_basis", c)
 
 
+class NetworkModels(unittest.TestCase):
+    """check(layout=...): a model of any of the library's layers (issue 67 item 2), decided by Monte Carlo."""
+
+    @staticmethod
+    def softmax_avg(d, n, c):  # K = 0: the query attends uniformly to tokens 0..n; V moves c x the label mean
+        V, K = np.zeros((d + 1, d + 1)), np.zeros((d + 1, d + 1))
+        V[d, d] = c
+        return [{"kind": "softmax", "V": V, "K": K}]
+
+    @staticmethod
+    def squares(d, n, c):  # sja layout: 1, x, x_i^2 features written by a bilinear layer, label; LSA reads c |x_j|^2
+        D = 2 * d + 2
+        W0, W1 = np.zeros((D - 1, D - 1)), np.zeros((D - 1, D - 1))
+        for i in range(d):
+            W0[1 + d + i, 1 + i] = W1[1 + d + i, 1 + i] = 1.0
+        P, Q = np.zeros((D, D)), np.zeros((D, D))
+        P[D - 1, D - 1] = 1.0
+        Q[1 + d:1 + 2 * d, 0] = c
+        return [{"kind": "bilinear", "W0": W0, "W1": W1}, {"kind": "lsa", "P": P, "Q": Q}]
+
+    def test_softmax_attention(self):
+        # By hand: yhat = -(c/(n+1)) sum_{j<n} y_j, independent of y_q with mean 0: loss d (1 + c^2 n / (n+1)^2).
+        grid = {"d": [2, 5], "n": [10, 40], "c": [1.0, 4.0]}
+        r = iv.check("net.softmax", statement="uniform attention averages the labels", model=self.softmax_avg,
+                     layout="acds", stated=lambda d, n, c: d * (1 + c * c * n / (n + 1) ** 2), grid=grid)
+        self.assertEqual(r["verdict"], "confirmed", r["summary"])
+        self.assertIn("softmax attention (causal), on the acds layout", r["cases"][0]["model"])
+        self.assertFalse(any("exact" in c["quantities"] for c in r["cases"]))
+        r = iv.check("net.softmax_slip", statement="n for n + 1", model=self.softmax_avg, layout="acds",
+                     stated=lambda d, n, c: d * (1 + c * c / n), grid=grid)
+        self.assertEqual(r["verdict"], "refuted", r["summary"])
+        self.assertIn("not an exact fraction", r["proposed_correction"]["why"])
+
+    def test_bilinear_features(self):
+        # By hand: loss d + c^2 E[y^2 |x|^4] / n = d + c^2 d (d+2)(d+4) / n (cross terms vanish by symmetry).
+        grid = {"d": [2, 3], "n": [10, 40], "c": 0.5}
+        r = iv.check("net.squares", statement="squares, then one LSA layer", model=self.squares, layout="sja",
+                     stated=lambda d, n, c: d + c * c * d * (d + 2) * (d + 4) / n, grid=grid)
+        self.assertEqual(r["verdict"], "confirmed", r["summary"])
+        self.assertIn("bilinear, lsa (masked), on the sja layout (6 x 11 prompts)", r["cases"][0]["model"])
+        r = iv.check("net.squares_slip", statement="(d+2)^2 for (d+2)(d+4)", model=self.squares, layout="sja",
+                     stated=lambda d, n, c: d + c * c * d * (d + 2) ** 2 / n, grid=grid, propose=False)
+        self.assertEqual(r["verdict"], "refuted", r["summary"])
+
+    def test_unmasked_lsa(self):
+        # Unmasked, the query attends to itself too; its label is 0, so P = e e^T still takes the GD step.
+        def step(d, n, eta, masked):
+            P, Q = np.zeros((d + 1, d + 1)), np.zeros((d + 1, d + 1))
+            P[d, d], Q[:d, :d] = 1.0, -eta * np.eye(d)
+            return [{"kind": "lsa", "P": P, "Q": Q, "masked": bool(masked)}]
+        r = iv.check("net.unmasked", statement="unmasked, the same GD step", model=step, layout="acds",
+                     stated=lambda d, n, eta, masked: d * (1 - 2 * eta + eta ** 2 * (n + d + 1) / n),
+                     grid={"d": [2, 5], "n": [10, 40], "eta": 0.5, "masked": [0, 1]})
+        self.assertEqual(r["verdict"], "confirmed", r["summary"])
+        self.assertIn("lsa (unmasked)", r["cases"][0]["model"])
+
+    def test_bad_networks(self):
+        def run(model, layout="acds", **kw):
+            return iv.check("net.bad", statement="s", model=model, layout=layout, stated=lambda **_: 1.0,
+                            grid={"d": 2, "n": 10}, samples=4096, **kw)
+        I3 = np.eye(3)
+        for model, words in ((lambda d, n: {"kind": "lsa", "P": I3, "Q": I3}, "list of layer dicts"),
+                             (lambda d, n: [{"kind": "gpt2"}], "'lsa' (masked or not"),
+                             (lambda d, n: [{"kind": "lsa", "P": np.eye(4), "Q": np.eye(4)}], "needs 3 x 3"),
+                             (lambda d, n: [{"kind": "lsa", "P": I3}], "needs 'Q'"),
+                             (lambda d, n: [{"kind": "lsa", "P": I3, "Q": I3, "mask": False}], "no entry 'mask'"),
+                             (lambda d, n: [{"kind": "softmax", "V": I3, "K": I3, "activation": "relu"}], "relu"),
+                             (lambda d, n: [], "no layers")):
+            with self.assertRaises(ValueError) as cm:
+                run(model)
+            self.assertIn(words, str(cm.exception))
+        with self.assertRaises(ValueError) as cm:
+            run(lambda d, n: [], layout="gpt2")
+        self.assertIn("'acds', 'sja' or 'zfb'", str(cm.exception))
+        with self.assertRaises(ValueError) as cm:
+            iv.check("net.bad", statement="s", model=lambda d, n, eta: [], layout="acds", kind="argmin",
+                     argmin_over="eta", stated=lambda **_: 1.0, grid={"d": 2, "n": 10})
+        self.assertIn("argmin", str(cm.exception))
+
+
 class ProposedCorrection(unittest.TestCase):
     """A refuted equality gets the closed form the exact values follow, verified on held-out cases (issue 45)."""
 
@@ -701,6 +802,52 @@ class ProposedCorrection(unittest.TestCase):
         self.assertIn("no correction proposed", r["summary"])
         self.assertFalse(any("proposed" in c["quantities"] for c in r["cases"]))
         self.assertEqual(r["refutation"].get("corrected", ""), "")
+
+    def test_rational_correction_of_the_one_layer_optimum(self):
+        # The optimum's loss stated as d(d+1)/(n+d): refuted on the exact loss, and the correction the exact values
+        # follow is rational, d(d+1)/(n+d+1) (issue 67 item 5): fitted, then verified exactly on held-out cases
+        # beyond the fit. The step n/(n+d+1) is computed in floating point; the search reads it as that fraction.
+        layer = lambda d, n: gd_layer(d, n, n / (n + d + 1))
+        r = iv.check("mine.optimum", statement="one-layer optimum: loss d(d+1)/(n+d)", model=layer,
+                     stated=lambda d, n: d * (d + 1) / (n + d), grid={"d": [2, 5], "n": [20, 50]}, samples=4096)
+        self.assertEqual(r["verdict"], "refuted", r["summary"])
+        p = r["proposed_correction"]
+        self.assertTrue(p["verified"], p)
+        self.assertEqual(p["formula"], "d*(d + 1)/(d + n + 1)")
+        self.assertEqual(p["latex"], "\\frac{d (d + 1)}{d + n + 1}")
+        self.assertIn("then ratios N/D", p["family"])
+        self.assertIn("simplest fraction", p["family"])
+        self.assertGreaterEqual(p["held_out"], 3)
+        fit_n = max(p["fitting_grid"]["n"])
+        self.assertTrue(any(h["params"]["n"] > fit_n and h["params"]["d"] > max(p["fitting_grid"]["d"])
+                            for h in p["held_out_cases"]))
+        for h in p["held_out_cases"]:
+            self.assertTrue(h["equal"])
+            d, n = h["params"]["d"], h["params"]["n"]
+            self.assertEqual(Fraction(h["exact"]), Fraction(d * (d + 1), n + d + 1))  # by hand (EvalWeights)
+            self.assertEqual(evaluate_formula(p["formula"], h["params"]), Fraction(d * (d + 1), n + d + 1))
+        self.assertIn("d*(d + 1)/(d + n + 1)", r["refutation"]["corrected"])
+
+    def test_sign_hint_when_the_flipped_weights_match(self):
+        # Q built with +Gamma* (the slip of the zfb convention): refuted, and check says the sign-flipped weights have
+        # exactly the stated loss (issue 67 item 6); the right sign is confirmed with no hint.
+        def layer(d, n, flip):
+            P = np.zeros((d + 1, d + 1))
+            P[d, d] = 1.0
+            Q = np.zeros((d + 1, d + 1))
+            Q[:d, :d] = flip * iv.optimal_gamma(np.eye(d), n)
+            return {"P1": P, "Q1": Q}
+        stated = lambda d, n, flip: iv.exact_loss(*layer(d, n, 1.0).values(), n)
+        r = iv.check("mine.sign", statement="the optimum's loss", stated=stated, model=layer,
+                     grid={"d": 3, "n": 10, "flip": -1.0}, samples=4096, propose=False)
+        self.assertEqual(r["verdict"], "refuted", r["summary"])
+        self.assertIn("sign flipped", r["summary"])
+        self.assertIn("P's last row negated", r["cases"][0]["sign_hint"])
+        r = iv.check("mine.sign", statement="the optimum's loss", stated=stated, model=layer,
+                     grid={"d": 3, "n": 10, "flip": 1.0}, samples=4096, propose=False)
+        self.assertEqual(r["verdict"], "confirmed", r["summary"])
+        self.assertNotIn("sign flipped", r["summary"])
+        self.assertNotIn("sign_hint", r["cases"][0])
 
     def test_not_searched_when_the_exact_fraction_is_out_of_reach_or_not_asked_for(self):
         stated = lambda d, n, c, cov=0: 0.9 * gd_loss(d, n, c, cov)

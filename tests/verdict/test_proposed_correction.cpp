@@ -1,8 +1,11 @@
 // Proposed corrections (lib/icl/verdict/proposed_correction.hpp): a closed form reconstructed from exact values on a
-// tensor grid and verified exactly on held-out points. Known closed forms are recovered term by term; quantities of
-// another form (2^-d, 1/(n + d), a degree beyond the grid) are reported as not fitting, never given a wrong formula;
-// a formula that fits the grid but not a held-out point is withdrawn; the text and LaTeX read back.
+// tensor grid and verified exactly on held-out points. Known closed forms are recovered term by term, polynomials
+// first, then rational functions (d(d + 1)/(n + d + 1), d/(n + 1)); quantities of another form (2^-d, a degree beyond
+// the grid) are reported as not fitting, never given a wrong formula; a formula that fits the grid but not a held-out
+// point is withdrawn; the text and LaTeX read back.
 #include "icl/verdict/proposed_correction.hpp"
+
+#include "icl/algebra/rational_matrix.hpp"
 
 #include <doctest/doctest.h>
 
@@ -107,12 +110,15 @@ TEST_CASE("proposed correction: quantities of another form are not given a formu
     CHECK(j["latex"].is_null());
     CHECK(j["verified"] == false);
   }
-  SUBCASE("d/(n + 1): polynomial in d, not in 1/n") {
+  SUBCASE("sqrt-free but not rational: d / 2^(n/25) fits neither family") {
     const auto c = propose_correction(search_dn([](const std::vector<Rational>& p, std::string&) -> std::optional<Rational> {
-      return p[0] / (p[1] + 1);
+      Rational two(1);
+      for (int i = 0; i < p[1] / 25; ++i) two *= 2;
+      return p[0] / two;
     }));
     CHECK_FALSE(c.verified);
     CHECK(c.why.find("along n") != std::string::npos);
+    CHECK(c.why.find("nor a rational function") != std::string::npos);
   }
   SUBCASE("degree 5 in d: beyond what 6 values can check") {
     const auto c = propose_correction(search_dn([](const std::vector<Rational>& p, std::string&) -> std::optional<Rational> {
@@ -226,6 +232,60 @@ TEST_CASE("proposed correction: the pieces a report's sentence reads (grid, held
   g.names = {"n", "d"};
   CHECK_FALSE(same_polynomial(g, c.formula));
   CHECK(fitting_grid_text(no_correction_search("none")).empty());
+}
+
+TEST_CASE("proposed correction: a rational function is recovered when no polynomial fits, the smallest one") {
+  SUBCASE("the one-layer optimum's loss d(d + 1)/(n + d + 1)") {
+    const auto c = propose_correction(search_dn([](const std::vector<Rational>& p, std::string&) -> std::optional<Rational> {
+      return p[0] * (p[0] + 1) / (p[1] + p[0] + 1);
+    }));
+    REQUIRE(c.verified);
+    CHECK(c.formula.rational());
+    CHECK(c.formula.text() == "d*(d + 1)/(d + n + 1)");
+    CHECK(c.formula.latex() == "\\frac{d (d + 1)}{d + n + 1}");
+    CHECK(c.held_out == 4);
+    for (const auto& h : c.held_out_cases) CHECK(h["equal"] == true);
+    CHECK(c.formula.evaluate({R(30), R(100000)}) == R(30 * 31, 100031));  // far beyond the fit
+    CHECK(c.family.find("then ratios N/D") != std::string::npos);
+    ClosedForm same = c.formula;
+    for (auto& t : same.terms) t.second *= 3;
+    for (auto& t : same.denominator) t.second *= 3;
+    CHECK_FALSE(same_polynomial(same, c.formula));  // term by term: 3N/3D is another representation
+  }
+  SUBCASE("d/(n + 1): polynomial in d, not in 1/n") {
+    const auto c = propose_correction(search_dn([](const std::vector<Rational>& p, std::string&) -> std::optional<Rational> {
+      return p[0] / (p[1] + 1);
+    }));
+    REQUIRE(c.verified);
+    CHECK(c.formula.text() == "d/(n + 1)");
+  }
+  SUBCASE("a polynomial in n itself (no reciprocal form) is N/1") {
+    const auto c = propose_correction(search_dn([](const std::vector<Rational>& p, std::string&) -> std::optional<Rational> {
+      return p[0] + p[1] / 2;
+    }));
+    REQUIRE(c.verified);
+    CHECK_FALSE(c.formula.rational());
+    CHECK(c.formula.evaluate({R(3), R(10)}) == R(8));
+  }
+  SUBCASE("a polynomial in 1/n stays the first try and is not rewritten as a ratio") {
+    const auto c = propose_correction(search_dn([](const std::vector<Rational>& p, std::string&) -> std::optional<Rational> {
+      return quartic(p);
+    }));
+    REQUIRE(c.verified);
+    CHECK_FALSE(c.formula.rational());
+    CHECK(c.family.find("then ratios") == std::string::npos);
+  }
+}
+
+TEST_CASE("simplest_fraction: a double read as the fraction it rounds from") {
+  CHECK(simplest_fraction(5.0 / 6.0) == R(5, 6));
+  CHECK(simplest_fraction(0.1) == R(1, 10));
+  CHECK(simplest_fraction(-20.0 / 23.0) == R(-20, 23));
+  CHECK(simplest_fraction(0.5) == R(1, 2));
+  CHECK(simplest_fraction(3.0) == R(3));
+  CHECK(simplest_fraction(6007.0 / 6010.0) == R(6007, 6010));
+  const double pi = 3.141592653589793;  // no small fraction rounds to it: its exact dyadic value
+  CHECK(simplest_fraction(pi) == Rational(pi));
 }
 
 }  // namespace test_proposed_correction

@@ -12,10 +12,37 @@
 #include <Eigen/Dense>
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <vector>
 
 namespace icl {
+
+// The simplest fraction a double rounds from: the first continued-fraction convergent of x, with a denominator up
+// to max_denominator, whose double is x itself (0.8333333333333334 -> 5/6, 0.1 -> 1/10, 0.5 -> 1/2); x's exact
+// dyadic value where no such convergent is. For reading weights a user computed in floating point (n / (n + d + 1))
+// as the fractions they stand for, where a closed form is reconstructed from exact values.
+inline Rational simplest_fraction(double x, long long max_denominator = 1LL << 20) {
+  using Integer = boost::multiprecision::cpp_int;
+  if (!std::isfinite(x)) throw std::invalid_argument("simplest_fraction: not a finite number");
+  const Rational exact(x);
+  if (denominator(exact) == 1) return exact;
+  const bool negative = x < 0;
+  Rational r = negative ? Rational(-exact) : exact;
+  Integer h0 = 0, h1 = 1, k0 = 1, k1 = 0;  // convergents h/k
+  for (int step = 0; step < 64; ++step) {
+    const Integer a = numerator(r) / denominator(r);  // floor: r > 0
+    const Integer h2 = a * h1 + h0, k2 = a * k1 + k0;
+    if (k2 > max_denominator) break;
+    const Rational c(negative ? Integer(-h2) : h2, k2);
+    if (c.convert_to<double>() == x) return c;
+    const Rational frac = r - Rational(a);
+    if (frac == 0) break;
+    r = Rational(1) / frac;
+    h0 = h1, h1 = h2, k0 = k1, k1 = k2;
+  }
+  return exact;
+}
 
 class RationalMatrix {
 public:

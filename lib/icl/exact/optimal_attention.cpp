@@ -121,20 +121,22 @@ ExactSingleLayerMoments exact_single_layer_moments(const GaussianIclModel& model
   return m;
 }
 
-RationalMatrix exact_single_layer_coefficients(const std::vector<LinearSelfAttention>& heads, int p, const Rational& n) {
+RationalMatrix exact_single_layer_coefficients(const std::vector<LinearSelfAttention>& heads, int p, const Rational& n,
+                                               bool as_fractions) {
   const int D = p + 1;
+  auto read = [as_fractions](double v) { return as_fractions ? simplest_fraction(v) : Rational(v); };
   RationalMatrix C(D * D, p);
   for (const auto& h : heads) {
     if (h.P.rows() != D || h.P.cols() != D || h.Q.rows() != D || h.Q.cols() != D)
       throw std::invalid_argument("exact_single_layer_coefficients: P, Q must be (p+1) x (p+1)");
     if (!h.masked) throw std::invalid_argument("exact_single_layer_coefficients: the heads must be masked");
-    const Rational f = h.scale != 0.0 ? Rational(h.scale) * n : Rational(1);
+    const Rational f = h.scale != 0.0 ? read(h.scale) * n : Rational(1);
     for (int a = 0; a < D; ++a) {
       if (h.P(D - 1, a) == 0.0) continue;
-      const Rational fp = f * Rational(h.P(D - 1, a));
+      const Rational fp = f * read(h.P(D - 1, a));
       for (int b = 0; b < D; ++b)
         for (int c = 0; c < p; ++c)
-          if (h.Q(b, c) != 0.0) C(a * D + b, c) += fp * Rational(h.Q(b, c));
+          if (h.Q(b, c) != 0.0) C(a * D + b, c) += fp * read(h.Q(b, c));
     }
   }
   return C;

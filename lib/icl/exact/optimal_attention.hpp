@@ -75,7 +75,10 @@ struct ExactSingleLayerMoments {
   int D() const { return p + 1; }
 };
 ExactSingleLayerMoments exact_single_layer_moments(const GaussianIclModel& model, const std::vector<Poly>& u);
-RationalMatrix exact_single_layer_coefficients(const std::vector<LinearSelfAttention>& heads, int p, const Rational& n);
+// as_fractions: each weight read as the simplest fraction its double rounds from (algebra/rational_matrix.hpp
+// simplest_fraction), for weights a user computed in floating point from fractions; otherwise its exact value.
+RationalMatrix exact_single_layer_coefficients(const std::vector<LinearSelfAttention>& heads, int p, const Rational& n,
+                                               bool as_fractions = false);
 Rational single_layer_loss(const ExactSingleLayerMoments& m, const RationalMatrix& C, const Rational& n);
 
 struct SingleLayerOptimum {

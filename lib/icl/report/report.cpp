@@ -981,6 +981,13 @@ std::string markdown_summary(const std::vector<nlohmann::ordered_json>& reports,
                      refutation_class(r), md_cell(corrected), run_mode(r), r.value("seed", 0),
                      r.value("sample_budget_per_case", 0), elsewhere.empty() ? "" : " " + md_cell(other) + " |");
   }
+  s += "\nVerdicts: **confirmed**: every part's decisions hold at the stated error rates (an exact value equal to "
+       "the statement, or a Monte Carlo interval inside the stated band; a trend or a comparison by its stated "
+       "rule); **refuted**: a decision excludes the statement, with a counterexample, the refutation's class "
+       "(substantive, slip, missing assumption, reading) and, where one is verified, the corrected statement; "
+       "**inconclusive**: neither, at this budget (an interval that straddles the band, a search still improving, "
+       "runs that did not train); a larger budget or the paper's may decide it. Each claim's details say which "
+       "decisions decided it.\n";
   s += "\nPapers:\n\n";
   for (const auto& p : papers()) {
     bool used = false;

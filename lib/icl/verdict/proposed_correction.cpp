@@ -6,7 +6,9 @@
 #include <cctype>
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <stdexcept>
 
@@ -190,6 +192,77 @@ nlohmann::ordered_json point_json(const std::vector<FitVariable>& vars, const st
   return j;
 }
 
+// Exponent vectors of the k-variable monomials of total degree <= deg, highest total degree first, then in
+// decreasing lexicographic order (the first is a "leading" term, whose sign fixes a denominator's).
+std::vector<std::vector<int>> monomials(std::size_t k, int deg) {
+  std::vector<std::vector<int>> out;
+  std::vector<int> e(k, 0);
+  std::function<void(std::size_t, int)> rec = [&](std::size_t i, int left) {
+    if (i + 1 == k) {
+      for (int x = left; x >= 0; --x) {
+        e[i] = x;
+        out.push_back(e);
+      }
+      return;
+    }
+    for (int x = left; x >= 0; --x) {
+      e[i] = x;
+      rec(i + 1, left - x);
+    }
+  };
+  rec(0, deg);
+  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
+    int sa = 0, sb = 0;
+    for (int x : a) sa += x;
+    for (int x : b) sb += x;
+    return sa > sb;
+  });
+  return out;
+}
+
+Rational monomial_value(const std::vector<int>& e, const std::vector<Rational>& x) {
+  Rational v(1);
+  for (std::size_t i = 0; i < e.size(); ++i)
+    for (int j = 0; j < e[i]; ++j) v *= x[i];
+  return v;
+}
+
+// The solution of A z = 0 (rows of `cols` entries) when it is unique up to a constant: exact Gauss-Jordan
+// elimination; nothing when the only solution is 0 or there are several independent ones.
+std::optional<std::vector<Rational>> null_vector(std::vector<std::vector<Rational>> a, std::size_t cols) {
+  std::vector<std::size_t> pivot_col;
+  std::size_t rank = 0;
+  for (std::size_t c = 0; c < cols && rank < a.size(); ++c) {
+    std::size_t r = rank;
+    while (r < a.size() && a[r][c] == 0) ++r;
+    if (r == a.size()) continue;
+    std::swap(a[r], a[rank]);
+    const Rational p = a[rank][c];
+    for (auto& x : a[rank]) x /= p;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      if (i == rank || a[i][c] == 0) continue;
+      const Rational f = a[i][c];
+      for (std::size_t j = c; j < cols; ++j) a[i][j] -= f * a[rank][j];
+    }
+    pivot_col.push_back(c);
+    ++rank;
+  }
+  if (rank + 1 != cols) return std::nullopt;
+  std::size_t free_col = cols;
+  for (std::size_t c = 0, q = 0; c < cols; ++c) {
+    if (q < pivot_col.size() && pivot_col[q] == c) {
+      ++q;
+      continue;
+    }
+    free_col = c;
+    break;
+  }
+  std::vector<Rational> z(cols, Rational(0));
+  z[free_col] = 1;
+  for (std::size_t r = 0; r < rank; ++r) z[pivot_col[r]] = -a[r][free_col];
+  return z;
+}
+
 std::string family_text(const std::vector<FitVariable>& vars) {
   std::string poly, fit;
   for (const auto& v : vars) {
@@ -205,8 +278,9 @@ std::string family_text(const std::vector<FitVariable>& vars) {
 
 }  // namespace
 
-Rational ClosedForm::evaluate(const std::vector<Rational>& point) const {
-  if (point.size() != names.size()) throw std::invalid_argument("ClosedForm::evaluate: one value per variable");
+namespace {
+
+Rational sum_of_terms(const ClosedForm::Terms& terms, const std::vector<Rational>& point) {
   Rational s(0);
   for (const auto& [pw, c] : terms) {
     Rational t = c;
@@ -217,8 +291,46 @@ Rational ClosedForm::evaluate(const std::vector<Rational>& point) const {
   return s;
 }
 
-std::string ClosedForm::text() const { return render(*this, Style{false}); }
-std::string ClosedForm::latex() const { return render(*this, Style{true}); }
+// "(x)" -> "x" where the parentheses enclose the whole text.
+std::string without_outer_parentheses(const std::string& t) {
+  if (t.size() < 2 || t.front() != '(' || t.back() != ')') return t;
+  int depth = 0;
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    depth += t[i] == '(' ? 1 : t[i] == ')' ? -1 : 0;
+    if (depth == 0 && i + 1 < t.size()) return t;
+  }
+  return t.substr(1, t.size() - 2);
+}
+
+std::string render_closed_form(const ClosedForm& cf, const Style& st) {
+  if (!cf.rational()) return render(cf, st);
+  ClosedForm num{cf.names, cf.terms, {}}, den{cf.names, cf.denominator, {}};
+  std::string n = render(num, st), d = render(den, st);
+  if (st.latex) return "\\frac{" + without_outer_parentheses(n) + "}{" + without_outer_parentheses(d) + "}";
+  // The numerator has no reciprocal powers: one product ("d*(d + 1)", "(d + 1)"), never a bare sum.
+  const bool d_single = d.find_first_of("*/ ") == std::string::npos || without_outer_parentheses(d) != d;
+  return n + "/" + (d_single ? d : "(" + d + ")");
+}
+
+}  // namespace
+
+bool ClosedForm::defined_at(const std::vector<Rational>& point) const {
+  if (point.size() != names.size()) return false;
+  for (const auto& [pw, c] : terms)
+    for (std::size_t i = 0; i < pw.size(); ++i)
+      if (pw[i] < 0 && point[i] == 0) return false;
+  return !rational() || sum_of_terms(denominator, point) != 0;
+}
+
+Rational ClosedForm::evaluate(const std::vector<Rational>& point) const {
+  if (point.size() != names.size()) throw std::invalid_argument("ClosedForm::evaluate: one value per variable");
+  if (!defined_at(point)) throw std::domain_error("ClosedForm::evaluate: a denominator vanishes at the point");
+  const Rational n = sum_of_terms(terms, point);
+  return rational() ? Rational(n / sum_of_terms(denominator, point)) : n;
+}
+
+std::string ClosedForm::text() const { return render_closed_form(*this, Style{false}); }
+std::string ClosedForm::latex() const { return render_closed_form(*this, Style{true}); }
 
 nlohmann::ordered_json ProposedCorrection::to_json() const {
   nlohmann::ordered_json j;
@@ -279,6 +391,7 @@ ProposedCorrection propose_correction(const CorrectionSearch& s) {
   }
   auto finish = [&](std::string why) {
     out.why = std::move(why);
+    if (!s.reading.empty()) out.family += "; " + s.reading;
     out.seconds = elapsed();
     return out;
   };
@@ -287,109 +400,217 @@ ProposedCorrection propose_correction(const CorrectionSearch& s) {
   };
 
   // The exact values on the tensor grid (row-major, the last variable fastest).
-  std::vector<Rational> data(total);
-  std::vector<Rational> point(k);
+  std::vector<std::vector<Rational>> points(total, std::vector<Rational>(k));
+  std::vector<Rational> values(total);
   for (std::size_t idx = 0; idx < total; ++idx) {
     if (elapsed() >= s.time_budget_s) return finish(out_of_time(idx, total, "exact values of the fitting grid"));
     std::size_t r = idx;
     for (std::size_t i = k; i-- > 0;) {
-      point[i] = s.variables[i].values[r % m[i]];
+      points[idx][i] = s.variables[i].values[r % m[i]];
       r /= m[i];
     }
     if (s.between) s.between();
     std::string why;
-    const auto v = s.exact(point, why);
-    if (!v) return finish(fmt::format("no exact value at {}: {}", point_label(s.variables, point), why));
-    data[idx] = *v;
+    const auto v = s.exact(points[idx], why);
+    if (!v) return finish(fmt::format("no exact value at {}: {}", point_label(s.variables, points[idx]), why));
+    values[idx] = *v;
     ++out.fitted_on;
   }
 
-  // The tensor interpolant, one variable at a time: every line along variable i replaced by its coefficients.
-  std::vector<std::size_t> stride(k, 1);
-  for (std::size_t i = k - 1; i-- > 0;) stride[i] = stride[i + 1] * m[i + 1];
-  for (std::size_t i = 0; i < k; ++i) {
-    std::vector<Rational> t;
-    for (const auto& x : s.variables[i].values) t.push_back(s.variables[i].role == FitRole::reciprocal ? Rational(1) / x : x);
-    for (std::size_t base = 0; base < total; ++base) {
-      if ((base / stride[i]) % m[i] != 0) continue;  // the first point of each line
-      std::vector<Rational> y(m[i]);
-      for (std::size_t j = 0; j < m[i]; ++j) y[j] = data[base + j * stride[i]];
-      const auto c = interpolate(t, y);
-      for (std::size_t j = 0; j < m[i]; ++j) data[base + j * stride[i]] = c[j];
+  // Held out: exact equality at every point the fit did not see (the exact values computed once, when first asked).
+  std::vector<std::optional<Rational>> held_exact(s.held_out.size());
+  // Whether the candidate equals the exact value at every held-out case; else why not, and whether the search must
+  // stop (out of time, no exact value, too few held-out cases: no other formula would fare better).
+  bool stop = false;
+  auto check_held_out = [&](const ClosedForm& f, std::string& why) -> bool {
+    out.held_out_cases = nlohmann::ordered_json::array();
+    out.held_out = 0;
+    bool all_equal = true;
+    std::string first_mismatch;
+    for (std::size_t h = 0; h < s.held_out.size(); ++h) {
+      if (!held_exact[h]) {
+        if (elapsed() >= s.time_budget_s) {
+          why = out_of_time(h, s.held_out.size(), "held-out cases");
+          out.found = false;
+          stop = true;
+          return false;
+        }
+        if (s.between) s.between();
+        std::string no;
+        held_exact[h] = s.exact(s.held_out[h], no);
+        if (!held_exact[h]) {
+          why = fmt::format("no exact value at the held-out case {}: {}", point_label(s.variables, s.held_out[h]), no);
+          out.found = false;
+          stop = true;
+          return false;
+        }
+      }
+      const Rational& v = *held_exact[h];
+      const bool defined = f.defined_at(s.held_out[h]);
+      const Rational p = defined ? f.evaluate(s.held_out[h]) : Rational(0);
+      const bool equal = defined && p == v;
+      all_equal &= equal;
+      if (!equal && first_mismatch.empty())
+        first_mismatch = defined ? fmt::format("{}: exact {} (~{:.10g}), fitted formula {} (~{:.10g})",
+                                               point_label(s.variables, s.held_out[h]), rational_text(v),
+                                               v.convert_to<double>(), rational_text(p), p.convert_to<double>())
+                                 : fmt::format("{}: the fitted formula's denominator vanishes there",
+                                               point_label(s.variables, s.held_out[h]));
+      nlohmann::ordered_json c;
+      c["params"] = point_json(s.variables, s.held_out[h]);
+      c["exact"] = rational_text(v);
+      c["proposed"] = defined ? nlohmann::ordered_json(rational_text(p)) : nlohmann::ordered_json(nullptr);
+      c["equal"] = equal;
+      out.held_out_cases.push_back(c);
+      ++out.held_out;
     }
-  }
-  // Degrees: the highest power of each variable with a nonzero coefficient; a fit needs one redundant value in each.
-  std::vector<int> degree(k, -1);
-  for (std::size_t idx = 0; idx < total; ++idx) {
-    if (data[idx] == 0) continue;
-    std::size_t r = idx;
-    for (std::size_t i = k; i-- > 0;) {
-      degree[i] = std::max(degree[i], static_cast<int>(r % m[i]));
-      r /= m[i];
+    if (!all_equal) {
+      why = "the formula through the fitting values, " + f.text() + ", misses held-out case " + first_mismatch;
+      return false;
     }
-  }
-  for (std::size_t i = 0; i < k; ++i)
-    if (degree[i] > static_cast<int>(m[i]) - 2) {
-      const auto& v = s.variables[i];
-      return finish(fmt::format(
-          "no formula in the searched family fits: along {} the {} exact values follow no polynomial in {} of degree "
-          "<= {} (each line of the grid needs its full degree {}), so the quantity is not of this form (or of higher "
-          "degree than searched)",
-          v.name, m[i], v.role == FitRole::reciprocal ? "1/" + v.name : v.name, m[i] - 2, m[i] - 1));
+    if (out.held_out < 3) {
+      why = fmt::format("only {} held-out case{} (at least 3 are needed to report a formula)", out.held_out,
+                        out.held_out == 1 ? "" : "s");
+      stop = true;
+      return false;
     }
-  out.found = true;
-  out.formula.names.clear();
-  for (const auto& v : s.variables) out.formula.names.push_back(v.name);
-  for (std::size_t idx = 0; idx < total; ++idx) {
-    if (data[idx] == 0) continue;
-    std::vector<int> pw(k);
-    std::size_t r = idx;
-    for (std::size_t i = k; i-- > 0;) {
-      const int e = static_cast<int>(r % m[i]);
-      pw[i] = s.variables[i].role == FitRole::reciprocal ? -e : e;
-      r /= m[i];
+    return true;
+  };
+  auto accept = [&](ClosedForm f) {
+    out.found = true;
+    out.formula = std::move(f);
+  };
+
+  // 1. Polynomials (in v or 1/v by role): the tensor interpolant.
+  std::string poly_why;
+  bool poly_found = false;
+  {
+    std::vector<Rational> data = values;
+    std::vector<std::size_t> stride(k, 1);
+    for (std::size_t i = k - 1; i-- > 0;) stride[i] = stride[i + 1] * m[i + 1];
+    for (std::size_t i = 0; i < k; ++i) {
+      std::vector<Rational> t;
+      for (const auto& x : s.variables[i].values) t.push_back(s.variables[i].role == FitRole::reciprocal ? Rational(1) / x : x);
+      for (std::size_t base = 0; base < total; ++base) {
+        if ((base / stride[i]) % m[i] != 0) continue;  // the first point of each line
+        std::vector<Rational> y(m[i]);
+        for (std::size_t j = 0; j < m[i]; ++j) y[j] = data[base + j * stride[i]];
+        const auto c = interpolate(t, y);
+        for (std::size_t j = 0; j < m[i]; ++j) data[base + j * stride[i]] = c[j];
+      }
     }
-    out.formula.terms.emplace_back(pw, data[idx]);
+    // Degrees: the highest power of each variable with a nonzero coefficient; a fit needs one redundant value in each.
+    std::vector<int> degree(k, -1);
+    for (std::size_t idx = 0; idx < total; ++idx) {
+      if (data[idx] == 0) continue;
+      std::size_t r = idx;
+      for (std::size_t i = k; i-- > 0;) {
+        degree[i] = std::max(degree[i], static_cast<int>(r % m[i]));
+        r /= m[i];
+      }
+    }
+    for (std::size_t i = 0; i < k && poly_why.empty(); ++i)
+      if (degree[i] > static_cast<int>(m[i]) - 2) {
+        const auto& v = s.variables[i];
+        poly_why = fmt::format(
+            "along {} the {} exact values follow no polynomial in {} of degree <= {} (each line of the grid needs its "
+            "full degree {}), so the quantity is not of this form (or of higher degree than searched)",
+            v.name, m[i], v.role == FitRole::reciprocal ? "1/" + v.name : v.name, m[i] - 2, m[i] - 1);
+      }
+    if (poly_why.empty()) {
+      ClosedForm f;
+      for (const auto& v : s.variables) f.names.push_back(v.name);
+      for (std::size_t idx = 0; idx < total; ++idx) {
+        if (data[idx] == 0) continue;
+        std::vector<int> pw(k);
+        std::size_t r = idx;
+        for (std::size_t i = k; i-- > 0;) {
+          const int e = static_cast<int>(r % m[i]);
+          pw[i] = s.variables[i].role == FitRole::reciprocal ? -e : e;
+          r /= m[i];
+        }
+        f.terms.emplace_back(pw, data[idx]);
+      }
+      accept(f);
+      poly_found = true;
+      if (check_held_out(out.formula, poly_why)) {
+        out.verified = true;
+        return finish("");
+      }
+      if (stop) return finish(poly_why);
+    }
   }
 
-  // Held out: exact equality at every point the fit did not see.
-  bool all_equal = true;
-  std::string first_mismatch;
-  for (std::size_t h = 0; h < s.held_out.size(); ++h) {
-    if (elapsed() >= s.time_budget_s) {
-      out.found = false;
-      return finish(out_of_time(h, s.held_out.size(), "held-out cases"));
+  // 2. Rational functions N/D in the variables themselves, smallest a + b first.
+  const std::size_t m_min = *std::min_element(m.begin(), m.end());
+  const int max_sum = static_cast<int>(m_min) - 2;
+  out.family += fmt::format(
+      "; then ratios N/D of polynomials in {} with rational coefficients, of total degrees a and b, a + b <= {}, the "
+      "smallest a + b through the same values",
+      [&] {
+        std::string v;
+        for (const auto& x : s.variables) v += (v.empty() ? "" : ", ") + x.name;
+        return v;
+      }(),
+      max_sum);
+  std::string rat_why = fmt::format("no ratio of polynomials of total degrees a + b <= {} goes through the {} values",
+                                    max_sum, total);
+  bool rational_found = false;
+  for (int sum = 1; sum <= max_sum && !rational_found; ++sum)
+    for (int b = 1; b <= sum && !rational_found; ++b) {  // a polynomial in n itself is N/1 with b = 1: D = 1 then
+      if (elapsed() >= s.time_budget_s) {
+        rat_why = fmt::format("the search's time budget ({:g} s) ran out at total degrees a + b = {}", s.time_budget_s, sum);
+        sum = max_sum + 1;
+        break;
+      }
+      const int a = sum - b;
+      const auto num = monomials(k, a), den = monomials(k, b);
+      const std::size_t cols = num.size() + den.size();
+      if (cols + 2 > total) continue;  // at least three more equations than free coefficients
+      std::vector<std::vector<Rational>> rows(total, std::vector<Rational>(cols));
+      for (std::size_t j = 0; j < total; ++j) {
+        for (std::size_t c = 0; c < num.size(); ++c) rows[j][c] = monomial_value(num[c], points[j]);
+        for (std::size_t c = 0; c < den.size(); ++c) rows[j][num.size() + c] = -values[j] * monomial_value(den[c], points[j]);
+      }
+      const auto null = null_vector(std::move(rows), cols);
+      if (!null) continue;
+      ClosedForm f;
+      for (const auto& v : s.variables) f.names.push_back(v.name);
+      Integer g = 0, l = 1;
+      for (const auto& x : *null)
+        if (x != 0) {
+          g = gcd(g, abs(numerator(x)));
+          l = lcm(l, denominator(x));
+        }
+      Rational scale(l, g);
+      for (std::size_t c = 0; c < den.size(); ++c)  // the denominator's first (highest) term positive
+        if ((*null)[num.size() + c] != 0) {
+          if ((*null)[num.size() + c] < 0) scale = -scale;
+          break;
+        }
+      for (std::size_t c = 0; c < num.size(); ++c)
+        if ((*null)[c] != 0) f.terms.emplace_back(num[c], (*null)[c] * scale);
+      for (std::size_t c = 0; c < den.size(); ++c)
+        if ((*null)[num.size() + c] != 0) f.denominator.emplace_back(den[c], (*null)[num.size() + c] * scale);
+      if (f.denominator.empty()) continue;  // not a solution with D != 0
+      if (f.denominator.size() == 1 && std::all_of(f.denominator[0].first.begin(), f.denominator[0].first.end(),
+                                                   [](int e) { return e == 0; })) {
+        const Rational c0 = f.denominator[0].second;  // a constant denominator: a polynomial
+        for (auto& t : f.terms) t.second /= c0;
+        f.denominator.clear();
+      }
+      rational_found = true;
+      accept(f);
+      std::string why;
+      if (check_held_out(out.formula, why)) {
+        out.verified = true;
+        return finish("");
+      }
+      if (stop) return finish(why);
+      rat_why = why;
     }
-    if (s.between) s.between();
-    std::string why;
-    const auto v = s.exact(s.held_out[h], why);
-    if (!v) {
-      out.found = false;
-      return finish(fmt::format("no exact value at the held-out case {}: {}", point_label(s.variables, s.held_out[h]), why));
-    }
-    const Rational p = out.formula.evaluate(s.held_out[h]);
-    const bool equal = p == *v;
-    all_equal &= equal;
-    if (!equal && first_mismatch.empty())
-      first_mismatch = fmt::format("{}: exact {} (~{:.10g}), fitted formula {} (~{:.10g})",
-                                   point_label(s.variables, s.held_out[h]), rational_text(*v), v->convert_to<double>(),
-                                   rational_text(p), p.convert_to<double>());
-    nlohmann::ordered_json c;
-    c["params"] = point_json(s.variables, s.held_out[h]);
-    c["exact"] = rational_text(*v);
-    c["proposed"] = rational_text(p);
-    c["equal"] = equal;
-    out.held_out_cases.push_back(c);
-    ++out.held_out;
-  }
-  if (!all_equal)
-    return finish("no formula in the searched family fits: the formula through the fitting values, " +
-                  out.formula.text() + ", misses held-out case " + first_mismatch);
-  if (out.held_out < 3)
-    return finish(fmt::format("only {} held-out case{} (at least 3 are needed to report a formula)", out.held_out,
-                              out.held_out == 1 ? "" : "s"));
-  out.verified = true;
-  return finish("");
+  out.found = poly_found || rational_found;
+  return finish("no formula in the searched family fits: " + poly_why + "; nor a rational function: " + rat_why);
 }
 
 std::optional<CorrectionSearch> choose_correction_grid(const std::vector<GridAxis>& axes, std::string& why) {
@@ -501,8 +722,9 @@ void add_proposed_quantity(nlohmann::ordered_json& cases, const ProposedCorrecti
 }
 
 bool same_polynomial(const ClosedForm& a, const ClosedForm& b) {
-  std::map<std::vector<int>, Rational> ta(a.terms.begin(), a.terms.end()), tb(b.terms.begin(), b.terms.end());
-  return a.names == b.names && ta == tb;
+  using Map = std::map<std::vector<int>, Rational>;
+  return a.names == b.names && Map(a.terms.begin(), a.terms.end()) == Map(b.terms.begin(), b.terms.end()) &&
+         Map(a.denominator.begin(), a.denominator.end()) == Map(b.denominator.begin(), b.denominator.end());
 }
 
 std::string fitting_grid_text(const ProposedCorrection& c) {

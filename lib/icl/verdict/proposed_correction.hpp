@@ -3,8 +3,16 @@
 // cases it was not fitted on. Reported only when every held-out case matches; otherwise the report says that no
 // formula in the searched family fits, and what was searched.
 //
-// The family: polynomials with rational coefficients in the variables of role `polynomial` (d, parameters of one's
-// own) and in 1/v for those of role `reciprocal` (n):  sum_e q_e prod_i t_i^e_i,  t_i = v_i or 1/v_i,  0 <= e_i.
+// The family, first: polynomials with rational coefficients in the variables of role `polynomial` (d, parameters of
+// one's own) and in 1/v for those of role `reciprocal` (n):  sum_e q_e prod_i t_i^e_i,  t_i = v_i or 1/v_i,  0 <= e_i.
+// Then, where no polynomial fits or the one through the grid misses a held-out case: rational functions N/D, N and D
+// polynomials in the variables themselves (every role), of total degrees a and b with a + b <= m - 2 (m the fewest
+// fitting values of a variable, so that every line of the grid has a redundant value), tried in increasing a + b:
+// the first (a, b) at which N(x) - y D(x) = 0 on the grid has a one-dimensional solution (exact Gaussian
+// elimination) gives the formula. Where f = N0/D0 in lowest terms, every N/D through the values is N0 q / D0 q, so
+// the first fitting a + b is that of N0/D0 and the solution there is unique up to a constant: the smallest rational
+// function through the values. Like the polynomial, it is reported only when it equals the exact value at every
+// held-out case.
 // The fitting grid is a tensor grid (m_i values of each variable) and the fit is its unique tensor interpolant,
 // computed exactly one variable at a time (Newton's divided differences on every line of the grid, then the
 // monomial coefficients). A formula is found when its degree in each variable is at most m_i - 2, i.e. when
@@ -37,11 +45,18 @@ struct FitVariable {
   std::vector<Rational> values;  // the fitting values, distinct (nonzero for a reciprocal variable)
 };
 
-// A closed form: sum of coefficient x prod_i v_i^power_i (power_i < 0 for 1/v_i).
+// A closed form: sum of coefficient x prod_i v_i^power_i (power_i < 0 for 1/v_i), over a denominator of the same
+// kind with nonnegative powers where there is one (a rational function; empty: 1).
 struct ClosedForm {
+  using Terms = std::vector<std::pair<std::vector<int>, Rational>>;  // powers, nonzero coefficient
   std::vector<std::string> names;
-  std::vector<std::pair<std::vector<int>, Rational>> terms;  // powers, nonzero coefficient
+  Terms terms;
+  Terms denominator;  // empty: the closed form is a polynomial (in v_i and 1/v_i)
+  bool rational() const { return !denominator.empty(); }
+  // The value at a point; throws std::domain_error where the denominator (or a 1/v_i) vanishes.
   Rational evaluate(const std::vector<Rational>& point) const;
+  // Whether the closed form has a value at the point (no zero denominator).
+  bool defined_at(const std::vector<Rational>& point) const;
   // Plain text that reads back unambiguously ("d*(d^3 + 18*d^2 + 95*d + 142)/(4*n)"): for each power of the
   // reciprocal variables, the polynomial part with its common factor taken out.
   std::string text() const;
@@ -56,6 +71,7 @@ struct CorrectionSearch {
   std::vector<FitVariable> variables;
   std::vector<std::vector<Rational>> held_out;  // points not on the fitting grid (at least 3 for a verified proposal)
   ExactOracle exact;
+  std::string reading;           // how the oracle reads the model's weights, appended to `family` ("" if exactly)
   std::string scope;             // what the formula is stated for ("task linear, Sigma = I, noise 0"), or ""
   double time_budget_s = 60;     // wall clock for the whole search; past it, the search stops and says so
   std::function<void()> between; // called before each exact evaluation (e.g. to let Python raise KeyboardInterrupt)
@@ -113,7 +129,7 @@ void check_on_claim_cases(ProposedCorrection& c, const std::vector<std::vector<R
                           const ExactOracle& exact);
 
 // Whether two closed forms are the same polynomial term by term (the same variables, in order, and the same
-// coefficient of every power), whatever the order their terms were found in.
+// coefficient of every power, numerator and denominator), whatever the order their terms were found in.
 bool same_polynomial(const ClosedForm& a, const ClosedForm& b);
 
 // The fitting grid in words, for a report's sentence: "d in {1, 2, 3}; n in {25, 50}" (the values as the report's

@@ -39,6 +39,9 @@ Decision equality_case(FormulaRun& run, const FormulaCase& k, CaseJson& j) {
 }
 
 ProposedCorrection search_correction(const FormulaClaim& f, const ClaimContext& ctx) {
+  if (f.network)
+    return no_correction_search("the model is a network of the library's layers, whose loss is Monte Carlo through "
+                                "its forward pass, not an exact fraction");
   std::vector<GridAxis> axes, own;
   std::optional<GridAxis> n_axis;
   std::vector<std::pair<std::string, double>> fixed;
@@ -107,8 +110,10 @@ ProposedCorrection search_correction(const FormulaClaim& f, const ClaimContext& 
       it = moments->emplace(std::make_pair(d, noise), exact_single_layer_moments(model, identity_features(d))).first;
     }
     const Rational n(c.get("n"));
-    return single_layer_loss(it->second, exact_single_layer_coefficients(w.layers[0], d, n), n);
+    return single_layer_loss(it->second, exact_single_layer_coefficients(w.layers[0], d, n, /*as_fractions=*/true), n);
   };
+  s->reading = "each weight read as the simplest fraction (denominator <= 2^20) its double rounds from, so that " \
+               "weights computed in floating point from fractions (n/(n + d + 1)) count as those fractions";
   s->time_budget_s = f.propose_budget_s;
   s->between = f.between_cases;
   s->scope = scope;

@@ -8,6 +8,7 @@
 #include "icl/claim/kinds/identity.hpp"
 #include "icl/claim/kinds/rate.hpp"
 #include "icl/claim/usage_error.hpp"
+#include "icl/model/task_law.hpp"
 #include "icl/exact/limits.hpp"
 #include "icl/exact/acds_population.hpp"
 #include "icl/exact/feature_moments.hpp"
@@ -81,23 +82,21 @@ Eigen::MatrixXd case_sigma_w(const FormulaClaim& f, const Case& c, int d, const 
 // u ~ N(0, I) and C C^T = sigma_w, i.e. the basis (C^T x)_m) and label noise.
 GaussianIclModel task_model(const FormulaClaim& f, int d, const Eigen::MatrixXd& sigma, const Eigen::MatrixXd& sigma_w,
                             double noise) {
-  GaussianIclModel model;
-  if (f.w_cov) {
-    const Eigen::MatrixXd C = Eigen::LLT<Eigen::MatrixXd>(sigma_w).matrixL();
-    std::vector<Poly> basis;
-    for (int m = 0; m < d; ++m) {
-      Poly g(d);
-      for (int i = 0; i < d; ++i)
-        if (C(i, m) != 0) g += Poly::variable(d, i) * C(i, m);
-      basis.push_back(g);
-    }
-    model = GaussianIclModel::from_basis(d, std::move(basis), sigma, "linear, w ~ N(0, w_cov)");
-  } else {
-    const PolynomialTask task = f.task == "linear" ? PolynomialTask::linear(d) : PolynomialTask::quadratic(d);
-    model = GaussianIclModel::from_task(task, sigma);
-  }
+  if (f.w_cov) return linear_task_with_w_law(sigma, sigma_w, noise);
+  const PolynomialTask task = f.task == "linear" ? PolynomialTask::linear(d) : PolynomialTask::quadratic(d);
+  GaussianIclModel model = GaussianIclModel::from_task(task, sigma);
   model.noise_sd = noise;
   return model;
+}
+
+}  // namespace
+
+namespace {
+
+LsaStack no_layers(int d) {  // a network model's case: its weights are no LSA stack
+  LsaStack w;
+  w.d = d;
+  return w;
 }
 
 }  // namespace
@@ -114,11 +113,21 @@ FormulaCase::FormulaCase(const FormulaClaim& f_, const ClaimContext& ctx_, const
       sigma(case_sigma(f, c_, d, cov)),
       sigma_w(case_sigma_w(f, c_, d, sigma)),
       model(task_model(f, d, sigma, sigma_w, noise)),
-      w(weights_at(f.kind == "argmin" ? std::optional<double>(stated) : std::nullopt)),
-      stack(w.transformer()),
-      shape(acds_shape(d, n)),
-      exact(exact_loss(w)),
+      net(f.network ? std::optional<NetworkModel>(network_at()) : std::nullopt),
+      w(net ? no_layers(d) : weights_at(f.kind == "argmin" ? std::optional<double>(stated) : std::nullopt)),
+      stack(net ? net->net : w.transformer()),
+      shape(net ? net->shape : acds_shape(d, n)),
+      exact(net ? std::nullopt : exact_loss(w)),
       purpose(ctx.purpose(c.label())) {}
+
+NetworkModel FormulaCase::network_at() const {
+  NetworkModel m = f.network(c);
+  if (m.shape.d != d || m.shape.n != n)
+    throw UsageError(fmt::format("{}: the model at {} reads prompts of d = {}, n = {}; the case has d = {}, n = {}", f.id,
+                                 c.label(), m.shape.d, m.shape.n, d, n));
+  if (m.net.size() < 1) throw UsageError(fmt::format("{}: the model at {} has no layers", f.id, c.label()));
+  return m;
+}
 
 LsaStack FormulaCase::weights_at(std::optional<double> x) const {
   Case k = c;
@@ -170,7 +179,9 @@ std::optional<double> FormulaCase::exact_loss(const LsaStack& weights) {
   return population->loss(form->A, form->B);
 }
 
-ModelPromptWorker FormulaCase::worker() const { return ModelPromptWorker(stack, model, shape, ctx.seed, purpose, +1.0); }
+ModelPromptWorker FormulaCase::worker() const {
+  return ModelPromptWorker(stack, model, shape, ctx.seed, purpose, net ? net->sign : +1.0);
+}
 
 Decision check_stated_value(FormulaRun& run, const FormulaCase& k, CaseJson& j, std::optional<Decision> exact_vs_stated,
                             const std::function<Decision(const Estimate&, double)>& judge, const DecideAt& edges) {
@@ -215,6 +226,26 @@ std::string stated_value_refutation(const FormulaClaim& f, const std::string& wh
 
 namespace {
 
+// Whether the case's one-layer weights with the prediction's sign flipped (every head's P last row negated: the
+// prediction -Z[d, n] is linear in it) have, exactly, the stated loss: the usual slip of building Q with +Gamma where
+// the library's convention wants P[d, d] = 1, Q = -Gamma (or the zfb convention yhat = +Z[d, n]).
+bool sign_flip_matches(FormulaCase& k) {
+  LsaStack flipped = k.w;
+  for (auto& layer : flipped.layers)
+    for (auto& h : layer) h.P.row(h.P.rows() - 1) *= -1.0;
+  const std::string basis = k.exact_basis;
+  const std::optional<double> e = k.exact_loss(flipped);
+  k.exact_basis = basis;
+  return e && std::abs(*e - k.stated) <= k.f.exact_tolerance * std::abs(k.stated) + 1e-12;
+}
+
+std::string sign_hint_text() {
+  return "the weights with the prediction's sign flipped (P's last row negated) have exactly the stated loss: the "
+         "library predicts yhat = -Z[d, n], so a GD step of preconditioner Gamma > 0 is P[d, d] = 1 with "
+         "Q = diag(-Gamma, 0), or P[d, d] = -1 with Q = diag(Gamma, 0) (optimal_gamma returns the negative definite "
+         "block for P[d, d] = 1); check the sign";
+}
+
 ClaimResult run_formula(const FormulaClaim& f, const ClaimContext& ctx) {
   ClaimResult res;
   FormulaRun run(f, ctx);
@@ -228,11 +259,14 @@ ClaimResult run_formula(const FormulaClaim& f, const ClaimContext& ctx) {
     CaseJson j(c);
     j.field("covariance", f.sigma ? std::string("sigma of one's own") : covariance_name(k.cov, k.d));
     if (f.w_cov) j.field("w_law", "w ~ N(0, w_cov) of one's own");
+    if (k.net) j.field("model", k.net->what);
     if (k.exact) j.field("exact_basis", k.exact_basis);
     const Decision v = equality   ? equality_case(run, k, j)
                        : argmin   ? argmin_case(run, k, j)
                        : identity ? identity_case(run, k, j)
                                   : bound_case(run, k, j, upper);
+    if (equality && v.verdict == Verdict::refuted && k.exact && k.w.num_layers() == 1 && sign_flip_matches(k))
+      run.sign_flipped.push_back(c.label()), j.field("sign_hint", sign_hint_text());
     run.confirmed += v.verdict == Verdict::confirmed;
     run.refuted += v.verdict == Verdict::refuted;
     res.cases.push_back(j.take());
@@ -282,6 +316,8 @@ ClaimResult run_formula(const FormulaClaim& f, const ClaimContext& ctx) {
                                "exact loss; no verdict on the claim) at {}",
                                name_cases(run.inconsistent));
   if (!run.undecided.empty()) res.summary += "; undecided: " + name_cases(run.undecided);
+  if (!run.sign_flipped.empty())
+    res.summary += fmt::format("; at {}: {}", name_cases(run.sign_flipped), sign_hint_text());
   if (proposal) add_correction(res, *proposal);
   return res;
 }
@@ -316,10 +352,14 @@ Claim formula_claim(const FormulaClaim& f) {
   }
   if (f.task != "linear" && f.task != "quadratic")
     throw UsageError(fmt::format("{}: unknown task '{}' (linear, quadratic)", f.id, printable_line(f.task, 40)));
+  if (f.model && f.network) throw UsageError(f.id + ": give the model as LSA weights or as a network, not both");
+  if (f.network && f.kind == "argmin")
+    throw UsageError(f.id + ": kind 'argmin' takes LSA weights (P1, Q1, ...), not a network of layers");
+  const bool has_model = f.model || f.network;
   if (f.kind == "identity") {
-    if (!f.reference || !f.model) throw UsageError(f.id + ": kind 'identity' needs the reference and the model");
+    if (!f.reference || !has_model) throw UsageError(f.id + ": kind 'identity' needs the reference and the model");
     if (f.prompts < 1 || f.prompts > 100000000) throw UsageError(f.id + ": prompts must be in [1, 1e8]");
-  } else if (!f.stated || !f.model) {
+  } else if (!f.stated || !has_model) {
     throw UsageError(f.id + ": both the stated value and the model are required");
   } else if (f.reference) {
     throw UsageError(fmt::format("{}: a reference belongs to kind 'identity', not '{}'", f.id, f.kind));

@@ -48,6 +48,15 @@
 
 namespace icl {
 
+// A model of any of the library's layers (FormulaClaim::network): the stack, the prompt layout it reads and the
+// loss's sign (+1: yhat = -Z[D-1, n], the acds and sja layouts; -1: yhat = +Z[D-1, n], zfb's).
+struct NetworkModel {
+  Transformer net;
+  PromptShape shape;
+  double sign = +1.0;
+  std::string what;  // the layers and the layout in words, for the report ("lsa (unmasked), on the acds layout")
+};
+
 struct FormulaClaim {
   std::string id;         // letters, digits, '.', '_', '-'; not a claim the library already has, nor 'all' or a subcommand
   std::string title;      // default: the statement, cut to 100 characters
@@ -66,6 +75,10 @@ struct FormulaClaim {
   std::function<Eigen::MatrixXd(const Case&, const Eigen::MatrixXd& sigma)> w_cov;
   std::function<double(const Case&)> stated;
   std::function<LsaStack(const Case&)> model;
+  // In place of `model`: a network of the library's layers (layers/: linear self-attention masked or not with its
+  // scale, bilinear, softmax or linear attention) on a named prompt layout, per case. Its loss is Monte Carlo through
+  // its forward pass (no exact loss, no correction search); every kind but argmin.
+  std::function<NetworkModel(const Case&)> network;
   std::function<void()> between_cases;  // called before each case (e.g. to let Python raise KeyboardInterrupt)
   double tolerance = 0.05;              // Monte Carlo against the stated and the exact value, relative
   double exact_tolerance = 1e-9;        // exact against stated (floating point), relative (plus 1e-12 absolute)
@@ -109,6 +122,7 @@ struct FormulaRun {
   FormulaRun(const FormulaClaim& f, const ClaimContext& ctx);
   std::size_t looks = 1, confirmed = 0, refuted = 0, with_exact = 0;
   std::vector<std::string> undecided, inconsistent;            // cases for the summary, with why
+  std::vector<std::string> sign_flipped;  // refuted cases whose weights with the prediction's sign flipped match
   std::optional<nlohmann::ordered_json> counterexample;        // the first refuted case's, where the kind gives one
 };
 
@@ -125,6 +139,7 @@ struct FormulaCase {
   Eigen::MatrixXd sigma;                     // the case's input covariance (the grid's cov or FormulaClaim::sigma)
   Eigen::MatrixXd sigma_w;                   // the linear task's Cov(w) (I unless FormulaClaim::w_cov)
   GaussianIclModel model;                    // the task with the case's covariance, weights' law and noise
+  std::optional<NetworkModel> net;           // FormulaClaim::network's model of the case (w then has no layers)
   LsaStack w;                                // the case's weights (argmin: with argmin_over at the stated value)
   Transformer stack;                         // w's forward pass
   PromptShape shape;                         // the acds prompt
@@ -138,6 +153,8 @@ struct FormulaCase {
   FormulaCase(const FormulaClaim& f, const ClaimContext& ctx, const Case& c);
   FormulaCase(const FormulaCase&) = delete;  // the Monte Carlo worker points into it
   FormulaCase& operator=(const FormulaCase&) = delete;
+  // FormulaClaim::network's model of the case. Throws UsageError for a layout of another d or n, or no layers.
+  NetworkModel network_at() const;
   // The weights of the case; with x, of the case with argmin_over at x. Throws UsageError for a wrong d.
   LsaStack weights_at(std::optional<double> x) const;
   // The exact loss of weights of this case, where the library integrates one: one layer (d within the task's exact
