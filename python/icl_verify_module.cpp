@@ -29,6 +29,9 @@
 #include "icl/model/gaussian_model.hpp"
 #include "icl/model/task_law.hpp"
 #include "icl/layers/network.hpp"
+#include "icl/learn/checkpoint.hpp"
+#include "icl/learn/prompts.hpp"
+#include "icl/learn/trainer.hpp"
 #include "icl/montecarlo/prompt_loss.hpp"
 #include "icl/montecarlo/statistics.hpp"
 #include "icl/report/paper.hpp"
@@ -567,7 +570,7 @@ py::dict case_kwargs(const Case& c, const std::set<std::string>& integer) {
 // far as its work runs in the library's parallel loops. (Python runs signal handlers only on the main thread, so
 // the library cannot check them itself.) A stop affects every library call running in the process at that moment.
 template <class F>
-auto interruptible(F&& f) -> decltype(f()) {
+auto interruptible(F&& f, const std::function<bool()>& on_interrupt = nullptr) -> decltype(f()) {
   using Result = decltype(f());
   std::optional<Result> result;
   std::exception_ptr error;
@@ -597,7 +600,9 @@ auto interruptible(F&& f) -> decltype(f()) {
         // A handler's exception stays set on this thread (PyErr_CheckSignals returned -1) until it is raised below.
         if (PyErr_CheckSignals() != 0) {
           interrupted = true;
-          execute::request_cancel();
+          // on_interrupt: the call's own way to stop (train: finish the step, save, stop); true when it takes care
+          // of it, so that the library's loops are not cancelled mid-step.
+          if (!on_interrupt || !on_interrupt()) execute::request_cancel();
         }
       }
       lock.lock();
@@ -1078,6 +1083,116 @@ PYBIND11_MODULE(icl_verify, m) {
       py::arg("Z"), py::arg("weights"),
       "The forward pass of trained weights (allparam array or dict of P1, Q1, ...) on a prompt Z ((d+1) x (n+1),\n"
       "rows x and y, the query last with label 0). The prediction is -Z[d, n].");
+
+  m.def(
+      "train",
+      [](const py::object& layers, const py::object& layout_arg, const py::object& d_arg, const py::object& n_arg,
+         const py::object& task_given, const py::object& sigma_arg, const py::object& w_cov, const py::object& noise,
+         const py::object& optimizer_arg, const py::object& lr_arg, const py::object& steps_arg,
+         const py::object& batch_arg, const py::object& seed_given, const py::object& threads_given,
+         const py::object& test_batch_arg, const py::object& checkpoint_arg) {
+        const std::string layout = text(layout_arg, "layout");
+        if (layout != "acds" && layout != "sja" && layout != "zfb")
+          throw py::value_error(fmt::format("train: layout '{}': expected 'acds', 'sja' or 'zfb'", printable_line(layout, 40)));
+        const int d = int_param(d_arg, "train", eval_param("d"));
+        const int n = int_param(n_arg, "train", eval_param("n"));
+        const std::string task = task_arg(task_given, "train");
+        const NetworkModel start = to_network(layers, layout, d, n, "train");
+        const py::sequence seq = py::reinterpret_borrow<py::sequence>(layers);
+        for (std::size_t l = 0; l < seq.size(); ++l)
+          if (py::reinterpret_borrow<py::dict>(seq[l]).contains("heads"))
+            throw py::value_error(fmt::format("train: layer {} has several heads; train takes one-head layers", l + 1));
+        // Every entry of every parameter trains, from the given weights (the base; theta = 0 at the start).
+        learn::Parameterisation params(start.net);
+        for (int l = 0; l < start.net.size(); ++l)
+          for (const auto& p : start.net.layer(l).params())
+            params.add(learn::ParamGroup::full(fmt::format("{}_{}", p.name, l), static_cast<int>(p.value.rows()),
+                                               static_cast<int>(p.value.cols()), {{l, p.name}}));
+        const auto sigma = covariance_arg(sigma_arg, d);
+        const GaussianIclModel model = task_with_w_cov("train", task, sigma_or_identity(sigma, d), noise, w_cov);
+        learn::TrainConfig cfg;
+        cfg.optimizer = text(optimizer_arg, "optimizer");
+        if (cfg.optimizer != "adam" && cfg.optimizer != "sgd" && cfg.optimizer != "lbfgs")
+          throw py::value_error(fmt::format("train: optimizer '{}': expected 'adam', 'sgd' or 'lbfgs'",
+                                            printable_line(cfg.optimizer, 40)));
+        cfg.learning_rate = real(lr_arg, "learning_rate");
+        if (!(cfg.learning_rate > 0 && std::isfinite(cfg.learning_rate)))
+          throw py::value_error("train: learning_rate must be a positive number");
+        const long long steps = whole(steps_arg, "steps", [](const std::string& t) {
+          const auto v = whole_number(t);
+          if (!v || *v < 1 || *v > 100000000) throw UsageError(fmt::format("steps '{}': expected 1 to 1e8", t));
+          return static_cast<long long>(*v);
+        });
+        cfg.steps = static_cast<int>(steps);
+        cfg.batch = static_cast<std::uint64_t>(*samples_arg(batch_arg));
+        cfg.test_batch = static_cast<std::uint64_t>(*samples_arg(test_batch_arg));
+        cfg.seed = seed_arg(seed_given);
+        cfg.purpose = stable_hash("python/train");
+        const std::optional<int> threads = threads_arg(threads_given);
+        cfg.threads = threads ? *threads : default_thread_count();
+        cfg.label = "train";
+        check_memory("train", d, n, cfg.threads);
+        learn::CheckpointSettings saved = learn::checkpoints();
+        if (!checkpoint_arg.is_none()) {
+          const std::string dir = py::str(py::module_::import("os").attr("fspath")(checkpoint_arg));
+          py::module_::import("os").attr("makedirs")(dir, py::arg("exist_ok") = true);
+          try {
+            learn::verify_checkpoint_folder(dir);
+          } catch (const std::exception& e) {
+            throw py::value_error(e.what());
+          }
+          learn::set_checkpoints({dir, 60});
+        }
+        const learn::PromptSource source = learn::gaussian_prompts(model, start.shape);
+        const learn::LossSpec loss{start.sign, 1.0};
+        learn::TrainResult r;
+        try {
+          r = interruptible([&] { return learn::train(params, Eigen::VectorXd::Zero(params.size()), source, loss, cfg); },
+                            [] {
+                              if (learn::checkpoints().dir.empty()) return false;  // nothing to save: cancel now
+                              learn::stop_requested() = true;  // the step ends, the state is saved, train stops
+                              return true;
+                            });
+        } catch (...) {
+          learn::stop_requested() = false;
+          learn::set_checkpoints(saved);
+          throw;
+        }
+        learn::stop_requested() = false;
+        learn::set_checkpoints(saved);
+        // The trained layers: the given dicts with their matrices replaced.
+        const Network net = params.network(r.theta);
+        py::list out;
+        for (std::size_t l = 0; l < seq.size(); ++l) {
+          py::dict L = py::reinterpret_borrow<py::dict>(seq[l]).attr("copy")();
+          for (const auto& p : net.layer(static_cast<int>(l)).params()) L[py::str(p.name)] = p.value;
+          out.append(L);
+        }
+        py::dict res;
+        res["layers"] = out;
+        res["status"] = learn::to_string(r.status);
+        res["reason"] = r.reason;
+        res["steps"] = r.steps_done;
+        res["final_train_loss"] = r.final_train_loss;
+        res["final_test_loss"] = r.final_test_loss;
+        res["seconds"] = r.seconds;
+        res["curve"] = py::dict(py::arg("step") = r.curve.step, py::arg("train_loss") = r.curve.train_loss,
+                                py::arg("test_loss") = r.curve.test_loss);
+        return res;
+      },
+      py::arg("layers"), py::kw_only(), py::arg("layout"), py::arg("d"), py::arg("n"), py::arg("task") = "linear",
+      py::arg("sigma") = py::none(), py::arg("w_cov") = py::none(), py::arg("noise") = 0.0,
+      py::arg("optimizer") = "adam", py::arg("learning_rate") = 1e-3, py::arg("steps") = 1000,
+      py::arg("batch") = 1000, py::arg("seed") = 1, py::arg("threads") = py::none(), py::arg("test_batch") = 1000,
+      py::arg("checkpoint") = py::none(),
+      "Train a network of the library's layers (the layer dicts check(layout=...) takes, as the starting weights;\n"
+      "every entry of every matrix trains) with the project's trainer (learn/trainer.hpp) on fresh prompts of the\n"
+      "task: optimizer 'adam' | 'sgd' | 'lbfgs', steps, batch (fresh prompts every step), seed (same seed, same\n"
+      "weights for any threads). checkpoint=folder saves the run's state and resumes it (a stopped call goes on\n"
+      "from its last save; a finished one returns its result). Ctrl-C stops it (KeyboardInterrupt, saved first\n"
+      "where a checkpoint folder is given). At a terminal a progress line is drawn on stderr. Returns {'layers':\n"
+      "the trained layer dicts, 'status', 'reason', 'steps', 'final_train_loss', 'final_test_loss' (on test_batch\n"
+      "held-out prompts), 'seconds', 'curve'}.");
 
   m.def(
       "exact_loss",

@@ -737,6 +737,78 @@ class NetworkModels(unittest.TestCase):
         self.assertIn("argmin", str(cm.exception))
 
 
+class Training(unittest.TestCase):
+    """iv.train: the project's trainer from Python (issue 67 item 4), on the layer dicts check(layout=...) takes."""
+
+    @staticmethod
+    def start(d):  # P[d, d] = 1, Q = 0: the optimum is Q = diag(-n/(n+d+1) I, 0) (with P fixed)
+        P, Q = np.zeros((d + 1, d + 1)), np.zeros((d + 1, d + 1))
+        P[d, d] = 1.0
+        return [{"kind": "lsa", "P": P, "Q": Q}]
+
+    def train(self, **kw):
+        args = dict(layout="acds", d=2, n=10, steps=300, batch=1000, learning_rate=0.01, seed=3)
+        args.update(kw)
+        return iv.train(self.start(args["d"]), **args)
+
+    def test_training_reaches_the_optimum_and_is_reproducible(self):
+        r = self.train(steps=1500)
+        self.assertEqual(r["status"], "finished")
+        self.assertEqual(r["steps"], 1500)
+        L = r["layers"][0]
+        self.assertEqual(set(L), {"kind", "P", "Q"})
+        optimum = 2 * 3 / 13
+        self.assertLess(iv.exact_loss(L["P"], L["Q"], 10), 1.02 * optimum)  # the trained layer, on its exact loss
+        self.assertGreater(iv.exact_loss(L["P"], L["Q"], 10), optimum - 1e-12)  # never below the optimum
+        a, b = self.train(threads=1), self.train(threads=2)
+        np.testing.assert_array_equal(a["layers"][0]["Q"], b["layers"][0]["Q"])  # same seed, any threads
+        self.assertFalse(np.array_equal(a["layers"][0]["Q"], self.train(seed=4)["layers"][0]["Q"]))
+
+    def test_checkpoint_resume_and_a_stop(self):
+        with tempfile.TemporaryDirectory() as ck:
+            class Stop(Exception):
+                pass
+
+            def handler(signum, frame):
+                raise Stop()
+
+            old = signal.signal(signal.SIGALRM, handler)
+            try:
+                signal.setitimer(signal.ITIMER_REAL, 0.1)
+                with self.assertRaises(Stop):  # as Ctrl-C: the run ends its step, saves its state and stops
+                    self.train(steps=8000, batch=250, checkpoint=ck, threads=1)
+            finally:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+                signal.signal(signal.SIGALRM, old)
+            self.assertTrue(any(f.endswith(".state") for f in os.listdir(ck)), os.listdir(ck))
+            resumed = self.train(steps=8000, batch=250, checkpoint=ck)  # goes on from the saved step
+            self.assertTrue(any(f.endswith(".done") for f in os.listdir(ck)))
+            again = self.train(steps=8000, batch=250, checkpoint=ck)  # finished: its saved result
+            np.testing.assert_array_equal(resumed["layers"][0]["Q"], again["layers"][0]["Q"])
+            whole = self.train(steps=8000, batch=250)  # uninterrupted, no checkpoint: bit for bit the same
+            np.testing.assert_array_equal(resumed["layers"][0]["Q"], whole["layers"][0]["Q"])
+            self.assertEqual(resumed["steps"], 8000)
+
+    def test_a_training_claim_in_a_few_lines(self):
+        def trained(d, n):
+            L = iv.train(self.start(d), layout="acds", d=d, n=n, steps=1500, learning_rate=0.01)["layers"][0]
+            return {"P1": L["P"], "Q1": L["Q"]}
+        r = iv.check("mine.trained", kind="upper_bound", statement="training one LSA layer comes within 5% of the "
+                     "optimum's loss d(d+1)/(n+d+1)", model=trained, stated=lambda d, n: 1.05 * d * (d + 1) / (n + d + 1),
+                     grid={"d": [2, 3], "n": [10, 20]}, samples=4096)
+        self.assertEqual(r["verdict"], "confirmed", r["summary"])
+
+    def test_bad_input(self):
+        for kw, words in ((dict(optimizer="rmsprop"), "optimizer"), (dict(layout="gpt2"), "layout"),
+                          (dict(learning_rate=-1.0), "learning_rate"), (dict(steps=0), "steps")):
+            with self.assertRaises(ValueError) as cm:
+                self.train(**kw)
+            self.assertIn(words, str(cm.exception))
+        with self.assertRaises(ValueError) as cm:
+            iv.train([{"kind": "lsa", "heads": [(np.eye(3), np.eye(3))] * 2}], layout="acds", d=2, n=10)
+        self.assertIn("several heads", str(cm.exception))
+
+
 class ProposedCorrection(unittest.TestCase):
     """A refuted equality gets the closed form the exact values follow, verified on held-out cases (issue 45)."""
 
