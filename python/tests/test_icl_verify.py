@@ -697,6 +697,10 @@ class NetworkModels(unittest.TestCase):
                      stated=lambda d, n, c: d + c * c * d * (d + 2) * (d + 4) / n, grid=grid)
         self.assertEqual(r["verdict"], "confirmed", r["summary"])
         self.assertIn("bilinear, lsa (masked), on the sja layout (6 x 11 prompts)", r["cases"][0]["model"])
+        self.assertIn("bilinear layer's output rows", r["cases"][0]["exact_basis"])  # decided on the exact loss
+        for c in r["cases"]:
+            d, n = c["params"]["d"], c["params"]["n"]
+            self.assertAlmostEqual(c["quantities"]["exact"]["value"], d + 0.25 * d * (d + 2) * (d + 4) / n, places=10)
         r = iv.check("net.squares_slip", statement="(d+2)^2 for (d+2)(d+4)", model=self.squares, layout="sja",
                      stated=lambda d, n, c: d + c * c * d * (d + 2) ** 2 / n, grid=grid, propose=False)
         self.assertEqual(r["verdict"], "refuted", r["summary"])
@@ -712,6 +716,8 @@ class NetworkModels(unittest.TestCase):
                      grid={"d": [2, 5], "n": [10, 40], "eta": 0.5, "masked": [0, 1]})
         self.assertEqual(r["verdict"], "confirmed", r["summary"])
         self.assertIn("lsa (unmasked)", r["cases"][0]["model"])
+        for c in r["cases"]:  # masked: the exact loss; unmasked: Monte Carlo alone
+            self.assertEqual("exact" in c["quantities"], c["params"]["masked"] == 1)
 
     def test_bad_networks(self):
         def run(model, layout="acds", **kw):

@@ -117,7 +117,7 @@ FormulaCase::FormulaCase(const FormulaClaim& f_, const ClaimContext& ctx_, const
       w(net ? no_layers(d) : weights_at(f.kind == "argmin" ? std::optional<double>(stated) : std::nullopt)),
       stack(net ? net->net : w.transformer()),
       shape(net ? net->shape : acds_shape(d, n)),
-      exact(net ? std::nullopt : exact_loss(w)),
+      exact(net ? network_exact() : exact_loss(w)),
       purpose(ctx.purpose(c.label())) {}
 
 NetworkModel FormulaCase::network_at() const {
@@ -127,6 +127,41 @@ NetworkModel FormulaCase::network_at() const {
                                  c.label(), m.shape.d, m.shape.n, d, n));
   if (m.net.size() < 1) throw UsageError(fmt::format("{}: the model at {} has no layers", f.id, c.label()));
   return m;
+}
+
+std::optional<double> FormulaCase::network_exact() {
+  const Network& nt = net->net;
+  if (d > exact_max_d(f.task)) return std::nullopt;
+  const int p = net->shape.rows() - 1;  // the features: every row but the label's
+  std::vector<Poly> u;
+  int first = 0;
+  if (net->shape.embedding == Embedding::sja) {
+    if (const auto* b = dynamic_cast<const layers::Bilinear*>(&nt.layer(0))) {
+      u = bilinear_features(b->spec(), d, p);
+      first = 1;
+    } else {
+      u = sja_embedding_features(d, p);
+    }
+  } else {
+    u = identity_features(d);
+  }
+  if (nt.size() - first != 1) return std::nullopt;
+  std::vector<LinearSelfAttention> heads;
+  if (const auto* a = dynamic_cast<const layers::Lsa*>(&nt.layer(first)))
+    heads = {a->spec()};
+  else if (const auto* hs = dynamic_cast<const layers::LsaHeads*>(&nt.layer(first)))
+    heads = hs->spec().heads;
+  else
+    return std::nullopt;
+  for (auto& h : heads) {
+    if (!h.masked) return std::nullopt;
+    if (net->sign < 0) h.P.row(h.P.rows() - 1) *= -1.0;  // zfb's (yhat - y)^2 is (-yhat + y)^2
+  }
+  const SingleLayerMoments m = single_layer_moments(model, u);
+  exact_basis = first ? "the bilinear layer's output rows as polynomials in x (exact/feature_moments.hpp "
+                        "bilinear_features), then the attention layer's single-layer moments"
+                      : "the single-layer moments (exact/feature_moments.hpp)";
+  return single_layer_loss(m, single_layer_coefficients(heads, p, n), n);
 }
 
 LsaStack FormulaCase::weights_at(std::optional<double> x) const {

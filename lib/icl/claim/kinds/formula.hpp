@@ -155,6 +155,11 @@ struct FormulaCase {
   FormulaCase& operator=(const FormulaCase&) = delete;
   // FormulaClaim::network's model of the case. Throws UsageError for a layout of another d or n, or no layers.
   NetworkModel network_at() const;
+  // The exact loss of the network model where the library integrates it: one masked attention layer (one head or
+  // several) on the acds, zfb or sja layout, after at most one bilinear layer on the sja layout (its output rows are
+  // polynomials in x: exact/feature_moments.hpp bilinear_features), d within the task's exact range; nullopt
+  // otherwise. Sets exact_basis.
+  std::optional<double> network_exact();
   // The weights of the case; with x, of the case with argmin_over at x. Throws UsageError for a wrong d.
   LsaStack weights_at(std::optional<double> x) const;
   // The exact loss of weights of this case, where the library integrates one: one layer (d within the task's exact
