@@ -453,10 +453,31 @@ std::vector<std::string> sets_from(const py::kwargs& params) {
 }
 
 // A task's name, linear or quadratic.
+// A task: a name model/tasks.hpp reads ("linear", "quadratic", "degree3", "monomials:2,0;1,1"), or a list of
+// monomials, each a tuple of the d exponents ([(2, 0), (1, 1)]: y = w1 x1^2 + w2 x1 x2).
 std::string task_arg(const py::handle& v, const std::string& owner) {
-  const std::string task = text(v, "task");
-  if (task != "linear" && task != "quadratic")
-    throw py::value_error(fmt::format("{}: unknown task '{}' (linear, quadratic)", owner, printable_line(task, 40)));
+  std::string task;
+  if (py::isinstance<py::list>(v) || py::isinstance<py::tuple>(v)) {
+    task = "monomials:";
+    bool first = true;
+    for (const auto& m : py::reinterpret_borrow<py::sequence>(v)) {
+      if (!py::isinstance<py::list>(m) && !py::isinstance<py::tuple>(m))
+        throw py::value_error(fmt::format("{}: task: each monomial is a tuple of exponents, got {}", owner, type_name(m)));
+      task += first ? "" : ";";
+      first = false;
+      bool first_e = true;
+      for (const auto& e : py::reinterpret_borrow<py::sequence>(m)) {
+        if (!py::isinstance<py::int_>(e))
+          throw py::value_error(fmt::format("{}: task: an exponent is {}, not a whole number", owner, type_name(e)));
+        task += (first_e ? "" : ",") + std::to_string(e.cast<long long>());
+        first_e = false;
+      }
+    }
+  } else {
+    task = text(v, "task");
+  }
+  std::string why;
+  if (named_task_degree(task, why) < 0) throw py::value_error(fmt::format("{}: {}", owner, why));
   return task;
 }
 
@@ -465,8 +486,13 @@ GaussianIclModel task_model(const std::string& owner, const std::string& task, c
                             const py::handle& noise_arg) {
   const double noise = real_param(noise_arg, owner, eval_param("noise"));
   const int d = static_cast<int>(sigma.rows());
-  GaussianIclModel m = GaussianIclModel::from_task(
-      task == "linear" ? PolynomialTask::linear(d) : PolynomialTask::quadratic(d), sigma);
+  PolynomialTask t;
+  try {
+    t = named_task(task, d);
+  } catch (const std::invalid_argument& e) {
+    throw py::value_error(fmt::format("{}: {}", owner, e.what()));
+  }
+  GaussianIclModel m = GaussianIclModel::from_task(t, sigma);
   m.noise_sd = noise;
   return m;
 }
@@ -800,7 +826,7 @@ PYBIND11_MODULE(icl_verify, m) {
         f.title = text(title, "title");
         f.source = text(source, "source");
         f.kind = text(kind, "kind");
-        f.task = text(task, "task");
+        f.task = task_arg(task, "check");
         f.tolerance = real(tolerance, "tolerance");
         f.exact_tolerance = real(exact_tolerance, "exact_tolerance");
         if (!argmin_over.is_none()) f.argmin_over = text(argmin_over, "argmin_over");

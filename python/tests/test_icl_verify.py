@@ -5,6 +5,7 @@ literal NumPy einsums, so that the module's conversion of `allparam` weights, it
 are each checked against something that does not share their code.
 """
 import collections
+import contextlib
 import importlib.util
 import json
 import math
@@ -585,6 +586,25 @@ class OwnTaskLaw(unittest.TestCase):
             iv.mc_loss(w, n, w_cov="inverse", task="quadratic")
         self.assertIn("linear task", str(cm.exception))
 
+    def test_polynomial_tasks_by_degree_or_named_monomials(self):
+        # Predicting 0 loses E[y^2] = sum_m E[x^(2 e_m)]: x1^2 alone, d = 1: E[x^4] = 3 (exact: degree 2);
+        # every monomial of degree <= 3 at d = 2: 1+1+1+3+1+3+15+3+3+15 = 46 (Monte Carlo: no exact loss beyond 2).
+        zero = lambda d, n: self.step(d, n, 0.0)
+        r = iv.check("mine.mono", statement="0 loses 3", model=zero, task=[(2,)], stated=lambda d, n: 3.0,
+                     grid={"d": 1, "n": 10}, samples=4096, propose=False)
+        self.assertEqual(r["verdict"], "confirmed", r["summary"])
+        self.assertAlmostEqual(r["cases"][0]["quantities"]["exact"]["value"], 3.0, places=12)
+        e = iv.mc_loss(zero(2, 10), 10, task="degree3", samples=200000)
+        self.assertLess(e["ci_low"], 46)
+        self.assertGreater(e["ci_high"], 46)
+        self.assertAlmostEqual(iv.exact_loss(*zero(2, 10).values(), 10, task="monomials:1,1;2,0"), 4.0, places=12)
+        for task, words in (("cubic", "unknown task 'cubic'"), ([(1, 2)], "2 exponents, the inputs d = 1"),
+                            ("monomials:1,x", "exponents are whole numbers"), ([("a",)], "not a whole number")):
+            with self.assertRaises(ValueError) as cm:
+                iv.check("mine.bad", statement="s", model=zero, task=task, stated=lambda d, n: 1.0,
+                         grid={"d": 1, "n": 10}, samples=4096)
+            self.assertIn(words, str(cm.exception))
+
     def test_check_is_quiet_unless_verbose(self):
         def stdout_of(**kw):  # what the C++ side writes to file descriptor 1
             with tempfile.TemporaryFile(mode="w+") as cap:
@@ -655,6 +675,25 @@ class MultiLayerExact(unittest.TestCase):
         c = self.run_check(lambda d, n, eta: 1.0, last_row=0.2)["cases"][0]  # Q's last row: not a form
         self.assertNotIn("exact", c["quantities"])
         self.assertNotIn("exact_basis", c)
+
+
+@contextlib.contextmanager
+def alarm_raises(seconds):
+    """As Ctrl-C does (a signal handler's exception while the library computes): SIGALRM after `seconds` raises the
+    exception class this yields; the handler and the timer are restored afterwards."""
+    class Stop(Exception):
+        pass
+
+    def handler(signum, frame):
+        raise Stop()
+
+    old = signal.signal(signal.SIGALRM, handler)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, seconds)
+        yield Stop
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
 
 
 class NetworkModels(unittest.TestCase):
@@ -772,20 +811,8 @@ class Training(unittest.TestCase):
 
     def test_checkpoint_resume_and_a_stop(self):
         with tempfile.TemporaryDirectory() as ck:
-            class Stop(Exception):
-                pass
-
-            def handler(signum, frame):
-                raise Stop()
-
-            old = signal.signal(signal.SIGALRM, handler)
-            try:
-                signal.setitimer(signal.ITIMER_REAL, 0.1)
-                with self.assertRaises(Stop):  # as Ctrl-C: the run ends its step, saves its state and stops
-                    self.train(steps=8000, batch=250, checkpoint=ck, threads=1)
-            finally:
-                signal.setitimer(signal.ITIMER_REAL, 0)
-                signal.signal(signal.SIGALRM, old)
+            with alarm_raises(0.1) as Stop, self.assertRaises(Stop):  # as Ctrl-C: the step ends, is saved, stops
+                self.train(steps=8000, batch=250, checkpoint=ck, threads=1)
             self.assertTrue(any(f.endswith(".state") for f in os.listdir(ck)), os.listdir(ck))
             resumed = self.train(steps=8000, batch=250, checkpoint=ck)  # goes on from the saved step
             self.assertTrue(any(f.endswith(".done") for f in os.listdir(ck)))

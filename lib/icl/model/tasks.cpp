@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <functional>
+#include <optional>
 #include <stdexcept>
 
 namespace icl {
@@ -48,6 +50,81 @@ PolynomialTask PolynomialTask::quadratic(int d) {
 }
 PolynomialTask PolynomialTask::polynomial(int d, int p) {
   return {d, monomials_up_to(d, p, 0), fmt::format("degree-{}", p)};
+}
+
+namespace {
+
+// The exponent lists of "monomials:E;E;...", each E comma-separated whole numbers in [0, 12]; nothing (and why) if
+// malformed.
+std::optional<std::vector<std::vector<int>>> parse_monomials(const std::string& spec, std::string& why) {
+  std::vector<std::vector<int>> out;
+  std::size_t start = 0;
+  while (start <= spec.size()) {
+    const std::size_t end = std::min(spec.find(';', start), spec.size());
+    const std::string item = spec.substr(start, end - start);
+    std::vector<int> e;
+    std::size_t p = 0;
+    while (p <= item.size()) {
+      const std::size_t q = std::min(item.find(',', p), item.size());
+      const std::string t = item.substr(p, q - p);
+      if (t.empty() || t.size() > 2 || !std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; }) ||
+          std::stoi(t) > 12) {
+        why = fmt::format("monomial '{}': exponents are whole numbers 0..12, comma-separated", item);
+        return std::nullopt;
+      }
+      e.push_back(std::stoi(t));
+      p = q + 1;
+    }
+    out.push_back(e);
+    start = end + 1;
+  }
+  if (out.empty() || out.size() > 64) {
+    why = "a task of 1 to 64 monomials";
+    return std::nullopt;
+  }
+  return out;
+}
+
+}  // namespace
+
+int named_task_degree(const std::string& name, std::string& why) {
+  if (name == "linear") return 1;
+  if (name == "quadratic") return 2;
+  if (name.size() == 7 && name.rfind("degree", 0) == 0 && name[6] >= '1' && name[6] <= '6') return name[6] - '0';
+  if (name.rfind("monomials:", 0) == 0) {
+    const auto m = parse_monomials(name.substr(10), why);
+    if (!m) return -1;
+    int deg = 0;
+    for (const auto& e : *m) {
+      int s = 0;
+      for (int x : e) s += x;
+      deg = std::max(deg, s);
+    }
+    return deg;
+  }
+  why = fmt::format("unknown task '{}' (linear, quadratic, degreeP for P = 1..6, or monomials:E;E;... with each E a "
+                    "monomial's exponents)",
+                    name.substr(0, 60));
+  return -1;
+}
+
+PolynomialTask named_task(const std::string& name, int d) {
+  std::string why;
+  if (named_task_degree(name, why) < 0) throw std::invalid_argument(why);
+  if (name == "linear") return PolynomialTask::linear(d);
+  if (name == "quadratic") return PolynomialTask::quadratic(d);
+  if (name.rfind("degree", 0) == 0) return PolynomialTask::polynomial(d, name[6] - '0');
+  const auto m = parse_monomials(name.substr(10), why);
+  PolynomialTask t{d, {}, name};
+  for (const auto& e : *m) {
+    if (static_cast<int>(e.size()) != d)
+      throw std::invalid_argument(fmt::format("task {}: a monomial has {} exponents, the inputs d = {}", name, e.size(), d));
+    Exponent x(e.begin(), e.end());
+    if (std::find(t.monomials.begin(), t.monomials.end(), x) != t.monomials.end())
+      throw std::invalid_argument(fmt::format("task {}: a monomial is named twice", name));
+    t.monomials.push_back(x);
+  }
+  return t;
 }
 
 void PolynomialTask::evaluate(const Eigen::Ref<const Eigen::MatrixXd>& X,

@@ -34,6 +34,15 @@ struct PolynomialTask {
   Polynomial<Rational> kernel_diagonal() const;
 };
 
+// A task by the name a claim of one's own (check, eval) gives it: "linear", "quadratic", "degreeP" (every monomial of
+// total degree <= P, 1 <= P <= 6) or "monomials:E;E;..." (each E one monomial's d exponents, comma-separated:
+// "monomials:2,0;1,1" is y = w1 x1^2 + w2 x1 x2). Throws std::invalid_argument with the reason for anything else, or
+// for exponents of another d.
+PolynomialTask named_task(const std::string& name, int d);
+// The largest total degree of a named task's monomials (d aside), or -1 with the reason in `why` when the name is
+// none named_task reads.
+int named_task_degree(const std::string& name, std::string& why);
+
 // Inputs x ~ N(0, Sigma) drawn as L z, z ~ N(0, I).
 struct InputDistribution {
   Eigen::MatrixXd sigma;  // d x d

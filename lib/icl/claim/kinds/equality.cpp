@@ -105,7 +105,7 @@ ProposedCorrection search_correction(const FormulaClaim& f, const ClaimContext& 
     auto it = moments->find({d, noise});
     if (it == moments->end()) {
       GaussianIclModel model = GaussianIclModel::from_task(
-          f.task == "linear" ? PolynomialTask::linear(d) : PolynomialTask::quadratic(d), Eigen::MatrixXd::Identity(d, d));
+          named_task(f.task, d), Eigen::MatrixXd::Identity(d, d));
       model.noise_sd = noise;
       it = moments->emplace(std::make_pair(d, noise), exact_single_layer_moments(model, identity_features(d))).first;
     }

@@ -83,7 +83,12 @@ Eigen::MatrixXd case_sigma_w(const FormulaClaim& f, const Case& c, int d, const 
 GaussianIclModel task_model(const FormulaClaim& f, int d, const Eigen::MatrixXd& sigma, const Eigen::MatrixXd& sigma_w,
                             double noise) {
   if (f.w_cov) return linear_task_with_w_law(sigma, sigma_w, noise);
-  const PolynomialTask task = f.task == "linear" ? PolynomialTask::linear(d) : PolynomialTask::quadratic(d);
+  PolynomialTask task;
+  try {
+    task = named_task(f.task, d);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(fmt::format("{}: {}", f.id, e.what()));
+  }
   GaussianIclModel model = GaussianIclModel::from_task(task, sigma);
   model.noise_sd = noise;
   return model;
@@ -385,8 +390,7 @@ Claim formula_claim(const FormulaClaim& f) {
   } else if (!f.argmin_over.empty() || f.argmin_range) {
     throw UsageError(fmt::format("{}: argmin_over and argmin_range belong to kind 'argmin', not '{}'", f.id, f.kind));
   }
-  if (f.task != "linear" && f.task != "quadratic")
-    throw UsageError(fmt::format("{}: unknown task '{}' (linear, quadratic)", f.id, printable_line(f.task, 40)));
+  if (std::string why; named_task_degree(f.task, why) < 0) throw UsageError(fmt::format("{}: {}", f.id, why));
   if (f.model && f.network) throw UsageError(f.id + ": give the model as LSA weights or as a network, not both");
   if (f.network && f.kind == "argmin")
     throw UsageError(f.id + ": kind 'argmin' takes LSA weights (P1, Q1, ...), not a network of layers");
