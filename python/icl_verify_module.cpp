@@ -32,6 +32,7 @@
 #include "icl/learn/checkpoint.hpp"
 #include "icl/learn/prompts.hpp"
 #include "icl/learn/trainer.hpp"
+#include "icl/verdict/over_trials.hpp"
 #include "icl/montecarlo/prompt_loss.hpp"
 #include "icl/montecarlo/statistics.hpp"
 #include "icl/report/paper.hpp"
@@ -1220,6 +1221,88 @@ PYBIND11_MODULE(icl_verify, m) {
       "where a checkpoint folder is given). At a terminal a progress line is drawn on stderr. Returns {'layers':\n"
       "the trained layer dicts, 'status', 'reason', 'steps', 'final_train_loss', 'final_test_loss' (on test_batch\n"
       "held-out prompts), 'seconds', 'curve'}.");
+
+  m.def(
+      "compare",
+      [](const py::object& lower_arg, const py::object& higher_arg, const py::object& layout_arg, const py::object& d_arg,
+         const py::object& n_arg, const py::object& task_given, const py::object& sigma_arg, const py::object& w_cov,
+         const py::object& noise, const py::object& samples_given, const py::object& seed_given,
+         const py::object& threads_given, const py::object& alpha_arg, const py::object& min_trials_arg,
+         const py::object& may_refute_arg) {
+        const std::string layout = text(layout_arg, "layout");
+        if (layout != "acds" && layout != "sja" && layout != "zfb")
+          throw py::value_error(fmt::format("compare: layout '{}': expected 'acds', 'sja' or 'zfb'", printable_line(layout, 40)));
+        const int d = int_param(d_arg, "compare", eval_param("d"));
+        const int n = int_param(n_arg, "compare", eval_param("n"));
+        const std::string task = task_arg(task_given, "compare");
+        auto trials_of = [&](const py::object& v, const char* side) {
+          if (!py::isinstance<py::list>(v) && !py::isinstance<py::tuple>(v))
+            throw py::value_error(fmt::format("compare: {} is a list of trials, each a list of layer dicts", side));
+          std::vector<NetworkModel> out;
+          std::size_t k = 0;
+          for (const auto& t : py::reinterpret_borrow<py::sequence>(v))
+            out.push_back(to_network(py::reinterpret_borrow<py::object>(t), layout, d, n,
+                                     fmt::format("compare: {} trial {}", side, ++k)));
+          return out;
+        };
+        const std::vector<NetworkModel> lower = trials_of(lower_arg, "lower"), higher = trials_of(higher_arg, "higher");
+        if (lower.size() != higher.size() || lower.empty())
+          throw py::value_error(fmt::format("compare: lower and higher need the same number of trials, at least 1 "
+                                            "(got {} and {})",
+                                            lower.size(), higher.size()));
+        for (std::size_t k = 0; k < lower.size(); ++k)
+          if (lower[k].shape.rows() != higher[k].shape.rows())
+            throw py::value_error(fmt::format("compare: trial {}: the two models read prompts of {} and {} rows",
+                                              k + 1, lower[k].shape.rows(), higher[k].shape.rows()));
+        const double alpha = real(alpha_arg, "alpha");
+        if (!(alpha > 0 && alpha < 0.5)) throw py::value_error("compare: alpha must be in (0, 0.5)");
+        const long long min_trials = whole(min_trials_arg, "min_trials", [](const std::string& t) {
+          const auto v = whole_number(t);
+          if (!v || *v < 1 || *v > 100000) throw UsageError(fmt::format("min_trials '{}': expected 1 to 1e5", t));
+          return static_cast<long long>(*v);
+        });
+        const bool may_refute = flag(may_refute_arg, "may_refute");
+        const std::uint64_t samples = static_cast<std::uint64_t>(*samples_arg(samples_given));
+        const std::uint64_t seed = seed_arg(seed_given);
+        const std::optional<int> threads = threads_arg(threads_given);
+        const int th = threads ? *threads : default_thread_count();
+        check_memory("compare", d, n, th);
+        const auto sigma = covariance_arg(sigma_arg, d);
+        const GaussianIclModel model = task_with_w_cov("compare", task, sigma_or_identity(sigma, d), noise, w_cov);
+        const learn::PromptSource source = learn::gaussian_prompts(model, lower[0].shape);
+        const learn::LossSpec loss{lower[0].sign, 1.0};
+        std::vector<Estimate> diffs;
+        interruptible([&] {
+          for (std::size_t k = 0; k < lower.size(); ++k)  // trial k: its own fresh test prompts, paired across the sides
+            diffs.push_back(learn::mc_loss_difference(lower[k].net, higher[k].net, source, loss, seed,
+                                                      stable_hash(fmt::format("python/compare/{}", k).c_str()), samples, th));
+          return 0;
+        });
+        const Decision dec = judge_paired_every_trial(diffs, alpha, static_cast<int>(min_trials), may_refute,
+                                                      "lower's loss is below higher's", "");
+        py::list per;
+        for (std::size_t k = 0; k < diffs.size(); ++k)
+          per.append(py::dict(py::arg("mean") = diffs[k].mean, py::arg("stderr") = diffs[k].stderr_,
+                              py::arg("ci_low") = diffs[k].ci_low, py::arg("ci_high") = diffs[k].ci_high,
+                              py::arg("samples") = diffs[k].samples, py::arg("sign") = paired_trial_sign(diffs[k], alpha)));
+        py::dict res;
+        res["verdict"] = to_string(dec.verdict);
+        res["why"] = dec.why;
+        res["trials"] = per;
+        res["alpha"] = alpha;
+        return res;
+      },
+      py::arg("lower"), py::arg("higher"), py::kw_only(), py::arg("layout"), py::arg("d"), py::arg("n"),
+      py::arg("task") = "linear", py::arg("sigma") = py::none(), py::arg("w_cov") = py::none(), py::arg("noise") = 0.0,
+      py::arg("samples") = 65536, py::arg("seed") = 1, py::arg("threads") = py::none(), py::arg("alpha") = 0.01,
+      py::arg("min_trials") = 2, py::arg("may_refute") = false,
+      "\"lower's loss is below higher's\" over trained trials, by the catalogue's paired rule\n"
+      "(verdict/over_trials.hpp judge_paired_every_trial): lower[k] and higher[k] (each a list of layer dicts, as\n"
+      "check(layout=...) takes, e.g. iv.train(...)['layers']) are compared on the same fresh test prompts of trial k\n"
+      "(samples of them), one-sided at alpha on the per-prompt differences; confirmed only when every trial shows it\n"
+      "and at least min_trials trials were given; the reverse in every trial refutes only with may_refute=True (the\n"
+      "paper's budget), else inconclusive. Returns {'verdict', 'why', 'trials': [{'mean', 'stderr', 'ci_low',\n"
+      "'ci_high', 'samples', 'sign'}], 'alpha'}.");
 
   m.def(
       "exact_loss",

@@ -831,6 +831,25 @@ class Training(unittest.TestCase):
                      grid={"d": [2, 3], "n": [10, 20]}, samples=4096)
         self.assertEqual(r["verdict"], "confirmed", r["summary"])
 
+    def test_compare_trained_trials_by_the_paired_rule(self):
+        start = self.start(2)
+        trained = [self.train(seed=s, steps=600)["layers"] for s in (1, 2)]
+        r = iv.compare(trained, [start, start], layout="acds", d=2, n=10, samples=16384)
+        self.assertEqual(r["verdict"], "confirmed", r["why"])
+        self.assertEqual([t["sign"] for t in r["trials"]], [1, 1])
+        self.assertTrue(all(t["ci_high"] < 0 for t in r["trials"]))
+        self.assertEqual(r, iv.compare(trained, [start, start], layout="acds", d=2, n=10, samples=16384, threads=1))
+        r = iv.compare([start, start], trained, layout="acds", d=2, n=10, samples=16384)
+        self.assertEqual(r["verdict"], "inconclusive")  # the reverse: a refutation only at the paper's budget
+        self.assertIn("not a refutation", r["why"])
+        self.assertEqual(iv.compare([start, start], trained, layout="acds", d=2, n=10, samples=16384,
+                                    may_refute=True)["verdict"], "refuted")
+        r = iv.compare(trained[:1], [start], layout="acds", d=2, n=10, samples=16384)  # fewer than min_trials
+        self.assertEqual(r["verdict"], "inconclusive")
+        with self.assertRaises(ValueError) as cm:
+            iv.compare(trained, [start], layout="acds", d=2, n=10)
+        self.assertIn("same number of trials", str(cm.exception))
+
     def test_bad_input(self):
         for kw, words in ((dict(optimizer="rmsprop"), "optimizer"), (dict(layout="gpt2"), "layout"),
                           (dict(learning_rate=-1.0), "learning_rate"), (dict(steps=0), "steps")):
