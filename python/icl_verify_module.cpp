@@ -741,7 +741,7 @@ PYBIND11_MODULE(icl_verify, m) {
       [](const py::object& weights, const py::object& task, const py::object& sigma_arg, const py::object& quick,
          const py::object& seed, const py::object& samples, const py::object& threads, const py::object& alpha,
          const py::object& tolerance, const py::object& backend, const py::object& precision,
-         const py::object& names_given, const py::object& out, const py::kwargs& params) {
+         const py::object& names_given, const py::object& out, const py::object& w_cov, const py::kwargs& params) {
         EvalOptions o;
         o.tolerance = real(tolerance, "tolerance");
         o.task = text(task, "task");
@@ -757,6 +757,13 @@ PYBIND11_MODULE(icl_verify, m) {
         const LsaStack w = to_stack(weights, names_arg(names_given));
         if (is_path(weights)) o.weights = py::str(py::module_::import("os").attr("fspath")(weights));
         const std::optional<Eigen::MatrixXd> sigma = covariance_arg(sigma_arg, w.d);
+        if (py::isinstance<py::str>(w_cov)) {
+          if (std::string(py::str(w_cov)) != "inverse")
+            throw py::value_error("eval_weights: w_cov: a (d, d) matrix or 'inverse' (Sigma^-1)");
+          o.w_cov_inverse = true;
+        } else if (!w_cov.is_none()) {
+          o.w_cov = matrix(w_cov, "w_cov", false, kEvalMaxD, kEvalMaxD);
+        }
         nlohmann::ordered_json r;
         try {
           r = interruptible([&] { return evaluate_weights(w, o, sigma); });
@@ -773,7 +780,7 @@ PYBIND11_MODULE(icl_verify, m) {
       py::arg("weights"), py::arg("task") = "linear", py::arg("sigma") = py::none(), py::arg("quick") = false,
       py::arg("seed") = 1, py::arg("samples") = py::none(), py::arg("threads") = py::none(), py::arg("alpha") = 0.01,
       py::arg("tolerance") = 0.01, py::arg("backend") = "cpu", py::arg("precision") = "float64",
-      py::arg("names") = py::none(), py::arg("out") = py::none(),
+      py::arg("names") = py::none(), py::arg("out") = py::none(), py::arg("w_cov") = py::none(),
       "The `icl-verify eval` report (a dict) of trained weights, given as\n"
       "  - an allparam array (L, H, 2, d, d) of the acds authors' code (chengxiang/LinearTransformer);\n"
       "  - a mapping of names to arrays or tensors, e.g. model.state_dict(): the key `allparam` (or `<prefix>.allparam`,\n"
@@ -783,7 +790,8 @@ PYBIND11_MODULE(icl_verify, m) {
       "names: weights under any other names, e.g. names={'P1': 'attn.P', 'Q1': 'attn.Q'} (each a name above -> the\n"
       "  array's own key); exactly the named arrays are read, the others are listed in the report's weights block.\n"
       "out: a folder to write eval.json, eval.md and eval.tex to (as `icl-verify eval --out`); None writes nothing.\n"
-      "Keyword parameters n, d, cov, noise (a number or a list); sigma: a (d, d) covariance instead of cov.\n"
+      "Keyword parameters n, d, cov, noise (a number or a list); sigma: a (d, d) covariance instead of cov;\n"
+      "w_cov: w ~ N(0, w_cov) on the linear task (a matrix, or 'inverse' for Sigma^-1; default I).\n"
       "backend, precision: as in run().\n"
       "The verdict is on the weights: confirmed when the exact loss exceeds the exact single-layer optimum by at most\n"
       "`tolerance` x the optimum, refuted when by more; inconclusive without an exact value (several layers).\n"

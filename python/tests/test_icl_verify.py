@@ -586,6 +586,20 @@ class OwnTaskLaw(unittest.TestCase):
             iv.mc_loss(w, n, w_cov="inverse", task="quadratic")
         self.assertIn("linear task", str(cm.exception))
 
+    def test_eval_weights_takes_the_w_law(self):
+        # Under w ~ N(0, S^-1) the problem is whitened: the single-layer optimum is d(d+1)/(n+d+1) whatever S.
+        d, n = 3, 10
+        w = self.step(d, n, 0.5)
+        r = iv.eval_weights(w, n=n, sigma=self.S, w_cov="inverse", samples=16384)
+        c = r["cases"][0]
+        self.assertEqual(c["w_law"], "w ~ N(0, Sigma^-1)")
+        self.assertAlmostEqual(c["quantities"]["exact"]["value"],
+                               iv.exact_loss(w["P1"], w["Q1"], n, sigma=self.S, w_cov="inverse"), places=12)
+        self.assertAlmostEqual(c["quantities"]["optimum"]["value"], d * (d + 1) / (n + d + 1), places=9)
+        with self.assertRaises(ValueError) as cm:
+            iv.eval_weights(w, n=n, task="quadratic", w_cov="inverse")
+        self.assertIn("linear task", str(cm.exception))
+
     def test_polynomial_tasks_by_degree_or_named_monomials(self):
         # Predicting 0 loses E[y^2] = sum_m E[x^(2 e_m)]: x1^2 alone, d = 1: E[x^4] = 3 (exact: degree 2);
         # every monomial of degree <= 3 at d = 2: 1+1+1+3+1+3+15+3+3+15 = 46 (Monte Carlo: no exact loss beyond 2).

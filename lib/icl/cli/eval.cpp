@@ -6,6 +6,7 @@
 #include "icl/execute/thread_pool.hpp"
 #include "icl/exact/feature_moments.hpp"
 #include "icl/exact/optimal_attention.hpp"
+#include "icl/model/task_law.hpp"
 #include "icl/montecarlo/prompt_loss.hpp"
 #include "icl/report/quantities.hpp"
 #include "icl/report/report.hpp"
@@ -92,7 +93,15 @@ ClaimResult run_eval(const LsaStack& w, const EvalOptions& o, const std::optiona
     const double noise = c.get("noise");
     const int cov = sigma_given ? -1 : c.geti("cov");
     const Eigen::MatrixXd sigma = sigma_given ? *sigma_given : test_covariance(d, cov);
-    const GaussianIclModel model = eval_model(o.task, d, sigma, noise);
+    Eigen::MatrixXd sigma_w;
+    if (o.w_cov_inverse) {
+      sigma_w = sigma.inverse();
+      sigma_w = 0.5 * (sigma_w + sigma_w.transpose());
+    } else if (o.w_cov) {
+      sigma_w = *o.w_cov;
+    }
+    const GaussianIclModel model = sigma_w.size() ? linear_task_with_w_law(sigma, sigma_w, noise)
+                                                  : eval_model(o.task, d, sigma, noise);
 
     // Monte Carlo through the forward pass of the weights.
     const PromptShape shape = acds_shape(d, n);
@@ -103,6 +112,7 @@ ClaimResult run_eval(const LsaStack& w, const EvalOptions& o, const std::optiona
 
     CaseJson j(c);
     j.field("covariance", sigma_given ? std::string("given (--sigma)") : covariance_name(cov));
+    if (o.w_cov_inverse || o.w_cov) j.field("w_law", o.w_cov_inverse ? "w ~ N(0, Sigma^-1)" : "w ~ N(0, w_cov) given");
     const std::string mc_text = fmt::format("Monte Carlo {} ± {}", number(est.mean), number((est.ci_high - est.ci_low) / 2));
     std::optional<OneLayerExact> opt;
     if (moments_feasible(o.task, d)) opt = one_layer_optimum(model, d, n);
@@ -314,6 +324,8 @@ nlohmann::ordered_json evaluate_weights(const LsaStack& w, const EvalOptions& o,
   if (!(o.alpha > 0 && o.alpha < 1)) throw UsageError("--alpha must be in (0, 1)");
   if (!(o.tolerance >= 0 && o.tolerance < 1e6)) throw UsageError("--tolerance must be a number >= 0 (0.01: 1%)");
   if (sigma) check_covariance(*sigma, w.d, "--sigma");
+  if ((o.w_cov || o.w_cov_inverse) && o.task != "linear") throw UsageError("eval: w_cov is for the linear task");
+  if (o.w_cov) check_covariance(*o.w_cov, w.d, "w_cov");
 
   Claim c;
   c.id = "eval";

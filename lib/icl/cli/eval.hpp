@@ -55,6 +55,10 @@ struct EvalOptions {
   double alpha = 0.01;
   double tolerance = 0.01;  // --tolerance: the excess over the single-layer optimum allowed, relative to it
   std::optional<std::string> sigma_file;  // a d x d covariance (.npy) instead of --set cov
+  // The linear task's law of w (Python's eval_weights(w_cov=)): w ~ N(0, w_cov), or with w_cov_inverse N(0, Sigma^-1)
+  // at each case's Sigma (model/task_law.hpp); default N(0, I).
+  std::optional<Eigen::MatrixXd> w_cov;
+  bool w_cov_inverse = false;
   NameMap names;                          // --name CANONICAL=KEY (attention_weights.hpp): weights under other names
   std::string command;                    // the command line, for the report's provenance
 };
