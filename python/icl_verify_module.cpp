@@ -275,7 +275,8 @@ std::vector<std::pair<std::string, NpyArray>> mapping_arrays(const py::handle& o
 //   {"kind": "lsa", "heads": [(P, Q), ...], "masked": True, "scale": 0.0}   several heads, their updates summed
 //   {"kind": "bilinear", "W0": W0, "W1": W1}                            sja's GLU without activation ((D-1) x (D-1))
 //   {"kind": "softmax", "V": V, "K": K, "activation": "softmax", "causal": True}   xlssc's attention (D x D)
-// on the layout: "acds" (D = d + 1, yhat = -Z[d, n]), "zfb" (D = d + 1, yhat = +Z[d, n]) or "sja" (a leading 1,
+// on the layout: "acds" (D = d + 1, yhat = -Z[d, n]), "zfb" (D = d + 1, yhat = +Z[d, n]), "unstructured" (xlssc's
+// E_2: D = d + 1, 2n + 1 tokens (x_i, 0), (0, y_i), ..., (x_q, 0), yhat = +Z[d, 2n]) or "sja" (a leading 1,
 // then x, then zero feature rows up to D - 1, then the label; D read off the layers, yhat = -Z[D-1, n]).
 NetworkModel to_network(const py::object& layers, const std::string& layout, int d, int n, const std::string& at) {
   const std::string where = "the model at " + at;
@@ -369,7 +370,10 @@ NetworkModel to_network(const py::object& layers, const std::string& layout, int
     }
     words += (words.empty() ? "" : ", ") + piece;
   }
-  if (layout == "sja") {
+  if (layout == "unstructured") {
+    m.shape = unstructured_shape(d, n);
+    m.sign = -1.0;  // xlssc: yhat = +Z[d, 2n] approximates y
+  } else if (layout == "sja") {
     if (D < d + 2)
       throw py::value_error(fmt::format("{}: the sja layout needs at least d + 2 = {} rows (a 1, x, the label); the "
                                         "layers are {} x {}",
@@ -380,7 +384,7 @@ NetworkModel to_network(const py::object& layers, const std::string& layout, int
     m.sign = layout == "zfb" ? -1.0 : +1.0;
   }
   m.net.rows = static_cast<int>(D);
-  m.what = fmt::format("{}, on the {} layout ({} x {} prompts)", words, layout, D, n + 1);
+  m.what = fmt::format("{}, on the {} layout ({} x {} prompts)", words, layout, D, m.shape.cols());
   return m;
 }
 
@@ -888,9 +892,9 @@ PYBIND11_MODULE(icl_verify, m) {
           };
         } else {
           const std::string lay = text(layout, "layout");
-          if (lay != "acds" && lay != "sja" && lay != "zfb")
-            throw py::value_error(fmt::format("layout '{}': expected 'acds', 'sja' or 'zfb' (the model then returns a "
-                                              "list of layer dicts)",
+          if (lay != "acds" && lay != "sja" && lay != "zfb" && lay != "unstructured")
+            throw py::value_error(fmt::format("layout '{}': expected 'acds', 'sja', 'zfb' or 'unstructured' (the model "
+                                              "then returns a list of layer dicts)",
                                               printable_line(lay, 40)));
           f.network = [model_fn, integer, lay](const Case& c) {
             py::gil_scoped_acquire gil;
@@ -994,7 +998,8 @@ PYBIND11_MODULE(icl_verify, m) {
       "             (in place of the grid's cov)\n"
       "  w_cov      the linear task's w ~ N(0, w_cov): a matrix, 'inverse' (Sigma^-1, the acds law) or f(**params)\n"
       "  verbose    print the verdict line and where the reports went (default: quiet)\n"
-      "  layout     'acds', 'sja' or 'zfb': the model returns a list of layer dicts of any of the library's layers,\n"
+      "  layout     'acds', 'sja', 'zfb' or 'unstructured' (xlssc's E_2, x and y in separate tokens): the model\n"
+      "             returns a list of layer dicts of any of the library's layers,\n"
       "             {'kind': 'lsa', 'P', 'Q', 'masked', 'scale'} (or 'heads': [(P, Q), ...]), {'kind': 'bilinear',\n"
       "             'W0', 'W1'}, {'kind': 'softmax', 'V', 'K', 'activation', 'causal'}, on that prompt layout (sja: a\n"
       "             leading 1 and zero feature rows, the rows read off the layers); the exact loss for one masked\n"

@@ -772,6 +772,22 @@ class NetworkModels(unittest.TestCase):
         for c in r["cases"]:  # masked: the exact loss; unmasked: Monte Carlo alone
             self.assertEqual("exact" in c["quantities"], c["params"]["masked"] == 1)
 
+    def test_unstructured_layout(self):
+        # xlssc's E_2: with K = 0 and V = e_d e_d^T one softmax layer adds the mean of the label row over all 2n+1
+        # tokens to the query's: yhat = (sum_i y_i)/(2n+1), so the loss is E[y_q^2] + n E[y^2]/(2n+1)^2 = d(1 +
+        # n/(2n+1)^2) (y_q independent of the context given w, mean 0).
+        def avg(d, n):
+            V, K = np.zeros((d + 1, d + 1)), np.zeros((d + 1, d + 1))
+            V[d, d] = 1.0
+            return [{"kind": "softmax", "V": V, "K": K}]
+        r = iv.check("net.e2", statement="uniform attention on E_2", model=avg, layout="unstructured",
+                     stated=lambda d, n: d * (1 + n / (2 * n + 1) ** 2), grid={"d": [2, 3], "n": [5, 20]})
+        self.assertEqual(r["verdict"], "confirmed", r["summary"])
+        self.assertIn("on the unstructured layout (3 x 11 prompts)", r["cases"][0]["model"])
+        with self.assertRaises(ValueError) as cm:
+            iv.train(avg(2, 5), layout="unstructured", d=2, n=5)
+        self.assertIn("layout", str(cm.exception))
+
     def test_bad_networks(self):
         def run(model, layout="acds", **kw):
             return iv.check("net.bad", statement="s", model=model, layout=layout, stated=lambda **_: 1.0,
@@ -789,7 +805,7 @@ class NetworkModels(unittest.TestCase):
             self.assertIn(words, str(cm.exception))
         with self.assertRaises(ValueError) as cm:
             run(lambda d, n: [], layout="gpt2")
-        self.assertIn("'acds', 'sja' or 'zfb'", str(cm.exception))
+        self.assertIn("'acds', 'sja', 'zfb' or 'unstructured'", str(cm.exception))
         with self.assertRaises(ValueError) as cm:
             iv.check("net.bad", statement="s", model=lambda d, n, eta: [], layout="acds", kind="argmin",
                      argmin_over="eta", stated=lambda **_: 1.0, grid={"d": 2, "n": 10})

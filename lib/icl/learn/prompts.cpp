@@ -15,6 +15,8 @@ std::uint64_t block_purpose(std::uint64_t purpose, std::uint64_t block) {
 }
 
 PromptSource gaussian_prompts(GaussianIclModel model, const PromptShape& shape) {
+  if (shape.embedding == Embedding::unstructured)
+    throw std::invalid_argument("gaussian_prompts: the unstructured layout is not a training source (unstructured_prompts)");
   auto task = std::make_shared<const GaussianIclModel>(std::move(model));
   if (shape.d != task->d) throw std::invalid_argument("gaussian_prompts: prompt and task dimensions differ");
   PromptSource s;

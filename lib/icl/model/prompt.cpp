@@ -11,12 +11,23 @@ PromptShape sja_shape(int d, int dbar, int n) {
 }
 PromptShape acds_shape(int d, int n) { return {Embedding::acds, d, d, n}; }
 PromptShape zfb_shape(int d, int n) { return {Embedding::zfb, d, d, n}; }
+PromptShape unstructured_shape(int d, int n) { return {Embedding::unstructured, d, d, n}; }
 
 void embed(const PromptShape& s, const Eigen::Ref<const Eigen::MatrixXd>& X,
            const Eigen::Ref<const Eigen::RowVectorXd>& y, Eigen::Ref<Eigen::MatrixXd> Z) {
-  if (Z.rows() != s.rows() || Z.cols() != s.cols() || X.rows() != s.d || X.cols() != s.cols() ||
+  if (Z.rows() != s.rows() || Z.cols() != s.cols() || X.rows() != s.d || X.cols() != s.examples() ||
       y.size() < s.n)
     throw std::invalid_argument("embed: shapes do not match");
+  if (s.embedding == Embedding::unstructured) {
+    Z.setZero();
+    const int D = s.rows();
+    for (int j = 0; j < s.n; ++j) {
+      Z.col(2 * j).head(s.d) = X.col(j);
+      Z(D - 1, 2 * j + 1) = y[j];
+    }
+    Z.col(2 * s.n).head(s.d) = X.col(s.n);
+    return;
+  }
   // Zero first (one memset when Z is contiguous), then (1,) x_j and y_j column by column.
   if (Z.outerStride() == Z.rows()) std::fill_n(Z.data(), Z.size(), 0.0);
   else Z.setZero();

@@ -4,12 +4,14 @@
 //   first row of ones and zero rows up to width dbar (so rows: 1, x (d), zeros (dbar-1-d), y);
 //   acds has rows x (d), y (dbar = d).
 // zfb: E in R^{(d+1) x (N+1)}, rows x and y, query label 0, attention unmasked.
+// unstructured (xlssc's E_2): Z in R^{(d+1) x (2n+1)}, tokens (x_1, 0), (0, y_1), ..., (x_n, 0), (0, y_n), (x_q, 0):
+//   x_i and y_i in separate columns; the prediction is still the last row of the last column.
 #pragma once
 #include <Eigen/Dense>
 
 namespace icl {
 
-enum class Embedding { sja, acds, zfb };
+enum class Embedding { sja, acds, zfb, unstructured };
 
 struct PromptShape {
   Embedding embedding = Embedding::sja;
@@ -17,7 +19,8 @@ struct PromptShape {
   int dbar = 1;  // embedding width without the label row
   int n = 1;     // context examples (the query is column n)
   int rows() const { return dbar + 1; }
-  int cols() const { return n + 1; }
+  int cols() const { return embedding == Embedding::unstructured ? 2 * n + 1 : n + 1; }
+  int examples() const { return n + 1; }  // the inputs drawn per prompt (the query's last)
   // Bytes a workspace of this shape needs per worker thread (Z plus a few scratch copies).
   double workspace_bytes() const { return 8.0 * (6.0 * rows() * cols() + 4.0 * rows() * rows()); }
 };
@@ -25,6 +28,7 @@ struct PromptShape {
 PromptShape sja_shape(int d, int dbar, int n);
 PromptShape acds_shape(int d, int n);
 PromptShape zfb_shape(int d, int n);
+PromptShape unstructured_shape(int d, int n);
 
 // Writes the prompt into Z (resized by the caller to shape.rows() x shape.cols()).
 // X: d x (n+1) inputs, the last column the query; y: the n context labels (query label is 0).

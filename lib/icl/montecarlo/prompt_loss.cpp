@@ -7,10 +7,10 @@ PromptLossWorker::PromptLossWorker(const Transformer& model, const PolynomialTas
                                    std::uint64_t purpose, const Eigen::VectorXd* fixed_w, double sign)
     : model_(&model), task_(&task), inputs_(&inputs), shape_(shape), seed_(seed), purpose_(purpose),
       fixed_w_(fixed_w), sign_(sign) {
-  X_.resize(shape.d, shape.cols());
+  X_.resize(shape.d, shape.examples());
   Z_.resize(shape.rows(), shape.cols());
   w_.resize(task.num_coefficients());
-  y_.resize(shape.cols());
+  y_.resize(shape.examples());
   ws_.reserve(shape.rows(), shape.cols());
 }
 
@@ -26,7 +26,7 @@ double PromptLossWorker::loss(std::uint64_t i) {
 
 ModelPromptWorker::ModelPromptWorker(const Transformer& model, const GaussianIclModel& task, const PromptShape& shape,
                                      std::uint64_t seed, std::uint64_t purpose, double sign)
-    : model_(&model), sampler_(task, shape.cols()), shape_(shape), seed_(seed), purpose_(purpose), sign_(sign) {
+    : model_(&model), sampler_(task, shape.examples()), shape_(shape), seed_(seed), purpose_(purpose), sign_(sign) {
   if (shape.d != task.d) throw std::invalid_argument("ModelPromptWorker: prompt and task dimensions differ");
   Z_.resize(shape.rows(), shape.cols());
   ws_.reserve(shape.rows(), shape.cols());

@@ -136,7 +136,7 @@ NetworkModel FormulaCase::network_at() const {
 
 std::optional<double> FormulaCase::network_exact() {
   const Network& nt = net->net;
-  if (d > exact_max_d(f.task)) return std::nullopt;
+  if (d > exact_max_d(f.task) || net->shape.embedding == Embedding::unstructured) return std::nullopt;
   const int p = net->shape.rows() - 1;  // the features: every row but the label's
   std::vector<Poly> u;
   int first = 0;
