@@ -486,49 +486,34 @@ std::string task_arg(const py::handle& v, const std::string& owner) {
   return task;
 }
 
-// The task's model: `task` (task_arg), `noise` as eval's --set noise, sigma d x d (checked before).
+// The task's model: `task` (task_arg), `noise` as eval's --set noise, sigma d x d (checked before), and with w_cov
+// (a matrix, or "inverse" for Sigma^-1) the linear task under w ~ N(0, w_cov) (model/task_law.hpp).
 GaussianIclModel task_model(const std::string& owner, const std::string& task, const Eigen::MatrixXd& sigma,
-                            const py::handle& noise_arg) {
+                            const py::handle& noise_arg, const py::handle& w_cov = py::none()) {
   const double noise = real_param(noise_arg, owner, eval_param("noise"));
-  const int d = static_cast<int>(sigma.rows());
-  PolynomialTask t;
-  try {
-    t = named_task(task, d);
-  } catch (const std::invalid_argument& e) {
-    throw py::value_error(fmt::format("{}: {}", owner, e.what()));
-  }
-  GaussianIclModel m = GaussianIclModel::from_task(t, sigma);
-  m.noise_sd = noise;
-  return m;
-}
-
-Eigen::MatrixXd sigma_or_identity(const std::optional<Eigen::MatrixXd>& sigma, int d) {
-  return sigma ? *sigma : Eigen::MatrixXd::Identity(d, d);
-}
-
-// The task of exact_loss and mc_loss: task_model's, or with w_cov (a matrix, or "inverse" for Sigma^-1) the linear
-// task under w ~ N(0, w_cov) (model/task_law.hpp).
-GaussianIclModel task_with_w_cov(const std::string& owner, const std::string& task, const Eigen::MatrixXd& sigma,
-                                 const py::handle& noise_arg, const py::handle& w_cov) {
-  if (w_cov.is_none()) return task_model(owner, task, sigma, noise_arg);
-  if (task != "linear") throw py::value_error(fmt::format("{}: w_cov is for the linear task (task='linear')", owner));
-  const int d = static_cast<int>(sigma.rows());
-  Eigen::MatrixXd sw;
+  std::optional<Eigen::MatrixXd> sw;
   if (py::isinstance<py::str>(w_cov)) {
     if (std::string(py::str(w_cov)) != "inverse")
       throw py::value_error(fmt::format("{}: w_cov '{}': a (d, d) matrix or 'inverse' (Sigma^-1)", owner,
                                         printable_line(py::str(w_cov), 40)));
-    sw = sigma.inverse();
-    sw = 0.5 * (sw + sw.transpose());
-  } else {
+    sw = inverse_law(sigma);
+  } else if (!w_cov.is_none()) {
     sw = matrix(w_cov, "w_cov", false, kEvalMaxD, kEvalMaxD);
     try {
-      check_covariance(sw, d, "w_cov");
+      check_covariance(*sw, static_cast<int>(sigma.rows()), "w_cov");
     } catch (const UsageError& e) {
       throw py::value_error(fmt::format("{}: {}", owner, e.what()));
     }
   }
-  return linear_task_with_w_law(sigma, sw, real_param(noise_arg, owner, eval_param("noise")));
+  try {
+    return task_law_model(task, sigma, sw ? &*sw : nullptr, noise);
+  } catch (const std::invalid_argument& e) {
+    throw py::value_error(fmt::format("{}: {}", owner, e.what()));
+  }
+}
+
+Eigen::MatrixXd sigma_or_identity(const std::optional<Eigen::MatrixXd>& sigma, int d) {
+  return sigma ? *sigma : Eigen::MatrixXd::Identity(d, d);
 }
 
 // A prompt Z: (d+1) x (n+1) within eval's limits, finite.
@@ -931,7 +916,7 @@ PYBIND11_MODULE(icl_verify, m) {
                                               "parameters, got {}", std::string(py::repr(w_cov))));
           if (!inverse && !PyCallable_Check(w_cov.ptr())) own_matrix(w_cov, "w_cov");
           f.w_cov = [w_cov_obj, inverse, integer, own_matrix](const Case& c, const Eigen::MatrixXd& sig) -> Eigen::MatrixXd {
-            if (inverse) return sig.inverse();
+            if (inverse) return inverse_law(sig);
             py::gil_scoped_acquire gil;
             if (!PyCallable_Check(w_cov_obj.ptr())) return own_matrix(w_cov_obj, "w_cov");
             return own_matrix(w_cov_obj(**case_kwargs(c, integer)), fmt::format("w_cov({})", c.label()));
@@ -1150,7 +1135,7 @@ PYBIND11_MODULE(icl_verify, m) {
             params.add(learn::ParamGroup::full(fmt::format("{}_{}", p.name, l), static_cast<int>(p.value.rows()),
                                                static_cast<int>(p.value.cols()), {{l, p.name}}));
         const auto sigma = covariance_arg(sigma_arg, d);
-        const GaussianIclModel model = task_with_w_cov("train", task, sigma_or_identity(sigma, d), noise, w_cov);
+        const GaussianIclModel model = task_model("train", task, sigma_or_identity(sigma, d), noise, w_cov);
         learn::TrainConfig cfg;
         cfg.optimizer = text(optimizer_arg, "optimizer");
         if (cfg.optimizer != "adam" && cfg.optimizer != "sgd" && cfg.optimizer != "lbfgs")
@@ -1281,7 +1266,7 @@ PYBIND11_MODULE(icl_verify, m) {
         const int th = threads ? *threads : default_thread_count();
         check_memory("compare", d, n, th);
         const auto sigma = covariance_arg(sigma_arg, d);
-        const GaussianIclModel model = task_with_w_cov("compare", task, sigma_or_identity(sigma, d), noise, w_cov);
+        const GaussianIclModel model = task_model("compare", task, sigma_or_identity(sigma, d), noise, w_cov);
         const learn::PromptSource source = learn::gaussian_prompts(model, lower[0].shape);
         const learn::LossSpec loss{lower[0].sign, 1.0};
         std::vector<Estimate> diffs;
@@ -1334,7 +1319,7 @@ PYBIND11_MODULE(icl_verify, m) {
                                             d, kExactMaxDLinear, kExactMaxDQuadratic));
         const int n = int_param(n_arg, "exact_loss", eval_param("n"));
         const auto sigma = covariance_arg(sigma_arg, d);
-        const GaussianIclModel model = task_with_w_cov("exact_loss", task, sigma_or_identity(sigma, d), noise, w_cov);
+        const GaussianIclModel model = task_model("exact_loss", task, sigma_or_identity(sigma, d), noise, w_cov);
         py::gil_scoped_release release;
         const SingleLayerMoments mo = single_layer_moments(model, identity_features(d));
         return single_layer_loss(mo, single_layer_coefficients({LinearSelfAttention{P, Q}}, d, n), n);
@@ -1380,7 +1365,7 @@ PYBIND11_MODULE(icl_verify, m) {
         if (!(confidence > 0 && confidence < 1)) throw py::value_error("confidence must be in (0, 1)");
         const auto sigma = covariance_arg(sigma_arg, w.d);
         const GaussianIclModel model =
-            task_with_w_cov("mc_loss", task_arg(task_given, "mc_loss"), sigma_or_identity(sigma, w.d), noise, w_cov);
+            task_model("mc_loss", task_arg(task_given, "mc_loss"), sigma_or_identity(sigma, w.d), noise, w_cov);
         check_memory("mc_loss", w.d, n, threads ? *threads : default_thread_count());
         Estimate e;
         {

@@ -27,13 +27,6 @@ namespace {
 constexpr int kMaxD = kEvalMaxD;
 const Tolerance kTol{0.05, 0.0};  // Monte Carlo against the exact loss (relative standard deviations of 2-4 per prompt)
 
-GaussianIclModel eval_model(const std::string& task, int d, const Eigen::MatrixXd& sigma, double noise) {
-  const PolynomialTask t = task == "linear" ? PolynomialTask::linear(d) : PolynomialTask::quadratic(d);
-  GaussianIclModel m = GaussianIclModel::from_task(t, sigma);
-  m.noise_sd = noise;
-  return m;
-}
-
 // Whether the single-layer moments of the task are integrated exactly at this d.
 bool moments_feasible(const std::string& task, int d) { return d <= exact_max_d(task); }
 
@@ -93,15 +86,9 @@ ClaimResult run_eval(const LsaStack& w, const EvalOptions& o, const std::optiona
     const double noise = c.get("noise");
     const int cov = sigma_given ? -1 : c.geti("cov");
     const Eigen::MatrixXd sigma = sigma_given ? *sigma_given : test_covariance(d, cov);
-    Eigen::MatrixXd sigma_w;
-    if (o.w_cov_inverse) {
-      sigma_w = sigma.inverse();
-      sigma_w = 0.5 * (sigma_w + sigma_w.transpose());
-    } else if (o.w_cov) {
-      sigma_w = *o.w_cov;
-    }
-    const GaussianIclModel model = sigma_w.size() ? linear_task_with_w_law(sigma, sigma_w, noise)
-                                                  : eval_model(o.task, d, sigma, noise);
+    const Eigen::MatrixXd sigma_w = o.w_cov_inverse ? inverse_law(sigma) : o.w_cov.value_or(Eigen::MatrixXd());
+    const GaussianIclModel model =
+        task_law_model(o.task, sigma, o.w_cov_inverse || o.w_cov ? &sigma_w : nullptr, noise);
 
     // Monte Carlo through the forward pass of the weights.
     const PromptShape shape = acds_shape(d, n);

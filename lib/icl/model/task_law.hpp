@@ -16,4 +16,13 @@ namespace icl {
 GaussianIclModel linear_task_with_w_law(const Eigen::MatrixXd& sigma, const Eigen::MatrixXd& sigma_w, double noise,
                                         const std::string& label = "linear, w ~ N(0, w_cov)");
 
+// acds's law, Sigma_w = Sigma^-1, symmetrised (the inverse of a symmetric matrix, to rounding).
+Eigen::MatrixXd inverse_law(const Eigen::MatrixXd& sigma);
+
+// The task of a claim of one's own, eval and the Python module: the named task (model/tasks.hpp named_task, which
+// throws std::invalid_argument for a bad name) under x ~ N(0, Sigma) with label noise; with sigma_w, the linear task
+// under w ~ N(0, *sigma_w) instead (the name must then be "linear": std::invalid_argument otherwise).
+GaussianIclModel task_law_model(const std::string& task, const Eigen::MatrixXd& sigma, const Eigen::MatrixXd* sigma_w,
+                                double noise);
+
 }  // namespace icl

@@ -1,12 +1,13 @@
 #include "icl/verdict/proposed_correction.hpp"
 
+#include "icl/model/tasks.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <cmath>
-#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -192,31 +193,12 @@ nlohmann::ordered_json point_json(const std::vector<FitVariable>& vars, const st
   return j;
 }
 
-// Exponent vectors of the k-variable monomials of total degree <= deg, highest total degree first, then in
-// decreasing lexicographic order (the first is a "leading" term, whose sign fixes a denominator's).
+// Exponent vectors of the k-variable monomials of total degree <= deg, highest total degree first (model/tasks.hpp
+// monomials_up_to, reversed): the first is a "leading" term, whose sign fixes a denominator's.
 std::vector<std::vector<int>> monomials(std::size_t k, int deg) {
+  const std::vector<Exponent> up = monomials_up_to(static_cast<int>(k), deg);
   std::vector<std::vector<int>> out;
-  std::vector<int> e(k, 0);
-  std::function<void(std::size_t, int)> rec = [&](std::size_t i, int left) {
-    if (i + 1 == k) {
-      for (int x = left; x >= 0; --x) {
-        e[i] = x;
-        out.push_back(e);
-      }
-      return;
-    }
-    for (int x = left; x >= 0; --x) {
-      e[i] = x;
-      rec(i + 1, left - x);
-    }
-  };
-  rec(0, deg);
-  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
-    int sa = 0, sb = 0;
-    for (int x : a) sa += x;
-    for (int x : b) sb += x;
-    return sa > sb;
-  });
+  for (auto e = up.rbegin(); e != up.rend(); ++e) out.emplace_back(e->begin(), e->end());
   return out;
 }
 

@@ -80,29 +80,24 @@ Eigen::MatrixXd case_sigma_w(const FormulaClaim& f, const Case& c, int d, const 
 
 // The task of a case: x ~ N(0, sigma), the weights' law (w ~ N(0, I), or with w_cov N(0, sigma_w): y = <C u, x> with
 // u ~ N(0, I) and C C^T = sigma_w, i.e. the basis (C^T x)_m) and label noise.
-GaussianIclModel task_model(const FormulaClaim& f, int d, const Eigen::MatrixXd& sigma, const Eigen::MatrixXd& sigma_w,
+GaussianIclModel task_model(const FormulaClaim& f, const Eigen::MatrixXd& sigma, const Eigen::MatrixXd& sigma_w,
                             double noise) {
-  if (f.w_cov) return linear_task_with_w_law(sigma, sigma_w, noise);
-  PolynomialTask task;
   try {
-    task = named_task(f.task, d);
+    return task_law_model(f.task, sigma, f.w_cov ? &sigma_w : nullptr, noise);
   } catch (const std::invalid_argument& e) {
     throw UsageError(fmt::format("{}: {}", f.id, e.what()));
   }
-  GaussianIclModel model = GaussianIclModel::from_task(task, sigma);
-  model.noise_sd = noise;
-  return model;
 }
-
-}  // namespace
-
-namespace {
 
 LsaStack no_layers(int d) {  // a network model's case: its weights are no LSA stack
   LsaStack w;
   w.d = d;
   return w;
 }
+
+// The prediction -Z[D-1, n] of one layer is linear in P's last row: negating it flips the prediction's sign (zfb's
+// convention yhat = +Z[D-1, n] read in the library's, or a Q built with the opposite sign).
+void flip_prediction(LinearSelfAttention& h) { h.P.row(h.P.rows() - 1) *= -1.0; }
 
 }  // namespace
 
@@ -117,7 +112,7 @@ FormulaCase::FormulaCase(const FormulaClaim& f_, const ClaimContext& ctx_, const
       stated(f.kind == "identity" ? 0.0 : stated_at(f, c)),
       sigma(case_sigma(f, c_, d, cov)),
       sigma_w(case_sigma_w(f, c_, d, sigma)),
-      model(task_model(f, d, sigma, sigma_w, noise)),
+      model(task_model(f, sigma, sigma_w, noise)),
       net(f.network ? std::optional<NetworkModel>(network_at()) : std::nullopt),
       w(net ? no_layers(d) : weights_at(f.kind == "argmin" ? std::optional<double>(stated) : std::nullopt)),
       stack(net ? net->net : w.transformer()),
@@ -160,7 +155,7 @@ std::optional<double> FormulaCase::network_exact() {
     return std::nullopt;
   for (auto& h : heads) {
     if (!h.masked) return std::nullopt;
-    if (net->sign < 0) h.P.row(h.P.rows() - 1) *= -1.0;  // zfb's (yhat - y)^2 is (-yhat + y)^2
+    if (net->sign < 0) flip_prediction(h);  // zfb's (yhat - y)^2 is (-yhat + y)^2
   }
   const SingleLayerMoments m = single_layer_moments(model, u);
   exact_basis = first ? "the bilinear layer's output rows as polynomials in x (exact/feature_moments.hpp "
@@ -272,7 +267,7 @@ namespace {
 bool sign_flip_matches(FormulaCase& k) {
   LsaStack flipped = k.w;
   for (auto& layer : flipped.layers)
-    for (auto& h : layer) h.P.row(h.P.rows() - 1) *= -1.0;
+    for (auto& h : layer) flip_prediction(h);
   const std::string basis = k.exact_basis;
   const std::optional<double> e = k.exact_loss(flipped);
   k.exact_basis = basis;
