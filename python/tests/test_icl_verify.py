@@ -458,27 +458,15 @@ class Check(unittest.TestCase):
     def test_a_signal_stops_the_run_between_cases(self):
         # As Ctrl-C does (SIGINT's default handler raises KeyboardInterrupt): a handler's exception, raised while the
         # library computes, ends the run at the next case.
-        class Stop(Exception):
-            pass
-
         calls = []
 
         def stated(**p):
             calls.append(p)
             return gd_loss(**p)
 
-        def handler(signum, frame):
-            raise Stop()
-
-        old = signal.signal(signal.SIGALRM, handler)
-        try:
-            signal.setitimer(signal.ITIMER_REAL, 0.05)
-            with self.assertRaises(Stop):
-                iv.check("mine.stop", statement="s", stated=stated, model=gd_layer, samples=1 << 20, threads=1,
-                         grid={"d": [2, 3], "n": [20, 40, 80], "eta": [0.3, 0.5]})
-        finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, old)
+        with alarm_raises(0.05) as Stop, self.assertRaises(Stop):
+            iv.check("mine.stop", statement="s", stated=stated, model=gd_layer, samples=1 << 20, threads=1,
+                     grid={"d": [2, 3], "n": [20, 40, 80], "eta": [0.3, 0.5]})
         self.assertLess(len(calls), 12)
 
     def test_provenance_names_the_call(self):
@@ -1185,23 +1173,11 @@ class PaperReady(unittest.TestCase):
     def test_run_stops_soon_after_ctrl_c(self):
         # As Ctrl-C: a signal handler's exception while the library computes. sja.thm2 at its standard budget takes
         # a minute or more on one thread; the call must end within seconds of the signal.
-        class Stop(Exception):
-            pass
-
-        def handler(signum, frame):
-            raise Stop()
-
-        old = signal.signal(signal.SIGALRM, handler)
         import time
-        try:
-            signal.setitimer(signal.ITIMER_REAL, 1.0)
-            t0 = time.monotonic()
-            with self.assertRaises(Stop):
-                iv.run("sja.thm2", threads=1)
-            stopped = time.monotonic() - t0
-        finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, old)
+        t0 = time.monotonic()
+        with alarm_raises(1.0) as Stop, self.assertRaises(Stop):
+            iv.run("sja.thm2", threads=1)
+        stopped = time.monotonic() - t0
         self.assertLess(stopped, 6.0)
         # The module works on after a stop (nothing is left cancelled).
         r = iv.run("acds.thm1", quick=True, d=2, n=20, cov=0, threads=1)
