@@ -1,5 +1,5 @@
 // Google Benchmark: one Adam step of the acds linear-attention forms at the authors' protocol, the cpu executor's
-// layers' path (learn::forward / learn::backward on every prompt, as before the label-row path) against its
+// layers' path (icl::forward / icl::backward on every prompt, as before the label-row path) against its
 // label-row path (execute/label_row.hpp), side by side in one run:
 //   form (8), L = 3, d = 5, n = 20, minibatch 20000;  form (11), L = 3, d = 5, n = 10, minibatch 20000;
 // prompts of Sec. 4.3's task (Sigma = U^T diag(1, 1, 0.25, 0.0625, 1) U, w ~ N(0, Sigma^-1)), Adam with per-matrix
@@ -14,7 +14,7 @@
 //   bench-label-row-step --benchmark_filter='form:8/' --benchmark_repetitions=3
 #include "constructions/acds_forms.hpp"
 #include "icl/execute/label_row.hpp"
-#include "icl/learn/prompts.hpp"
+#include "icl/model/prompt_source.hpp"
 #include "icl/learn/trainer.hpp"
 #include "icl/model/gaussian_model.hpp"
 #include "icl/model/prompt.hpp"
@@ -30,9 +30,9 @@ void BM_adam_step(benchmark::State& state) {
   const bool label_row = state.range(1) != 0;
   const int resample = static_cast<int>(state.range(2)), threads = static_cast<int>(state.range(3));
   const int d = 5, L = 3, n = form == 8 ? 20 : 10;
-  const learn::Parameterisation params = form == 8 ? learn::acds_form8(d, L) : learn::acds_form11(d, L);
+  const icl::Parameterisation params = form == 8 ? learn::acds_form8(d, L) : learn::acds_form11(d, L);
   const Eigen::MatrixXd sigma = acds_paper_sigma(random_orthogonal(d, 1, 2));
-  const learn::PromptSource source = learn::gaussian_prompts(inverse_weight_model(sigma), acds_shape(d, n));
+  const icl::PromptSource source = icl::gaussian_prompts(inverse_weight_model(sigma), acds_shape(d, n));
   learn::TrainConfig cfg;
   cfg.optimizer = "adam";
   cfg.learning_rate = 1e-3;
@@ -44,12 +44,12 @@ void BM_adam_step(benchmark::State& state) {
   cfg.resample_every = resample;
   cfg.steps = label_row ? (resample == 1 ? 10 : resample) : 3;
   execute::set_label_row_enabled(label_row);
-  Eigen::VectorXd theta = learn::normal_theta(params, 0.1, 1, 1);
+  Eigen::VectorXd theta = icl::normal_theta(params, 0.1, 1, 1);
   double loss = 0;
   std::uint64_t seed = 1;
   for (auto _ : state) {
     cfg.seed = seed++;  // fresh minibatches every iteration
-    const learn::TrainResult r = learn::train(params, theta, source, learn::LossSpec::acds(), cfg);
+    const learn::TrainResult r = learn::train(params, theta, source, icl::LossSpec::acds(), cfg);
     // (Not benchmark::DoNotOptimize(loss): with GCC 12 its "+m,r" constraint on a double read back garbage here.)
     loss = r.final_train_loss;
     if (!r.ok()) state.SkipWithError("the training run did not finish");

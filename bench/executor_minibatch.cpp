@@ -8,8 +8,9 @@
 //                                 [--dbar DBAR] [--n N] [--linear]
 #include "constructions/sja_forms.hpp"
 #include "icl/execute/executor.hpp"
+#include "icl/backends/backends.hpp"
 #include "icl/learn/forms.hpp"
-#include "icl/learn/prompts.hpp"
+#include "icl/model/prompt_source.hpp"
 #include "icl/model/gaussian_model.hpp"
 #include "icl/model/tasks.hpp"
 
@@ -53,15 +54,15 @@ int main(int argc, char** argv) {
   }
   const auto params = linear ? learn::full_lsa(dbar + 1, 6) : learn::sja_bilinear(d, dbar, L, learn::BilinearForm::dense);
   const auto task = GaussianIclModel::from_task(PolynomialTask::quadratic(d), Eigen::MatrixXd::Identity(d, d));
-  const auto source = learn::gaussian_prompts(task, sja_shape(d, dbar, n));
-  const Eigen::VectorXd theta = learn::normal_theta(params, 0.01, 1, 1);  // (small: a finite loss through 6 layers)
+  const auto source = icl::gaussian_prompts(task, sja_shape(d, dbar, n));
+  const Eigen::VectorXd theta = icl::normal_theta(params, 0.01, 1, 1);  // (small: a finite loss through 6 layers)
   const auto ex = execute::make_executor(execute::backend_from_name(backend), threads);
   Eigen::VectorXd grad;
-  double loss = ex->minibatch(params, theta, source, learn::LossSpec::sja(), 1, 2, batch, &grad);  // warm-up
+  double loss = ex->minibatch(params, theta, source, icl::LossSpec::sja(), 1, 2, batch, &grad);  // warm-up
   std::vector<double> ms;
   for (int r = 0; r < reps; ++r) {
     const auto t0 = std::chrono::steady_clock::now();
-    loss = ex->minibatch(params, theta, source, learn::LossSpec::sja(), 1, 2, batch, &grad);
+    loss = ex->minibatch(params, theta, source, icl::LossSpec::sja(), 1, 2, batch, &grad);
     ms.push_back(1e3 * std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
   std::sort(ms.begin(), ms.end());

@@ -26,17 +26,17 @@ using namespace icl;
 namespace {
 
 // sja_bilinear's network and groups, with each attention P reduced to its last row.
-learn::Parameterisation label_row_form(int d, int dbar, int L) {
-  const learn::Parameterisation full = learn::sja_bilinear(d, dbar, L, learn::BilinearForm::dense);
-  learn::Parameterisation p(full.base());
+icl::Parameterisation label_row_form(int d, int dbar, int L) {
+  const icl::Parameterisation full = learn::sja_bilinear(d, dbar, L, learn::BilinearForm::dense);
+  icl::Parameterisation p(full.base());
   Eigen::MatrixXd dense = Eigen::MatrixXd::Ones(dbar, dbar), last = Eigen::MatrixXd::Zero(dbar + 1, dbar + 1);
   last.row(dbar).setOnes();
   for (int l = 0; l < L; ++l) {
     const int b = 2 * l, a = 2 * l + 1;
-    p.add(learn::ParamGroup::masked(fmt::format("W0_{}", b), dense, {{b, "W0"}}));
-    p.add(learn::ParamGroup::masked(fmt::format("W1_{}", b), dense, {{b, "W1"}}));
-    p.add(learn::ParamGroup::masked(fmt::format("P_{}", a), last, {{a, "P"}}));
-    p.add(learn::ParamGroup::full(fmt::format("Q_{}", a), dbar + 1, dbar + 1, {{a, "Q"}}));
+    p.add(icl::ParamGroup::masked(fmt::format("W0_{}", b), dense, {{b, "W0"}}));
+    p.add(icl::ParamGroup::masked(fmt::format("W1_{}", b), dense, {{b, "W1"}}));
+    p.add(icl::ParamGroup::masked(fmt::format("P_{}", a), last, {{a, "P"}}));
+    p.add(icl::ParamGroup::full(fmt::format("Q_{}", a), dbar + 1, dbar + 1, {{a, "Q"}}));
   }
   return p;
 }
@@ -51,7 +51,7 @@ int main(int argc, char** argv) {
   const auto batch = static_cast<std::uint64_t>(arg(6, 4000));
   const int dbar = 12, n = 200;
   const auto task = GaussianIclModel::from_task(PolynomialTask::quadratic(d), Eigen::MatrixXd::Identity(d, d));
-  const learn::PromptSource src = learn::gaussian_prompts(task, sja_shape(d, dbar, n));
+  const icl::PromptSource src = icl::gaussian_prompts(task, sja_shape(d, dbar, n));
   learn::TrainConfig c;
   c.optimizer = "adam";
   c.learning_rate = 1e-3;
@@ -69,11 +69,11 @@ int main(int argc, char** argv) {
              steps, seed);
   fmt::print("form,trained_weights,status,steps_done,reason,step:held_out_loss...\n");
   for (const std::string form : {"full", "label_row"}) {
-    const learn::Parameterisation p =
+    const icl::Parameterisation p =
         form == "full" ? learn::sja_bilinear(d, dbar, L, learn::BilinearForm::dense) : label_row_form(d, dbar, L);
     c.label = form;
-    const Eigen::VectorXd theta0 = learn::normal_theta(p, 0.02, seed, 0x1417ULL);
-    const learn::TrainResult r = learn::train(p, theta0, src, learn::LossSpec::sja(), c);
+    const Eigen::VectorXd theta0 = icl::normal_theta(p, 0.02, seed, 0x1417ULL);
+    const learn::TrainResult r = learn::train(p, theta0, src, icl::LossSpec::sja(), c);
     std::string curve;
     for (std::size_t i = 0; i < r.curve.step.size(); ++i)
       if (std::isfinite(r.curve.test_loss[i])) curve += fmt::format(",{}:{:.4g}", r.curve.step[i], r.curve.test_loss[i]);

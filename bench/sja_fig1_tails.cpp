@@ -38,7 +38,7 @@ struct Found {
   std::string name;
   int d = 0, L = 0;  // L = 0: the linear model
   learn::TrainResult result;
-  learn::PromptSource source;  // the quadratic task's prompts at n, the same for every model of a d
+  icl::PromptSource source;  // the quadratic task's prompts at n, the same for every model of a d
   Network net;                 // the final (or last finite) weights
 };
 
@@ -73,7 +73,7 @@ int main(int argc, char** argv) {
     m.name = m.L == 0 ? fmt::format("linear 6 layers d={}", m.d) : fmt::format("bilinear L={} d={}", m.L, m.d);
     m.result = std::move(*r);
     const auto task = GaussianIclModel::from_task(PolynomialTask::quadratic(m.d), Eigen::MatrixXd::Identity(m.d, m.d));
-    m.source = learn::gaussian_prompts(task, sja_shape(m.d, dbar, n));
+    m.source = icl::gaussian_prompts(task, sja_shape(m.d, dbar, n));
     m.net = params_of(m).network(m.result.theta);
     models.push_back(std::move(m));
   }
@@ -86,11 +86,11 @@ int main(int argc, char** argv) {
   const std::uint64_t seed = 20261127, purpose = 0x7a11'5eedULL;
   std::map<int, const Found*> linear_of;  // the first linear trial of each d, for the paired differences
   for (const auto& m : models) {
-    const auto dist = learn::loss_distribution(m.net, m.source, learn::LossSpec::sja(), seed, purpose + m.d, samples, threads);
+    const auto dist = learn::loss_distribution(m.net, m.source, icl::LossSpec::sja(), seed, purpose + m.d, samples, threads);
     int bad = 0;
     if (batches > 0) {
       const auto params = params_of(m);
-      learn::BatchObjective obj(params, m.source, learn::LossSpec::sja(), threads);
+      learn::BatchObjective obj(params, m.source, icl::LossSpec::sja(), threads);
       for (int b = 0; b < batches; ++b)
         bad += std::isfinite(obj.evaluate(m.result.theta, seed + 1000 + b, purpose, 4000, nullptr)) ? 0 : 1;
     }
@@ -105,7 +105,7 @@ int main(int argc, char** argv) {
     if (m.L == 0 || !linear_of.count(m.d) || !m.result.ok()) continue;
     const Found& lin = *linear_of[m.d];
     const Estimate e =
-        learn::mc_loss_difference(lin.net, m.net, m.source, learn::LossSpec::sja(), seed, purpose + m.d, samples, threads);
+        learn::mc_loss_difference(lin.net, m.net, m.source, icl::LossSpec::sja(), seed, purpose + m.d, samples, threads);
     fmt::print("{} - {},{:.6g},{:.6g},{:.6g}\n", lin.name, m.name, e.mean, e.ci_low, e.ci_high);
   }
   // The worst of `trace` prompts of each model, layer by layer: the largest |entry| of the feature rows (0..dbar-1)

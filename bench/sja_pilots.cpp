@@ -69,10 +69,10 @@ int main(int argc, char** argv) {
   const int n = fig2 ? 100 : 200, dbar = fig2 ? 15 : 12;
   const GaussianIclModel task = fig2 ? GaussianIclModel::from_task(sja::sec42_task(), Eigen::MatrixXd::Identity(4, 4))
                                      : GaussianIclModel::from_task(PolynomialTask::quadratic(d), Eigen::MatrixXd::Identity(d, d));
-  const learn::PromptSource src = learn::gaussian_prompts(task, sja_shape(d, dbar, n));
+  const icl::PromptSource src = icl::gaussian_prompts(task, sja_shape(d, dbar, n));
   const std::string model = a["model"];
   const bool label_row = a["attention"] == "label_row";
-  learn::Parameterisation p = [&] {
+  icl::Parameterisation p = [&] {
     if (model == "linear") return learn::full_lsa(dbar + 1, L);
     const learn::BilinearForm form = model == "sparse" ? learn::BilinearForm::sparse : learn::BilinearForm::dense;
     return learn::sja_bilinear(d, dbar, L, form, label_row ? learn::SjaAttention::label_row : learn::SjaAttention::full);
@@ -98,9 +98,9 @@ int main(int argc, char** argv) {
   for (double sd : numbers(a["seeds"])) {
     c.seed = static_cast<std::uint64_t>(sd);
     c.label = fmt::format("{} seed {}", model, c.seed);
-    const Eigen::VectorXd theta0 = learn::normal_theta(p, std::stod(a["init"]), c.seed, 0x1417ULL);
-    const learn::TrainResult r = learn::train(p, theta0, src, learn::LossSpec::sja(), c);
-    const learn::LossDistribution t = learn::loss_distribution(p.network(r.theta), src, learn::LossSpec::sja(), c.seed,
+    const Eigen::VectorXd theta0 = icl::normal_theta(p, std::stod(a["init"]), c.seed, 0x1417ULL);
+    const learn::TrainResult r = learn::train(p, theta0, src, icl::LossSpec::sja(), c);
+    const learn::LossDistribution t = learn::loss_distribution(p.network(r.theta), src, icl::LossSpec::sja(), c.seed,
                                                                0x7e57ULL, static_cast<std::uint64_t>(std::stod(a["test"])),
                                                                c.threads);
     std::string curve;

@@ -7,7 +7,7 @@ Model (sja eq. (3) and App. J; lib/icl/learn/forms.cpp sja_bilinear, dense form)
 columns; L blocks, each a bilinear layer on the top D - 1 rows, X <- X + (W0 X) * (W1 X), then a masked linear
 self-attention layer, Z <- Z + (1/n) P (Z_K Z_K^T) Q Z with Z_K the n context columns (the query is not a key).
 Every P, Q (D x D) and W0, W1 (D-1 x D-1) is trained. Prediction Z[D-1, n] after the last layer; loss mean
-(yhat + y_q)^2 (learn::LossSpec::sja()).
+(yhat + y_q)^2 (icl::LossSpec::sja()).
 Prompts (model/prompt.cpp, sja embedding): row 0 ones, rows 1..d the inputs x ~ N(0, I_d), rows d+1..D-2 zero,
 row D-1 the labels (0 at the query); y = w . phi(x) with phi the monomials of degree <= 2 in x
 (PolynomialTask::quadratic) and w ~ N(0, I) per prompt.

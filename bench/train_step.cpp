@@ -35,7 +35,7 @@ int main(int argc, char** argv) {
   }
   using namespace icl;
   const auto params = learn::acds_form8(d, L);
-  const auto source = learn::gaussian_prompts(
+  const auto source = icl::gaussian_prompts(
       GaussianIclModel::from_task(PolynomialTask::linear(d), Eigen::MatrixXd::Identity(d, d)), acds_shape(d, n));
   learn::TrainConfig cfg;
   cfg.optimizer = "adam";
@@ -45,13 +45,13 @@ int main(int argc, char** argv) {
   cfg.threads = threads;
   cfg.progress = false;
   cfg.curve_points = 1;
-  Eigen::VectorXd theta = learn::normal_theta(params, 0.1, 1, 1);
+  Eigen::VectorXd theta = icl::normal_theta(params, 0.1, 1, 1);
   cfg.steps = 1;  // warm-up
-  theta = learn::train(params, theta, source, learn::LossSpec::acds(), cfg).theta;
+  theta = learn::train(params, theta, source, icl::LossSpec::acds(), cfg).theta;
   cfg.steps = steps;
   const auto t0 = std::chrono::steady_clock::now();
   const std::clock_t c0 = std::clock();
-  const auto r = learn::train(params, theta, source, learn::LossSpec::acds(), cfg);
+  const auto r = learn::train(params, theta, source, icl::LossSpec::acds(), cfg);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const double cpu = static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
   std::printf("per_step_ms: %.3f\nper_step_cpu_ms: %.3f\nsteps: %d\nbatch: %llu\nthreads: %d\nfinal_loss: %.6g\nstatus: %s\n",

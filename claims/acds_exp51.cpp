@@ -29,7 +29,7 @@
 
 namespace icl::acds_exp51 {  // its own namespace: a unity build (several claim files in one unit) keeps them apart
 
-// The layout of the claim's LaTeX table (report/table.hpp).
+// The layout of the claim's LaTeX table (claim/table.hpp).
 ClaimTable table_layout() {
   return with_part_text({TableKind::training,
           "Section~5.1",

@@ -48,7 +48,7 @@
 #include "icl/claim/kinds/identity.hpp"
 #include "icl/claim/param_names.hpp"
 #include "icl/montecarlo/worst_case.hpp"
-#include "icl/report/quantities.hpp"
+#include "icl/verdict/quantities.hpp"
 #include "icl/verdict/identity.hpp"
 
 #include <fmt/format.h>

@@ -29,7 +29,7 @@
 #include "icl/claim/case_json.hpp"
 #include "icl/claim/claim_run.hpp"
 #include "icl/claim/kinds/identity.hpp"
-#include "icl/report/quantities.hpp"
+#include "icl/verdict/quantities.hpp"
 
 #include <fmt/format.h>
 

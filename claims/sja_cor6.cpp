@@ -463,7 +463,7 @@ ClaimResult run(const ClaimContext& ctx) {
   return r.finish([&](Verdict v) { return summary_text(v, r, st); });
 }
 
-// The layout of the claim's LaTeX table (report/table.hpp).
+// The layout of the claim's LaTeX table (claim/table.hpp).
 ClaimTable table_layout() {
   return with_part_text({TableKind::slope,
           "Corollary~6",

@@ -230,7 +230,7 @@ ClaimResult run(const ClaimContext& ctx) {
   });
 }
 
-// The layout of the claim's LaTeX table (report/table.hpp).
+// The layout of the claim's LaTeX table (claim/table.hpp).
 ClaimTable table_layout() {
   return {TableKind::identity,
           "Corollary~8",

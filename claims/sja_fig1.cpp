@@ -56,7 +56,7 @@
 #include "icl/claim/claim_run.hpp"
 #include "icl/exact/lower_bounds.hpp"
 #include "icl/model/prompt.hpp"
-#include "icl/report/quantities.hpp"
+#include "icl/verdict/quantities.hpp"
 
 #include <fmt/format.h>
 
@@ -395,7 +395,7 @@ ClaimResult run(const ClaimContext& ctx) {
   });
 }
 
-// The layout of the claim's LaTeX table (report/table.hpp).
+// The layout of the claim's LaTeX table (claim/table.hpp).
 ClaimTable table_layout() {
   return with_part_text({TableKind::training,
           "Figure~1",

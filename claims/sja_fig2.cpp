@@ -94,7 +94,7 @@ void judge_case(ClaimRun& res, const Run& r, double alpha, const Floor& fl, cons
   const trained::TrainedGate sparse_gate = sja_train::floor_gate(r.sparse_loss.at(r.n), fl.floor, "the degree-2 floor");
   const auto side = [&](const std::string& name, const Model& m, int nt, const std::map<int, TestLosses>& losses) {
     return trained::Side{name, losses.at(nt),
-                         tailed ? trained::tailed_losses(ctx, m, sja_train::prompts(task, r.dbar, nt), learn::LossSpec::sja(),
+                         tailed ? trained::tailed_losses(ctx, m, sja_train::prompts(task, r.dbar, nt), icl::LossSpec::sja(),
                                                          nt, trained::kTailCap * fl.Ey2)
                                 : std::vector<TailedLoss>{},
                          &m == &r.dense ? &dense_gate : &sparse_gate};
@@ -198,7 +198,7 @@ ClaimResult run(const ClaimContext& ctx) {
   });
 }
 
-// The layout of the claim's LaTeX table (report/table.hpp).
+// The layout of the claim's LaTeX table (claim/table.hpp).
 ClaimTable table_layout() {
   return with_part_text({TableKind::training,
           "Figure~2",

@@ -74,7 +74,7 @@ const RegisterClaim reg{loglog_slope::with_test_names(Claim{
               Strength::empirical},
      PartSpec{"b", "The linear fit on the log-log scale yields r^2 = 0.97 (Figure 3: 100 prompts per n).",
               Strength::empirical}},
-    // The LaTeX table (report/table.hpp): the kind's columns, the parts' words.
+    // The LaTeX table (claim/table.hpp): the kind's columns, the parts' words.
     .table = loglog_slope::table(
         "Appendix~C.2, Figure~3", "App.~C block at $d=4$: log--log slope $-1$, $r^2=0.97$",
         "for the App.~C construction at $d=4$, $\\bar d=15$, the loss against $n$ on log--log axes is a straight line "

@@ -22,7 +22,7 @@
 #include "constructions/sja_appC_lemma12.hpp"
 #include "icl/claim/kinds/estimator_equality.hpp"
 #include "icl/exact/sparse_attention.hpp"
-#include "icl/report/table.hpp"
+#include "icl/claim/table.hpp"
 #include "icl/verdict/mutation.hpp"
 
 #include <vector>

@@ -207,7 +207,7 @@ ClaimResult run(const ClaimContext& ctx) {
   return r.finish([&](Verdict v) { return fmt::format("{}: worst case {} ({:.0f}x).", to_string(v), worst, worst_ratio); });
 }
 
-// The layout of the claim's LaTeX table (report/table.hpp).
+// The layout of the claim's LaTeX table (claim/table.hpp).
 ClaimTable table_layout() {
   return {TableKind::equality,
           "Theorem~2",

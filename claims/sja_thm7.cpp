@@ -160,7 +160,7 @@ ClaimResult run(const ClaimContext& ctx) {
   return run_identity_claim(ctx, spec);
 }
 
-// The layout of the claim's LaTeX table (report/table.hpp).
+// The layout of the claim's LaTeX table (claim/table.hpp).
 ClaimTable table_layout() {
   return {TableKind::identity,
           "Theorem~7",

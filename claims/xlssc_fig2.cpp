@@ -81,7 +81,7 @@
 #include "icl/claim/case_json.hpp"
 #include "icl/claim/claim.hpp"
 #include "icl/claim/claim_run.hpp"
-#include "icl/report/svg_plot.hpp"
+#include "icl/io/svg_plot.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -391,7 +391,7 @@ double memory_bytes(const Case& c, int threads) {
   return 8.0 * (P * (6 + threads + chunks) + threads * 40.0 * p * N);
 }
 
-// The layout of the claim's LaTeX table (report/table.hpp).
+// The layout of the claim's LaTeX table (claim/table.hpp).
 ClaimTable table_layout() {
   return with_part_text({TableKind::training,
           "Figures~2 and~4",

@@ -76,7 +76,7 @@
 #include "icl/learn/forms.hpp"
 #include "icl/learn/objective.hpp"
 #include "icl/learn/trainer.hpp"
-#include "icl/report/quantities.hpp"
+#include "icl/verdict/quantities.hpp"
 #include "icl/model/rng.hpp"
 #include "icl/montecarlo/montecarlo.hpp"
 #include "icl/montecarlo/worst_case.hpp"
@@ -297,20 +297,20 @@ nlohmann::ordered_json gaussian_row(const ClaimContext& ctx, int d, int D, Estim
   // Gains of order 0.01 and below: the held-out set must resolve differences that small (65536 prompts).
   const SoftSearch g = xlssc::search_softmax(ctx, d, D, Eigen::VectorXd(), softmax_budget(ctx, 0.5 * ctx.setting("search")),
                                       fmt::format("gaussian/d={}, D={}", d, D), 65536);
-  const learn::Parameterisation p = learn::softmax_stack(d, 1, Act::softmax, true);
-  learn::Network net = p.base();
+  const icl::Parameterisation p = learn::softmax_stack(d, 1, Act::softmax, true);
+  icl::Network net = p.base();
   net.weight(0, "V") = g.chosen.V;
   net.weight(0, "K") = g.chosen.K;
   // The gain paired on the same prompts: E[y_q^2 - (yhat - y_q)^2] per prompt (a far smaller variance than
   // 1 - loss), on fresh prompts neither the refinements nor the selection drew.
-  const learn::PromptSource src = learn::unstructured_prompts(d, D);
+  const icl::PromptSource src = icl::unstructured_prompts(d, D);
   const std::uint64_t test_purpose = ctx.purpose(fmt::format("gaussian/d={}, D={}/test", d, D));
   MonteCarlo mc(1, ctx.threads);
   mc.extend_to(std::max<std::uint64_t>(ctx.samples, 131072), [&] {
-    return [&, draw = src.make_drawer(), tape = std::make_shared<learn::Tape>(),
+    return [&, draw = src.make_drawer(), tape = std::make_shared<icl::Tape>(),
             Z = std::make_shared<Eigen::MatrixXd>(src.rows, src.cols)](std::uint64_t i, double* out) {
       const double yq = draw(ctx.seed, test_purpose, i, *Z);
-      const double yhat = learn::forward(net, *Z, *tape);
+      const double yhat = icl::forward(net, *Z, *tape);
       out[0] = yq * yq - (yhat - yq) * (yhat - yq);
     };
   });
@@ -387,7 +387,7 @@ ClaimResult run(const ClaimContext& ctx) {
   });
 }
 
-// The layout of the claim's LaTeX table (report/table.hpp).
+// The layout of the claim's LaTeX table (claim/table.hpp).
 ClaimTable table_layout() {
   return with_part_text({TableKind::bound,
           "Section~4.2",

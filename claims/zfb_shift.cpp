@@ -321,7 +321,7 @@ ClaimResult run(const ClaimContext& ctx) {
   return r.finish([&](Verdict v) { return summary_text(r.cases(), v, s3); });
 }
 
-// The layout of the claim's LaTeX table (report/table.hpp).
+// The layout of the claim's LaTeX table (claim/table.hpp).
 ClaimTable table_layout() {
   return with_part_text({TableKind::equality,
           "covariate shift (after Theorems~5 and 8)",

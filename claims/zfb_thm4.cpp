@@ -27,7 +27,7 @@
 #include "icl/claim/claim_run.hpp"
 #include "icl/claim/kinds/flow_limit.hpp"
 #include "icl/claim/param_names.hpp"
-#include "icl/report/quantities.hpp"
+#include "icl/verdict/quantities.hpp"
 
 namespace icl::zfb_thm4 {  // its own namespace: a unity build (several claim files in one unit) keeps them apart
 

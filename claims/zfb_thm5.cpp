@@ -344,7 +344,7 @@ ClaimResult run(const ClaimContext& ctx) {
   });
 }
 
-// The layout of the claim's LaTeX table (report/table.hpp).
+// The layout of the claim's LaTeX table (claim/table.hpp).
 ClaimTable table_layout() {
   return with_part_text({TableKind::bound,
           "Theorem~5",

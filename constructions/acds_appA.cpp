@@ -2,7 +2,7 @@
 
 #include "constructions/acds_forms.hpp"
 #include "icl/exact/sparse_attention.hpp"
-#include "icl/learn/prompts.hpp"
+#include "icl/model/prompt_source.hpp"
 #include "icl/model/prompt.hpp"
 #include "icl/verdict/matrix_check.hpp"
 
@@ -13,7 +13,7 @@ namespace icl::acds {
 SingleLayerTraining train_single_layer(const ClaimContext& ctx, const std::string& label, const GaussianIclModel& model,
                                        int d, int n, const FeatureMoments& fm, const Eigen::MatrixXd& target) {
   SingleLayerTraining t;
-  const learn::Parameterisation p = learn::acds_form8(d, 1);
+  const icl::Parameterisation p = learn::acds_form8(d, 1);
   learn::TrainConfig& c = t.config;
   c.optimizer = "adam";
   c.learning_rate = 0.02;
@@ -27,8 +27,8 @@ SingleLayerTraining train_single_layer(const ClaimContext& ctx, const std::strin
   c.purpose = ctx.purpose(label + "/train");
   c.threads = ctx.threads;
   c.label = ctx.claim_id + " " + label;
-  t.result = learn::train(p, learn::normal_theta(p, 0.1, ctx.seed, ctx.purpose(label + "/init")),
-                          learn::gaussian_prompts(model, acds_shape(d, n)), learn::LossSpec::acds(), c);
+  t.result = learn::train(p, icl::normal_theta(p, 0.1, ctx.seed, ctx.purpose(label + "/init")),
+                          icl::gaussian_prompts(model, acds_shape(d, n)), icl::LossSpec::acds(), c);
   t.gamma = -p.group_matrix("A_0", t.result.theta);
   t.relative = (t.gamma - target).norm() / target.norm();
   t.exact_loss = sparse_lsa_loss(fm, t.gamma, n);

@@ -11,7 +11,7 @@
 
 namespace icl::acds {
 
-StartsMinimum search_pairs(const AcdsPopulation& pop, const learn::Parameterisation& p, int starts,
+StartsMinimum search_pairs(const AcdsPopulation& pop, const icl::Parameterisation& p, int starts,
                            const ClaimContext& ctx, const std::string& tag) {
   const learn::Objective f = [&](const Eigen::Ref<const Eigen::VectorXd>& t, Eigen::VectorXd& g) {
     return learn::acds_exact_loss(pop, p, t, &g);
@@ -20,7 +20,7 @@ StartsMinimum search_pairs(const AcdsPopulation& pop, const learn::Parameterisat
   for (int k = 0; k < starts; ++k)
     s.emplace_back(k == 0 ? std::string("zero") : fmt::format("random N(0, 0.5^2) #{}", k),
                    k == 0 ? Eigen::VectorXd::Zero(p.size())
-                          : learn::normal_theta(p, 0.5, ctx.seed, ctx.purpose(tag + fmt::format("/{}", k))));
+                          : icl::normal_theta(p, 0.5, ctx.seed, ctx.purpose(tag + fmt::format("/{}", k))));
   return minimize_from_starts(f, std::move(s), StartsOptions{}, ctx.seed, ctx.purpose(tag + "/search"));
 }
 
@@ -28,7 +28,7 @@ family_argmin::Searches search_symmetric_and_diagonal(const ClaimContext& ctx, i
                                                       const std::string& label) {
   const Eigen::MatrixXd I = Eigen::MatrixXd::Identity(d, d);
   const AcdsPopulation pop(I, I, n, 2, false);
-  const learn::Parameterisation sym = learn::acds_form8(d, 2, true), diag = learn::acds_form8_diagonal(d, 2);
+  const icl::Parameterisation sym = learn::acds_form8(d, 2, true), diag = learn::acds_form8_diagonal(d, 2);
   family_argmin::Searches f;
   f.general = search_pairs(pop, sym, starts, ctx, label + "/symmetric");
   f.restricted = search_pairs(pop, diag, starts, ctx, label + "/diagonal");
@@ -55,8 +55,8 @@ PairShape pair_shape(const Eigen::MatrixXd& A1, const Eigen::MatrixXd& A2) {
 
 PairShape best_pairs(int d, const family_argmin::Searches& f, bool searched) {
   const Eigen::MatrixXd I = Eigen::MatrixXd::Identity(d, d);
-  const learn::Parameterisation sym = learn::acds_form8(d, 2, true), diag = learn::acds_form8_diagonal(d, 2);
-  auto best = [&](const learn::Parameterisation& p, const StartsMinimum& s, const std::string& A) {
+  const icl::Parameterisation sym = learn::acds_form8(d, 2, true), diag = learn::acds_form8_diagonal(d, 2);
+  auto best = [&](const icl::Parameterisation& p, const StartsMinimum& s, const std::string& A) {
     return searched ? p.group_matrix(A, s.best.theta) : Eigen::MatrixXd(I * NAN);
   };
   PairShape p = pair_shape(best(sym, f.general, "A_0"), best(sym, f.general, "A_1"));

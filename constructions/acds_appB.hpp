@@ -1,7 +1,7 @@
 // Ahn, Cheng, Daneshmand, Sra (002), Theorem 2 and Appendix B.1: the search for the best pair (A_1, A_2) of a
 // two-layer form (8) (constructions/acds_forms.hpp: symmetric pairs acds_form8(d, 2, true), diagonal pairs
 // acds_form8_diagonal(d, 2)) on the exact population loss (exact/acds_population.hpp through learn::acds_exact_loss).
-// Starts: the zero pair, then `starts - 1` random ones with entries N(0, 0.5^2) (learn::normal_theta from the stream
+// Starts: the zero pair, then `starts - 1` random ones with entries N(0, 0.5^2) (icl::normal_theta from the stream
 // ctx.purpose(tag + "/k"), k = 1, 2, ...); each refined by L-BFGS (at most 200 iterations, gradient 1e-10, relative
 // decrease 1e-14) and Newton steps; a start counts where its gradient is <= 1e-9 (search/minimize_from_starts.hpp;
 // the search's own stream ctx.purpose(tag + "/search")).
@@ -9,7 +9,7 @@
 #include "icl/claim/claim.hpp"
 #include "icl/claim/kinds/family_argmin.hpp"
 #include "icl/exact/acds_population.hpp"
-#include "icl/learn/parameters.hpp"
+#include "icl/model/parameters.hpp"
 #include "icl/search/minimize_from_starts.hpp"
 
 #include <Eigen/Dense>
@@ -18,7 +18,7 @@
 
 namespace icl::acds {
 
-StartsMinimum search_pairs(const AcdsPopulation& pop, const learn::Parameterisation& p, int starts,
+StartsMinimum search_pairs(const AcdsPopulation& pop, const icl::Parameterisation& p, int starts,
                            const ClaimContext& ctx, const std::string& tag);
 
 // Theorem 2's case as the family-argmin kind's searches (claim/kinds/family_argmin.hpp): x, w ~ N(0, I_d), two layers

@@ -3,11 +3,11 @@
 #include "constructions/acds_forms.hpp"
 #include "icl/exact/acds_family_loss.hpp"
 #include "icl/learn/forms.hpp"
-#include "icl/learn/prompts.hpp"
+#include "icl/model/prompt_source.hpp"
 #include "icl/model/prompt.hpp"
 #include "icl/learn/optimizers.hpp"
 #include "icl/montecarlo/montecarlo.hpp"
-#include "icl/report/quantities.hpp"
+#include "icl/verdict/quantities.hpp"
 
 #include <fmt/format.h>
 
@@ -24,8 +24,8 @@ std::vector<double> appD_eta_grid() {
   return g;
 }
 
-Baselines appD_baselines(const ClaimContext& ctx, int n, int L, const std::string& tag, const learn::PromptSource& source,
-                         const learn::Parameterisation& gdp) {
+Baselines appD_baselines(const ClaimContext& ctx, int n, int L, const std::string& tag, const icl::PromptSource& source,
+                         const icl::Parameterisation& gdp) {
   const int d = 5;
   const std::vector<double> grid = appD_eta_grid();
   Baselines b;
@@ -38,24 +38,24 @@ Baselines appD_baselines(const ClaimContext& ctx, int n, int L, const std::strin
   b.per_step = reduced_family_optimum(d, n, L).loss;  // per-step steps: the exact optimum, not the best common step
   double gd_sel = INFINITY;
   for (double eta : grid) {
-    const Estimate e = learn::mc_loss(gdp.network(Eigen::VectorXd::Constant(L, eta)), source, learn::LossSpec::acds(),
+    const Estimate e = learn::mc_loss(gdp.network(Eigen::VectorXd::Constant(L, eta)), source, icl::LossSpec::acds(),
                                       ctx.seed, ctx.purpose(tag + "/gd-select"), 2048, ctx.threads);
     if (e.mean < gd_sel) gd_sel = e.mean, b.gd_eta = eta;
   }
   return b;
 }
 
-PairedTest appD_paired_test(const ClaimContext& ctx, int n, const std::string& tag, const learn::PromptSource& source,
-                            const learn::Network (&nets)[3], double alpha) {
+PairedTest appD_paired_test(const ClaimContext& ctx, int n, const std::string& tag, const icl::PromptSource& source,
+                            const icl::Network (&nets)[3], double alpha) {
   const int d = 5;
   const std::uint64_t test_purpose = ctx.purpose(tag + "/test");
   MonteCarlo mc(5, ctx.threads);
   mc.extend_to(ctx.samples, [&] {
-    return [&, draw = source.make_drawer(), tape = std::make_shared<learn::Tape>(),
+    return [&, draw = source.make_drawer(), tape = std::make_shared<icl::Tape>(),
             Z = std::make_shared<Eigen::MatrixXd>(source.rows, source.cols)](std::uint64_t i, double* out) {
       const double yq = draw(ctx.seed, test_purpose, i, *Z);
-      const learn::LossSpec loss = learn::LossSpec::acds();
-      for (int k = 0; k < 3; ++k) out[k] = loss(learn::forward(nets[k], *Z, *tape), yq);
+      const icl::LossSpec loss = icl::LossSpec::acds();
+      for (int k = 0; k < 3; ++k) out[k] = loss(icl::forward(nets[k], *Z, *tape), yq);
       const Eigen::MatrixXd X = Z->topLeftCorner(d, n);
       const Eigen::VectorXd y = Z->row(d).head(n).transpose();
       const Eigen::VectorXd w = X.transpose().completeOrthogonalDecomposition().solve(y);
@@ -129,17 +129,17 @@ void appD_trial(const ClaimContext& ctx, const AppDPoint& pt, const AppDGrid& gr
   t.o = train_run(ctx, tag, 0, s, 1 - alpha);
 
   const GaussianIclModel model = inverse_weight_model(t.o.sigma);
-  const learn::PromptSource source = learn::gaussian_prompts(model, acds_shape(d, pt.n));
-  const learn::Parameterisation gdp = learn::acds_family(d, pt.L, Eigen::MatrixXd::Identity(d, d), false);
-  const learn::Parameterisation prep = learn::acds_family(d, pt.L, t.o.sigma.inverse(), false);
+  const icl::PromptSource source = icl::gaussian_prompts(model, acds_shape(d, pt.n));
+  const icl::Parameterisation gdp = learn::acds_family(d, pt.L, Eigen::MatrixXd::Identity(d, d), false);
+  const icl::Parameterisation prep = learn::acds_family(d, pt.L, t.o.sigma.inverse(), false);
   t.b = appD_baselines(ctx, pt.n, pt.L, tag, source, gdp);
-  const learn::Parameterisation tp = s.form11 ? learn::acds_form11(d, pt.L) : learn::acds_form8(d, pt.L);
-  const learn::Network nets[3] = {tp.network(t.o.result.theta), prep.network(Eigen::VectorXd::Constant(pt.L, t.b.pre_eta)),
+  const icl::Parameterisation tp = s.form11 ? learn::acds_form11(d, pt.L) : learn::acds_form8(d, pt.L);
+  const icl::Network nets[3] = {tp.network(t.o.result.theta), prep.network(Eigen::VectorXd::Constant(pt.L, t.b.pre_eta)),
                                   gdp.network(Eigen::VectorXd::Constant(pt.L, t.b.gd_eta))};
   t.m = appD_paired_test(ctx, pt.n, tag, source, nets, alpha);
   t.validation_loss = !t.o.select_losses.empty()
                           ? *std::min_element(t.o.select_losses.begin(), t.o.select_losses.end())
-                          : learn::mc_loss(nets[0], source, learn::LossSpec::acds(), ctx.seed, ctx.purpose(tag + "/validate"),
+                          : learn::mc_loss(nets[0], source, icl::LossSpec::acds(), ctx.seed, ctx.purpose(tag + "/validate"),
                                            20000, ctx.threads).mean;
   t.trained = t.o.result.ok() && t.validation_loss < static_cast<double>(d);
 }

@@ -31,15 +31,15 @@ struct Baselines {
   double pre_eta = 0, pre_exact = INFINITY, per_step = INFINITY, gd_eta = 0;
 };
 // gd_family: learn::acds_family(5, L, I, false), whose network at eta's repeated L times is plain GD.
-Baselines appD_baselines(const ClaimContext& ctx, int n, int L, const std::string& tag, const learn::PromptSource& source,
-                         const learn::Parameterisation& gd_family);
+Baselines appD_baselines(const ClaimContext& ctx, int n, int L, const std::string& tag, const icl::PromptSource& source,
+                         const icl::Parameterisation& gd_family);
 
 // Per prompt: the three networks' losses (trained, precond, gd), OLS's, and trained - precond; estimates at 1 - alpha.
 struct PairedTest {
   Estimate trained, pre, gd, ols, diff;
 };
-PairedTest appD_paired_test(const ClaimContext& ctx, int n, const std::string& tag, const learn::PromptSource& source,
-                            const learn::Network (&nets)[3], double alpha);
+PairedTest appD_paired_test(const ClaimContext& ctx, int n, const std::string& tag, const icl::PromptSource& source,
+                            const icl::Network (&nets)[3], double alpha);
 
 
 // A point of Figs. 6-7 (its n, L and the part it judges), and the run's grid: the points (Fig. 6: every n of the cases

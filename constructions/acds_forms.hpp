@@ -1,5 +1,5 @@
 // Ahn, Cheng, Daneshmand, Sra (002): the trainable forms the paper trains, as Parameterisations
-// (lib/icl/learn/parameters.hpp), and their exact population loss. Group names are "<matrix>_<layer>" with the layer
+// (lib/icl/model/parameters.hpp), and their exact population loss. Group names are "<matrix>_<layer>" with the layer
 // counted from 0 as acds does (A_0, B_1, ...). In namespace icl::learn beside the library's generic forms
 // (learn/forms.hpp: full_lsa, softmax_stack); paper-specific, so here among the constructions.
 //
@@ -11,7 +11,7 @@
 //   acds_family  (8) or (11) restricted to A_i = a_i M (e.g. M = Sigma^-1), B_i = b_i I: one scalar per matrix (the
 //                families of Thms. 3 and 4).
 #pragma once
-#include "icl/learn/parameters.hpp"
+#include "icl/model/parameters.hpp"
 
 namespace icl {
 class AcdsPopulation;

@@ -17,7 +17,7 @@
 #include "icl/claim/kinds/stationary.hpp"
 #include "icl/exact/acds_family_loss.hpp"
 #include "icl/exact/acds_population.hpp"
-#include "icl/learn/parameters.hpp"
+#include "icl/model/parameters.hpp"
 #include "icl/verdict/checks.hpp"
 
 #include <Eigen/Dense>
@@ -38,7 +38,7 @@ struct CaseSetting {
   bool form11;
   Eigen::MatrixXd sigma, sigma_inv, I;
   AcdsPopulation pop;
-  learn::Parameterisation fam;
+  icl::Parameterisation fam;
   ReducedFamilyLoss reduced;
   std::string tag;
   CaseSetting(const Case& c, bool form11);

@@ -4,7 +4,7 @@
 #include "icl/learn/forms.hpp"
 #include "icl/learn/objective.hpp"
 #include "icl/learn/optimizers.hpp"
-#include "icl/learn/prompts.hpp"
+#include "icl/model/prompt_source.hpp"
 #include "icl/model/prompt.hpp"
 
 #include <fmt/format.h>
@@ -16,7 +16,7 @@ namespace icl::acds_exp {
 
 namespace {
 
-std::vector<Eigen::MatrixXd> group_list(const learn::Parameterisation& p, const Eigen::VectorXd& theta, char name, int count) {
+std::vector<Eigen::MatrixXd> group_list(const icl::Parameterisation& p, const Eigen::VectorXd& theta, char name, int count) {
   std::vector<Eigen::MatrixXd> out;
   for (int l = 0; l < count; ++l) out.push_back(p.group_matrix(fmt::format("{}_{}", name, l), theta));
   return out;
@@ -24,8 +24,8 @@ std::vector<Eigen::MatrixXd> group_list(const learn::Parameterisation& p, const 
 
 // The selection of RunSettings::select_last: the snapshots from the curve's theta columns, each measured on the case's
 // validation prompts; the best (the latest among equals) becomes the run's weights; the theta columns are dropped.
-void select_snapshot(const ClaimContext& ctx, const std::string& tag, const learn::Parameterisation& p,
-                     const learn::PromptSource& source, const RunSettings& s, std::size_t dist_columns, RunOutcome& o) {
+void select_snapshot(const ClaimContext& ctx, const std::string& tag, const icl::Parameterisation& p,
+                     const icl::PromptSource& source, const RunSettings& s, std::size_t dist_columns, RunOutcome& o) {
   learn::TrainCurve& cv = o.result.curve;
   const std::size_t P = static_cast<std::size_t>(p.size());
   double best = INFINITY;
@@ -34,7 +34,7 @@ void select_snapshot(const ClaimContext& ctx, const std::string& tag, const lear
     Eigen::VectorXd th(p.size());
     for (std::size_t k = 0; k < P; ++k) th[static_cast<Eigen::Index>(k)] = cv.extra[dist_columns + k][i];
     if (!th.allFinite()) continue;
-    const double l = learn::mc_loss(p.network(th), source, learn::LossSpec::acds(), ctx.seed,
+    const double l = learn::mc_loss(p.network(th), source, icl::LossSpec::acds(), ctx.seed,
                                     ctx.purpose(tag + "/validate"), s.select_samples, ctx.threads).mean;
     o.select_losses.push_back(l);
     if (l <= best) best = l, o.selected_step = cv.step[i], o.result.theta = th;
@@ -74,7 +74,7 @@ RunOutcome train_run(const ClaimContext& ctx, const std::string& tag, int run, c
   o.sigma = paper_sigma(o.U);
   const Eigen::MatrixXd root = sqrt_psd(o.sigma);
   const GaussianIclModel model = inverse_weight_model(o.sigma);
-  const learn::Parameterisation p = s.form11 ? learn::acds_form11(s.d, s.L) : learn::acds_form8(s.d, s.L);
+  const icl::Parameterisation p = s.form11 ? learn::acds_form11(s.d, s.L) : learn::acds_form8(s.d, s.L);
   const int nB = s.form11 ? s.L - 1 : 0;  // B_{L-1} does not reach the prediction (acds footnote 4)
 
   learn::TrainConfig& c = o.config;
@@ -118,8 +118,8 @@ RunOutcome train_run(const ClaimContext& ctx, const std::string& tag, int run, c
     if (s.select_last > 0 && step > window_start && step % s.select_every == 0)
       for (Eigen::Index j = 0; j < theta.size(); ++j) values.at(dist_columns + static_cast<std::size_t>(j)) = theta[j];
   };
-  const Eigen::VectorXd theta0 = learn::normal_theta(p, s.init_sd, ctx.seed, ctx.purpose(rtag + "/init"));
-  const learn::PromptSource source = learn::gaussian_prompts(model, acds_shape(s.d, s.n));
+  const Eigen::VectorXd theta0 = icl::normal_theta(p, s.init_sd, ctx.seed, ctx.purpose(rtag + "/init"));
+  const icl::PromptSource source = icl::gaussian_prompts(model, acds_shape(s.d, s.n));
   {
     const auto A0 = group_list(p, theta0, 'A', s.L);
     for (const auto& A : A0) {
@@ -127,7 +127,7 @@ RunOutcome train_run(const ClaimContext& ctx, const std::string& tag, int run, c
       o.dist_raw0.push_back(dist_identity(A));
     }
   }
-  o.result = learn::train(p, theta0, source, learn::LossSpec::acds(), c);
+  o.result = learn::train(p, theta0, source, icl::LossSpec::acds(), c);
   c.observe = nullptr;  // the lambda refers to locals of this function
   if (s.select_last > 0) select_snapshot(ctx, tag, p, source, s, dist_columns, o);
   o.A = group_list(p, o.result.theta, 'A', s.L);
@@ -142,9 +142,9 @@ RunOutcome train_run(const ClaimContext& ctx, const std::string& tag, int run, c
   o.init_loss = o.result.curve.train_loss.empty() ? NAN : o.result.curve.train_loss.front();
   // The case's fixed test prompts: the same standard-normal draws for every run (each run's x = Sigma^1/2 z through
   // its own U), so the runs' held-out losses are measured on the same prompts, as the authors' fixed test batch.
-  o.test_loss = learn::mc_loss(p.network(o.result.theta), source, learn::LossSpec::acds(), ctx.seed,
+  o.test_loss = learn::mc_loss(p.network(o.result.theta), source, icl::LossSpec::acds(), ctx.seed,
                                ctx.purpose(tag + "/test"), s.test_samples, ctx.threads, confidence);
-  o.test_losses = learn::loss_distribution(p.network(o.result.theta), source, learn::LossSpec::acds(), ctx.seed,
+  o.test_losses = learn::loss_distribution(p.network(o.result.theta), source, icl::LossSpec::acds(), ctx.seed,
                                            ctx.purpose(tag + "/test"), s.test_samples, ctx.threads);
   return o;
 }

@@ -25,7 +25,7 @@ std::string prop1_model_name(int model) {
 StackSearch prop1_search_stack(const ClaimContext& ctx, const std::string& label, const Prop1Setting& st, int L) {
   const Eigen::MatrixXd G_single = optimal_sparse_gamma(st.fm, st.n), G_gd = -psd_pinv(st.fm.Lambda);
   StackSearch s;
-  const learn::Parameterisation p = learn::full_lsa(st.dbar + 1, L, true);
+  const icl::Parameterisation p = learn::full_lsa(st.dbar + 1, L, true);
   learn::TrainConfig& c = s.config;
   // SGD with each matrix's gradient clipped to norm 1: a step moves a matrix by at most learning_rate, along its
   // gradient. (Adam moves every entry by about the learning rate whatever its gradient; from the GD-style start
@@ -43,13 +43,13 @@ StackSearch prop1_search_stack(const ClaimContext& ctx, const std::string& label
   c.seed = ctx.seed;
   c.threads = ctx.threads;
   c.progress = false;
-  const auto source = learn::gaussian_prompts(st.gm, st.shape);
+  const auto source = icl::gaussian_prompts(st.gm, st.shape);
   const std::uint64_t held_out = ctx.purpose(label + "/held-out");
   SearchProblem pr;
   pr.dim = p.size();
   pr.effort_unit = fmt::format("clipped SGD steps of {} fresh prompts", c.batch);
   for (int k = 0; k < 2; ++k) {
-    learn::Network net = p.base();
+    icl::Network net = p.base();
     for (int l = 0; l < (k == 0 ? 1 : L); ++l) {
       const LinearSelfAttention a = sparse_attention(k == 0 ? G_single : G_gd);
       net.weight(l, "P") = a.P;
@@ -64,11 +64,11 @@ StackSearch prop1_search_stack(const ClaimContext& ctx, const std::string& label
     cc.lr_decay_every = std::max(1, effort / 3);
     cc.purpose = ctx.purpose(fmt::format("{}/search {}", label, stream));
     cc.label = fmt::format("sja.prop1 {} refinement {}", label, stream);
-    s.shown = learn::train(p, x, source, learn::LossSpec::sja(), cc);
+    s.shown = learn::train(p, x, source, icl::LossSpec::sja(), cc);
     return Eigen::VectorXd(s.shown.theta);
   };
   pr.select = [&](const Eigen::VectorXd& x) {
-    return -learn::mc_loss(p.network(x), source, learn::LossSpec::sja(), ctx.seed, held_out, held_out_prompts, ctx.threads).mean;
+    return -learn::mc_loss(p.network(x), source, icl::LossSpec::sja(), ctx.seed, held_out, held_out_prompts, ctx.threads).mean;
   };
   pr.rescale = [](const Eigen::VectorXd& x, double) { return x; };
   SearchBudget b;

@@ -191,7 +191,7 @@ AppGTrainedStack appG_trained_stack(const ClaimContext& ctx, int d, int n, int L
   AppGTrainedStack t;
   const AppGSetup s = appG_setup(d, n, L);
   const int dbar = appG_width(d), m = static_cast<int>(s.monomials.size());
-  const learn::Parameterisation p = learn::sja_bilinear(d, dbar, L, learn::BilinearForm::sparse);
+  const icl::Parameterisation p = learn::sja_bilinear(d, dbar, L, learn::BilinearForm::sparse);
   const auto gm = GaussianIclModel::from_task(s.task, Eigen::MatrixXd::Identity(d, d));
   const PromptShape shape = sja_shape(d, dbar, n);
   learn::TrainConfig& c = t.config;
@@ -207,10 +207,10 @@ AppGTrainedStack appG_trained_stack(const ClaimContext& ctx, int d, int n, int L
   c.purpose = ctx.purpose("trained stack/train");
   c.threads = ctx.threads;
   c.label = "sja.thm7 trained stack";
-  t.result = learn::train(p, learn::normal_theta(p, 0.1, ctx.seed, ctx.purpose("trained stack/init")),
-                          learn::gaussian_prompts(gm, shape), learn::LossSpec::sja(), c);
-  const learn::Network net = p.network(t.result.theta);
-  std::vector<learn::Network> heads;
+  t.result = learn::train(p, icl::normal_theta(p, 0.1, ctx.seed, ctx.purpose("trained stack/init")),
+                          icl::gaussian_prompts(gm, shape), icl::LossSpec::sja(), c);
+  const icl::Network net = p.network(t.result.theta);
+  std::vector<icl::Network> heads;
   for (int l = 1; l <= L; ++l) heads.push_back(net.truncated(2 * l));
   std::vector<BlockStep> steps;
   for (int l = 1; l <= L; ++l) {
@@ -221,7 +221,7 @@ AppGTrainedStack appG_trained_stack(const ClaimContext& ctx, int d, int n, int L
   const std::uint64_t prompts = ctx.quick ? 256 : 2048;
   const std::uint64_t purpose = ctx.purpose("trained stack/compare");
   std::vector<std::array<double, 5>> sum(static_cast<std::size_t>(L)), sum2(static_cast<std::size_t>(L));
-  learn::Tape tape;
+  icl::Tape tape;
   Eigen::MatrixXd X(d, n + 1), Z(shape.rows(), shape.cols());
   Eigen::RowVectorXd y(n + 1);
   Eigen::VectorXd w(s.task.num_coefficients());
@@ -237,7 +237,7 @@ AppGTrainedStack appG_trained_stack(const ClaimContext& ctx, int d, int n, int L
     const MatrixS<double> PhiD = monomial_features<double>(s.monomials, X);
     const BcdReference ref(PhiL, PhiD, y, n, steps);
     for (int l = 1; l <= L; ++l) {
-      const double yt = learn::forward(heads[static_cast<std::size_t>(l - 1)], Z, tape);
+      const double yt = icl::forward(heads[static_cast<std::size_t>(l - 1)], Z, tape);
       long double q = 0;
       for (int k = 0; k < m; ++k) q += PhiL(k, n) * ref.truth(static_cast<std::size_t>(l))[k];
       const double yb = static_cast<double>(q);

@@ -1,5 +1,5 @@
 // Sun, Jadbabaie, Azizan (000) Sec. 2.2: the bilinear Transformer the paper trains, as a Parameterisation
-// (lib/icl/learn/parameters.hpp). In namespace icl::learn beside the library's generic forms (learn/forms.hpp);
+// (lib/icl/model/parameters.hpp). In namespace icl::learn beside the library's generic forms (learn/forms.hpp);
 // paper-specific, so here among the constructions.
 //
 //   sja_bilinear 2L layers, bilinear then attention, on sja prompts (dbar+1 rows); attention P, Q full; bilinear W0, W1
@@ -9,7 +9,7 @@
 //                the paper's constructions (5) have it), the rest frozen at 0: the variant that trains at the paper's
 //                recipe (docs/budgets.md, "The sja model question").
 #pragma once
-#include "icl/learn/parameters.hpp"
+#include "icl/model/parameters.hpp"
 
 namespace icl::learn {
 

@@ -8,7 +8,7 @@
 #include "icl/exact/optimal_attention.hpp"
 #include "icl/model/rng.hpp"
 #include "icl/model/tasks.hpp"
-#include "icl/report/quantities.hpp"
+#include "icl/verdict/quantities.hpp"
 
 #include <fmt/format.h>
 

@@ -7,7 +7,7 @@
 #include "icl/claim/claim_run.hpp"
 #include "icl/claim/kinds/trained.hpp"
 #include "icl/learn/gpt2.hpp"
-#include "icl/report/svg_plot.hpp"
+#include "icl/io/svg_plot.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>

@@ -1,7 +1,7 @@
 #include "constructions/xlssc_sec4.hpp"
 
 #include "icl/model/rng.hpp"
-#include "icl/report/quantities.hpp"
+#include "icl/verdict/quantities.hpp"
 #include "icl/verdict/mutation.hpp"
 
 #include <algorithm>

@@ -62,9 +62,9 @@ double predict_query(const SoftmaxAttention& layer, Eigen::MatrixXd& Z) {
 
 SoftSearch search_softmax(const ClaimContext& ctx, int d, int D, const Eigen::VectorXd& theta0, const SearchBudget& budget,
                           const std::string& tag, std::uint64_t select_n) {
-  const learn::Parameterisation p = learn::softmax_stack(d, 1, SoftmaxAttention::Activation::softmax, true);
-  const learn::PromptSource source = learn::unstructured_prompts(d, D, theta0);
-  const learn::LossSpec sq{-1.0, 1.0};  // (yhat - y_q)^2
+  const icl::Parameterisation p = learn::softmax_stack(d, 1, SoftmaxAttention::Activation::softmax, true);
+  const icl::PromptSource source = icl::unstructured_prompts(d, D, theta0);
+  const icl::LossSpec sq{-1.0, 1.0};  // (yhat - y_q)^2
   learn::BatchObjective held_out(p, source, sq, ctx.threads);
   const std::uint64_t select_purpose = ctx.purpose(tag + "/select");
   const int gK = p.find_group("K_0");
@@ -116,9 +116,9 @@ SoftSearch search_softmax(const ClaimContext& ctx, int d, int D, const Eigen::Ve
   // would otherwise be frozen at what the rescaling made of it.
   pr.refine = [&, d](const Eigen::VectorXd& x, int effort, std::uint64_t stream) {
     const double sigma = std::max(1.0, x.segment(k_off, k_len).norm() / kRelativeFrom);
-    learn::Parameterisation q(p.base());
-    q.add(learn::ParamGroup::full("V_0", d + 1, d + 1, {{0, "V"}}));
-    q.add(learn::ParamGroup::full("K_0", d + 1, d + 1, {learn::Target{0, "K", 0, 0, sigma}}));
+    icl::Parameterisation q(p.base());
+    q.add(icl::ParamGroup::full("V_0", d + 1, d + 1, {{0, "V"}}));
+    q.add(icl::ParamGroup::full("K_0", d + 1, d + 1, {icl::Target{0, "K", 0, 0, sigma}}));
     Eigen::VectorXd y = x;
     y.segment(k_off, k_len) /= sigma;
     learn::TrainConfig c;
@@ -154,7 +154,7 @@ SoftSearch search_softmax(const ClaimContext& ctx, int d, int D, const Eigen::Ve
     out.search.best = pr.structured.front().second;
     out.search.best_start = pr.structured.front().first + " (every path diverged: the start itself)";
   }
-  const learn::Network net = p.network(out.search.best);
+  const icl::Network net = p.network(out.search.best);
   out.chosen.V = net.weight(0, "V");
   out.chosen.K = net.weight(0, "K");
   out.chosen.activation = SoftmaxAttention::Activation::softmax;

@@ -30,14 +30,14 @@
 #include "icl/model/task_law.hpp"
 #include "icl/layers/network.hpp"
 #include "icl/learn/checkpoint.hpp"
-#include "icl/learn/prompts.hpp"
+#include "icl/model/prompt_source.hpp"
 #include "icl/learn/trainer.hpp"
 #include "icl/verdict/over_trials.hpp"
 #include "icl/montecarlo/prompt_loss.hpp"
 #include "icl/montecarlo/statistics.hpp"
 #include "icl/report/paper.hpp"
 #include "icl/report/provenance.hpp"
-#include "icl/report/quantities.hpp"
+#include "icl/verdict/quantities.hpp"
 
 #include <fmt/format.h>
 #include <pybind11/eigen.h>
@@ -1129,10 +1129,10 @@ PYBIND11_MODULE(icl_verify, m) {
           if (py::reinterpret_borrow<py::dict>(seq[l]).contains("heads"))
             throw py::value_error(fmt::format("train: layer {} has several heads; train takes one-head layers", l + 1));
         // Every entry of every parameter trains, from the given weights (the base; theta = 0 at the start).
-        learn::Parameterisation params(start.net);
+        icl::Parameterisation params(start.net);
         for (int l = 0; l < start.net.size(); ++l)
           for (const auto& p : start.net.layer(l).params())
-            params.add(learn::ParamGroup::full(fmt::format("{}_{}", p.name, l), static_cast<int>(p.value.rows()),
+            params.add(icl::ParamGroup::full(fmt::format("{}_{}", p.name, l), static_cast<int>(p.value.rows()),
                                                static_cast<int>(p.value.cols()), {{l, p.name}}));
         const auto sigma = covariance_arg(sigma_arg, d);
         const GaussianIclModel model = task_model("train", task, sigma_or_identity(sigma, d), noise, w_cov);
@@ -1169,8 +1169,8 @@ PYBIND11_MODULE(icl_verify, m) {
           }
           learn::set_checkpoints({dir, 60});
         }
-        const learn::PromptSource source = learn::gaussian_prompts(model, start.shape);
-        const learn::LossSpec loss{start.sign, 1.0};
+        const icl::PromptSource source = icl::gaussian_prompts(model, start.shape);
+        const icl::LossSpec loss{start.sign, 1.0};
         learn::TrainResult r;
         try {
           r = interruptible([&] { return learn::train(params, Eigen::VectorXd::Zero(params.size()), source, loss, cfg); },
@@ -1267,8 +1267,8 @@ PYBIND11_MODULE(icl_verify, m) {
         check_memory("compare", d, n, th);
         const auto sigma = covariance_arg(sigma_arg, d);
         const GaussianIclModel model = task_model("compare", task, sigma_or_identity(sigma, d), noise, w_cov);
-        const learn::PromptSource source = learn::gaussian_prompts(model, lower[0].shape);
-        const learn::LossSpec loss{lower[0].sign, 1.0};
+        const icl::PromptSource source = icl::gaussian_prompts(model, lower[0].shape);
+        const icl::LossSpec loss{lower[0].sign, 1.0};
         std::vector<Estimate> diffs;
         interruptible([&] {
           for (std::size_t k = 0; k < lower.size(); ++k)  // trial k: its own fresh test prompts, paired across the sides

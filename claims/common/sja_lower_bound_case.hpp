@@ -9,7 +9,7 @@
 #include "constructions/sja_lower_bound.hpp"
 #include "icl/exact/lower_bounds.hpp"
 #include "icl/layers/network.hpp"
-#include "icl/report/table.hpp"
+#include "icl/claim/table.hpp"
 #include "icl/verdict/conditional_equality.hpp"
 #include "icl/verdict/decision.hpp"
 
@@ -73,7 +73,7 @@ struct LowerBoundClaimSpec {
 // Every case: the quadratic task, the bound C(d+2,2) - dt, the explicit layer of constructions/sja_lower_bound
 // evaluated at n, judged by the family lower-bound kind with the corrected bound's check beside it.
 ClaimResult run_lower_bound_claim(const ClaimContext& ctx, const LowerBoundClaimSpec& spec);
-// Their LaTeX table (report/table.hpp): a bound table of the stated bound, the exact infimum, the construction by Monte
+// Their LaTeX table (claim/table.hpp): a bound table of the stated bound, the exact infimum, the construction by Monte
 // Carlo and the corrected bound, under `label` ("Remark~1") and `caption`.
 ClaimTable lower_bound_table(const std::string& label, const std::string& caption);
 

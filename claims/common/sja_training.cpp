@@ -96,23 +96,23 @@ trained::TrainedGate linear_gate(const trained::TestLosses& at_training_length, 
 
 double linear_floor(int d) { return d * (d - 1) / 2.0 + 2.0 * d; }
 
-learn::PromptSource prompts(const GaussianIclModel& task, int dbar, int n) {
-  return learn::gaussian_prompts(task, sja_shape(task.d, dbar, n));
+icl::PromptSource prompts(const GaussianIclModel& task, int dbar, int n) {
+  return icl::gaussian_prompts(task, sja_shape(task.d, dbar, n));
 }
 
 learn::TrainConfig train_trials(const ClaimContext& ctx, trained::Model& model, const GaussianIclModel& task,
                                 const PromptShape& shape, const Settings& s, const std::string& data_tag) {
-  return trained::train_trials(ctx, model, learn::gaussian_prompts(task, shape), learn::LossSpec::sja(), s, data_tag);
+  return trained::train_trials(ctx, model, icl::gaussian_prompts(task, shape), icl::LossSpec::sja(), s, data_tag);
 }
 
 trained::TestLosses test_losses(const ClaimContext& ctx, const trained::Model& model, const GaussianIclModel& task, int dbar, int n_test,
                        int layers) {
-  return trained::test_losses(ctx, model, prompts(task, dbar, n_test), learn::LossSpec::sja(), n_test, layers);
+  return trained::test_losses(ctx, model, prompts(task, dbar, n_test), icl::LossSpec::sja(), n_test, layers);
 }
 
 std::vector<Estimate> paired_differences(const ClaimContext& ctx, const trained::Model& lower, const trained::Model& higher,
                                          const GaussianIclModel& task, int dbar, int n_test) {
-  return trained::paired_differences(ctx, lower, higher, prompts(task, dbar, n_test), learn::LossSpec::sja(), n_test);
+  return trained::paired_differences(ctx, lower, higher, prompts(task, dbar, n_test), icl::LossSpec::sja(), n_test);
 }
 
 nlohmann::ordered_json training_block(const learn::TrainConfig& c, const Settings& s, const std::vector<std::uint64_t>& seeds,
@@ -127,6 +127,6 @@ TailedSides::TailedSides(const ClaimContext& ctx, const std::vector<trained::Mod
           ctx, models,
           [task = GaussianIclModel::from_task(PolynomialTask::quadratic(d), Eigen::MatrixXd::Identity(d, d)),
            dbar](int n_test) { return prompts(task, dbar, n_test); },
-          learn::LossSpec::sja(), trained::kTailCap * quadratic_label_moment(d)) {}
+          icl::LossSpec::sja(), trained::kTailCap * quadratic_label_moment(d)) {}
 
 }  // namespace icl::sja_train

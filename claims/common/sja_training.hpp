@@ -63,7 +63,7 @@ trained::TrainedGate floor_gate(const trained::TestLosses& at_training_length, d
 double linear_floor(int d);
 
 // sja's prompts of `task` with embedding width dbar and n context examples, and its loss.
-learn::PromptSource prompts(const GaussianIclModel& task, int dbar, int n);
+icl::PromptSource prompts(const GaussianIclModel& task, int dbar, int n);
 
 // The trained kind's steps on sja's prompts and loss (trained.hpp), test prompts of length n_test.
 learn::TrainConfig train_trials(const ClaimContext& ctx, trained::Model& model, const GaussianIclModel& task,

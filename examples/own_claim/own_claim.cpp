@@ -36,7 +36,7 @@
 #include "icl/model/prompt.hpp"
 #include "icl/montecarlo/prompt_loss.hpp"
 #include "icl/report/paper.hpp"
-#include "icl/report/quantities.hpp"
+#include "icl/verdict/quantities.hpp"
 #include "icl/verdict/checks.hpp"
 #include "icl/verdict/identity.hpp"
 

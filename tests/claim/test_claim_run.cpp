@@ -2,7 +2,7 @@
 // block written from it, cases with progress, findings last, and the verdict handed to the summary.
 #include "icl/claim/case_json.hpp"
 #include "icl/claim/claim_run.hpp"
-#include "icl/report/quantities.hpp"
+#include "icl/verdict/quantities.hpp"
 
 #include <doctest/doctest.h>
 

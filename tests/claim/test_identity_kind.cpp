@@ -4,7 +4,7 @@
 // decisions that reached it; prompts set aside are counted in the words, and none judged leaves the case inconclusive.
 #include "icl/claim/case_json.hpp"
 #include "icl/claim/kinds/identity.hpp"
-#include "icl/report/quantities.hpp"
+#include "icl/verdict/quantities.hpp"
 #include "tests/support/claim_kind_support.hpp"
 
 #include <doctest/doctest.h>

@@ -32,13 +32,13 @@ ClaimContext context(int threads) {
 struct Setup {
   int d = 2, n = 8;
   GaussianIclModel task = GaussianIclModel::from_task(PolynomialTask::linear(2), Eigen::MatrixXd::Identity(2, 2));
-  learn::PromptSource prompts = learn::gaussian_prompts(task, acds_shape(2, 8));
+  icl::PromptSource prompts = icl::gaussian_prompts(task, acds_shape(2, 8));
   trained::Schedule schedule{.steps = 30, .batch = 32, .trials = 2, .learning_rate = 1e-2, .init_sd = 0.05};
 };
 
 trained::Model trained_model(const ClaimContext& ctx, const Setup& s) {
   trained::Model m{.name = "one layer", .params = learn::full_lsa(s.d + 1, 1), .runs = {}, .seeds = {}};
-  trained::train_trials(ctx, m, s.prompts, learn::LossSpec::acds(), s.schedule, "data");
+  trained::train_trials(ctx, m, s.prompts, icl::LossSpec::acds(), s.schedule, "data");
   return m;
 }
 
@@ -76,12 +76,12 @@ TEST_CASE("trained kind: trials are reproducible, seeded seed + k, and the same 
     CHECK((a.runs[k].theta - b.runs[k].theta).norm() == 0.0);
   }
   CHECK((a.runs[0].theta - a.runs[1].theta).norm() > 0.0);  // the trials differ
-  const trained::TestLosses t1 = trained::test_losses(context(1), a, s.prompts, learn::LossSpec::acds(), s.n);
-  const trained::TestLosses t2 = trained::test_losses(context(2), b, s.prompts, learn::LossSpec::acds(), s.n);
+  const trained::TestLosses t1 = trained::test_losses(context(1), a, s.prompts, icl::LossSpec::acds(), s.n);
+  const trained::TestLosses t2 = trained::test_losses(context(2), b, s.prompts, icl::LossSpec::acds(), s.n);
   REQUIRE(t1.finished() == 2);
   for (std::size_t k = 0; k < 2; ++k) CHECK(t1.per_trial[k].mean == t2.per_trial[k].mean);
   // The tailed side's full estimate is test_losses' bit for bit (the same prompts).
-  const auto tl = trained::tailed_losses(context(1), a, s.prompts, learn::LossSpec::acds(), s.n, 1e6);
+  const auto tl = trained::tailed_losses(context(1), a, s.prompts, icl::LossSpec::acds(), s.n, 1e6);
   for (std::size_t k = 0; k < 2; ++k) CHECK(tl[k].full.mean == t1.per_trial[k].mean);
 }
 
@@ -89,7 +89,7 @@ TEST_CASE("trained kind: a model against itself on paired prompts differs by exa
   const Setup s;
   const ClaimContext ctx = context(1);
   const trained::Model m = trained_model(ctx, s);
-  const auto diffs = trained::paired_differences(ctx, m, m, s.prompts, learn::LossSpec::acds(), s.n);
+  const auto diffs = trained::paired_differences(ctx, m, m, s.prompts, icl::LossSpec::acds(), s.n);
   REQUIRE(diffs.size() == 2);
   for (const auto& e : diffs) CHECK(e.mean == 0.0);
   const Decision dec = trained::paired_decision(ctx, {.paper = true, .differences = ""}, diffs, 0.01, "m below m");

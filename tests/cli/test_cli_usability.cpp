@@ -5,7 +5,8 @@
 #include "icl/cli/engine.hpp"
 #include "icl/cli/launcher.hpp"
 #include "icl/execute/executor.hpp"
-#include "icl/report/progress_line.hpp"
+#include "icl/backends/backends.hpp"
+#include "icl/execute/progress_line.hpp"
 #include "icl/report/report.hpp"
 #include "tests/support/cli_support.hpp"
 

@@ -21,7 +21,7 @@ using namespace icl;
 
 TEST_CASE("acds_form8_diagonal: form (8) with diagonal A_i, the same network and exact loss as the full form") {
   const int d = 3, L = 2, n = 4;
-  const learn::Parameterisation diag = learn::acds_form8_diagonal(d, L), full = learn::acds_form8(d, L);
+  const icl::Parameterisation diag = learn::acds_form8_diagonal(d, L), full = learn::acds_form8(d, L);
   REQUIRE(diag.size() == L * d);
   Eigen::VectorXd theta(L * d);
   theta << 0.3, -0.2, 0.7, 0.1, 0.4, -0.5;
@@ -48,7 +48,7 @@ TEST_CASE("acds search_pairs: d = 1, the symmetric and diagonal searches agree a
   const int d = 1, n = 5, starts = 4;
   const Eigen::MatrixXd I = Eigen::MatrixXd::Identity(d, d);
   const AcdsPopulation pop(I, I, n, 2, false);
-  const learn::Parameterisation sym = learn::acds_form8(d, 2, true), diag = learn::acds_form8_diagonal(d, 2);
+  const icl::Parameterisation sym = learn::acds_form8(d, 2, true), diag = learn::acds_form8_diagonal(d, 2);
   const StartsMinimum g = acds::search_pairs(pop, sym, starts, ctx, "symmetric");
   const StartsMinimum dg = acds::search_pairs(pop, diag, starts, ctx, "diagonal");
   REQUIRE(g.converged > 0);

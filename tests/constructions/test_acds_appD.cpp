@@ -5,7 +5,7 @@
 #include "constructions/acds_forms.hpp"
 #include "constructions/acds_training.hpp"
 #include "icl/exact/acds_family_loss.hpp"
-#include "icl/learn/prompts.hpp"
+#include "icl/model/prompt_source.hpp"
 #include "icl/learn/objective.hpp"
 #include "icl/learn/optimizers.hpp"
 #include "icl/model/prompt.hpp"
@@ -29,8 +29,8 @@ TEST_CASE("acds App. D: the eta grid, the preconditioned baseline's exact minimu
   ctx.samples = 2048;
   const int d = 5, n = 10, L = 1;
   const Eigen::MatrixXd sigma = Eigen::MatrixXd::Identity(d, d);
-  const learn::PromptSource source = learn::gaussian_prompts(inverse_weight_model(sigma), acds_shape(d, n));
-  const learn::Parameterisation gd = learn::acds_family(d, L, sigma, false);
+  const icl::PromptSource source = icl::gaussian_prompts(inverse_weight_model(sigma), acds_shape(d, n));
+  const icl::Parameterisation gd = learn::acds_family(d, L, sigma, false);
   const acds_exp::Baselines b = acds_exp::appD_baselines(ctx, n, L, "point", source, gd);
   const ReducedFamilyLoss fam(d, n, L, false);
   Eigen::VectorXd g;
@@ -40,8 +40,8 @@ TEST_CASE("acds App. D: the eta grid, the preconditioned baseline's exact minimu
   CHECK(b.per_step <= b.pre_exact * (1 + 1e-12));
   CHECK(b.pre_exact < d);  // one good step beats predicting 0 (loss E[y^2] = d)
 
-  const learn::Network net = gd.network(Eigen::VectorXd::Constant(L, b.pre_eta));
-  const learn::Network nets[3] = {net, net, gd.network(Eigen::VectorXd::Constant(L, b.gd_eta))};
+  const icl::Network net = gd.network(Eigen::VectorXd::Constant(L, b.pre_eta));
+  const icl::Network nets[3] = {net, net, gd.network(Eigen::VectorXd::Constant(L, b.gd_eta))};
   const acds_exp::PairedTest m = acds_exp::appD_paired_test(ctx, n, "point", source, nets, 0.01);
   CHECK(m.diff.mean == 0.0);
   CHECK(m.trained.mean == m.pre.mean);

@@ -3,6 +3,7 @@
 // count and equal to the trainer's objective; a backend not built here is refused with one line naming the built ones.
 #include "constructions/acds_forms.hpp"
 #include "icl/execute/executor.hpp"
+#include "icl/backends/backends.hpp"
 #include "icl/execute/label_row.hpp"
 #include "icl/learn/forms.hpp"
 #include "icl/learn/objective.hpp"
@@ -21,29 +22,29 @@ namespace test_executor {  // named: a unity build compiles several test files a
 namespace {
 
 struct Setup {
-  learn::Parameterisation params = learn::acds_form11(2, 2);
-  learn::PromptSource source;
+  icl::Parameterisation params = learn::acds_form11(2, 2);
+  icl::PromptSource source;
   Eigen::VectorXd theta;
   Setup() {
-    source = learn::gaussian_prompts(GaussianIclModel::from_task(PolynomialTask::linear(2), Eigen::MatrixXd::Identity(2, 2)),
+    source = icl::gaussian_prompts(GaussianIclModel::from_task(PolynomialTask::linear(2), Eigen::MatrixXd::Identity(2, 2)),
                                      acds_shape(2, 9));
-    theta = learn::normal_theta(params, 0.3, 5, 6);
+    theta = icl::normal_theta(params, 0.3, 5, 6);
   }
 };
 
 TEST_CASE("executor: per-prompt losses are the forward pass's, in prompt order, at any thread count") {
   Setup s;
-  const learn::Network net = s.params.network(s.theta);
-  const learn::LossSpec loss = learn::LossSpec::acds();
+  const icl::Network net = s.params.network(s.theta);
+  const icl::LossSpec loss = icl::LossSpec::acds();
   const std::uint64_t count = 700;  // not a multiple of the chunk
   std::vector<double> serial(count);
   {
-    learn::PromptDrawer draw = s.source.make_drawer();
-    learn::Tape tape;
+    icl::PromptDrawer draw = s.source.make_drawer();
+    icl::Tape tape;
     Eigen::MatrixXd Z(s.source.rows, s.source.cols);
     for (std::uint64_t i = 0; i < count; ++i) {
       const double yq = draw(3, 4, i, Z);
-      serial[i] = loss(learn::forward(net, Z, tape), yq);
+      serial[i] = loss(icl::forward(net, Z, tape), yq);
     }
   }
   for (int threads : {1, 2, 5}) {
@@ -55,7 +56,7 @@ TEST_CASE("executor: per-prompt losses are the forward pass's, in prompt order, 
 }
 
 TEST_CASE("executor: a minibatch's loss and gradient are the chunk sums in chunk order, the same at any thread count") {
-  // The layers' path (learn::forward / learn::backward per prompt): acds form (11) is a label-row stack, which the cpu
+  // The layers' path (icl::forward / icl::backward per prompt): acds form (11) is a label-row stack, which the cpu
   // executor runs on its own kernels unless told not to; tests/execute/test_label_row.cpp checks that path's chunk
   // sums the same way.
   struct LayersPath {
@@ -64,13 +65,13 @@ TEST_CASE("executor: a minibatch's loss and gradient are the chunk sums in chunk
     ~LayersPath() { set_label_row_enabled(before); }
   } layers_path;
   Setup s;
-  const learn::LossSpec loss = learn::LossSpec::acds();
+  const icl::LossSpec loss = icl::LossSpec::acds();
   const std::uint64_t count = 300;
   // By hand: chunk sums of Executor::kBatchChunk prompts, added in chunk order.
-  const learn::Network net = s.params.network(s.theta);
-  learn::PromptDrawer draw = s.source.make_drawer();
-  learn::Tape tape;
-  learn::WeightGrads g = s.params.make_grads();
+  const icl::Network net = s.params.network(s.theta);
+  icl::PromptDrawer draw = s.source.make_drawer();
+  icl::Tape tape;
+  icl::WeightGrads g = s.params.make_grads();
   Eigen::MatrixXd Z(s.source.rows, s.source.cols);
   double total = 0;
   Eigen::VectorXd grad = Eigen::VectorXd::Zero(s.params.size());
@@ -79,9 +80,9 @@ TEST_CASE("executor: a minibatch's loss and gradient are the chunk sums in chunk
     g.zero();
     for (std::uint64_t i = c0; i < std::min(count, c0 + Executor::kBatchChunk); ++i) {
       const double yq = draw(7, 8, i, Z);
-      const double yhat = learn::forward(net, Z, tape);
+      const double yhat = icl::forward(net, Z, tape);
       sum += loss(yhat, yq);
-      learn::backward(net, tape, loss.derivative(yhat, yq), g);
+      icl::backward(net, tape, loss.derivative(yhat, yq), g);
     }
     Eigen::VectorXd gc = Eigen::VectorXd::Zero(s.params.size());
     s.params.pullback(g, gc);

@@ -1,10 +1,11 @@
 // The cpu executor's label-row path (execute/label_row.hpp): which stacks it recognises; its minibatch loss and
-// gradient against the layers' path (learn::forward / learn::backward, the same executor with the path off) to 1e-12
+// gradient against the layers' path (icl::forward / icl::backward, the same executor with the path off) to 1e-12
 // relative for acds forms (8) and (11) and their families at L = 1..4, d = 5, n = 2, 10, 20 (random, non-symmetric A
 // and B); bit for bit at 1 and 2 threads; its chunk sums by hand (prompt order within a chunk, chunks in order); the
 // kept statistics against fresh ones; the AVX2 kernel against the baseline one; training at 1 and 2 threads.
 #include "constructions/acds_forms.hpp"
 #include "icl/execute/executor.hpp"
+#include "icl/backends/backends.hpp"
 #include "icl/execute/label_row.hpp"
 #include "icl/learn/forms.hpp"
 #include "icl/learn/objective.hpp"
@@ -32,17 +33,17 @@ struct LabelRowSwitch {
 };
 
 // Prompts of the linear task with a non-identity input covariance (x = L z), as the acds experiments draw them.
-learn::PromptSource prompts(int d, int n, std::uint64_t seed) {
+icl::PromptSource prompts(int d, int n, std::uint64_t seed) {
   const Eigen::MatrixXd U = random_orthogonal(d, seed, 3);
   Eigen::VectorXd ev(d);
   for (int i = 0; i < d; ++i) ev[i] = 1.0 / (1 + i);
   const Eigen::MatrixXd sigma = U.transpose() * ev.asDiagonal() * U;
-  return learn::gaussian_prompts(GaussianIclModel::from_task(PolynomialTask::linear(d), 0.5 * (sigma + sigma.transpose())),
+  return icl::gaussian_prompts(GaussianIclModel::from_task(PolynomialTask::linear(d), 0.5 * (sigma + sigma.transpose())),
                                  acds_shape(d, n));
 }
 
-Eigen::VectorXd random_theta(const learn::Parameterisation& p, double sd, std::uint64_t seed) {
-  return learn::normal_theta(p, sd, seed, 11);
+Eigen::VectorXd random_theta(const icl::Parameterisation& p, double sd, std::uint64_t seed) {
+  return icl::normal_theta(p, sd, seed, 11);
 }
 
 double rel(double a, double b) { return std::abs(a - b) / std::max(std::abs(b), 1e-300); }
@@ -52,7 +53,7 @@ double rel(const Eigen::VectorXd& a, const Eigen::VectorXd& b) {
 
 struct Form {
   std::string name;
-  learn::Parameterisation params;
+  icl::Parameterisation params;
 };
 
 std::vector<Form> forms(int d, int L, const Eigen::MatrixXd& sigma_inv) {
@@ -64,7 +65,7 @@ std::vector<Form> forms(int d, int L, const Eigen::MatrixXd& sigma_inv) {
 }
 
 TEST_CASE("label-row: acds forms are recognised; stacks with other structure are not") {
-  const learn::PromptSource src = prompts(5, 10, 1);
+  const icl::PromptSource src = prompts(5, 10, 1);
   for (int L : {1, 2, 4}) {
     CHECK(LabelRowStack::recognise(learn::acds_form8(5, L), src));
     CHECK(LabelRowStack::recognise(learn::acds_form11(5, L), src));
@@ -74,22 +75,22 @@ TEST_CASE("label-row: acds forms are recognised; stacks with other structure are
   }
   // A group writing Q's last column, or P's last row off the diagonal: not label-row.
   {
-    learn::Parameterisation p = learn::acds_form8(5, 2);
-    p.add(learn::ParamGroup::full("q", 5, 1, {{1, "Q", 0, 5, 1.0}}));
+    icl::Parameterisation p = learn::acds_form8(5, 2);
+    p.add(icl::ParamGroup::full("q", 5, 1, {{1, "Q", 0, 5, 1.0}}));
     CHECK_FALSE(LabelRowStack::recognise(p, src));
   }
   {
-    learn::Parameterisation p = learn::acds_form8(5, 2);
-    p.add(learn::ParamGroup::full("p", 1, 5, {{0, "P", 5, 0, 1.0}}));
+    icl::Parameterisation p = learn::acds_form8(5, 2);
+    p.add(icl::ParamGroup::full("p", 1, 5, {{0, "P", 5, 0, 1.0}}));
     CHECK_FALSE(LabelRowStack::recognise(p, src));
   }
   {  // a frozen nonzero entry outside the blocks
-    learn::Parameterisation p = learn::acds_form8(5, 2);
+    icl::Parameterisation p = learn::acds_form8(5, 2);
     p.base().weight(1, "Q")(5, 2) = 0.5;
     CHECK_FALSE(LabelRowStack::recognise(p, src));
   }
   {  // unmasked attention, another number of rows, d above the kernels' range
-    learn::Parameterisation p = learn::acds_form8(5, 2);
+    icl::Parameterisation p = learn::acds_form8(5, 2);
     p.base().layers[0] = layers::LayerPtr(std::make_unique<layers::Lsa>(6, false));
     CHECK_FALSE(LabelRowStack::recognise(p, src));
     CHECK_FALSE(LabelRowStack::recognise(learn::acds_form8(4, 2), src));
@@ -97,18 +98,18 @@ TEST_CASE("label-row: acds forms are recognised; stacks with other structure are
   }
   // P(d, d) trained alone: recognised (its gradient is formed).
   {
-    learn::Parameterisation p = learn::acds_form8(5, 2);
-    p.add(learn::ParamGroup::full("p_1", 1, 1, {{1, "P", 5, 5, 1.0}}));
+    icl::Parameterisation p = learn::acds_form8(5, 2);
+    p.add(icl::ParamGroup::full("p_1", 1, 1, {{1, "P", 5, 5, 1.0}}));
     CHECK(LabelRowStack::recognise(p, src));
   }
 }
 
 TEST_CASE("label-row: minibatch loss and gradient are the layers' to 1e-12, and the same bits at 1 and 2 threads") {
-  const learn::LossSpec loss = learn::LossSpec::acds();
+  const icl::LossSpec loss = icl::LossSpec::acds();
   double worst_loss = 0, worst_grad = 0;
   int compared = 0, bitwise = 0;
   for (int n : {2, 10, 20}) {
-    const learn::PromptSource src = prompts(5, n, static_cast<std::uint64_t>(n));
+    const icl::PromptSource src = prompts(5, n, static_cast<std::uint64_t>(n));
     const Eigen::MatrixXd sigma_inv = src.gaussian_task->sigma.inverse();
     for (int L = 1; L <= 4; ++L)
       for (const Form& f : forms(5, L, sigma_inv)) {
@@ -157,11 +158,11 @@ TEST_CASE("label-row: minibatch loss and gradient are the layers' to 1e-12, and 
 
 TEST_CASE("label-row: every prompt's gradient is the layers' to 1e-12 (one-prompt minibatches)") {
   // Relative to each prompt's own gradient: no sum over prompts to hide a wrong term in a small entry.
-  const learn::LossSpec loss = learn::LossSpec::zfb();  // another sign and factor than acds's
+  const icl::LossSpec loss = icl::LossSpec::zfb();  // another sign and factor than acds's
   double worst = 0;
   for (int L = 1; L <= 4; ++L)
     for (const auto& params : {learn::acds_form8(5, L), learn::acds_form11(5, L)}) {
-      const learn::PromptSource src = prompts(5, 10, 7);
+      const icl::PromptSource src = prompts(5, 10, 7);
       const Eigen::VectorXd theta = random_theta(params, 0.4, static_cast<std::uint64_t>(L));
       auto fast = make_executor(Backend::cpu, 1);
       for (std::uint64_t i = 0; i < 12; ++i) {
@@ -183,18 +184,18 @@ TEST_CASE("label-row: every prompt's gradient is the layers' to 1e-12 (one-promp
 }
 
 TEST_CASE("label-row: the executor's minibatch is the kernel's chunk sums in chunk order, prompts in order") {
-  const learn::Parameterisation params = learn::acds_form11(5, 3);
-  const learn::PromptSource src = prompts(5, 10, 2);
-  const learn::LossSpec loss = learn::LossSpec::acds();
+  const icl::Parameterisation params = learn::acds_form11(5, 3);
+  const icl::PromptSource src = prompts(5, 10, 2);
+  const icl::LossSpec loss = icl::LossSpec::acds();
   const Eigen::VectorXd theta = random_theta(params, 0.3, 4);
   const std::uint64_t count = 150;
   auto lr = LabelRowStack::recognise(params, src);
   REQUIRE(lr);
   lr->load(params.network(theta));
-  learn::PromptDrawer draw = src.make_drawer();
+  icl::PromptDrawer draw = src.make_drawer();
   Eigen::MatrixXd Z(src.rows, src.cols);
   LabelRowStack::Scratch scratch;
-  learn::WeightGrads wg = params.make_grads();
+  icl::WeightGrads wg = params.make_grads();
   double total = 0;
   Eigen::VectorXd grad = Eigen::VectorXd::Zero(params.size());
   label_row::Buffer group(static_cast<std::size_t>(lr->group_size()));
@@ -229,9 +230,9 @@ TEST_CASE("label-row: the executor's minibatch is the kernel's chunk sums in chu
 }
 
 TEST_CASE("label-row: kept statistics are fresh ones bit for bit, across new weights and other streams") {
-  const learn::Parameterisation params = learn::acds_form11(5, 2);
-  const learn::PromptSource src = prompts(5, 20, 3);
-  const learn::LossSpec loss = learn::LossSpec::acds();
+  const icl::Parameterisation params = learn::acds_form11(5, 2);
+  const icl::PromptSource src = prompts(5, 20, 3);
+  const icl::LossSpec loss = icl::LossSpec::acds();
   auto kept = make_executor(Backend::cpu, 2);
   // Three streams in turn (two slots): every call against a fresh executor's, with new weights each time.
   for (int step = 0; step < 9; ++step) {
@@ -251,20 +252,20 @@ TEST_CASE("label-row: the AVX2 kernel gives the baseline kernel's bits") {
     MESSAGE("no AVX2 on this CPU: only the baseline kernel runs");
     return;
   }
-  const learn::LossSpec loss = learn::LossSpec::acds();
+  const icl::LossSpec loss = icl::LossSpec::acds();
   for (int d : {1, 3, 5, 8})
     for (int L : {1, 2, 3, 4})
       for (bool form11 : {false, true}) {
-        const learn::Parameterisation params = form11 ? learn::acds_form11(d, L) : learn::acds_form8(d, L);
-        const learn::PromptSource src = prompts(d, 10, static_cast<std::uint64_t>(d));
+        const icl::Parameterisation params = form11 ? learn::acds_form11(d, L) : learn::acds_form8(d, L);
+        const icl::PromptSource src = prompts(d, 10, static_cast<std::uint64_t>(d));
         auto a = LabelRowStack::recognise(params, src), b = LabelRowStack::recognise(params, src);
         REQUIRE(a);
         a->use_avx2(false);
         b->use_avx2(true);
-        const learn::Network net = params.network(random_theta(params, 0.3, static_cast<std::uint64_t>(d * 10 + L)));
+        const icl::Network net = params.network(random_theta(params, 0.3, static_cast<std::uint64_t>(d * 10 + L)));
         a->load(net);
         b->load(net);
-        learn::PromptDrawer draw = src.make_drawer();
+        icl::PromptDrawer draw = src.make_drawer();
         Eigen::MatrixXd Z(src.rows, src.cols);
         label_row::Buffer group(static_cast<std::size_t>(a->group_size()), 0.0);
         std::vector<double> ga(static_cast<std::size_t>(a->grad_size()), 0.0), gb = ga;
@@ -287,8 +288,8 @@ TEST_CASE("label-row: the AVX2 kernel gives the baseline kernel's bits") {
 }
 
 TEST_CASE("label-row: training is bitwise the same at 1 and 2 threads and close to the layers' path") {
-  const learn::Parameterisation params = learn::acds_form11(3, 3);
-  const learn::PromptSource src = prompts(3, 10, 5);
+  const icl::Parameterisation params = learn::acds_form11(3, 3);
+  const icl::PromptSource src = prompts(3, 10, 5);
   learn::TrainConfig c;
   c.optimizer = "adam";
   c.learning_rate = 1e-2;
@@ -301,12 +302,12 @@ TEST_CASE("label-row: training is bitwise the same at 1 and 2 threads and close 
   std::vector<learn::TrainResult> runs;
   for (int threads : {1, 2}) {
     c.threads = threads;
-    runs.push_back(learn::train(params, random_theta(params, 0.2, 8), src, learn::LossSpec::acds(), c));
+    runs.push_back(learn::train(params, random_theta(params, 0.2, 8), src, icl::LossSpec::acds(), c));
   }
   CHECK(runs[0].theta == runs[1].theta);
   CHECK(runs[0].curve.train_loss == runs[1].curve.train_loss);
   LabelRowSwitch off(false);
-  const learn::TrainResult layers = learn::train(params, random_theta(params, 0.2, 8), src, learn::LossSpec::acds(), c);
+  const learn::TrainResult layers = learn::train(params, random_theta(params, 0.2, 8), src, icl::LossSpec::acds(), c);
   CHECK(rel(runs[0].theta, layers.theta) <= 1e-10);
   CHECK(rel(runs[0].final_train_loss, layers.final_train_loss) <= 1e-10);
 }

@@ -33,8 +33,8 @@ using Act = layers::SoftmaxAttention::Activation;
 
 struct Case {
   std::string name;
-  learn::Network net;
-  learn::PromptSource source;
+  icl::Network net;
+  icl::PromptSource source;
 };
 
 std::vector<Case> cases() {
@@ -44,14 +44,14 @@ std::vector<Case> cases() {
   const Eigen::MatrixXd sigma = A * A.transpose() + 0.5 * Eigen::MatrixXd::Identity(3, 3);
   auto quad = GaussianIclModel::from_task(PolynomialTask::quadratic(3), sigma);
   quad.noise_sd = 0.25;
-  const learn::PromptSource sja_quad = learn::gaussian_prompts(quad, sja_shape(3, 10, 12));
+  const icl::PromptSource sja_quad = icl::gaussian_prompts(quad, sja_shape(3, 10, 12));
   auto fixed = GaussianIclModel::from_task(PolynomialTask::linear(2), Eigen::MatrixXd::Identity(2, 2));
   fixed.random_w = false;
   fixed.fixed_w = Eigen::Vector2d(0.75, -1.25);
-  const learn::PromptSource acds_fixed = learn::gaussian_prompts(fixed, acds_shape(2, 9));
+  const icl::PromptSource acds_fixed = icl::gaussian_prompts(fixed, acds_shape(2, 9));
   Eigen::VectorXd t4(4);
   t4 << 0.5, -1.0, 0.25, 2.0;
-  const learn::PromptSource un = learn::unstructured_prompts(4, 6, t4), un_gauss = learn::unstructured_prompts(3, 5);
+  const icl::PromptSource un = icl::unstructured_prompts(4, 6, t4), un_gauss = icl::unstructured_prompts(3, 5);
   v.push_back({"sja quadratic, covariance, noise: 2 LSA layers, a bilinear one",
                test::random_lsa_stack(sja_quad.rows, 2, true, 0.0, 41, 0.4, true), sja_quad});
   v.push_back({"acds fixed w: 3 unmasked LSA layers", test::random_lsa_stack(acds_fixed.rows, 3, false, 0.05, 42, 0.4),
@@ -117,7 +117,7 @@ TEST_CASE("plan image: the descriptors rebased into a copy give the plan's losse
     for (const auto precision : {portable::Precision::f64, portable::Precision::f32}) {
       CAPTURE(k.name);
       CAPTURE(precision == portable::Precision::f32);
-      const auto plan = plan_portable(k.net, k.source, learn::LossSpec::sja(), "test", precision);
+      const auto plan = plan_portable(k.net, k.source, icl::LossSpec::sja(), "test", precision);
       const auto want = plan_numbers(*plan, plan->prompt, plan->net, plan->net32, plan->zig.data());
       const portable::PlanImage image(*plan);
       REQUIRE(image.size() > 0);
@@ -161,7 +161,7 @@ TEST_CASE("plan image: the descriptors rebased into a copy give the plan's losse
 
 TEST_CASE("plan image: a descriptor pointing outside the plan's arrays is refused") {
   const auto k = cases().front();
-  const auto plan = plan_portable(k.net, k.source, learn::LossSpec::sja(), "test");
+  const auto plan = plan_portable(k.net, k.source, icl::LossSpec::sja(), "test");
   const double elsewhere[4] = {1, 2, 3, 4};
   plan->net.scale = elsewhere;
   const portable::PlanImage image(*plan);

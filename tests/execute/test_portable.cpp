@@ -3,7 +3,7 @@
 //   - the stream (Philox4x32-10 words, uniforms, ziggurat normals including the wedge and tail paths) is
 //     PromptRng's, bit for bit;
 //   - prompt i of a Gaussian task (isotropic or not, linear or quadratic basis, fixed w, noise; sja, acds and zfb
-//     embeddings) is learn::gaussian_prompts' prompt i, bit for bit, for several seeds, purposes and indices
+//     embeddings) is icl::gaussian_prompts' prompt i, bit for bit, for several seeds, purposes and indices
 //     (beyond 2^32 too);
 //   - the per-prompt loss of 1-, 2- and 3-layer dense LSA stacks (masked or not, scale 1/n or set; with bilinear
 //     layers between them where the scale is set) is the CPU executor's losses() to 1e-12 relative (absolute below
@@ -20,6 +20,7 @@
 #include "constructions/acds_forms.hpp"
 #include "constructions/sja_forms.hpp"
 #include "icl/execute/executor.hpp"
+#include "icl/backends/backends.hpp"
 #include "icl/execute/portable_path.hpp"
 #include "icl/layers/layer_norm.hpp"
 #include "icl/learn/forms.hpp"
@@ -110,14 +111,14 @@ std::vector<TaskCase> task_cases() {
   return v;
 }
 
-TEST_CASE("portable: prompt i of a Gaussian task is learn::gaussian_prompts' prompt i, bit for bit") {
+TEST_CASE("portable: prompt i of a Gaussian task is icl::gaussian_prompts' prompt i, bit for bit") {
   for (const auto& tc : task_cases()) {
     CAPTURE(tc.name);
-    const learn::PromptSource source = learn::gaussian_prompts(tc.task, tc.shape);
+    const icl::PromptSource source = icl::gaussian_prompts(tc.task, tc.shape);
     Network net;
     net.rows = source.rows;
-    const auto plan = plan_portable(net, source, learn::LossSpec::sja(), "test");
-    learn::PromptDrawer draw = source.make_drawer();
+    const auto plan = plan_portable(net, source, icl::LossSpec::sja(), "test");
+    icl::PromptDrawer draw = source.make_drawer();
     Eigen::MatrixXd Zc(source.rows, source.cols), Zp;
     int compared = 0;
     for (std::uint64_t seed : {3ull, 20260101ull})
@@ -151,7 +152,7 @@ TEST_CASE("portable: per-prompt losses of 1-, 2- and 3-layer LSA stacks (with bi
   int bitwise = 0, total = 0;
   const std::uint64_t count = 300;  // more than one loss chunk
   for (const auto& tc : task_cases()) {
-    const learn::PromptSource source = learn::gaussian_prompts(tc.task, tc.shape);
+    const icl::PromptSource source = icl::gaussian_prompts(tc.task, tc.shape);
     const int D = source.rows;
     for (int layers : {1, 2, 3})
       for (bool masked : {true, false})
@@ -161,7 +162,7 @@ TEST_CASE("portable: per-prompt losses of 1-, 2- and 3-layer LSA stacks (with bi
           CAPTURE(masked);
           CAPTURE(scale);
           const Network net = random_lsa_stack(D, layers, masked, scale, 17 + layers, 0.6 / std::sqrt(D), scale != 0);
-          const learn::LossSpec loss = tc.shape.embedding == Embedding::zfb ? learn::LossSpec::zfb() : learn::LossSpec::sja();
+          const icl::LossSpec loss = tc.shape.embedding == Embedding::zfb ? icl::LossSpec::zfb() : icl::LossSpec::sja();
           std::vector<double> ref, mine;
           cpu->losses(net, source, loss, 5, 6, count, ref);
           const auto plan = plan_portable(net, source, loss, "test");
@@ -192,7 +193,7 @@ TEST_CASE("portable: per-prompt losses of 1-, 2- and 3-layer LSA stacks (with bi
 
 TEST_CASE("portable: the gradient of one prompt's loss is its central finite difference (every weight of LSA and bilinear layers)") {
   for (const auto& tc : task_cases()) {
-    const learn::PromptSource source = learn::gaussian_prompts(tc.task, tc.shape);
+    const icl::PromptSource source = icl::gaussian_prompts(tc.task, tc.shape);
     const int D = source.rows;
     for (int layers : {1, 2, 3})
       for (bool masked : {true, false})
@@ -203,7 +204,7 @@ TEST_CASE("portable: the gradient of one prompt's loss is its central finite dif
         CAPTURE(bilinear);
         const Network net = random_lsa_stack(D, layers, masked, masked ? 0.0 : 0.05, 31 + layers, 0.5 / std::sqrt(D),
                                              bilinear);
-        const auto plan = plan_portable(net, source, learn::LossSpec::sja(), "test");
+        const auto plan = plan_portable(net, source, icl::LossSpec::sja(), "test");
         for (std::uint64_t i : {std::uint64_t{0}, std::uint64_t{7}}) {
           const test::GradientCheck g = test::check_prompt_gradient(*plan, portable_stream_key(9, 4), i);
           CHECK(g.same_loss);
@@ -220,10 +221,10 @@ TEST_CASE("portable: the minibatch's loss and gradient are the CPU executor's to
   double worst_loss = 0, worst_grad = 0;
   int compared = 0;
   for (const auto& tc : task_cases()) {
-    const learn::PromptSource source = learn::gaussian_prompts(tc.task, tc.shape);
+    const icl::PromptSource source = icl::gaussian_prompts(tc.task, tc.shape);
     const int D = source.rows;
-    const learn::LossSpec loss = tc.shape.embedding == Embedding::zfb ? learn::LossSpec::zfb() : learn::LossSpec::sja();
-    std::vector<learn::Parameterisation> forms;
+    const icl::LossSpec loss = tc.shape.embedding == Embedding::zfb ? icl::LossSpec::zfb() : icl::LossSpec::sja();
+    std::vector<icl::Parameterisation> forms;
     for (int layers : {1, 3}) forms.push_back(learn::full_lsa(D, layers, layers == 1));
     if (tc.shape.embedding == Embedding::acds) forms.push_back(learn::acds_form8(tc.task.d, 3));
     if (tc.shape.embedding == Embedding::sja) {  // sja's bilinear stacks (D = dbar + 1; sparse form (12) needs dbar >= d + 2)
@@ -267,8 +268,8 @@ struct F32Error {
   std::size_t bitwise = 0, count = 0;
 };
 
-F32Error f32_error(const learn::Parameterisation& params, const Eigen::VectorXd& theta,
-                   const learn::PromptSource& source, learn::LossSpec loss, std::uint64_t count) {
+F32Error f32_error(const icl::Parameterisation& params, const Eigen::VectorXd& theta,
+                   const icl::PromptSource& source, icl::LossSpec loss, std::uint64_t count) {
   const Network net = params.network(theta);
   const auto p64 = plan_portable(net, source, loss, "test", portable::Precision::f64);
   const auto p32 = plan_portable(net, source, loss, "test", portable::Precision::f32);
@@ -305,9 +306,9 @@ F32Error f32_error(const learn::Parameterisation& params, const Eigen::VectorXd&
 TEST_CASE("portable: float32 against float64, measured (losses, their mean, the minibatch gradient)") {
   struct Model {
     const char* name;
-    learn::Parameterisation params;
-    learn::PromptSource source;
-    learn::LossSpec loss;
+    icl::Parameterisation params;
+    icl::PromptSource source;
+    icl::LossSpec loss;
     double sd;
   };
   const auto iso = [](int d) { return Eigen::MatrixXd::Identity(d, d); };
@@ -315,21 +316,21 @@ TEST_CASE("portable: float32 against float64, measured (losses, their mean, the 
   for (int layers : {1, 3})
     models.push_back({layers == 1 ? "sja.thm2 LSA, 1 layer, d=4 n=200" : "sja.thm2 LSA, 3 layers, d=4 n=200",
                       learn::full_lsa(6, layers),
-                      learn::gaussian_prompts(GaussianIclModel::from_task(PolynomialTask::linear(4), iso(4)),
+                      icl::gaussian_prompts(GaussianIclModel::from_task(PolynomialTask::linear(4), iso(4)),
                                               sja_shape(4, 5, 200)),
-                      learn::LossSpec::sja(), 0.4 / std::sqrt(6.0)});
+                      icl::LossSpec::sja(), 0.4 / std::sqrt(6.0)});
   models.push_back({"sja.fig1 bilinear, 6 blocks, d=3 dbar=12 n=200",
                     learn::sja_bilinear(3, 12, 6, learn::BilinearForm::dense),
-                    learn::gaussian_prompts(GaussianIclModel::from_task(PolynomialTask::quadratic(3), iso(3)),
+                    icl::gaussian_prompts(GaussianIclModel::from_task(PolynomialTask::quadratic(3), iso(3)),
                                             sja_shape(3, 12, 200)),
-                    learn::LossSpec::sja(), 0.02});
+                    icl::LossSpec::sja(), 0.02});
   models.push_back({"acds form (8), 3 layers, d=5 n=20", learn::acds_form8(5, 3),
-                    learn::gaussian_prompts(GaussianIclModel::from_task(PolynomialTask::linear(5), test_covariance(5, 3)),
+                    icl::gaussian_prompts(GaussianIclModel::from_task(PolynomialTask::linear(5), test_covariance(5, 3)),
                                             acds_shape(5, 20)),
-                    learn::LossSpec::acds(), 0.3});
+                    icl::LossSpec::acds(), 0.3});
   models.push_back({"xlssc.onelayer softmax, d=5 D=30", learn::softmax_stack(5, 1, layers::SoftmaxAttention::Activation::softmax, true),
-                    learn::unstructured_prompts(5, 30, Eigen::VectorXd::Constant(5, 1.0 / std::sqrt(5.0))),
-                    learn::LossSpec{-1.0, 1.0}, 0.8 / std::sqrt(6.0)});
+                    icl::unstructured_prompts(5, 30, Eigen::VectorXd::Constant(5, 1.0 / std::sqrt(5.0))),
+                    icl::LossSpec{-1.0, 1.0}, 0.8 / std::sqrt(6.0)});
   for (const auto& m : models) {
     const std::string name = m.name;
     CAPTURE(name);
@@ -356,23 +357,23 @@ TEST_CASE("portable: float32 against float64, measured (losses, their mean, the 
 }
 
 TEST_CASE("portable: what it does not run is refused in one line naming it") {
-  const learn::PromptSource source = learn::gaussian_prompts(
+  const icl::PromptSource source = icl::gaussian_prompts(
       GaussianIclModel::from_task(PolynomialTask::linear(2), Eigen::MatrixXd::Identity(2, 2)), acds_shape(2, 5));
   Network net;
   net.rows = source.rows;
   net.add_lsa().add(std::make_unique<layers::LayerNorm>(net.rows));
-  CHECK_THROWS_WITH_AS(plan_portable(net, source, learn::LossSpec::acds(), "cuda backend"),
+  CHECK_THROWS_WITH_AS(plan_portable(net, source, icl::LossSpec::acds(), "cuda backend"),
                        "the cuda backend does not support layer 1 (a layer_norm layer); it runs stacks of dense "
                        "lsa, bilinear and softmax attention layers only",
                        std::invalid_argument);
   Network lsa;
   lsa.rows = 3;
   lsa.add_lsa();
-  learn::PromptSource own_drawer = learn::unstructured_prompts(2, 4);  // a source of one's own drawer
+  icl::PromptSource own_drawer = icl::unstructured_prompts(2, 4);  // a source of one's own drawer
   own_drawer.unstructured = nullptr;
-  CHECK_THROWS_WITH_AS(plan_portable(lsa, own_drawer, learn::LossSpec::acds(), "cuda backend"),
-                       "the cuda backend draws only the prompts of a Gaussian task (learn::gaussian_prompts) and "
-                       "unstructured prompts (learn::unstructured_prompts)",
+  CHECK_THROWS_WITH_AS(plan_portable(lsa, own_drawer, icl::LossSpec::acds(), "cuda backend"),
+                       "the cuda backend draws only the prompts of a Gaussian task (icl::gaussian_prompts) and "
+                       "unstructured prompts (icl::unstructured_prompts)",
                        std::invalid_argument);
 }
 

@@ -12,6 +12,7 @@
 #include "constructions/acds_forms.hpp"
 #include "constructions/sja_forms.hpp"
 #include "icl/execute/executor.hpp"
+#include "icl/backends/backends.hpp"
 #include "icl/execute/planned_executor.hpp"
 #include "icl/execute/portable_path.hpp"
 #include "icl/layers/layer_norm.hpp"
@@ -50,8 +51,8 @@ bool same_bits(double a, double b) { return std::bit_cast<std::uint64_t>(a) == s
 
 struct Source {
   const char* name;
-  learn::PromptSource source;
-  learn::LossSpec loss;
+  icl::PromptSource source;
+  icl::LossSpec loss;
   int d;
   Embedding embedding;
 };
@@ -59,11 +60,11 @@ struct Source {
 std::vector<Source> sources() {
   std::vector<Source> v;
   const auto sja = GaussianIclModel::from_task(PolynomialTask::linear(3), Eigen::MatrixXd::Identity(3, 3));
-  v.push_back({"sja, d = 3, dbar = 5, n = 20", learn::gaussian_prompts(sja, sja_shape(3, 5, 20)), learn::LossSpec::sja(),
+  v.push_back({"sja, d = 3, dbar = 5, n = 20", icl::gaussian_prompts(sja, sja_shape(3, 5, 20)), icl::LossSpec::sja(),
                3, Embedding::sja});
   const auto acds = GaussianIclModel::from_task(PolynomialTask::linear(4), test_covariance(4, 3));
-  v.push_back({"acds, d = 4, n = 30, ill-conditioned", learn::gaussian_prompts(acds, acds_shape(4, 30)),
-               learn::LossSpec::acds(), 4, Embedding::acds});
+  v.push_back({"acds, d = 4, n = 30, ill-conditioned", icl::gaussian_prompts(acds, acds_shape(4, 30)),
+               icl::LossSpec::acds(), 4, Embedding::acds});
   return v;
 }
 
@@ -135,7 +136,7 @@ TEST_CASE("portable backend: minibatch() is portable_minibatch's bit for bit at 
   double worst_loss = 0, worst_grad = 0;
   for (const auto& s : sources()) {
     const int D = s.source.rows;
-    std::vector<learn::Parameterisation> forms;
+    std::vector<icl::Parameterisation> forms;
     forms.push_back(learn::full_lsa(D, 1, true));
     forms.push_back(learn::full_lsa(D, 3, false));
     if (s.embedding == Embedding::acds) forms.push_back(learn::acds_form8(s.d, 3));
@@ -146,7 +147,7 @@ TEST_CASE("portable backend: minibatch() is portable_minibatch's bit for bit at 
     for (const auto& params : forms) {
       CAPTURE(s.name);
       CAPTURE(params.base().size());
-      const Eigen::VectorXd theta = learn::normal_theta(params, 0.4 / std::sqrt(D), 77, 5);
+      const Eigen::VectorXd theta = icl::normal_theta(params, 0.4 / std::sqrt(D), 77, 5);
       const auto plan = plan_portable(params.network(theta), s.source, s.loss, "test");
       for (std::uint64_t count : {std::uint64_t{1}, std::uint64_t{197}}) {  // 197: three full chunks and a short one
         CAPTURE(count);
@@ -186,7 +187,7 @@ TEST_CASE("portable backend: minibatch() is portable_minibatch's bit for bit at 
                    << " (relative, max norm)");
   CHECK(compared == (4 + 3) * 2 * 3);
   const Source s0 = sources()[0];
-  const learn::Parameterisation one = learn::full_lsa(s0.source.rows, 1, true);
+  const icl::Parameterisation one = learn::full_lsa(s0.source.rows, 1, true);
   CHECK_THROWS_WITH_AS(make_executor(Backend::portable, 1)
                            ->minibatch(one, Eigen::VectorXd::Zero(one.size()), s0.source, s0.loss, 1, 2, 0, nullptr),
                        "Executor::minibatch: empty batch", std::invalid_argument);
@@ -194,8 +195,8 @@ TEST_CASE("portable backend: minibatch() is portable_minibatch's bit for bit at 
 
 TEST_CASE("portable backend: the trainer's objective on it is portable_minibatch's mean") {
   const Source s = sources()[0];
-  const learn::Parameterisation params = learn::sja_bilinear(s.d, s.source.rows - 1, 2, learn::BilinearForm::dense);
-  const Eigen::VectorXd theta = learn::normal_theta(params, 0.2, 3, 4);
+  const icl::Parameterisation params = learn::sja_bilinear(s.d, s.source.rows - 1, 2, learn::BilinearForm::dense);
+  const Eigen::VectorXd theta = icl::normal_theta(params, 0.2, 3, 4);
   const Backend saved = default_backend();
   set_default_backend(Backend::portable);
   learn::BatchObjective obj(params, s.source, s.loss, 2);
@@ -224,14 +225,14 @@ TEST_CASE("portable backend: what the portable code does not run is refused with
   Network lsa;
   lsa.rows = 3;
   lsa.add_lsa();
-  learn::PromptSource own_drawer = learn::unstructured_prompts(2, 4);  // a source of one's own drawer
+  icl::PromptSource own_drawer = icl::unstructured_prompts(2, 4);  // a source of one's own drawer
   own_drawer.unstructured = nullptr;
-  CHECK_THROWS_WITH_AS(ex->losses(lsa, own_drawer, learn::LossSpec::acds(), 1, 2, 10, out),
-                       "the portable backend draws only the prompts of a Gaussian task (learn::gaussian_prompts) and "
-                       "unstructured prompts (learn::unstructured_prompts)",
+  CHECK_THROWS_WITH_AS(ex->losses(lsa, own_drawer, icl::LossSpec::acds(), 1, 2, 10, out),
+                       "the portable backend draws only the prompts of a Gaussian task (icl::gaussian_prompts) and "
+                       "unstructured prompts (icl::unstructured_prompts)",
                        Unsupported);
-  const learn::Parameterisation full = learn::full_lsa(3, 1, true);
-  CHECK_THROWS_AS(ex->minibatch(full, Eigen::VectorXd::Zero(full.size()), own_drawer, learn::LossSpec::acds(), 1, 2,
+  const icl::Parameterisation full = learn::full_lsa(3, 1, true);
+  CHECK_THROWS_AS(ex->minibatch(full, Eigen::VectorXd::Zero(full.size()), own_drawer, icl::LossSpec::acds(), 1, 2,
                                 10, nullptr),
                   Unsupported);
 }

@@ -116,23 +116,23 @@ std::uint64_t fnv(const std::vector<std::uint64_t>& v) {
 
 struct Case {
   std::string name;
-  learn::Network net;
-  learn::PromptSource source;
+  icl::Network net;
+  icl::PromptSource source;
   int prompts;
 };
 
-learn::PromptSource sja_source() {
-  return learn::gaussian_prompts(
+icl::PromptSource sja_source() {
+  return icl::gaussian_prompts(
       GaussianIclModel::from_task(PolynomialTask::linear(3), Eigen::MatrixXd::Identity(3, 3)), sja_shape(3, 5, 20));
 }
 
-learn::PromptSource acds_source() {
-  return learn::gaussian_prompts(
+icl::PromptSource acds_source() {
+  return icl::gaussian_prompts(
       GaussianIclModel::from_task(PolynomialTask::linear(4), Eigen::MatrixXd::Identity(4, 4)), acds_shape(4, 30));
 }
 
-learn::Network sja_bilinear_net(int d, int dbar, int blocks, std::uint64_t seed) {
-  const learn::Parameterisation p = learn::sja_bilinear(d, dbar, blocks, learn::BilinearForm::dense);
+icl::Network sja_bilinear_net(int d, int dbar, int blocks, std::uint64_t seed) {
+  const icl::Parameterisation p = learn::sja_bilinear(d, dbar, blocks, learn::BilinearForm::dense);
   Eigen::VectorXd theta(p.size());
   PromptRng rng(seed, 7, 3);
   for (Eigen::Index k = 0; k < theta.size(); ++k) theta[k] = 0.3 / std::sqrt(dbar + 1.0) * rng.normal();
@@ -141,7 +141,7 @@ learn::Network sja_bilinear_net(int d, int dbar, int blocks, std::uint64_t seed)
 
 std::vector<Case> lsa_cases() {
   std::vector<Case> v;
-  const learn::PromptSource sja = sja_source(), acds = acds_source();
+  const icl::PromptSource sja = sja_source(), acds = acds_source();
   for (int layers : {1, 2, 3})
     for (bool masked : {true, false})
       for (bool bilinear : {false, true})
@@ -158,7 +158,7 @@ std::vector<Case> lsa_cases() {
   v.push_back({"sja bilinear d 3 dbar 5, 2 blocks", sja_bilinear_net(3, 5, 2, 31), sja, 6});
   v.push_back({"sja.fig1 12-layer bilinear",
                sja_bilinear_net(4, 12, 6, 32),
-               learn::gaussian_prompts(
+               icl::gaussian_prompts(
                    GaussianIclModel::from_task(PolynomialTask::quadratic(4), Eigen::MatrixXd::Identity(4, 4)),
                    sja_shape(4, 12, 200)),
                2});
@@ -169,7 +169,7 @@ std::vector<Case> softmax_cases() {
   std::vector<Case> v;
   Eigen::VectorXd t5(5);
   t5 << 0.5, -1.0, 0.25, 0.0, 2.0;
-  const learn::PromptSource un = learn::unstructured_prompts(5, 10, t5), un_gauss = learn::unstructured_prompts(3, 7),
+  const icl::PromptSource un = icl::unstructured_prompts(5, 10, t5), un_gauss = icl::unstructured_prompts(3, 7),
                             sja = sja_source();
   for (Act act : {Act::softmax, Act::linear})
     for (bool causal : {false, true})
@@ -273,7 +273,7 @@ void check_cases(const std::vector<Case>& cases, std::size_t first_recorded, int
       const bool f32 = precision == portable::Precision::f32;
       CAPTURE(k.name);
       CAPTURE(f32);
-      const auto plan = plan_portable(k.net, k.source, learn::LossSpec::sja(), "test", precision);
+      const auto plan = plan_portable(k.net, k.source, icl::LossSpec::sja(), "test", precision);
       bool scratch_ok = true;
       const auto serial = run<portable::Serial>(*plan, k.prompts, scratch_ok);
       const auto reversed = run<portable::Reversed>(*plan, k.prompts, scratch_ok);

@@ -2,7 +2,7 @@
 // unstructured_prompt.hpp: what the cuda and portable backends run for xlssc's one-layer search), against the CPU
 // engine:
 //   - portable_exp (the softmax's exp, the same bits on host and device) against std::exp, in ulps;
-//   - prompt i of learn::unstructured_prompts (symmetric theta0 or Gaussian theta): theta's draws and the inputs bit
+//   - prompt i of icl::unstructured_prompts (symmetric theta0 or Gaussian theta): theta's draws and the inputs bit
 //     for bit, the labels to rounding (the CPU forms theta^T X with Eigen);
 //   - per-prompt losses of softmax stacks (softmax and linear phi, causal or not, 1 and 2 layers, after an LSA
 //     layer; on unstructured and on Gaussian-task prompts) against the CPU executor's losses() to 1e-12;
@@ -12,6 +12,7 @@
 // (float32 on xlssc's one-layer softmax is measured with the other models in test_portable.cpp.)
 // Each comparison can fail: another seed gives other numbers. (Compiled with -ffp-contract=off: CMakeLists.txt.)
 #include "icl/execute/executor.hpp"
+#include "icl/backends/backends.hpp"
 #include "icl/execute/portable_path.hpp"
 #include "icl/learn/forms.hpp"
 #include "icl/model/gaussian_model.hpp"
@@ -73,23 +74,23 @@ TEST_CASE("portable softmax: portable_exp is within 1 ulp of std::exp over the s
 
 struct UnstructuredCase {
   std::string name;
-  learn::PromptSource source;
+  icl::PromptSource source;
 };
 
 std::vector<UnstructuredCase> unstructured_cases() {
   Eigen::VectorXd t2(2), t5(5);
   t2 << 0.8, -0.3;
   t5 << 0.5, -1.0, 0.25, 0.0, 2.0;
-  return {{"d = 2, D = 3, symmetric theta0", learn::unstructured_prompts(2, 3, t2)},
-          {"d = 5, D = 10, symmetric theta0", learn::unstructured_prompts(5, 10, t5)},
-          {"d = 3, D = 7, Gaussian theta", learn::unstructured_prompts(3, 7)}};
+  return {{"d = 2, D = 3, symmetric theta0", icl::unstructured_prompts(2, 3, t2)},
+          {"d = 5, D = 10, symmetric theta0", icl::unstructured_prompts(5, 10, t5)},
+          {"d = 3, D = 7, Gaussian theta", icl::unstructured_prompts(3, 7)}};
 }
 
 TEST_CASE("portable softmax: prompt i of unstructured prompts is the CPU drawer's: inputs bit for bit, labels to rounding") {
   int labels = 0, label_bits = 0;
   double worst = 0;
   for (const auto& uc : unstructured_cases()) {
-    const auto plan = plan_portable(Network{}, uc.source, learn::LossSpec{-1.0, 1.0}, "test");
+    const auto plan = plan_portable(Network{}, uc.source, icl::LossSpec{-1.0, 1.0}, "test");
     const auto drawer = uc.source.make_drawer();
     const int d = uc.source.rows - 1, N = uc.source.cols;
     for (std::uint64_t seed : {1u, 2u})
@@ -148,7 +149,7 @@ std::vector<NetCase> net_cases() {
 std::vector<UnstructuredCase> all_sources() {
   auto s = unstructured_cases();
   s.push_back({"acds, d = 3, n = 6",
-               learn::gaussian_prompts(
+               icl::gaussian_prompts(
                    GaussianIclModel::from_task(PolynomialTask::linear(3), Eigen::MatrixXd::Identity(3, 3)),
                    acds_shape(3, 6))});
   return s;
@@ -158,7 +159,7 @@ double weight_sd(const NetCase& nc, int D) { return (nc.act == Act::linear ? 0.3
 
 TEST_CASE("portable softmax: per-prompt losses of softmax stacks are the CPU executor's to 1e-12") {
   const auto cpu = make_executor(Backend::cpu, 2);
-  const learn::LossSpec loss{-1.0, 1.0};
+  const icl::LossSpec loss{-1.0, 1.0};
   double worst = 0;
   int bitwise = 0, total = 0;
   const std::uint64_t count = 150;
@@ -193,7 +194,7 @@ TEST_CASE("portable softmax: per-prompt losses of softmax stacks are the CPU exe
 }
 
 TEST_CASE("portable softmax: the gradient of one prompt's loss is its central finite difference (every weight)") {
-  const learn::LossSpec loss{-1.0, 1.0};
+  const icl::LossSpec loss{-1.0, 1.0};
   for (const auto& sc : all_sources())
     for (const auto& nc : net_cases()) {
       CAPTURE(sc.name);
@@ -214,7 +215,7 @@ TEST_CASE("portable softmax: the gradient of one prompt's loss is its central fi
 }
 
 TEST_CASE("portable softmax: the minibatch's loss and gradient (learn::softmax_stack) are the CPU executor's to 1e-11") {
-  const learn::LossSpec loss{-1.0, 1.0};
+  const icl::LossSpec loss{-1.0, 1.0};
   double worst_loss = 0, worst_grad = 0;
   int compared = 0;
   for (const auto& sc : unstructured_cases())
@@ -223,7 +224,7 @@ TEST_CASE("portable softmax: the minibatch's loss and gradient (learn::softmax_s
       CAPTURE(sc.name);
       CAPTURE(nc.name);
       const int d = sc.source.rows - 1;
-      const learn::Parameterisation params = learn::softmax_stack(d, nc.layers, nc.act, nc.causal);
+      const icl::Parameterisation params = learn::softmax_stack(d, nc.layers, nc.act, nc.causal);
       Eigen::VectorXd theta(params.size());
       PromptRng rng(78, 5, static_cast<std::uint64_t>(params.size()));
       for (Eigen::Index k = 0; k < theta.size(); ++k) theta[k] = weight_sd(nc, d + 1) * rng.normal();
@@ -245,9 +246,9 @@ TEST_CASE("portable softmax: the minibatch's loss and gradient (learn::softmax_s
 }
 
 TEST_CASE("portable softmax: the portable backend's losses() and minibatch() are the portable path's bit for bit at 1, 2 and 3 threads") {
-  const learn::LossSpec loss{-1.0, 1.0};
-  const learn::PromptSource source = learn::unstructured_prompts(5, 30, Eigen::VectorXd::Constant(5, 0.5));
-  const learn::Parameterisation params = learn::softmax_stack(5, 1, Act::softmax, true);  // xlssc.onelayer's search
+  const icl::LossSpec loss{-1.0, 1.0};
+  const icl::PromptSource source = icl::unstructured_prompts(5, 30, Eigen::VectorXd::Constant(5, 0.5));
+  const icl::Parameterisation params = learn::softmax_stack(5, 1, Act::softmax, true);  // xlssc.onelayer's search
   Eigen::VectorXd theta(params.size());
   PromptRng rng(5, 5, 5);
   for (Eigen::Index k = 0; k < theta.size(); ++k) theta[k] = 0.3 * rng.normal();

@@ -33,6 +33,7 @@
 #include "icl/cuda/cuda_executor.hpp"
 #include "icl/cuda/kernels.hpp"
 #include "icl/execute/executor.hpp"
+#include "icl/backends/backends.hpp"
 #include "icl/execute/portable_path.hpp"
 #include "icl/learn/forms.hpp"
 #include "icl/model/gaussian_model.hpp"
@@ -137,13 +138,13 @@ bool check_equality(const Device& dev) {
   execute::Executor& gpu = *dev.executor;
   struct Case {
     const char* name;
-    learn::PromptSource source;
+    icl::PromptSource source;
   };
   const std::vector<Case> cases = {
-      {"sja d=4 n=200", learn::gaussian_prompts(GaussianIclModel::from_task(PolynomialTask::linear(4),
+      {"sja d=4 n=200", icl::gaussian_prompts(GaussianIclModel::from_task(PolynomialTask::linear(4),
                                                                             Eigen::MatrixXd::Identity(4, 4)),
                                                 sja_shape(4, 5, 200))},
-      {"acds d=5 n=20 cov3", learn::gaussian_prompts(GaussianIclModel::from_task(PolynomialTask::linear(5),
+      {"acds d=5 n=20 cov3", icl::gaussian_prompts(GaussianIclModel::from_task(PolynomialTask::linear(5),
                                                                                  test_covariance(5, 3)),
                                                      acds_shape(5, 20))}};
   for (const cuda::Schedule schedule : kSchedules)
@@ -158,12 +159,12 @@ bool check_equality(const Device& dev) {
         for (const auto precision : {portable::Precision::f64, portable::Precision::f32}) {
           const bool f32 = precision == portable::Precision::f32;
           std::vector<double> ref, got;
-          const auto plan = execute::plan_portable(net, c.source, learn::LossSpec::sja(), "test", precision);
+          const auto plan = execute::plan_portable(net, c.source, icl::LossSpec::sja(), "test", precision);
           execute::portable_losses(*plan, seed, 1234, count, ref);
           for (const cuda::Schedule schedule : kSchedules) {
             dev.schedule(schedule);
             execute::set_default_precision(precision);  // what the executor plans in (--precision)
-            gpu.losses(net, c.source, learn::LossSpec::sja(), seed, 1234, count, got);
+            gpu.losses(net, c.source, icl::LossSpec::sja(), seed, 1234, count, got);
             execute::set_default_precision(portable::Precision::f64);
             Differences diff;
             count_differences(ref, got, diff);
@@ -185,7 +186,7 @@ bool check_equality(const Device& dev) {
     for (int layers : {1, 3}) {
       // Each form with the sd of its weights: 0.5 / sqrt(rows), half that for sja's bilinear stacks, whose 3 blocks
       // at 0.5 overflow float (a prediction of degree 2^3 in the prompt: 527 of the chunk sums NaN in the rehearsal).
-      std::vector<std::pair<learn::Parameterisation, double>> forms = {{learn::full_lsa(c.source.rows, layers), 0.5}};
+      std::vector<std::pair<icl::Parameterisation, double>> forms = {{learn::full_lsa(c.source.rows, layers), 0.5}};
       const int d = c.source.gaussian_task->d;
       if (c.source.rows == d + 1)
         forms.emplace_back(learn::acds_form8(d, layers), 0.5);
@@ -199,7 +200,7 @@ bool check_equality(const Device& dev) {
         for (const auto precision : {portable::Precision::f64, portable::Precision::f32}) {
           const bool f32 = precision == portable::Precision::f32;
           const auto plan =
-              execute::plan_portable(params.network(theta), c.source, learn::LossSpec::sja(), "test", precision);
+              execute::plan_portable(params.network(theta), c.source, icl::LossSpec::sja(), "test", precision);
           std::vector<double> ref_loss, ref_dW;
           execute::portable_minibatch_chunks(*plan, 5, 99, count, ref_loss, &ref_dW);
           Eigen::VectorXd g_ref;
@@ -214,7 +215,7 @@ bool check_equality(const Device& dev) {
             // minibatch(): the executor in this precision, the pullback on the host.
             Eigen::VectorXd g_gpu;
             execute::set_default_precision(precision);
-            const double l_gpu = gpu.minibatch(params, theta, c.source, learn::LossSpec::sja(), 5, 99, count, &g_gpu);
+            const double l_gpu = gpu.minibatch(params, theta, c.source, icl::LossSpec::sja(), 5, 99, count, &g_gpu);
             execute::set_default_precision(portable::Precision::f64);
             const double rel = std::max(std::fabs(l_gpu - l_ref) / std::fabs(l_ref),
                                         (g_gpu - g_ref).lpNorm<Eigen::Infinity>() / g_ref.lpNorm<Eigen::Infinity>());
@@ -238,16 +239,16 @@ bool check_equality(const Device& dev) {
   {
     struct SoftCase {
       const char* name;
-      learn::PromptSource source;
+      icl::PromptSource source;
       int layers;
     };
     const std::vector<SoftCase> soft = {
-        {"xlssc d=5 D=30", learn::unstructured_prompts(5, 30, Eigen::VectorXd::Constant(5, 1.0 / std::sqrt(5.0))), 1},
-        {"softmax x2 d=3 D=7", learn::unstructured_prompts(3, 7), 2}};
-    const learn::LossSpec sq{-1.0, 1.0};
+        {"xlssc d=5 D=30", icl::unstructured_prompts(5, 30, Eigen::VectorXd::Constant(5, 1.0 / std::sqrt(5.0))), 1},
+        {"softmax x2 d=3 D=7", icl::unstructured_prompts(3, 7), 2}};
+    const icl::LossSpec sq{-1.0, 1.0};
     for (const auto& c : soft) {
       const int d = c.source.rows - 1;
-      const learn::Parameterisation params =
+      const icl::Parameterisation params =
           learn::softmax_stack(d, c.layers, layers::SoftmaxAttention::Activation::softmax, true);
       Eigen::VectorXd theta(params.size());
       PromptRng rng(41, 7, static_cast<std::uint64_t>(c.layers));
@@ -288,8 +289,8 @@ bool check_equality(const Device& dev) {
     dev.schedule(cuda::Schedule::thread);
     const Network net = stack(cases[0].source.rows, 2, 6);
     std::vector<double> a, b;
-    gpu.losses(net, cases[0].source, learn::LossSpec::sja(), 1, 1234, 1000, a);
-    gpu.losses(net, cases[0].source, learn::LossSpec::sja(), 2, 1234, 1000, b);
+    gpu.losses(net, cases[0].source, icl::LossSpec::sja(), 1, 1234, 1000, a);
+    gpu.losses(net, cases[0].source, icl::LossSpec::sja(), 2, 1234, 1000, b);
     const bool pass = a != b;
     ok = ok && pass;
     std::printf("\nseeds 1 and 2 on the device: %s\n", pass ? "different losses, ok" : "the same losses, FAIL");
@@ -300,12 +301,12 @@ bool check_equality(const Device& dev) {
   {
     const Network net = stack(cases[0].source.rows, 3, 8);
     // dbar = 5: the sja case's prompts have rows = dbar + 1 = 6.
-    const learn::Parameterisation params = learn::sja_bilinear(4, 5, 2, learn::BilinearForm::dense);
+    const icl::Parameterisation params = learn::sja_bilinear(4, 5, 2, learn::BilinearForm::dense);
     const Eigen::VectorXd theta = Eigen::VectorXd::Constant(params.size(), 0.05);
     for (const auto precision : {portable::Precision::f64, portable::Precision::f32}) {
-      const auto plan = execute::plan_portable(net, cases[0].source, learn::LossSpec::sja(), "test", precision);
+      const auto plan = execute::plan_portable(net, cases[0].source, icl::LossSpec::sja(), "test", precision);
       const auto bplan =
-          execute::plan_portable(params.network(theta), cases[0].source, learn::LossSpec::sja(), "test", precision);
+          execute::plan_portable(params.network(theta), cases[0].source, icl::LossSpec::sja(), "test", precision);
       const std::uint64_t count = 5000, chunk = execute::Executor::kBatchChunk, chunks = (count + chunk - 1) / chunk;
       const portable::StreamKey key = execute::portable_stream_key(2, 5);
       constexpr int kS = static_cast<int>(std::size(kSchedules));
@@ -356,13 +357,13 @@ void time_calls(const Device& dev) {
   std::printf("\nlosses() per prompt, cuda vs cpu on one thread:\n");
   for (const auto& [d, n] : {std::pair{4, 200}, std::pair{8, 1600}})
     for (int layers : {1, 3}) {
-      const auto source = learn::gaussian_prompts(
+      const auto source = icl::gaussian_prompts(
           GaussianIclModel::from_task(PolynomialTask::linear(d), Eigen::MatrixXd::Identity(d, d)), sja_shape(d, d + 1, n));
       const Network net = stack(source.rows, layers, 3);
       std::vector<double> out;
       const std::uint64_t cpu_count = d == 4 ? 20000 : 1000, gpu_count = (d == 4 ? 1000000 : 100000) / scale;
       const auto run = [&](execute::Executor& ex, std::uint64_t count) {
-        return seconds_per_call(1, [&] { ex.losses(net, source, learn::LossSpec::sja(), 1, 2, count, out); }) /
+        return seconds_per_call(1, [&] { ex.losses(net, source, icl::LossSpec::sja(), 1, 2, count, out); }) /
                static_cast<double>(count);
       };
       const double cpu_s = run(*cpu, cpu_count);
@@ -381,21 +382,21 @@ void time_calls(const Device& dev) {
     }
   std::printf("\nminibatch() (loss and gradient) of acds form (8), 3 layers, d = 5, n = 20, batch 4000, cuda vs cpu "
               "on one thread:\n");
-  const auto source = learn::gaussian_prompts(
+  const auto source = icl::gaussian_prompts(
       GaussianIclModel::from_task(PolynomialTask::linear(5), Eigen::MatrixXd::Identity(5, 5)), acds_shape(5, 20));
-  const learn::Parameterisation params = learn::acds_form8(5, 3);
+  const icl::Parameterisation params = learn::acds_form8(5, 3);
   const Eigen::VectorXd theta = Eigen::VectorXd::Constant(params.size(), 0.05);
   Eigen::VectorXd g;
   // One minibatch() of `p` at `th` on `ex`, batch 4000.
-  const auto step = [&g](execute::Executor& ex, const learn::Parameterisation& p, const Eigen::VectorXd& th,
-                         const learn::PromptSource& src, learn::LossSpec loss) {
+  const auto step = [&g](execute::Executor& ex, const icl::Parameterisation& p, const Eigen::VectorXd& th,
+                         const icl::PromptSource& src, icl::LossSpec loss) {
     return [&, loss] { ex.minibatch(p, th, src, loss, 1, 2, 4000, &g); };
   };
-  const double cpu_s = seconds_per_call(3, step(*cpu, params, theta, source, learn::LossSpec::acds()));
+  const double cpu_s = seconds_per_call(3, step(*cpu, params, theta, source, icl::LossSpec::acds()));
   std::printf("  cpu 1 thread %.3g ms\n", cpu_s * 1e3);
   for (const cuda::Schedule schedule : kSchedules) {
     dev.schedule(schedule);
-    const auto gpu_step = step(gpu, params, theta, source, learn::LossSpec::acds());
+    const auto gpu_step = step(gpu, params, theta, source, icl::LossSpec::acds());
     gpu_step();  // warm-up
     const double gpu_s = seconds_per_call(step_repeats, gpu_step);
     execute::set_default_precision(portable::Precision::f32);
@@ -406,16 +407,16 @@ void time_calls(const Device& dev) {
                 cuda::schedule_name(schedule), gpu_s * 1e3, cpu_s / gpu_s, gpu32_s * 1e3, cpu_s / gpu32_s);
   }
   // sja.fig1's 12-layer bilinear model (6 blocks of bilinear + LSA, d = 4, dbar = 12, n = 200), batch 4000.
-  const auto sja_source = learn::gaussian_prompts(
+  const auto sja_source = icl::gaussian_prompts(
       GaussianIclModel::from_task(PolynomialTask::quadratic(4), Eigen::MatrixXd::Identity(4, 4)), sja_shape(4, 12, 200));
-  const learn::Parameterisation sja = learn::sja_bilinear(4, 12, 6, learn::BilinearForm::dense);
+  const icl::Parameterisation sja = learn::sja_bilinear(4, 12, 6, learn::BilinearForm::dense);
   const Eigen::VectorXd th = Eigen::VectorXd::Constant(sja.size(), 0.01);
-  const double cpu_b = seconds_per_call(1, step(*cpu, sja, th, sja_source, learn::LossSpec::sja()));
+  const double cpu_b = seconds_per_call(1, step(*cpu, sja, th, sja_source, icl::LossSpec::sja()));
   std::printf("minibatch() of sja.fig1's 12-layer bilinear model (d = 4, dbar = 12, n = 200), batch 4000:\n"
               "  cpu 1 thread %.3g s\n", cpu_b);
   for (const cuda::Schedule schedule : kSchedules) {
     dev.schedule(schedule);
-    const auto gpu_step = step(gpu, sja, th, sja_source, learn::LossSpec::sja());
+    const auto gpu_step = step(gpu, sja, th, sja_source, icl::LossSpec::sja());
     gpu_step();  // warm-up
     const double gpu_b = seconds_per_call(big_step_repeats, gpu_step);
     // The same step in float32 (--precision float32).

@@ -2,15 +2,16 @@
 // each one's adjoint against central finite differences (tests/support/layer_fd.hpp), one output entry of
 // LayerNorm, GeluMlp and MultiHeadAttention against a hand computation, the sin-cos encoding against Xing et al.
 // formula (2), the blocks against their pieces composed, bad constructions, and a whole GPT-2-style model
-// (read-in, trainable positions, two blocks, final LayerNorm, read-out) as a learn::Network: its gradient with
-// respect to every parameter and prompt entry against central differences of learn::forward.
+// (read-in, trainable positions, two blocks, final LayerNorm, read-out) as a icl::Network: its gradient with
+// respect to every parameter and prompt entry against central differences of icl::forward.
 #include "icl/layers/gelu_mlp.hpp"
 #include "icl/layers/layer_norm.hpp"
 #include "icl/layers/linear.hpp"
 #include "icl/layers/multi_head_attention.hpp"
 #include "icl/layers/positional.hpp"
 #include "icl/layers/residual_blocks.hpp"
-#include "icl/learn/network.hpp"
+#include "icl/layers/backprop.hpp"
+#include "icl/model/loss.hpp"
 #include "tests/support/layer_fd.hpp"
 #include "tests/support/network_fd.hpp"
 
@@ -281,9 +282,9 @@ TEST_CASE("gpt2 layers: a block is its pieces composed, its parameters addressed
 
 using test::network_prediction;
 
-TEST_CASE("gpt2 layers: a GPT-2-style network's gradient agrees with central differences of learn::forward") {
+TEST_CASE("gpt2 layers: a GPT-2-style network's gradient agrees with central differences of icl::forward") {
   const int d = 2, p = 4, heads = 2, hidden = 8, N = 7;
-  learn::Network net;
+  icl::Network net;
   net.rows = d + 1;
   net.add(std::make_unique<Linear>(d + 1, p))  // read-in
       .add(std::make_unique<PositionalEncoding>(p, 9, PositionalEncoding::Kind::trainable));

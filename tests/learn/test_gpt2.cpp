@@ -2,10 +2,10 @@
 // re-implementation written here with plain loops (no layer code, no matrix products of the library), for one and
 // two layers, with and without the mask, and each positional encoding; the every-position loss's gradient against
 // central differences; the mask's causality (the masked model's output at column 2k is that of the prompt cut after
-// it); the prompts (learn::unstructured_prompts' draws, E[y^2] = 1); GPT-2's initialisation; training reproducible
+// it); the prompts (icl::unstructured_prompts' draws, E[y^2] = 1); GPT-2's initialisation; training reproducible
 // bit for bit at any thread count; and the claim through the real command line at --quick.
 #include "icl/learn/gpt2.hpp"
-#include "icl/learn/prompts.hpp"
+#include "icl/model/prompt_source.hpp"
 #include "tests/support/cli_support.hpp"
 #include "tests/support/test_support.hpp"
 
@@ -216,9 +216,9 @@ TEST_CASE("xlssc gpt2: the every-position loss's gradient against central differ
   }
 }
 
-TEST_CASE("xlssc gpt2: prompts are learn::unstructured_prompts' draws, E[y^2] = 1, theta ~ N(0, I/d)") {
+TEST_CASE("xlssc gpt2: prompts are icl::unstructured_prompts' draws, E[y^2] = 1, theta ~ N(0, I/d)") {
   const int d = 5, D = 6;
-  const auto src = learn::unstructured_prompts(d, D);
+  const auto src = icl::unstructured_prompts(d, D);
   auto draw = src.make_drawer();
   MatrixXd Z1(src.rows, src.cols), Z2;
   VectorXd y;

@@ -1,8 +1,9 @@
-// learn/network.hpp: the trainable forward pass agrees with the project's layers (model/), and the
+// layers/backprop.hpp: the trainable forward pass agrees with the project's layers (model/), and the
 // hand-written adjoints agree with central finite differences for every layer kind and for stacks, at
 // several random points.
 #include "icl/layers/lsa.hpp"
-#include "icl/learn/network.hpp"
+#include "icl/layers/backprop.hpp"
+#include "icl/model/loss.hpp"
 #include "icl/layers/network.hpp"
 #include "icl/model/softmax_attention.hpp"
 #include "tests/support/network_fd.hpp"

@@ -1,4 +1,4 @@
-// learn/parameters.hpp and learn/forms.hpp: frozen entries stay at their values, tied and symmetric
+// model/parameters.hpp and learn/forms.hpp: frozen entries stay at their values, tied and symmetric
 // parameters write every entry they own, and the minibatch gradient with respect to theta (the chunked
 // objective of learn/objective.hpp) agrees with central finite differences for every form.
 #include "constructions/acds_forms.hpp"

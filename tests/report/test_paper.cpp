@@ -4,7 +4,7 @@
 #include "icl/cli/engine.hpp"
 #include "icl/report/paper.hpp"
 #include "icl/report/report.hpp"
-#include "icl/report/table.hpp"
+#include "icl/claim/table.hpp"
 
 #include <doctest/doctest.h>
 

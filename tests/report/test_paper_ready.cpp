@@ -3,8 +3,8 @@
 // figure titles without claim IDs.
 #include "icl/report/paper.hpp"
 #include "icl/report/report.hpp"
-#include "icl/report/svg_plot.hpp"
-#include "icl/report/table.hpp"
+#include "icl/io/svg_plot.hpp"
+#include "icl/claim/table.hpp"
 
 #include <doctest/doctest.h>
 

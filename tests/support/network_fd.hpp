@@ -1,7 +1,8 @@
-// The finite-difference check of a whole network (learn/network.hpp): the adjoint of its prediction against central
-// differences of learn::forward, for every parameter entry of every layer and every prompt entry.
+// The finite-difference check of a whole network (layers/backprop.hpp): the adjoint of its prediction against central
+// differences of icl::forward, for every parameter entry of every layer and every prompt entry.
 #pragma once
-#include "icl/learn/network.hpp"
+#include "icl/layers/backprop.hpp"
+#include "icl/model/loss.hpp"
 #include "tests/support/layer_fd.hpp"
 
 #include <doctest/doctest.h>
@@ -13,18 +14,18 @@
 
 namespace icl::test {
 
-inline double network_prediction(const learn::Network& net, const Eigen::MatrixXd& Z) {
-  learn::Tape t;
-  return learn::forward(net, Z, t);
+inline double network_prediction(const icl::Network& net, const Eigen::MatrixXd& Z) {
+  icl::Tape t;
+  return icl::forward(net, Z, t);
 }
 
 // Returns the number of parameter entries checked; *dZ_out (if given) receives the adjoint with respect to Z.
-inline int check_network_gradients(learn::Network net, const Eigen::MatrixXd& Z, Eigen::MatrixXd* dZ_out = nullptr) {
-  learn::Tape tape;
-  learn::forward(net, Z, tape);
-  learn::WeightGrads g = net.make_grads();
+inline int check_network_gradients(icl::Network net, const Eigen::MatrixXd& Z, Eigen::MatrixXd* dZ_out = nullptr) {
+  icl::Tape tape;
+  icl::forward(net, Z, tape);
+  icl::WeightGrads g = net.make_grads();
   Eigen::MatrixXd dZ(Z.rows(), Z.cols());
-  learn::backward(net, tape, 1.0, g, &dZ);
+  icl::backward(net, tape, 1.0, g, &dZ);
   const std::function<double()> at = [&] { return network_prediction(net, Z); };
   int checked = 0;
   for (int l = 0; l < net.size(); ++l)

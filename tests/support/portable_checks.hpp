@@ -3,10 +3,11 @@
 // portable minibatch against the CPU executor's.
 #pragma once
 #include "icl/execute/executor.hpp"
+#include "icl/backends/backends.hpp"
 #include "icl/execute/portable/plan.hpp"
 #include "icl/execute/portable_path.hpp"
-#include "icl/learn/parameters.hpp"
-#include "icl/learn/prompts.hpp"
+#include "icl/model/parameters.hpp"
+#include "icl/model/prompt_source.hpp"
 
 #include <Eigen/Core>
 
@@ -60,9 +61,9 @@ struct MinibatchComparison {
   double other_diff = 0;              // max norm of (the gradient at purpose 14 - the CPU's at 13)
 };
 
-inline MinibatchComparison compare_minibatch(const portable::Plan& plan, const learn::Parameterisation& params,
-                                             const Eigen::VectorXd& theta, const learn::PromptSource& source,
-                                             learn::LossSpec loss, std::uint64_t count) {
+inline MinibatchComparison compare_minibatch(const portable::Plan& plan, const icl::Parameterisation& params,
+                                             const Eigen::VectorXd& theta, const icl::PromptSource& source,
+                                             icl::LossSpec loss, std::uint64_t count) {
   // A fresh executor: one keeps its scratch for the same params' address.
   const auto cpu = execute::make_executor(execute::Backend::cpu, 2);
   Eigen::VectorXd ref, mine, other;

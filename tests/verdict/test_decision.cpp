@@ -2,7 +2,7 @@
 // combine exact and Monte Carlo evidence, the sequential looks, verdict strings, the aggregation of case
 // verdicts and the report fragments.
 #include "icl/claim/claim.hpp"
-#include "icl/report/quantities.hpp"
+#include "icl/verdict/quantities.hpp"
 #include "icl/verdict/checks.hpp"
 #include "icl/verdict/decision.hpp"
 

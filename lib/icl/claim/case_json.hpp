@@ -9,7 +9,7 @@
 #pragma once
 #include "icl/claim/claim.hpp"
 #include "icl/montecarlo/statistics.hpp"
-#include "icl/report/quantities.hpp"
+#include "icl/verdict/quantities.hpp"
 #include "icl/verdict/decision.hpp"
 
 #include <Eigen/Dense>

@@ -3,13 +3,13 @@
 // A claim declares its parameters (with default and --quick grids, and the names of coded values), its Monte Carlo
 // budget, a run function that computes `stated`, `exact` and `mc` per case and decides each case, its parts: what
 // the paper asserts, part by part, with the paper's own strength (parts.hpp), and the layout of its LaTeX table
-// (report/table.hpp). Its paper is the one registered for its ID's prefix (report/paper.hpp). The engine (engine.cpp)
+// (claim/table.hpp). Its paper is the one registered for its ID's prefix (report/paper.hpp). The engine (engine.cpp)
 // wraps the result into the report envelope and derives each part's verdict and the claim's from them
 // (judge_claim); nothing in the engine knows what any claim is expected to give.
 #pragma once
 #include "icl/claim/parts.hpp"
 #include "icl/montecarlo/montecarlo.hpp"
-#include "icl/report/table.hpp"
+#include "icl/claim/table.hpp"
 #include "icl/verdict/decision.hpp"
 
 #include <nlohmann/json.hpp>
@@ -149,7 +149,7 @@ struct Claim {
   std::vector<PartSpec> parts;
   std::uint64_t paper_samples = 0;  // --budget paper (0: default_samples)
   std::uint64_t deciding_samples = 0;  // --budget deciding (0: default_samples)
-  // The layout of its LaTeX table (report/table.hpp); none: the generic equality table.
+  // The layout of its LaTeX table (claim/table.hpp); none: the generic equality table.
   std::optional<ClaimTable> table = std::nullopt;
   // Names of the coded values of a case parameter the claim sets itself rather than a ParamSpec (e.g. which test a
   // case is), by parameter; the reports print them as they print ParamSpec::names.
@@ -169,7 +169,7 @@ struct Claim {
   }
 };
 
-// A Claim with its table layout (report/table.hpp).
+// A Claim with its table layout (claim/table.hpp).
 inline Claim with_table(Claim c, ClaimTable t) {
   c.table = std::move(t);
   return c;

@@ -1,6 +1,6 @@
 #include "icl/claim/claim_run.hpp"
 
-#include "icl/report/quantities.hpp"
+#include "icl/verdict/quantities.hpp"
 
 #include <algorithm>
 #include <utility>

@@ -53,7 +53,7 @@ public:
   std::size_t families() const { return families_; }
   std::size_t looks() const { return looks_; }
 
-  // extra["error_rates"]: the equality checks' block from the ledger (report/quantities.hpp error_rates_json:
+  // extra["error_rates"]: the equality checks' block from the ledger (verdict/quantities.hpp error_rates_json:
   // ctx.alpha over families() and up to looks() looks), or one the claim assembles itself (trained comparisons).
   void error_rates(const Tolerance& tol);
   void error_rates(nlohmann::ordered_json block);

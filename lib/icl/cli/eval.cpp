@@ -8,7 +8,7 @@
 #include "icl/exact/optimal_attention.hpp"
 #include "icl/model/task_law.hpp"
 #include "icl/montecarlo/prompt_loss.hpp"
-#include "icl/report/quantities.hpp"
+#include "icl/verdict/quantities.hpp"
 #include "icl/report/report.hpp"
 
 #include <fmt/format.h>
@@ -222,7 +222,7 @@ void check_output_folder(const std::string& out) {
 }
 
 
-// The layout of eval's LaTeX table (report/table.hpp): the weights' loss against the exact single-layer optimum.
+// The layout of eval's LaTeX table (claim/table.hpp): the weights' loss against the exact single-layer optimum.
 ClaimTable eval_table() {
   return {TableKind::equality,
           "",

@@ -8,6 +8,7 @@
 #include "icl/cli/output_folder.hpp"
 #include "icl/cli/ranks_mpi.hpp"
 #include "icl/execute/executor.hpp"
+#include "icl/backends/backends.hpp"
 #include "icl/execute/ranks.hpp"
 #include "icl/execute/thread_pool.hpp"
 #include "icl/report/provenance.hpp"

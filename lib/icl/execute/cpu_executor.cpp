@@ -1,4 +1,4 @@
-// The cpu backend of the executor: the layers of lib/icl/layers/ through learn::forward/backward, on the library's
+// The cpu backend of the executor: the layers of lib/icl/layers/ through icl::forward/backward, on the library's
 // thread pool, MPI ranks sharing loss chunks bit for bit. A minibatch of a label-row LSA stack (acds's forms (8) and
 // (11): label_row.hpp) runs on that stack's own kernels instead, on its prompts' statistics, kept between calls while
 // the same minibatch comes back; the same chunks and sums in the same order, so the same determinism.
@@ -7,9 +7,6 @@
 #include "icl/execute/chunks.hpp"
 #include "icl/execute/label_row.hpp"
 #include "icl/execute/planned_executor.hpp"
-#ifdef ICL_HAVE_CUDA
-#include "icl/cuda/cuda_executor.hpp"
-#endif
 
 #include <algorithm>
 #include <atomic>
@@ -27,14 +24,6 @@ const char* to_string(Backend b) {
   return "?";
 }
 
-std::vector<std::string> built_backends() {
-#ifdef ICL_HAVE_CUDA
-  return {"cpu", "portable", "cuda"};
-#else
-  return {"cpu", "portable"};
-#endif
-}
-
 namespace {
 Backend g_default = Backend::cpu;
 std::atomic<std::uint64_t> g_prompts[3];  // by backend: cpu, cuda, portable
@@ -45,25 +34,6 @@ void note_executor_prompts(Backend b, std::uint64_t count) { g_prompts[backend_i
 Backend default_backend() { return g_default; }
 void set_default_backend(Backend b) { g_default = b; }
 
-Backend backend_from_name(std::string_view name) {
-  if (name == "cpu") return Backend::cpu;
-  if (name == "portable") return Backend::portable;
-  std::string built;
-  for (const auto& b : built_backends()) built += (built.empty() ? "" : ", ") + b;
-#ifdef ICL_HAVE_CUDA
-  if (name == "cuda") {
-    std::string why;
-    if (!cuda::gpu_available(&why))
-      throw std::invalid_argument("backend 'cuda' is built but no CUDA GPU is usable here (" + why + ")");
-    return Backend::cuda;
-  }
-#endif
-  if (name == "cuda")
-    throw std::invalid_argument("backend 'cuda' is not built in this binary (built: " + built +
-                                "; the CUDA backend is built where CMake finds nvcc)");
-  throw std::invalid_argument("unknown backend '" + std::string(name) + "' (built: " + built + ")");
-}
-
 namespace {
 
 class CpuExecutor final : public Executor {
@@ -72,18 +42,18 @@ public:
   Backend backend() const override { return Backend::cpu; }
   int threads() const override { return threads_; }
 
-  void losses(const learn::Network& net, const learn::PromptSource& source, learn::LossSpec loss, std::uint64_t seed,
+  void losses(const icl::Network& net, const icl::PromptSource& source, icl::LossSpec loss, std::uint64_t seed,
               std::uint64_t purpose, std::uint64_t count, std::vector<double>& out) override {
     note_executor_prompts(Backend::cpu, count);
     out.assign(static_cast<std::size_t>(count), 0.0);
     const std::uint64_t chunks = (count + kLossChunk - 1) / kLossChunk;
     const int ranks = sharing_ranks();
     for_rank_chunks(0, chunks, threads_, ranks, [&] {
-      return [&, draw = source.make_drawer(), tape = learn::Tape(),
+      return [&, draw = source.make_drawer(), tape = icl::Tape(),
               Z = Eigen::MatrixXd(source.rows, source.cols)](std::uint64_t c) mutable {
         for (std::uint64_t i = c * kLossChunk; i < std::min(count, (c + 1) * kLossChunk); ++i) {
           const double yq = draw(seed, purpose, i, Z);
-          out[static_cast<std::size_t>(i)] = loss(learn::forward(net, Z, tape), yq);
+          out[static_cast<std::size_t>(i)] = loss(icl::forward(net, Z, tape), yq);
         }
       };
     });
@@ -96,8 +66,8 @@ public:
     }
   }
 
-  double minibatch(const learn::Parameterisation& params, const Eigen::Ref<const Eigen::VectorXd>& theta,
-                   const learn::PromptSource& source, learn::LossSpec loss, std::uint64_t seed, std::uint64_t purpose,
+  double minibatch(const icl::Parameterisation& params, const Eigen::Ref<const Eigen::VectorXd>& theta,
+                   const icl::PromptSource& source, icl::LossSpec loss, std::uint64_t seed, std::uint64_t purpose,
                    std::uint64_t count, Eigen::VectorXd* grad) override {
     if (count == 0) throw std::invalid_argument("Executor::minibatch: empty batch");
     note_executor_prompts(Backend::cpu, count);
@@ -133,9 +103,9 @@ public:
         const std::uint64_t end = std::min(count, (c + 1) * kBatchChunk);
         for (std::uint64_t i = c * kBatchChunk; i < end; ++i) {
           const double yq = k.draw(seed, purpose, i, k.Z);
-          const double yhat = learn::forward(net_, k.Z, k.tape);
+          const double yhat = icl::forward(net_, k.Z, k.tape);
           sum += loss(yhat, yq);
-          if (grad) learn::backward(net_, k.tape, loss.derivative(yhat, yq), k.grads);
+          if (grad) icl::backward(net_, k.tape, loss.derivative(yhat, yq), k.grads);
         }
         chunk_loss_[c] = sum;
         if (grad) params.pullback(k.grads, chunk_grad_[c]);
@@ -174,9 +144,9 @@ private:
   }
 
   struct Worker {
-    learn::PromptDrawer draw;
-    learn::Tape tape;
-    learn::WeightGrads grads;
+    icl::PromptDrawer draw;
+    icl::Tape tape;
+    icl::WeightGrads grads;
     Eigen::MatrixXd Z;
     LabelRowStack::Scratch lr_scratch;
     label_row::Buffer groups;    // a chunk's statistics where they are not kept
@@ -219,7 +189,7 @@ private:
 
   // Chunk c of a minibatch of a label-row stack: its prompts' statistics (drawn, or kept from an earlier call), then
   // the kernel four prompts at a time; the loss and the gradient summed in prompt order, as the layers' path sums.
-  void label_row_chunk(Worker& k, StatsSlot* kept, const learn::Parameterisation& params, learn::LossSpec loss,
+  void label_row_chunk(Worker& k, StatsSlot* kept, const icl::Parameterisation& params, icl::LossSpec loss,
                        std::uint64_t seed, std::uint64_t purpose, std::uint64_t count, std::uint64_t c, bool grad) {
     const LabelRowStack& lr = *label_row_;
     const auto G = static_cast<std::size_t>(lr.group_size());
@@ -255,7 +225,7 @@ private:
   }
 
   // Per-thread drawers and accumulators, made again only when the parameterisation or the source changes.
-  void prepare(const learn::Parameterisation& params, const learn::PromptSource& source) {
+  void prepare(const icl::Parameterisation& params, const icl::PromptSource& source) {
     if (prepared_params_ == &params && prepared_source_ == &source && !workers_.empty()) return;
     workers_.clear();
     workers_.resize(static_cast<std::size_t>(threads_));
@@ -274,30 +244,18 @@ private:
   int threads_;
   int last_ranks_ = 1;
   std::vector<Worker> workers_;
-  learn::Network net_;
+  icl::Network net_;
   std::unique_ptr<LabelRowStack> label_row_;  // null unless params' stack is a label-row stack
   StatsSlot slots_[2];
   std::uint64_t uses_ = 0;
-  const learn::Parameterisation* prepared_params_ = nullptr;
-  const learn::PromptSource* prepared_source_ = nullptr;
+  const icl::Parameterisation* prepared_params_ = nullptr;
+  const icl::PromptSource* prepared_source_ = nullptr;
   std::vector<double> chunk_loss_;
   std::vector<Eigen::VectorXd> chunk_grad_;
 };
 
 }  // namespace
 
-std::unique_ptr<Executor> make_executor(Backend backend, int threads) {
-  switch (backend) {
-    case Backend::cpu: return std::make_unique<CpuExecutor>(threads);
-    case Backend::portable: return make_portable_executor(threads);
-    case Backend::cuda:
-#ifdef ICL_HAVE_CUDA
-      return cuda::make_cuda_executor(threads);
-#else
-      throw std::invalid_argument("backend 'cuda' is not built in this binary");
-#endif
-  }
-  throw std::invalid_argument("make_executor: unknown backend");
-}
+std::unique_ptr<Executor> make_cpu_executor(int threads) { return std::make_unique<CpuExecutor>(threads); }
 
 }  // namespace icl::execute

@@ -21,12 +21,13 @@
 // thread pool, a chunk per task; the same networks as cuda, and the same numbers as the portable path of
 // execute/portable_path.hpp at any thread count). Neither cuda nor portable splits work across MPI ranks; both refuse what the portable code does not run
 // (another layer, another prompt source) with Unsupported naming it. Asking for a backend that is not built, or for
-// cuda where no GPU is present, is bad input: backend_from_name() says which are built.
+// cuda where no GPU is present, is bad input: backend_from_name() (backends/backends.hpp) says which are built.
 #pragma once
 #include "icl/execute/precision.hpp"
-#include "icl/learn/network.hpp"
-#include "icl/learn/parameters.hpp"
-#include "icl/learn/prompts.hpp"
+#include "icl/layers/backprop.hpp"
+#include "icl/model/loss.hpp"
+#include "icl/model/parameters.hpp"
+#include "icl/model/prompt_source.hpp"
 
 #include <Eigen/Core>
 
@@ -41,13 +42,6 @@ namespace icl::execute {
 
 enum class Backend { cpu, cuda, portable };
 const char* to_string(Backend b);
-// The backends this binary was built with: cpu, portable, and cuda where CMake found nvcc.
-std::vector<std::string> built_backends();
-// "cpu" -> Backend::cpu, "portable" -> Backend::portable, "cuda" -> Backend::cuda where built and a GPU is present;
-// any other name throws std::invalid_argument with one line naming the built backends (a known backend that is not
-// built here, or cuda without a GPU, says so).
-Backend backend_from_name(std::string_view name);
-
 // A network or prompt source a backend does not run (the cuda and portable backends: a layer other than dense lsa
 // and bilinear, prompts other than a Gaussian task's): one line naming it. Bad input, not an internal failure: the
 // command line reports it with exit status 2.
@@ -64,24 +58,22 @@ public:
   virtual int threads() const = 0;
 
   // out[i] = loss(net(prompt i), y_i) for the prompts 0..count-1 of stream (seed, purpose).
-  virtual void losses(const learn::Network& net, const learn::PromptSource& source, learn::LossSpec loss,
+  virtual void losses(const icl::Network& net, const icl::PromptSource& source, icl::LossSpec loss,
                       std::uint64_t seed, std::uint64_t purpose, std::uint64_t count, std::vector<double>& out) = 0;
 
   // The summed loss over prompts 0..count-1 of stream (seed, purpose) of the network params.network(theta), and the
   // summed gradient with respect to theta into *grad when given (sized params.size()). Each chunk's sum is formed in
   // prompt order, then chunks are added in chunk order.
-  virtual double minibatch(const learn::Parameterisation& params, const Eigen::Ref<const Eigen::VectorXd>& theta,
-                           const learn::PromptSource& source, learn::LossSpec loss, std::uint64_t seed,
+  virtual double minibatch(const icl::Parameterisation& params, const Eigen::Ref<const Eigen::VectorXd>& theta,
+                           const icl::PromptSource& source, icl::LossSpec loss, std::uint64_t seed,
                            std::uint64_t purpose, std::uint64_t count, Eigen::VectorXd* grad) = 0;
 
   // How many MPI ranks shared the last minibatch() (1: this process alone).
   virtual int last_ranks() const = 0;
 };
 
-// An executor of the given backend on `threads` threads (at least 1). It keeps per-thread scratch between calls:
-// minibatch() prepares per-thread prompt drawers and accumulators for the (params, source) objects it is given
-// and reuses them while the same objects (by address) come back, so keep those alive and unchanged between calls.
-std::unique_ptr<Executor> make_executor(Backend backend, int threads);
+// The cpu backend's executor (any backend by name or enum: backends/backends.hpp make_executor).
+std::unique_ptr<Executor> make_cpu_executor(int threads);
 
 // The backend of the process (`--backend`, default cpu): what the trainer and the Monte Carlo loss of a trained
 // network use, like the process's MPI communicator (execute/ranks.hpp).

@@ -23,9 +23,9 @@ std::atomic<bool> g_enabled{enabled_at_start()};
 void set_label_row_enabled(bool on) { g_enabled = on; }
 bool label_row_enabled() { return g_enabled.load(); }
 
-std::unique_ptr<LabelRowStack> LabelRowStack::recognise(const learn::Parameterisation& params,
-                                                        const learn::PromptSource& source) {
-  const learn::Network& net = params.base();
+std::unique_ptr<LabelRowStack> LabelRowStack::recognise(const icl::Parameterisation& params,
+                                                        const icl::PromptSource& source) {
+  const icl::Network& net = params.base();
   const int D = net.rows, L = net.size();
   if (D < 2 || D - 1 > label_row::kMaxD || source.rows != D || source.cols < 2 || L < 1 || L > label_row::kMaxLayers)
     return nullptr;
@@ -97,7 +97,7 @@ std::unique_ptr<LabelRowStack> LabelRowStack::recognise(const learn::Parameteris
 
 void LabelRowStack::use_avx2(bool on) { kernel_ = label_row::kernel(d_, on); }
 
-void LabelRowStack::load(const learn::Network& net) {
+void LabelRowStack::load(const icl::Network& net) {
   const int d = d_, dd = d * d;
   for (int l = 0; l < L_; ++l) {
     const auto& lsa = static_cast<const layers::Lsa&>(net.layer(l));
@@ -139,7 +139,7 @@ void LabelRowStack::statistics(const Eigen::Ref<const Eigen::MatrixXd>& Z, doubl
   f[W * (dd + 2 * d + 1)] = target;
 }
 
-void LabelRowStack::evaluate(const double* group, int lanes, learn::LossSpec loss, double* sum, double* acc,
+void LabelRowStack::evaluate(const double* group, int lanes, icl::LossSpec loss, double* sum, double* acc,
                              Scratch& s) const {
   constexpr int W = label_row::kLanes;
   if (reinterpret_cast<std::uintptr_t>(group) % label_row::kAlign != 0)

@@ -12,7 +12,7 @@
 // of the layers' O(L d^2 n) passes over the columns and their adjoints; the statistics cost O(d^2 n) once per prompt,
 // and the executor keeps them while the same minibatch comes back (the trainer resamples every `resample_every`
 // steps). The sums run in another order than the layers' Eigen products, so losses and gradients agree with the
-// general path (learn::forward / learn::backward) to rounding, not bit for bit (tests/execute/test_label_row.cpp:
+// general path (icl::forward / icl::backward) to rounding, not bit for bit (tests/execute/test_label_row.cpp:
 // 1e-12 relative); the chunking, the prompt order within a chunk and so the executor's determinism (the same bits at
 // any thread count and any number of MPI ranks) are unchanged.
 //
@@ -22,9 +22,10 @@
 // nothing else registered is.
 #pragma once
 #include "icl/execute/label_row_kernel.hpp"
-#include "icl/learn/network.hpp"
-#include "icl/learn/parameters.hpp"
-#include "icl/learn/prompts.hpp"
+#include "icl/layers/backprop.hpp"
+#include "icl/model/loss.hpp"
+#include "icl/model/parameters.hpp"
+#include "icl/model/prompt_source.hpp"
 
 #include <Eigen/Core>
 
@@ -35,7 +36,7 @@
 namespace icl::execute {
 
 // Whether the cpu executor takes the label-row path for the stacks it recognises (default on; ICL_LABEL_ROW=0 in the
-// environment starts it off). Off, every stack runs through the layers (learn::forward / learn::backward) as before:
+// environment starts it off). Off, every stack runs through the layers (icl::forward / icl::backward) as before:
 // for benchmarks and tests that compare the two, and for re-evaluating trainings checkpointed by that path.
 void set_label_row_enabled(bool on);
 bool label_row_enabled();
@@ -43,7 +44,7 @@ bool label_row_enabled();
 class LabelRowStack {
 public:
   // The stack of params' network on source's prompts, or null where it is not a label-row stack (above).
-  static std::unique_ptr<LabelRowStack> recognise(const learn::Parameterisation& params, const learn::PromptSource& source);
+  static std::unique_ptr<LabelRowStack> recognise(const icl::Parameterisation& params, const icl::PromptSource& source);
 
   int d() const { return d_; }
   int layers() const { return L_; }
@@ -54,7 +55,7 @@ public:
   int grad_size() const { return L_ * label_row::grad_per_layer(d_); }
 
   // The weights of net (params.network(theta) or params.apply(theta, net)), which must be the recognised stack's.
-  void load(const learn::Network& net);
+  void load(const icl::Network& net);
   // Prompt Z's statistics and target into lane `lane` of a group (groups live in label_row::Buffer: aligned).
   void statistics(const Eigen::Ref<const Eigen::MatrixXd>& Z, double target, double* group, int lane) const;
 
@@ -64,7 +65,7 @@ public:
   };
   // The first `lanes` prompts of a group: adds each one's loss to *sum in lane order and, with acc given, its
   // gradient (grad_size() entries: per layer dL/dQa, dL/dB, dL/dp) to acc, entry by entry in lane order.
-  void evaluate(const double* group, int lanes, learn::LossSpec loss, double* sum, double* acc, Scratch& s) const;
+  void evaluate(const double* group, int lanes, icl::LossSpec loss, double* sum, double* acc, Scratch& s) const;
   // An accumulator's gradients into the layers' P and Q gradients (the blocks above; g zeroed before).
   void write(const double* acc, WeightGrads& g) const;
 

@@ -12,7 +12,7 @@ namespace icl::execute {
 
 PlannedExecutor::PlannedExecutor(int threads) : threads_(std::max(1, threads)) {}
 
-void PlannedExecutor::losses(const learn::Network& net, const learn::PromptSource& source, learn::LossSpec loss,
+void PlannedExecutor::losses(const icl::Network& net, const icl::PromptSource& source, icl::LossSpec loss,
                              std::uint64_t seed, std::uint64_t purpose, std::uint64_t count, std::vector<double>& out) {
   const std::string who = std::string(to_string(backend())) + " backend";
   const auto plan = plan_portable(net, source, loss, who.c_str(), default_precision());
@@ -21,8 +21,8 @@ void PlannedExecutor::losses(const learn::Network& net, const learn::PromptSourc
   if (count > 0) device_losses(*plan, portable_stream_key(seed, purpose), count, out.data());
 }
 
-double PlannedExecutor::minibatch(const learn::Parameterisation& params, const Eigen::Ref<const Eigen::VectorXd>& theta,
-                                  const learn::PromptSource& source, learn::LossSpec loss, std::uint64_t seed,
+double PlannedExecutor::minibatch(const icl::Parameterisation& params, const Eigen::Ref<const Eigen::VectorXd>& theta,
+                                  const icl::PromptSource& source, icl::LossSpec loss, std::uint64_t seed,
                                   std::uint64_t purpose, std::uint64_t count, Eigen::VectorXd* grad) {
   if (count == 0) throw std::invalid_argument("Executor::minibatch: empty batch");
   const std::string who = std::string(to_string(backend())) + " backend";

@@ -22,12 +22,12 @@ public:
   int threads() const override { return threads_; }
 
   // out[i] = device_losses of the plan of (net, source, loss), prompts 0..count-1, in prompt order.
-  void losses(const learn::Network& net, const learn::PromptSource& source, learn::LossSpec loss, std::uint64_t seed,
+  void losses(const icl::Network& net, const icl::PromptSource& source, icl::LossSpec loss, std::uint64_t seed,
               std::uint64_t purpose, std::uint64_t count, std::vector<double>& out) final;
   // The chunk sums of the plan of (params.network(theta), source, loss) from device_minibatch_chunks, then
   // minibatch_from_chunks: each chunk's gradient pulled back to theta, the chunks added in chunk order.
-  double minibatch(const learn::Parameterisation& params, const Eigen::Ref<const Eigen::VectorXd>& theta,
-                   const learn::PromptSource& source, learn::LossSpec loss, std::uint64_t seed, std::uint64_t purpose,
+  double minibatch(const icl::Parameterisation& params, const Eigen::Ref<const Eigen::VectorXd>& theta,
+                   const icl::PromptSource& source, icl::LossSpec loss, std::uint64_t seed, std::uint64_t purpose,
                    std::uint64_t count, Eigen::VectorXd* grad) final;
   int last_ranks() const final { return 1; }
 

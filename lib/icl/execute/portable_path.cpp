@@ -45,8 +45,8 @@ void plan_gaussian_prompt(const GaussianIclModel& task, const PromptShape& shape
   p.prompt.extra = g.M;
 }
 
-// Unstructured prompts (learn::unstructured_prompts).
-void plan_unstructured_prompt(const learn::UnstructuredLaw& law, portable::Plan& p) {
+// Unstructured prompts (icl::unstructured_prompts).
+void plan_unstructured_prompt(const icl::UnstructuredLaw& law, portable::Plan& p) {
   p.theta0.assign(law.theta0.data(), law.theta0.data() + law.theta0.size());
   p.theta0.push_back(0.0);  // (a valid pointer)
   p.prompt.kind = portable::kUnstructuredPrompt;
@@ -56,7 +56,7 @@ void plan_unstructured_prompt(const learn::UnstructuredLaw& law, portable::Plan&
 
 // The network: dense LSA, bilinear and softmax-attention layers, up to the last one that writes the prediction
 // (Network::last_effective; the layers after it cannot change it: portable/stack.hpp).
-void plan_network(const learn::Network& net, const std::string& who, portable::Plan& p) {
+void plan_network(const icl::Network& net, const std::string& who, portable::Plan& p) {
   const int D = p.prompt.rows, N = p.prompt.cols;
   for (int l = 0; l < net.size(); ++l) {
     const auto& layer = net.layer(l);
@@ -106,13 +106,13 @@ void plan_network(const learn::Network& net, const std::string& who, portable::P
 
 }  // namespace
 
-std::unique_ptr<portable::Plan> plan_portable(const learn::Network& net, const learn::PromptSource& source,
-                                              learn::LossSpec loss, const char* backend,
+std::unique_ptr<portable::Plan> plan_portable(const icl::Network& net, const icl::PromptSource& source,
+                                              icl::LossSpec loss, const char* backend,
                                               portable::Precision precision) {
   const std::string who = backend;
   if (!source.gaussian_task && !source.unstructured)
-    throw Unsupported("the " + who + " draws only the prompts of a Gaussian task (learn::gaussian_prompts) and "
-                      "unstructured prompts (learn::unstructured_prompts)");
+    throw Unsupported("the " + who + " draws only the prompts of a Gaussian task (icl::gaussian_prompts) and "
+                      "unstructured prompts (icl::unstructured_prompts)");
   if (net.rows != 0 && net.rows != source.rows)
     throw std::invalid_argument("the " + who + ": the prompts' rows differ from the network's");
   auto plan = std::make_unique<portable::Plan>();
@@ -214,7 +214,7 @@ void portable_minibatch_chunks(const portable::Plan& plan, std::uint64_t seed, s
         portable_minibatch_chunk(plan, key, c, count, scratch, dW ? dW->data() + c * G : nullptr);
 }
 
-double minibatch_from_chunks(const portable::Plan& plan, const learn::Parameterisation& params,
+double minibatch_from_chunks(const portable::Plan& plan, const icl::Parameterisation& params,
                              const std::vector<double>& loss, const std::vector<double>* dW, Eigen::VectorXd* grad) {
   double total = 0;
   for (double l : loss) total += l;
@@ -222,7 +222,7 @@ double minibatch_from_chunks(const portable::Plan& plan, const learn::Parameteri
   grad->setZero(params.size());
   if (!dW) throw std::logic_error("minibatch_from_chunks: a gradient asked without the chunks' gradients");
   const auto G = static_cast<std::size_t>(plan.grad_size());
-  learn::WeightGrads wg = params.make_grads();
+  icl::WeightGrads wg = params.make_grads();
   Eigen::VectorXd chunk_grad(params.size());
   for (std::size_t c = 0; c < loss.size(); ++c) {
     for (int l = 0; l < plan.net.layers; ++l) {  // (the layers after the stack's last have no gradient: zero)
@@ -246,7 +246,7 @@ double minibatch_from_chunks(const portable::Plan& plan, const learn::Parameteri
   return total;
 }
 
-double portable_minibatch(const portable::Plan& plan, const learn::Parameterisation& params, std::uint64_t seed,
+double portable_minibatch(const portable::Plan& plan, const icl::Parameterisation& params, std::uint64_t seed,
                           std::uint64_t purpose, std::uint64_t count, Eigen::VectorXd* grad) {
   std::vector<double> loss, dW;
   portable_minibatch_chunks(plan, seed, purpose, count, loss, grad ? &dW : nullptr);

@@ -3,8 +3,8 @@
 // compiled by g++ with contraction off, against the CPU prompt source and the CPU executor
 // (tests/execute/test_portable.cpp).
 //
-// Supported: prompts of learn::gaussian_prompts (any GaussianIclModel: covariance, polynomial basis, fixed w, noise;
-// any embedding) and of learn::unstructured_prompts (xlssc's E_2, Gaussian or symmetric theta), and networks made of
+// Supported: prompts of icl::gaussian_prompts (any GaussianIclModel: covariance, polynomial basis, fixed w, noise;
+// any embedding) and of icl::unstructured_prompts (xlssc's E_2, Gaussian or symmetric theta), and networks made of
 // dense LSA layers (layers::Lsa, masked or not, any scale), bilinear layers (layers::Bilinear: sja's bilinear stacks)
 // and softmax attention (layers::SoftmaxAttention: softmax or linear phi, causal or not), run up to the last layer
 // that writes the prediction (Network::last_effective). Anything else throws Unsupported
@@ -12,9 +12,10 @@
 // The portable backend (execute/planned_executor.hpp) runs these functions on the thread pool, a chunk per task.
 #pragma once
 #include "icl/execute/portable/plan.hpp"
-#include "icl/learn/network.hpp"
-#include "icl/learn/parameters.hpp"
-#include "icl/learn/prompts.hpp"
+#include "icl/layers/backprop.hpp"
+#include "icl/model/loss.hpp"
+#include "icl/model/parameters.hpp"
+#include "icl/model/prompt_source.hpp"
 
 #include <cstdint>
 #include <memory>
@@ -24,8 +25,8 @@ namespace icl::execute {
 
 // The plan of (net, source, loss) in the given precision (portable/plan.hpp); `backend` names who asks, for the
 // messages ("cuda backend").
-std::unique_ptr<portable::Plan> plan_portable(const learn::Network& net, const learn::PromptSource& source,
-                                              learn::LossSpec loss, const char* backend,
+std::unique_ptr<portable::Plan> plan_portable(const icl::Network& net, const icl::PromptSource& source,
+                                              icl::LossSpec loss, const char* backend,
                                               portable::Precision precision = portable::Precision::f64);
 // (k0, k1, h) of the stream (seed, purpose), PromptRng::stream_key.
 portable::StreamKey portable_stream_key(std::uint64_t seed, std::uint64_t purpose);
@@ -62,11 +63,11 @@ double portable_minibatch_chunk(const portable::Plan& plan, portable::StreamKey 
                                 std::uint64_t count, PromptScratch& scratch, double* dW_c);
 // From the chunk sums: each chunk's gradient pulled back to theta (params.pullback), then the chunks' losses and
 // gradients added in chunk order, as the CPU executor does. Returns the summed loss; *grad when given.
-double minibatch_from_chunks(const portable::Plan& plan, const learn::Parameterisation& params,
+double minibatch_from_chunks(const portable::Plan& plan, const icl::Parameterisation& params,
                              const std::vector<double>& loss, const std::vector<double>* dW, Eigen::VectorXd* grad);
 // Both: the summed loss of prompts 0..count-1 and the summed gradient with respect to theta into *grad when given,
 // where plan was made from params.network(theta).
-double portable_minibatch(const portable::Plan& plan, const learn::Parameterisation& params, std::uint64_t seed,
+double portable_minibatch(const portable::Plan& plan, const icl::Parameterisation& params, std::uint64_t seed,
                           std::uint64_t purpose, std::uint64_t count, Eigen::VectorXd* grad);
 
 }  // namespace icl::execute

@@ -3,7 +3,7 @@
 // softmax_attention.hpp (xlssc). The GPT-2 pieces (Garg et al.'s model as Xing et al. modify it): linear.hpp (token
 // read-in and read-out), positional.hpp (none, trainable, sin-cos), layer_norm.hpp, multi_head_attention.hpp,
 // gelu_mlp.hpp, and residual_blocks.hpp (x + MHA(LN(x)), x + MLP(LN(x)), through the same functions). A network
-// (learn/network.hpp) is a stack of them; the trainer, the Monte Carlo loss of a trained network and the per-prompt
+// (layers/backprop.hpp) is a stack of them; the trainer, the Monte Carlo loss of a trained network and the per-prompt
 // losses all run the stack through these functions on the executor (execute/executor.hpp), and nothing outside a
 // layer's file knows what it computes.
 //
@@ -18,7 +18,7 @@
 //   apply()/apply_query(): the forward pass in place, keeping nothing for an adjoint (the Monte Carlo workers run
 //     a stack this way, layers/network.hpp). The paper layers skip the zero rows and columns of their weights
 //     there (constructions are sparse: sja App. C's P = e e^T); the default goes through forward().
-// Parameterisations (learn/parameters.hpp) address a parameter by layer index and name ("P", "Q", "W0", ...).
+// Parameterisations (model/parameters.hpp) address a parameter by layer index and name ("P", "Q", "W0", ...).
 //
 // Adding a layer type: a class derived from Layer in one new file, and its finite-difference test
 // (tests/layers/: every parameter entry and every input entry against central differences).

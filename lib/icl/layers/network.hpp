@@ -1,7 +1,7 @@
 // A stack of layers (any types of this folder), the one model type of the library: the papers' constructions
 // (built from their weights: Network{{LinearSelfAttention{P, Q}, BilinearLayer{W0, W1}, ...}}), the trained
 // networks of learn/ and the GPT-2-style models are all Networks, and every forward pass runs through the layers'
-// own functions: forward()/backward() for training and the executor (learn/network.hpp), apply()/apply_query() in
+// own functions: forward()/backward() for training and the executor (layers/backprop.hpp), apply()/apply_query() in
 // place for the Monte Carlo workers (forward() and predict() below).
 //
 // The prediction is the last entry of the last layer's output (the query column's label row).

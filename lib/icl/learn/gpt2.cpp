@@ -7,7 +7,7 @@
 #include "icl/layers/residual_blocks.hpp"
 #include "icl/learn/checkpoint.hpp"
 #include "icl/learn/optimizers.hpp"
-#include "icl/learn/prompts.hpp"
+#include "icl/model/prompt_source.hpp"
 #include "icl/learn/training_estimate.hpp"
 #include "icl/model/rng.hpp"
 #include "icl/model/softmax_attention.hpp"
@@ -157,7 +157,7 @@ double prompt_loss(const Network& net, const MatrixXd& Z, const VectorXd& y, Tap
 
 void draw_prompt(int d, int D, std::uint64_t seed, std::uint64_t purpose, std::uint64_t i, MatrixXd& Z, VectorXd& y,
                  int active) {
-  // The draws of learn::unstructured_prompts (the same prompt for the same (seed, purpose, i)).
+  // The draws of icl::unstructured_prompts (the same prompt for the same (seed, purpose, i)).
   PromptRng rng(seed, purpose, i);
   VectorXd th(d);
   rng.fill_normal(th);
@@ -358,7 +358,7 @@ TrainRun train(const ModelSpec& s, const TrainSettings& ts, std::uint64_t seed, 
     const int examples =
         ts.examples_start > 0 ? std::min(s.D, ts.examples_start + t / std::max(1, ts.examples_interval)) : s.D;
     const double L =
-        mb.run(net, seed, learn::block_purpose(purpose, static_cast<std::uint64_t>(t)), ts.batch, g, active, examples);
+        mb.run(net, seed, icl::block_purpose(purpose, static_cast<std::uint64_t>(t)), ts.batch, g, active, examples);
     if (!std::isfinite(L) || !g.allFinite()) {
       r.ok = false;
       r.reason = fmt::format("{} not finite at step {} (minibatch of {}); the weights before it kept",

@@ -19,7 +19,7 @@
 // Data (Xing Sec. 3): x ~ N(0, I_d), y = theta^T x with theta ~ N(0, I_d / d) per prompt, so E[y^2] = E|theta|^2 = 1
 // and the trivial predictor 0 has loss 1 (Remark 4.1's reference "slightly below 1"). Garg et al.'s code draws
 // theta ~ N(0, I_d) and divides the squared error by d when it reports it; the two scalings give the same
-// normalised loss. Prompts: E_2 of learn::unstructured_prompts(d, D) (x tokens (x_i, 0), y tokens (0, y_i),
+// normalised loss. Prompts: E_2 of icl::unstructured_prompts(d, D) (x tokens (x_i, 0), y tokens (0, y_i),
 // interleaved, then (x_query, 0): 2D+1 tokens, rows d+1).
 //
 // Loss (prompt_loss()): the read-out's output at the x-token columns 0, 2, ..., 2D predicts y_1, ..., y_D, y_query

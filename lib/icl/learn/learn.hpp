@@ -1,7 +1,7 @@
 // The learning API in one place (include this, or the headers it names).
 //
 // 1. Define a model: which weights exist and which of them train.
-//      learn::Parameterisation p = learn::full_lsa(rows, L, masked);   // forms.hpp: full_lsa,
+//      icl::Parameterisation p = learn::full_lsa(rows, L, masked);   // forms.hpp: full_lsa,
 //        softmax_stack(d, L, act, causal). The papers' own forms are constructions (icl_claims):
 //        constructions/acds_forms.hpp acds_form8(d, L, symmetric), acds_form11, acds_family(d, L, M, with_B)
 //        (A_i = a_i M, B_i = b_i I); constructions/sja_forms.hpp sja_bilinear(d, dbar, L, BilinearForm::dense | sparse).
@@ -37,9 +37,10 @@
 //      purpose, samples, threads) (mean and standard error per component), mc_loss for a network's loss.
 #pragma once
 #include "icl/learn/forms.hpp"
-#include "icl/learn/network.hpp"
+#include "icl/layers/backprop.hpp"
+#include "icl/model/loss.hpp"
 #include "icl/learn/objective.hpp"
 #include "icl/learn/optimizers.hpp"
-#include "icl/learn/parameters.hpp"
-#include "icl/learn/prompts.hpp"
+#include "icl/model/parameters.hpp"
+#include "icl/model/prompt_source.hpp"
 #include "icl/learn/trainer.hpp"

@@ -1,3 +1,4 @@
+#include "icl/backends/backends.hpp"
 #include "icl/learn/objective.hpp"
 
 #include "icl/montecarlo/montecarlo.hpp"

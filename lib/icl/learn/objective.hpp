@@ -4,8 +4,8 @@
 // in chunk order. Same seed, same numbers, bit for bit, whatever the thread count.
 #pragma once
 #include "icl/execute/executor.hpp"
-#include "icl/learn/parameters.hpp"
-#include "icl/learn/prompts.hpp"
+#include "icl/model/parameters.hpp"
+#include "icl/model/prompt_source.hpp"
 #include "icl/montecarlo/statistics.hpp"
 
 #include <Eigen/Dense>

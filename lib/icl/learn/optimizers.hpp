@@ -3,7 +3,7 @@
 // L-BFGS (two-loop recursion, backtracking Armijo line search) for deterministic objectives: a fixed
 // minibatch, or an exact population loss (exact/acds_population.hpp, exact/optimal_attention.hpp).
 #pragma once
-#include "icl/learn/parameters.hpp"
+#include "icl/model/parameters.hpp"
 
 #include <Eigen/Dense>
 

@@ -5,8 +5,8 @@
 #include "icl/execute/ranks.hpp"
 #include "icl/learn/checkpoint.hpp"
 #include "icl/learn/training_estimate.hpp"
-#include "icl/report/progress_line.hpp"
-#include "icl/report/svg_plot.hpp"
+#include "icl/execute/progress_line.hpp"
+#include "icl/io/svg_plot.hpp"
 
 #include <fmt/format.h>
 
@@ -42,7 +42,7 @@ void validate(const TrainConfig& c, const Parameterisation& p, const Eigen::Vect
   if (theta0.size() != p.size()) throw std::invalid_argument("train: theta0 has the wrong size");
 }
 
-// The training progress line (report/progress_line.hpp: on a terminal only, within its width, cleared exactly).
+// The training progress line (execute/progress_line.hpp: on a terminal only, within its width, cleared exactly).
 class Progress {
 public:
   Progress(const TrainConfig& c) : on_(c.progress), label_(c.label), steps_(c.steps) {}

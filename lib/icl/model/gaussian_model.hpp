@@ -50,7 +50,7 @@ struct GaussianIclModel {
 
 // Draws prompts of a GaussianIclModel from a counter-based stream: w (always drawn, so a fixed w sees the
 // same stream), the inputs x = L z column by column (the query last), then each column's label with its
-// noise. ModelPromptWorker (montecarlo/) and the trainer (learn/prompts.hpp) both draw through it, so a
+// noise. ModelPromptWorker (montecarlo/) and the trainer (model/prompt_source.hpp) both draw through it, so a
 // Monte Carlo estimate and a training minibatch see the same prompt for the same (seed, purpose, index).
 class GaussianPromptSampler {
 public:

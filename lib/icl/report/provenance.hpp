@@ -3,6 +3,7 @@
 // commit is read from git at every build (cmake/build_commit.cmake), with "-dirty" appended when the
 // working tree differed from it.
 #pragma once
+#include "icl/io/printable.hpp"  // command_line, printable_line
 #include <cstdint>
 #include <nlohmann/json.hpp>
 
@@ -31,14 +32,6 @@ nlohmann::ordered_json provenance_json(const std::string& command, std::chrono::
 
 // "2025-01-31T12:34:56Z" (UTC).
 std::string iso8601_utc(std::chrono::system_clock::time_point t);
-
-// The command line as a shell would re-run it: arguments quoted where needed, bytes that are not valid
-// UTF-8 (or are control characters) written as \xNN, so the result is always valid UTF-8 on one line.
-std::string command_line(int argc, const char* const* argv);
-
-// `s` made safe to print as one line: control characters and bytes that are not valid UTF-8 as \xNN, cut to
-// at most `max_bytes` bytes (at a character boundary, ending in "...").
-std::string printable_line(const std::string& s, std::size_t max_bytes = 400);
 
 // What `icl-verify --version` prints: version, commit, build type, compiler, then the libraries.
 std::string version_text();

@@ -2,8 +2,8 @@
 
 #include "icl/claim/param_names.hpp"
 #include "icl/report/paper.hpp"
-#include "icl/report/table.hpp"
-#include "icl/report/svg_plot.hpp"
+#include "icl/claim/table.hpp"
+#include "icl/io/svg_plot.hpp"
 
 #include <fmt/format.h>
 

@@ -1,6 +1,6 @@
 // The common shape of a Monte Carlo equality check: run looks of doubling size until the estimate
 // decides against the stated value (and against our exact value, where there is one) or the budget
-// is spent; every decision is kept (report/quantities.hpp writes them with the error rates behind them).
+// is spent; every decision is kept (verdict/quantities.hpp writes them with the error rates behind them).
 #pragma once
 #include "icl/montecarlo/montecarlo.hpp"
 #include "icl/verdict/decision.hpp"

@@ -24,7 +24,7 @@
 //  3. Words: a report never says that two numbers "agree"; it says "within +/- band" (a confirmed
 //     equality), "does not exclude" / "too noisy to decide" (inconclusive), "excludes" (refuted), or gives
 //     the difference ("equal to 1e-12"). Counts over cases come from the decisions themselves
-//     (report/quantities.hpp: tally_decisions).
+//     (verdict/quantities.hpp: tally_decisions).
 //  4. The one rule for an equality, in the catalogue (sequential_equality, the log-log slope kind) and in a
 //     claim of one's own alike. Where the library has the quantity exactly, the exact value decides
 //     (combine_exact_first): confirmed when it equals (or satisfies) the stated value within the floating-point

@@ -12,7 +12,7 @@
 // else inconclusive. A refuted claim carries the first refuted case as its counterexample.
 #pragma once
 #include "icl/claim/kinds/formula.hpp"
-#include "icl/report/table.hpp"
+#include "icl/claim/table.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -6,7 +6,7 @@
 #include "icl/exact/optimal_attention.hpp"
 #include "icl/model/prompt.hpp"
 #include "icl/montecarlo/conditional_loss.hpp"
-#include "icl/report/quantities.hpp"
+#include "icl/verdict/quantities.hpp"
 #include "icl/verdict/loss_check.hpp"
 
 #include <fmt/format.h>

@@ -23,7 +23,7 @@
 #include "icl/exact/sparse_attention.hpp"
 #include "icl/layers/lsa.hpp"
 #include "icl/model/gaussian_model.hpp"
-#include "icl/report/table.hpp"
+#include "icl/claim/table.hpp"
 #include "icl/search/single_layer_starts.hpp"
 #include "icl/verdict/checks.hpp"
 #include "icl/verdict/matrix_check.hpp"

@@ -5,8 +5,8 @@
 #include "icl/exact/limits.hpp"
 #include "icl/exact/feature_moments.hpp"
 #include "icl/exact/optimal_attention.hpp"
-#include "icl/report/provenance.hpp"
-#include "icl/report/quantities.hpp"
+#include "icl/io/printable.hpp"
+#include "icl/verdict/quantities.hpp"
 
 #include <fmt/format.h>
 

@@ -3,7 +3,7 @@
 #include "icl/claim/kinds/estimator_equality.hpp"
 
 #include "icl/montecarlo/conditional_loss.hpp"
-#include "icl/report/quantities.hpp"
+#include "icl/verdict/quantities.hpp"
 
 #include <fmt/format.h>
 

@@ -20,7 +20,7 @@
 #include "icl/layers/network.hpp"
 #include "icl/model/gaussian_model.hpp"
 #include "icl/model/prompt.hpp"
-#include "icl/report/table.hpp"
+#include "icl/claim/table.hpp"
 #include "icl/verdict/conditional_equality.hpp"
 
 #include <functional>
@@ -56,7 +56,7 @@ struct Spec {
   std::function<Setting(const Case& c, CaseJson& j)> at = {};
   std::function<void(ClaimRun& r)> after_cases = {};  // optional
   // The summary, a format string (fmt) with the named arguments {verdict}, {confirmed} and {cases} (the cases confirmed
-  // of all), {exact_checks} and {mc_checks} (report/quantities.hpp tally_decisions of exact_vs_stated and
+  // of all), {exact_checks} and {mc_checks} (verdict/quantities.hpp tally_decisions of exact_vs_stated and
   // mc_vs_stated over the cases).
   std::string summary = {};
 };
@@ -68,7 +68,7 @@ void judge_case(ClaimRun& r, double alpha_case, const Case& c, const Spec& s, Ca
 ClaimResult run_claim(const ClaimContext& ctx, const Spec& s);
 
 // The kind's LaTeX table: the paper's value, the exact value and Monte Carlo, under `where` ("Lemma~12") and
-// `latex_title`, with the case parameters' heads and values in words where given (report/table.hpp with_param_text).
+// `latex_title`, with the case parameters' heads and values in words where given (claim/table.hpp with_param_text).
 ClaimTable table(const std::string& where, const std::string& latex_title,
                  std::map<std::string, std::string> param_headers = {},
                  std::map<std::string, std::map<std::string, std::string>> param_values = {});

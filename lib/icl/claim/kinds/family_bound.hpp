@@ -18,7 +18,7 @@
 #pragma once
 #include "icl/claim/case_json.hpp"
 #include "icl/claim/claim_run.hpp"
-#include "icl/report/table.hpp"
+#include "icl/claim/table.hpp"
 #include "icl/verdict/decision.hpp"
 
 #include <cmath>
@@ -79,7 +79,7 @@ ClaimResult run_claim(const ClaimContext& ctx, const ClaimSpec& s);
 
 // The kind's LaTeX table: the bound (`bound_meaning`: "the stated lower bound $m-\tilde d$"), the exact infimum over
 // the family and a finite-n member by Monte Carlo, under `where` ("Corollary~9") and `latex_title`, with the case
-// parameters' heads and values in words where given (report/table.hpp with_param_text).
+// parameters' heads and values in words where given (claim/table.hpp with_param_text).
 ClaimTable table(const std::string& where, const std::string& latex_title, const std::string& bound_meaning,
                  std::map<std::string, std::string> param_headers = {},
                  std::map<std::string, std::map<std::string, std::string>> param_values = {});

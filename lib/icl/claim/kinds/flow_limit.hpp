@@ -17,8 +17,8 @@
 #pragma once
 #include "icl/claim/claim_run.hpp"
 #include "icl/exact/gradient_flow.hpp"
-#include "icl/report/svg_plot.hpp"
-#include "icl/report/table.hpp"
+#include "icl/io/svg_plot.hpp"
+#include "icl/claim/table.hpp"
 #include "icl/verdict/checks.hpp"
 
 #include <nlohmann/json.hpp>
@@ -64,7 +64,7 @@ Numbers numbers(const FlowResult& flow, const Eigen::VectorXd& end, const Eigen:
 Decision limit_decision(const Numbers& k, const Tolerances& tol, const std::string& independent = "independent limit");
 Decision verdict(const Numbers& k, const EqualityOutcome& o, const Decision& limit, const Texts& texts);
 
-// The kind's LaTeX table (report/table.hpp): the distance of the flow's endpoint to the stated limit, the loss at the
+// The kind's LaTeX table (claim/table.hpp): the distance of the flow's endpoint to the stated limit, the loss at the
 // stated limit and Monte Carlo at the endpoint; `param_headers` and `param_values` as ClaimTable's.
 ClaimTable table(const std::string& where, const std::string& latex_title,
                  std::map<std::string, std::string> param_headers = {},

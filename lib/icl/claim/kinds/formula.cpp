@@ -12,9 +12,8 @@
 #include "icl/exact/limits.hpp"
 #include "icl/exact/acds_population.hpp"
 #include "icl/exact/feature_moments.hpp"
-#include "icl/report/provenance.hpp"
-#include "icl/report/quantities.hpp"
-#include "icl/report/report.hpp"
+#include "icl/io/printable.hpp"
+#include "icl/verdict/quantities.hpp"
 #include "icl/verdict/checks.hpp"
 
 #include <fmt/format.h>

@@ -6,7 +6,7 @@
 #include "icl/claim/claim_run.hpp"
 #include "icl/model/rng.hpp"
 #include "icl/montecarlo/statistics.hpp"
-#include "icl/report/quantities.hpp"
+#include "icl/verdict/quantities.hpp"
 
 #include <fmt/format.h>
 

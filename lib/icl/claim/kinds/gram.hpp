@@ -15,7 +15,7 @@
 #pragma once
 #include "icl/claim/claim.hpp"
 #include "icl/montecarlo/montecarlo.hpp"
-#include "icl/report/table.hpp"
+#include "icl/claim/table.hpp"
 #include "icl/verdict/decision.hpp"
 
 #include <Eigen/Dense>
@@ -70,7 +70,7 @@ Sampled monte_carlo(const SamplingPlan& plan, std::uint64_t purpose, const CaseS
 // and the summary: s.confirmed() where the claim is confirmed, else the Monte Carlo decisions' tally.
 ClaimResult run(const ClaimContext& ctx, const Spec& s);
 
-// The kind's LaTeX table (report/table.hpp): Monte Carlo's worst entry, under `where` ("Lemma~1") and `caption`.
+// The kind's LaTeX table (claim/table.hpp): Monte Carlo's worst entry, under `where` ("Lemma~1") and `caption`.
 ClaimTable table(const std::string& where, const std::string& caption, const std::string& stated_name);
 
 }  // namespace icl::gram

@@ -2,7 +2,7 @@
 #include "icl/claim/kinds/identity.hpp"
 
 #include "icl/claim/usage_error.hpp"
-#include "icl/report/quantities.hpp"
+#include "icl/verdict/quantities.hpp"
 
 #include <fmt/format.h>
 

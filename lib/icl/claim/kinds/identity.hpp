@@ -13,7 +13,7 @@
 #include "icl/claim/claim_run.hpp"
 #include "icl/claim/kinds/formula.hpp"
 #include "icl/montecarlo/worst_case.hpp"
-#include "icl/report/table.hpp"
+#include "icl/claim/table.hpp"
 #include "icl/verdict/identity.hpp"
 
 #include <nlohmann/json.hpp>

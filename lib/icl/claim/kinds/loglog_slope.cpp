@@ -4,7 +4,7 @@
 
 #include "icl/claim/case_json.hpp"
 #include "icl/claim/param_names.hpp"
-#include "icl/report/quantities.hpp"
+#include "icl/verdict/quantities.hpp"
 #include "icl/verdict/checks.hpp"
 
 #include <fmt/format.h>

@@ -22,7 +22,7 @@
 #include "icl/claim/claim_run.hpp"
 #include "icl/claim/parts.hpp"
 #include "icl/montecarlo/montecarlo.hpp"
-#include "icl/report/table.hpp"
+#include "icl/claim/table.hpp"
 #include "icl/verdict/decision.hpp"
 #include "icl/verdict/statistics.hpp"
 

@@ -12,7 +12,7 @@
 // The kind owns its loop over groups (one report case per group, its x values and losses listed).
 #pragma once
 #include "icl/claim/kinds/formula.hpp"
-#include "icl/report/table.hpp"
+#include "icl/claim/table.hpp"
 
 #include <string>
 

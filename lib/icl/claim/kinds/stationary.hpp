@@ -14,7 +14,7 @@
 #pragma once
 #include "icl/claim/case_json.hpp"
 #include "icl/learn/optimizers.hpp"
-#include "icl/report/table.hpp"
+#include "icl/claim/table.hpp"
 #include "icl/verdict/checks.hpp"
 #include "icl/verdict/decision.hpp"
 
@@ -94,7 +94,7 @@ struct Tally {
   void add_variance_reduction(double vr);
 };
 
-// The kind's LaTeX table (report/table.hpp): the relative gradient at the point, the off-family control and the exact
+// The kind's LaTeX table (claim/table.hpp): the relative gradient at the point, the off-family control and the exact
 // loss there, under `label` ("Theorem~3") and `caption`.
 ClaimTable table(const std::string& label, const std::string& caption);
 

@@ -1,7 +1,7 @@
 #include "icl/claim/kinds/trained.hpp"
 
 #include "icl/montecarlo/statistics.hpp"
-#include "icl/report/quantities.hpp"
+#include "icl/verdict/quantities.hpp"
 
 #include <fmt/format.h>
 
@@ -13,8 +13,8 @@ namespace icl::trained {
 namespace {
 
 // Trial k's network (its first `layers` layers where layers > 0).
-learn::Network trial_network(const Model& m, std::size_t k, int layers) {
-  learn::Network net = m.params.network(m.runs[k].theta);
+icl::Network trial_network(const Model& m, std::size_t k, int layers) {
+  icl::Network net = m.params.network(m.runs[k].theta);
   if (layers > 0) net = net.truncated(layers);
   return net;
 }
@@ -35,8 +35,8 @@ std::string budget_note(const ClaimContext& ctx, const AgainstPaper& p) {
 
 }  // namespace
 
-learn::TrainConfig train_trials(const ClaimContext& ctx, Model& model, const learn::PromptSource& src,
-                                const learn::LossSpec& loss, const Schedule& s, const std::string& data_tag) {
+learn::TrainConfig train_trials(const ClaimContext& ctx, Model& model, const icl::PromptSource& src,
+                                const icl::LossSpec& loss, const Schedule& s, const std::string& data_tag) {
   learn::TrainConfig c;
   c.optimizer = "adam";
   c.learning_rate = s.learning_rate;
@@ -54,7 +54,7 @@ learn::TrainConfig train_trials(const ClaimContext& ctx, Model& model, const lea
     c.seed = ctx.seed + static_cast<std::uint64_t>(k);
     c.label = fmt::format("{} {} trial {}", ctx.claim_id, model.name, k + 1);
     const Eigen::VectorXd theta0 =
-        learn::normal_theta(model.params, s.init_sd, c.seed, ctx.purpose("init/" + model.name));
+        icl::normal_theta(model.params, s.init_sd, c.seed, ctx.purpose("init/" + model.name));
     learn::TrainResult r = learn::train(model.params, theta0, src, loss, c);
     // A run whose weights stay finite but whose loss blew up (deep product layers) counts as diverged.
     double first = NAN;
@@ -74,8 +74,8 @@ learn::TrainConfig train_trials(const ClaimContext& ctx, Model& model, const lea
   return c;
 }
 
-TestLosses test_losses(const ClaimContext& ctx, const Model& model, const learn::PromptSource& src,
-                       const learn::LossSpec& loss, int n_test, int layers) {
+TestLosses test_losses(const ClaimContext& ctx, const Model& model, const icl::PromptSource& src,
+                       const icl::LossSpec& loss, int n_test, int layers) {
   TestLosses t;
   t.n_test = n_test;
   for (std::size_t k = 0; k < model.runs.size(); ++k) {
@@ -92,7 +92,7 @@ TestLosses test_losses(const ClaimContext& ctx, const Model& model, const learn:
 }
 
 std::vector<Estimate> paired_differences(const ClaimContext& ctx, const Model& lower, const Model& higher,
-                                         const learn::PromptSource& src, const learn::LossSpec& loss, int n_test) {
+                                         const icl::PromptSource& src, const icl::LossSpec& loss, int n_test) {
   std::vector<Estimate> out;
   const std::size_t T = std::min(lower.runs.size(), higher.runs.size());
   for (std::size_t k = 0; k < T; ++k) {
@@ -115,8 +115,8 @@ Decision paired_decision(const ClaimContext& ctx, const AgainstPaper& p, const s
   return judge_paired_every_trial(differences, alpha, kMinPairedTrials, p.paper, what, budget_note(ctx, p));
 }
 
-std::vector<TailedLoss> tailed_losses(const ClaimContext& ctx, const Model& model, const learn::PromptSource& src,
-                                      const learn::LossSpec& loss, int n_test, double cap, int layers) {
+std::vector<TailedLoss> tailed_losses(const ClaimContext& ctx, const Model& model, const icl::PromptSource& src,
+                                      const icl::LossSpec& loss, int n_test, double cap, int layers) {
   std::vector<TailedLoss> out;
   for (std::size_t k = 0; k < model.runs.size(); ++k) {
     TailedLoss t;
@@ -131,7 +131,7 @@ std::vector<TailedLoss> tailed_losses(const ClaimContext& ctx, const Model& mode
 }
 
 TailedSides::TailedSides(const ClaimContext& ctx, const std::vector<Model>& models,
-                         std::function<learn::PromptSource(int n_test)> prompts, learn::LossSpec loss, double cap)
+                         std::function<icl::PromptSource(int n_test)> prompts, icl::LossSpec loss, double cap)
     : ctx_(&ctx), models_(&models), prompts_(std::move(prompts)), loss_(loss), cap_(cap) {}
 
 const std::vector<TailedLoss>& TailedSides::get(std::size_t i, int n_test, int layers) {

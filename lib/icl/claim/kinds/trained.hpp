@@ -65,15 +65,15 @@ constexpr double kBlowUp = 100.0;
 
 struct Model {
   std::string name;  // "bilinear L=2", "linear 6 layers", ...
-  learn::Parameterisation params;
+  icl::Parameterisation params;
   std::vector<learn::TrainResult> runs;  // one per trial
   std::vector<std::uint64_t> seeds;
 };
 
 // Trains `model.params` `s.trials` times on prompts from `src` under `loss`; fills runs and seeds. `data_tag` names
 // the training stream (models compared on the same data share it).
-learn::TrainConfig train_trials(const ClaimContext& ctx, Model& model, const learn::PromptSource& src,
-                                const learn::LossSpec& loss, const Schedule& s, const std::string& data_tag);
+learn::TrainConfig train_trials(const ClaimContext& ctx, Model& model, const icl::PromptSource& src,
+                                const icl::LossSpec& loss, const Schedule& s, const std::string& data_tag);
 
 // Per-trial test losses at test length n_test (finished trials only; diverged trials give NaN).
 struct TestLosses {
@@ -86,14 +86,14 @@ struct TestLosses {
 };
 // `src` draws prompts of length n_test. `layers` > 0: the sub-network of the model's first `layers` layers, its
 // prediction read where the full model's is (the same test prompts, so per trial the two are paired).
-TestLosses test_losses(const ClaimContext& ctx, const Model& model, const learn::PromptSource& src,
-                       const learn::LossSpec& loss, int n_test, int layers = 0);
+TestLosses test_losses(const ClaimContext& ctx, const Model& model, const icl::PromptSource& src,
+                       const icl::LossSpec& loss, int n_test, int layers = 0);
 
 // Paired test prompts: per trial k, the mean over the SAME test prompts (those test_losses uses) of lower's loss minus
 // higher's loss, trial k of both models, with its Student-t interval (learn::mc_loss_difference); NaN where either
 // trial did not finish.
 std::vector<Estimate> paired_differences(const ClaimContext& ctx, const Model& lower, const Model& higher,
-                                         const learn::PromptSource& src, const learn::LossSpec& loss, int n_test);
+                                         const icl::PromptSource& src, const icl::LossSpec& loss, int n_test);
 // The paired and heavy-tail rules apply at the deciding and paper budgets (docs/budgets.md, "Decision rules of the
 // deciding budget"); the quick and standard budgets keep the t over the trials' mean losses.
 bool paired_rule(const ClaimContext& ctx);
@@ -104,22 +104,22 @@ Decision paired_decision(const ClaimContext& ctx, const AgainstPaper& p, const s
 inline constexpr double kTailCap = 100;
 // Per trial, one side at test length n_test on test_losses' prompts (so `full` is test_losses' estimate bit for bit),
 // capped at `cap`; a trial that did not finish gives NaN estimates. `layers` as test_losses.
-std::vector<TailedLoss> tailed_losses(const ClaimContext& ctx, const Model& model, const learn::PromptSource& src,
-                                      const learn::LossSpec& loss, int n_test, double cap, int layers = 0);
+std::vector<TailedLoss> tailed_losses(const ClaimContext& ctx, const Model& model, const icl::PromptSource& src,
+                                      const icl::LossSpec& loss, int n_test, double cap, int layers = 0);
 // The sides of a claim's comparisons under the heavy-tail rule, each model at each test length and depth computed once
 // (a model meets several comparisons): get(i, n_test, layers) is tailed_losses of models[i] on prompts(n_test).
 // `models` must outlive it.
 class TailedSides {
  public:
   TailedSides(const ClaimContext& ctx, const std::vector<Model>& models,
-              std::function<learn::PromptSource(int n_test)> prompts, learn::LossSpec loss, double cap);
+              std::function<icl::PromptSource(int n_test)> prompts, icl::LossSpec loss, double cap);
   const std::vector<TailedLoss>& get(std::size_t i, int n_test, int layers = 0);
 
  private:
   const ClaimContext* ctx_;
   const std::vector<Model>* models_;
-  std::function<learn::PromptSource(int)> prompts_;
-  learn::LossSpec loss_;
+  std::function<icl::PromptSource(int)> prompts_;
+  icl::LossSpec loss_;
   double cap_;
   std::map<std::tuple<std::size_t, int, int>, std::vector<TailedLoss>> memo_;
 };

@@ -1,6 +1,6 @@
 // One prompt of a GaussianIclModel (model/gaussian_model.hpp), embedded (model/prompt.hpp), in portable code: the
 // same draws in the same order as GaussianPromptSampler::draw and embed(), so prompt i of (seed, purpose) has the
-// same bits as learn::gaussian_prompts' drawer gives it:
+// same bits as icl::gaussian_prompts' drawer gives it:
 //   w: M normals (always drawn, so a fixed w sees the same stream); the inputs, d x (n + 1) normals column by column;
 //   x = L z per column (rows from the last up, each sum from j = 0) unless Sigma = I exactly; then per column the
 //   label y = sum_m w_m g_m(x) (g_m evaluated as FlatPoly::evaluate: terms in order, v = coef, v *= x_i per power)

@@ -1,5 +1,5 @@
 // The prompt source of a plan in portable code: a Gaussian task's prompts (portable/gaussian_prompt.hpp,
-// learn::gaussian_prompts) or unstructured prompts (portable/unstructured_prompt.hpp, learn::unstructured_prompts).
+// icl::gaussian_prompts) or unstructured prompts (portable/unstructured_prompt.hpp, icl::unstructured_prompts).
 #pragma once
 #include "icl/execute/portable/gaussian_prompt.hpp"
 #include "icl/execute/portable/unstructured_prompt.hpp"

@@ -3,7 +3,7 @@
 // layer's weights, for the training step. The stack runs up to its last LSA or softmax layer, which takes the query
 // path and writes the prediction (a bilinear layer never writes the label row, so layers after the last such layer
 // cannot change it and are not part of the stack: Network::last_effective); with none the prediction is Z(D-1, N-1)
-// as drawn. Loss = factor (yhat + sign y_q)^2 (learn::LossSpec).
+// as drawn. Loss = factor (yhat + sign y_q)^2 (icl::LossSpec).
 //
 // stack_loss_grad runs the same steps as stack_loss (so the same loss bits), keeping Z before each layer, then the
 // adjoints last to first; each weight entry's gradient gets one addition per prompt, so that a sum over prompts in

@@ -1,4 +1,4 @@
-// One unstructured prompt (xlssc's E_2: learn::unstructured_prompts, model/softmax_attention.hpp's embedding) in
+// One unstructured prompt (xlssc's E_2: icl::unstructured_prompts, model/softmax_attention.hpp's embedding) in
 // portable code, the same draws in the same order as the CPU's drawer: theta first (with theta0: s theta0, s = -1
 // when the first uniform is below 1/2, else +1; without: d normals, each divided by sqrt(d)), then the inputs X,
 // d x (D + 1) normals column by column. Each label y_i = theta . x_i is a plain loop from a = 0 (the CPU's drawer

@@ -1,4 +1,4 @@
-#include "icl/learn/parameters.hpp"
+#include "icl/model/parameters.hpp"
 
 #include "icl/model/rng.hpp"
 
@@ -6,7 +6,7 @@
 
 #include <stdexcept>
 
-namespace icl::learn {
+namespace icl {
 
 ParamGroup ParamGroup::full(std::string name, int rows, int cols, std::vector<Target> targets) {
   ParamGroup g{std::move(name), rows, cols, {}, std::move(targets)};
@@ -164,4 +164,4 @@ Eigen::VectorXd normal_theta(const Parameterisation& p, double sd, std::uint64_t
   return sd * th;
 }
 
-}  // namespace icl::learn
+}  // namespace icl

@@ -11,14 +11,15 @@
 // Tying across layers is one group with several targets. Per-matrix gradient clipping and reports act on
 // groups. The gradient with respect to theta is the weights' gradient pulled back through the same map.
 #pragma once
-#include "icl/learn/network.hpp"
+#include "icl/layers/backprop.hpp"
+#include "icl/model/loss.hpp"
 
 #include <Eigen/Dense>
 
 #include <string>
 #include <vector>
 
-namespace icl::learn {
+namespace icl {
 
 struct Target {
   int layer = 0;
@@ -89,4 +90,4 @@ private:
 // theta ~ N(0, sd^2) from the counter-based stream (seed, purpose, 0): the same for the same seed.
 Eigen::VectorXd normal_theta(const Parameterisation& p, double sd, std::uint64_t seed, std::uint64_t purpose);
 
-}  // namespace icl::learn
+}  // namespace icl

@@ -1,11 +1,11 @@
-#include "icl/learn/prompts.hpp"
+#include "icl/model/prompt_source.hpp"
 
 #include "icl/model/softmax_attention.hpp"
 
 #include <cmath>
 #include <stdexcept>
 
-namespace icl::learn {
+namespace icl {
 
 std::uint64_t block_purpose(std::uint64_t purpose, std::uint64_t block) {
   std::uint64_t z = purpose + 0x9e3779b97f4a7c15ull * (block + 1);
@@ -66,4 +66,4 @@ PromptSource unstructured_prompts(int d, int D, const Eigen::VectorXd& theta0) {
   return s;
 }
 
-}  // namespace icl::learn
+}  // namespace icl

@@ -1,4 +1,4 @@
-#include "icl/report/progress_line.hpp"
+#include "icl/execute/progress_line.hpp"
 
 #include "icl/execute/thread_pool.hpp"
 

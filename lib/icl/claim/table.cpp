@@ -1,4 +1,4 @@
-#include "icl/report/table.hpp"
+#include "icl/claim/table.hpp"
 
 #include "icl/claim/claim.hpp"
 

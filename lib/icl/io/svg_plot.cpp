@@ -1,4 +1,4 @@
-#include "icl/report/svg_plot.hpp"
+#include "icl/io/svg_plot.hpp"
 
 #include <fmt/format.h>
 

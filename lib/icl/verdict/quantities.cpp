@@ -1,4 +1,4 @@
-#include "icl/report/quantities.hpp"
+#include "icl/verdict/quantities.hpp"
 
 #include <fmt/format.h>
 

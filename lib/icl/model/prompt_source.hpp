@@ -15,7 +15,7 @@
 #include <functional>
 #include <memory>
 
-namespace icl::learn {
+namespace icl {
 
 using PromptDrawer = std::function<double(std::uint64_t seed, std::uint64_t purpose, std::uint64_t index,
                                           Eigen::Ref<Eigen::MatrixXd> Z)>;
@@ -49,4 +49,4 @@ PromptSource gaussian_prompts(GaussianIclModel task, const PromptShape& shape);
 // (`theta0` given: xlssc Sec. 4.2's symmetric task).
 PromptSource unstructured_prompts(int d, int D, const Eigen::VectorXd& theta0 = Eigen::VectorXd());
 
-}  // namespace icl::learn
+}  // namespace icl

@@ -1,8 +1,8 @@
-#include "icl/learn/network.hpp"
+#include "icl/layers/backprop.hpp"
 
 #include <stdexcept>
 
-namespace icl::learn {
+namespace icl {
 
 using Eigen::MatrixXd;
 
@@ -25,12 +25,12 @@ void forward_full(const Network& net, Eigen::Ref<Eigen::MatrixXd> Z) {
     in.swap(out);
   }
   if (in.rows() != Z.rows() || in.cols() != Z.cols())
-    throw std::invalid_argument("learn::forward_full: the stack changes the shape of its input");
+    throw std::invalid_argument("icl::forward_full: the stack changes the shape of its input");
   Z = in;
 }
 
 double forward(const Network& net, const Eigen::Ref<const Eigen::MatrixXd>& Z, Tape& t) {
-  if (Z.rows() != net.rows) throw std::invalid_argument("learn::forward: prompt rows differ from the network's");
+  if (Z.rows() != net.rows) throw std::invalid_argument("icl::forward: prompt rows differ from the network's");
   ensure_tape(net, t);
   const int last = net.last_effective();
   t.last = last;
@@ -62,4 +62,4 @@ void backward(const Network& net, Tape& t, double dyhat, WeightGrads& g, Eigen::
   if (dZ0) *dZ0 = t.adj;
 }
 
-}  // namespace icl::learn
+}  // namespace icl

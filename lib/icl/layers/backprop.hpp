@@ -5,8 +5,7 @@
 // (layers/softmax_attention.hpp: V, K); the GPT-2 pieces of layers/ stack the same way. forward() here is the
 // layers' forward()/forward_query() (what the adjoint needs); Network::predict is their in-place apply() (tests
 // check the two give the same outputs to rounding).
-// The prediction is the last entry of the last layer's output; the per-prompt loss is factor * (yhat + sign * y_q)^2
-// (sja/acds: sign +1, factor 1; zfb: sign -1, factor 1/2).
+// The prediction is the last entry of the last layer's output; the per-prompt loss is model/loss.hpp's.
 //
 // Only the prediction matters, so the last layer that can change it runs its query path (for lsa on the query
 // column alone, its adjoint starting from the single entry dL/dyhat: O(D N) instead of O(D^2 N)); the layers after
@@ -22,11 +21,7 @@
 #include <string_view>
 #include <vector>
 
-namespace icl::learn {
-
-// The stack (layers/network.hpp) and its gradient accumulators.
-using Network = icl::Network;
-using WeightGrads = icl::WeightGrads;
+namespace icl {
 
 // Stored activations and scratch for one prompt; one per thread, sized on first use, no allocation after.
 struct Tape {
@@ -45,17 +40,4 @@ double forward(const Network& net, const Eigen::Ref<const Eigen::MatrixXd>& Z, T
 // given it receives d(yhat)/dZ * dyhat (the gradient with respect to the prompt, for tests).
 void backward(const Network& net, Tape& tape, double dyhat, WeightGrads& grads, Eigen::MatrixXd* dZ0 = nullptr);
 
-struct LossSpec {
-  double sign = +1.0;   // error = yhat + sign * y_q
-  double factor = 1.0;  // loss = factor * error^2
-  static LossSpec sja() { return {+1.0, 1.0}; }
-  static LossSpec acds() { return {+1.0, 1.0}; }
-  static LossSpec zfb() { return {-1.0, 0.5}; }
-  double operator()(double yhat, double yq) const {
-    const double e = yhat + sign * yq;
-    return factor * e * e;
-  }
-  double derivative(double yhat, double yq) const { return 2.0 * factor * (yhat + sign * yq); }
-};
-
-}  // namespace icl::learn
+}  // namespace icl
