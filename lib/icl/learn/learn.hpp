@@ -5,16 +5,16 @@
 //        softmax_stack(d, L, act, causal). The papers' own forms are constructions (icl_claims):
 //        constructions/acds_forms.hpp acds_form8(d, L, symmetric), acds_form11, acds_family(d, L, M, with_B)
 //        (A_i = a_i M, B_i = b_i I); constructions/sja_forms.hpp sja_bilinear(d, dbar, L, BilinearForm::dense | sparse).
-//    Or by hand (parameters.hpp): a Network (network.hpp: add_lsa(masked, scale) / add_bilinear() /
+//    Or by hand (model/parameters.hpp): a Network (layers/network.hpp: add_lsa(masked, scale) / add_bilinear() /
 //    add_softmax(act, causal)) holds the frozen values; each ParamGroup (full, symmetric, masked, span) is
 //    written into one or more Targets {layer, parameter name ("P"/"Q", "W0"/"W1", "V"/"K"), row, col, coef}; several targets
 //    tie layers; entries no group writes stay frozen. theta is the concatenation of the groups' scalars;
 //    p.group_matrix("A_1", theta) reads a matrix back, p.theta_from(net) fits theta to given weights,
 //    normal_theta(p, sd, seed, purpose) draws an initialisation.
-// 2. A task / prompt distribution (prompts.hpp): gaussian_prompts(GaussianIclModel, sja_shape | acds_shape |
+// 2. A task / prompt distribution (model/prompt_source.hpp): gaussian_prompts(GaussianIclModel, sja_shape | acds_shape |
 //    zfb_shape) (the Monte Carlo engine's prompts for the same seed/purpose/index), unstructured_prompts(d, D)
 //    (xlssc). A PromptSource is a factory of stateless drawers, so anything deterministic in (seed,
-//    purpose, index) can be added. The loss: LossSpec::acds() / sja() / zfb().
+//    purpose, index) can be added. The loss (model/loss.hpp): LossSpec::acds() / sja() / zfb().
 // 3. Train (trainer.hpp): TrainConfig {optimizer "adam" | "sgd" | "lbfgs", learning_rate, batch, steps,
 //    resample_every (acds: 100), clip (per group; acds: 0.01), lr_decay(_every), test_batch, seed,
 //    purpose, threads, observe_names/observe (extra curve columns, e.g. Dist(Sigma^1/2 A_i Sigma^1/2, I))};
