@@ -1,5 +1,6 @@
-#include "icl/backends/backends.hpp"
 #include "icl/learn/objective.hpp"
+
+#include "icl/backends/backends.hpp"
 
 #include "icl/montecarlo/montecarlo.hpp"
 
