@@ -516,6 +516,41 @@ Eigen::MatrixXd sigma_or_identity(const std::optional<Eigen::MatrixXd>& sigma, i
   return sigma ? *sigma : Eigen::MatrixXd::Identity(d, d);
 }
 
+// The training and test prompts of train and compare: on the acds, sja and zfb layouts the task law of check (task,
+// sigma, w_cov, noise); on the unstructured layout xlssc's law (model/prompt_source.hpp unstructured_prompts): y =
+// theta^T x, x ~ N(0, I_d), theta ~ N(0, I_d / d) per prompt, or with theta0 (d numbers) theta = +theta0 or -theta0
+// with a fair sign (xlssc Sec. 4.2's symmetric law). The unstructured law takes no task, sigma, w_cov or noise, and
+// theta0 belongs to it alone: each is one ValueError naming it.
+icl::PromptSource prompts_of(const std::string& owner, const std::string& layout, int d, const PromptShape& shape,
+                             const std::string& task, const py::object& sigma_arg, const py::object& w_cov,
+                             const py::object& noise, const py::object& theta0_arg) {
+  if (layout != "unstructured") {
+    if (!theta0_arg.is_none())
+      throw py::value_error(fmt::format("{}: theta0 (the +-theta0 law) is a law of the unstructured layout; on the {} "
+                                        "layout the task law is task, sigma, w_cov, noise",
+                                        owner, layout));
+    const auto sigma = covariance_arg(sigma_arg, d);
+    return icl::gaussian_prompts(task_model(owner, task, sigma_or_identity(sigma, d), noise, w_cov), shape);
+  }
+  const bool noisy = !noise.is_none() && !(is_real_like(noise) && noise.cast<double>() == 0.0);
+  for (const auto& [given, name] : {std::pair<bool, const char*>{task != "linear", "task"}, {!sigma_arg.is_none(), "sigma"},
+                                    {!w_cov.is_none(), "w_cov"}, {noisy, "noise"}})
+    if (given)
+      throw py::value_error(fmt::format("{}: {}: the unstructured layout draws xlssc's law (y = theta^T x, x ~ N(0, I), "
+                                        "theta ~ N(0, I/d), or theta0=[...] for theta = +-theta0); it takes no {}",
+                                        owner, name, name));
+  Eigen::VectorXd theta0;
+  if (!theta0_arg.is_none()) {
+    py::array raw = py::array::ensure(as_array_like(theta0_arg));
+    if (!raw || raw.ndim() != 1 || raw.shape(0) != d)
+      throw py::value_error(fmt::format("{}: theta0: expected {} numbers (a vector of length d)", owner, d));
+    const Eigen::MatrixXd t = matrix(raw.attr("reshape")(1, d), "theta0", false, 1, kEvalMaxD);
+    theta0 = t.row(0).transpose();
+    if (theta0.isZero(0)) throw py::value_error(fmt::format("{}: theta0 is zero (every label 0)", owner));
+  }
+  return icl::unstructured_prompts(d, shape.n, theta0);
+}
+
 // A prompt Z: (d+1) x (n+1) within eval's limits, finite.
 Eigen::MatrixXd prompt_arg(const py::handle& obj) {
   Eigen::MatrixXd Z = matrix(obj, "Z", false, kEvalMaxD + 1, kEvalMaxN + 1);
@@ -1116,10 +1151,11 @@ PYBIND11_MODULE(icl_verify, m) {
          const py::object& task_given, const py::object& sigma_arg, const py::object& w_cov, const py::object& noise,
          const py::object& optimizer_arg, const py::object& lr_arg, const py::object& steps_arg,
          const py::object& batch_arg, const py::object& seed_given, const py::object& threads_given,
-         const py::object& test_batch_arg, const py::object& checkpoint_arg) {
+         const py::object& test_batch_arg, const py::object& checkpoint_arg, const py::object& theta0_arg) {
         const std::string layout = text(layout_arg, "layout");
-        if (layout != "acds" && layout != "sja" && layout != "zfb")
-          throw py::value_error(fmt::format("train: layout '{}': expected 'acds', 'sja' or 'zfb'", printable_line(layout, 40)));
+        if (layout != "acds" && layout != "sja" && layout != "zfb" && layout != "unstructured")
+          throw py::value_error(fmt::format("train: layout '{}': expected 'acds', 'sja', 'zfb' or 'unstructured'",
+                                            printable_line(layout, 40)));
         const int d = int_param(d_arg, "train", eval_param("d"));
         const int n = int_param(n_arg, "train", eval_param("n"));
         const std::string task = task_arg(task_given, "train");
@@ -1134,8 +1170,7 @@ PYBIND11_MODULE(icl_verify, m) {
           for (const auto& p : start.net.layer(l).params())
             params.add(icl::ParamGroup::full(fmt::format("{}_{}", p.name, l), static_cast<int>(p.value.rows()),
                                                static_cast<int>(p.value.cols()), {{l, p.name}}));
-        const auto sigma = covariance_arg(sigma_arg, d);
-        const GaussianIclModel model = task_model("train", task, sigma_or_identity(sigma, d), noise, w_cov);
+        const icl::PromptSource source = prompts_of("train", layout, d, start.shape, task, sigma_arg, w_cov, noise, theta0_arg);
         learn::TrainConfig cfg;
         cfg.optimizer = text(optimizer_arg, "optimizer");
         if (cfg.optimizer != "adam" && cfg.optimizer != "sgd" && cfg.optimizer != "lbfgs")
@@ -1169,7 +1204,6 @@ PYBIND11_MODULE(icl_verify, m) {
           }
           learn::set_checkpoints({dir, 60});
         }
-        const icl::PromptSource source = icl::gaussian_prompts(model, start.shape);
         const icl::LossSpec loss{start.sign, 1.0};
         learn::TrainResult r;
         try {
@@ -1210,7 +1244,7 @@ PYBIND11_MODULE(icl_verify, m) {
       py::arg("sigma") = py::none(), py::arg("w_cov") = py::none(), py::arg("noise") = 0.0,
       py::arg("optimizer") = "adam", py::arg("learning_rate") = 1e-3, py::arg("steps") = 1000,
       py::arg("batch") = 1000, py::arg("seed") = 1, py::arg("threads") = py::none(), py::arg("test_batch") = 1000,
-      py::arg("checkpoint") = py::none(),
+      py::arg("checkpoint") = py::none(), py::arg("theta0") = py::none(),
       "Train a network of the library's layers (the layer dicts check(layout=...) takes, as the starting weights;\n"
       "every entry of every matrix trains) with the project's trainer (learn/trainer.hpp) on fresh prompts of the\n"
       "task: optimizer 'adam' | 'sgd' | 'lbfgs', steps, batch (fresh prompts every step), seed (same seed, same\n"
@@ -1218,7 +1252,8 @@ PYBIND11_MODULE(icl_verify, m) {
       "from its last save; a finished one returns its result). Ctrl-C stops it (KeyboardInterrupt, saved first\n"
       "where a checkpoint folder is given). At a terminal a progress line is drawn on stderr. Returns {'layers':\n"
       "the trained layer dicts, 'status', 'reason', 'steps', 'final_train_loss', 'final_test_loss' (on test_batch\n"
-      "held-out prompts), 'seconds', 'curve'}.");
+      "held-out prompts), 'seconds', 'curve'}. On layout='unstructured' the prompts follow xlssc's law: theta ~\n"
+      "N(0, I/d), or theta0=[...] for theta = +-theta0 with a fair sign (no task, sigma, w_cov or noise).");
 
   m.def(
       "compare",
@@ -1226,10 +1261,11 @@ PYBIND11_MODULE(icl_verify, m) {
          const py::object& n_arg, const py::object& task_given, const py::object& sigma_arg, const py::object& w_cov,
          const py::object& noise, const py::object& samples_given, const py::object& seed_given,
          const py::object& threads_given, const py::object& alpha_arg, const py::object& min_trials_arg,
-         const py::object& may_refute_arg) {
+         const py::object& may_refute_arg, const py::object& theta0_arg) {
         const std::string layout = text(layout_arg, "layout");
-        if (layout != "acds" && layout != "sja" && layout != "zfb")
-          throw py::value_error(fmt::format("compare: layout '{}': expected 'acds', 'sja' or 'zfb'", printable_line(layout, 40)));
+        if (layout != "acds" && layout != "sja" && layout != "zfb" && layout != "unstructured")
+          throw py::value_error(fmt::format("compare: layout '{}': expected 'acds', 'sja', 'zfb' or 'unstructured'",
+                                            printable_line(layout, 40)));
         const int d = int_param(d_arg, "compare", eval_param("d"));
         const int n = int_param(n_arg, "compare", eval_param("n"));
         const std::string task = task_arg(task_given, "compare");
@@ -1265,9 +1301,8 @@ PYBIND11_MODULE(icl_verify, m) {
         const std::optional<int> threads = threads_arg(threads_given);
         const int th = threads ? *threads : default_thread_count();
         check_memory("compare", d, n, th);
-        const auto sigma = covariance_arg(sigma_arg, d);
-        const GaussianIclModel model = task_model("compare", task, sigma_or_identity(sigma, d), noise, w_cov);
-        const icl::PromptSource source = icl::gaussian_prompts(model, lower[0].shape);
+        const icl::PromptSource source =
+            prompts_of("compare", layout, d, lower[0].shape, task, sigma_arg, w_cov, noise, theta0_arg);
         const icl::LossSpec loss{lower[0].sign, 1.0};
         std::vector<Estimate> diffs;
         interruptible([&] {
@@ -1293,14 +1328,15 @@ PYBIND11_MODULE(icl_verify, m) {
       py::arg("lower"), py::arg("higher"), py::kw_only(), py::arg("layout"), py::arg("d"), py::arg("n"),
       py::arg("task") = "linear", py::arg("sigma") = py::none(), py::arg("w_cov") = py::none(), py::arg("noise") = 0.0,
       py::arg("samples") = 65536, py::arg("seed") = 1, py::arg("threads") = py::none(), py::arg("alpha") = 0.01,
-      py::arg("min_trials") = 2, py::arg("may_refute") = false,
+      py::arg("min_trials") = 2, py::arg("may_refute") = false, py::arg("theta0") = py::none(),
       "\"lower's loss is below higher's\" over trained trials, by the catalogue's paired rule\n"
       "(verdict/over_trials.hpp judge_paired_every_trial): lower[k] and higher[k] (each a list of layer dicts, as\n"
       "check(layout=...) takes, e.g. iv.train(...)['layers']) are compared on the same fresh test prompts of trial k\n"
       "(samples of them), one-sided at alpha on the per-prompt differences; confirmed only when every trial shows it\n"
       "and at least min_trials trials were given; the reverse in every trial refutes only with may_refute=True (the\n"
       "paper's budget), else inconclusive. Returns {'verdict', 'why', 'trials': [{'mean', 'stderr', 'ci_low',\n"
-      "'ci_high', 'samples', 'sign'}], 'alpha'}.");
+      "'ci_high', 'samples', 'sign'}], 'alpha'}. The prompts: the task law as in train (theta0 on the unstructured\n"
+      "layout).");
 
   m.def(
       "exact_loss",

@@ -868,6 +868,31 @@ class Training(unittest.TestCase):
             iv.compare(trained, [start], layout="acds", d=2, n=10)
         self.assertIn("same number of trials", str(cm.exception))
 
+    def test_unstructured_layout_and_the_sign_law(self):
+        # xlssc Sec. 4.2's law theta = +-theta0 on E_2: one softmax layer trained on it beats predicting 0 (the
+        # catalogue's refutation of xlssc.onelayer b); same seed, same weights for any threads.
+        d, D, t0 = 2, 4, np.array([1.0, 0.0])
+        V, K = np.zeros((d + 1, d + 1)), np.zeros((d + 1, d + 1))
+        V[d, 0], V[d, d], K[0, 0], K[d, 0] = 0.34, -0.11, -8.0, -8.32
+        start, zero = [{"kind": "softmax", "V": V, "K": K}], [{"kind": "softmax", "V": 0 * V, "K": 0 * K}]
+        args = dict(layout="unstructured", d=d, n=D, theta0=t0, steps=100, batch=256, learning_rate=0.01, seed=2)
+        a, b = iv.train(start, threads=1, **args), iv.train(start, threads=2, **args)
+        self.assertEqual(a["status"], "finished")
+        np.testing.assert_array_equal(a["layers"][0]["K"], b["layers"][0]["K"])
+        self.assertFalse(np.array_equal(a["layers"][0]["K"], K))
+        r = iv.compare([a["layers"]], [zero], layout="unstructured", d=d, n=D, theta0=t0, samples=16384, min_trials=1)
+        self.assertEqual(r["verdict"], "confirmed", r["why"])
+        self.assertLess(r["trials"][0]["ci_high"], 0)
+        for kw, words in ((dict(theta0=[1.0, 0.0, 0.0]), "theta0: expected 2 numbers"), (dict(theta0=[0.0, 0.0]), "zero"),
+                          (dict(sigma=np.eye(2)), "takes no sigma"), (dict(w_cov=np.eye(2)), "takes no w_cov"),
+                          (dict(noise=0.5), "takes no noise"), (dict(task="quadratic"), "takes no task")):
+            with self.assertRaises(ValueError) as cm:
+                iv.compare([start], [zero], layout="unstructured", d=d, n=D, **kw)
+            self.assertIn(words, str(cm.exception))
+        with self.assertRaises(ValueError) as cm:
+            self.train(theta0=[1.0, 0.0])
+        self.assertIn("unstructured layout", str(cm.exception))
+
     def test_bad_input(self):
         for kw, words in ((dict(optimizer="rmsprop"), "optimizer"), (dict(layout="gpt2"), "layout"),
                           (dict(learning_rate=-1.0), "learning_rate"), (dict(steps=0), "steps")):
