@@ -16,6 +16,7 @@
 // integration up to d = 12 linear, 3 quadratic), seed, samples and threads by the rules of --seed, --samples,
 // --threads, matrices finite, weights floating-point (an integer array is refused, as an integer .npy file is), so
 // that no call raises a TypeError listing signatures or takes a value the command line refuses.
+#include "icl/claim/kinds/trained.hpp"
 #include "icl/cli/check.hpp"
 #include "icl/cli/engine.hpp"
 #include "icl/cli/eval.hpp"
@@ -1261,7 +1262,8 @@ PYBIND11_MODULE(icl_verify, m) {
          const py::object& n_arg, const py::object& task_given, const py::object& sigma_arg, const py::object& w_cov,
          const py::object& noise, const py::object& samples_given, const py::object& seed_given,
          const py::object& threads_given, const py::object& alpha_arg, const py::object& min_trials_arg,
-         const py::object& may_refute_arg, const py::object& theta0_arg) {
+         const py::object& may_refute_arg, const py::object& theta0_arg, const py::object& trained_below,
+         const py::object& held_out_arg) {
         const std::string layout = text(layout_arg, "layout");
         if (layout != "acds" && layout != "sja" && layout != "zfb" && layout != "unstructured")
           throw py::value_error(fmt::format("compare: layout '{}': expected 'acds', 'sja', 'zfb' or 'unstructured'",
@@ -1304,31 +1306,97 @@ PYBIND11_MODULE(icl_verify, m) {
         const icl::PromptSource source =
             prompts_of("compare", layout, d, lower[0].shape, task, sigma_arg, w_cov, noise, theta0_arg);
         const icl::LossSpec loss{lower[0].sign, 1.0};
+        // The "trained" gate (claim/kinds/trained.hpp trained_gate, the catalogue's): a trial counts only where each
+        // side's model reached its level, stated before the runs: its loss on held_out fixed prompts (the same for
+        // every trial and side, apart from the comparison's) at most the level. trained_below: None (every trial
+        // counts), a number (both sides), or (lower's, higher's), None for a side without a gate.
+        std::optional<double> level[2];
+        if (!trained_below.is_none()) {
+          auto level_of = [](const py::handle& v, const char* side) -> std::optional<double> {
+            if (v.is_none()) return std::nullopt;
+            if (!is_real_like(v) || !std::isfinite(v.cast<double>()) || v.cast<double>() <= 0)
+              throw py::value_error(fmt::format("compare: trained_below: {}'s level must be a positive number, got {}",
+                                                side, type_name(v)));
+            return v.cast<double>();
+          };
+          if (py::isinstance<py::tuple>(trained_below) || py::isinstance<py::list>(trained_below)) {
+            const py::sequence lv = py::reinterpret_borrow<py::sequence>(trained_below);
+            if (lv.size() != 2)
+              throw py::value_error("compare: trained_below: a level, or a pair (lower's level, higher's level)");
+            level[0] = level_of(lv[0], "lower");
+            level[1] = level_of(lv[1], "higher");
+          } else {
+            level[0] = level[1] = level_of(trained_below, "each side");
+          }
+        }
+        const std::uint64_t held_out = static_cast<std::uint64_t>(*samples_arg(held_out_arg));
         std::vector<Estimate> diffs;
+        std::optional<trained::TrainedGate> gate[2];
+        trained::TestLosses held[2];
         interruptible([&] {
+          for (int side = 0; side < 2; ++side) {
+            if (!level[side]) continue;
+            held[side].n_test = n;
+            for (const NetworkModel& m : side ? higher : lower)
+              held[side].per_trial.push_back(learn::mc_loss(m.net, source, loss, seed,
+                                                            stable_hash("python/compare/held-out"), held_out, th));
+            gate[side] = trained::trained_gate(held[side], *level[side], fmt::format("{:g}", *level[side]));
+          }
           for (std::size_t k = 0; k < lower.size(); ++k)  // trial k: its own fresh test prompts, paired across the sides
             diffs.push_back(learn::mc_loss_difference(lower[k].net, higher[k].net, source, loss, seed,
                                                       stable_hash(fmt::format("python/compare/{}", k).c_str()), samples, th));
           return 0;
         });
-        const Decision dec = judge_paired_every_trial(diffs, alpha, static_cast<int>(min_trials), may_refute,
-                                                      "lower's loss is below higher's", "");
+        std::vector<Estimate> kept;
+        std::string left;
+        for (std::size_t k = 0; k < diffs.size(); ++k) {
+          std::string why;
+          for (int side = 0; side < 2; ++side)
+            if (gate[side] && !gate[side]->trained[k])
+              why += fmt::format("{}{} {}", why.empty() ? "" : "; ", side ? "higher" : "lower", gate[side]->why_not[k]);
+          if (why.empty())
+            kept.push_back(diffs[k]);
+          else
+            left += fmt::format("{}trial {} ({})", left.empty() ? "" : ", ", k + 1, why);
+        }
+        Decision dec;
+        if (kept.empty()) {
+          dec = Decision(Verdict::inconclusive, 0, 0,
+                         fmt::format("lower's loss is below higher's: not reproduced: no trial trained on both sides "
+                                     "(the levels stated before the runs); {}", left));
+        } else {
+          dec = judge_paired_every_trial(kept, alpha, static_cast<int>(min_trials), may_refute,
+                                         "lower's loss is below higher's", "");
+          if (!left.empty())
+            dec.why += fmt::format("; left out, having not trained (they count neither for nor against): {}", left);
+        }
         py::list per;
         for (std::size_t k = 0; k < diffs.size(); ++k)
           per.append(py::dict(py::arg("mean") = diffs[k].mean, py::arg("stderr") = diffs[k].stderr_,
                               py::arg("ci_low") = diffs[k].ci_low, py::arg("ci_high") = diffs[k].ci_high,
-                              py::arg("samples") = diffs[k].samples, py::arg("sign") = paired_trial_sign(diffs[k], alpha)));
+                              py::arg("samples") = diffs[k].samples, py::arg("sign") = paired_trial_sign(diffs[k], alpha),
+                              py::arg("trained") = py::make_tuple(!gate[0] || gate[0]->trained[k],
+                                                                  !gate[1] || gate[1]->trained[k])));
         py::dict res;
         res["verdict"] = to_string(dec.verdict);
         res["why"] = dec.why;
         res["trials"] = per;
         res["alpha"] = alpha;
+        if (gate[0] || gate[1]) {  // each gated side's held-out losses, the numbers its gate read
+          py::dict h;
+          for (int side = 0; side < 2; ++side)
+            if (gate[side]) {
+              h[side ? "higher" : "lower"] = held[side].means();
+            }
+          res["held_out_loss"] = h;
+        }
         return res;
       },
       py::arg("lower"), py::arg("higher"), py::kw_only(), py::arg("layout"), py::arg("d"), py::arg("n"),
       py::arg("task") = "linear", py::arg("sigma") = py::none(), py::arg("w_cov") = py::none(), py::arg("noise") = 0.0,
       py::arg("samples") = 65536, py::arg("seed") = 1, py::arg("threads") = py::none(), py::arg("alpha") = 0.01,
       py::arg("min_trials") = 2, py::arg("may_refute") = false, py::arg("theta0") = py::none(),
+      py::arg("trained_below") = py::none(), py::arg("held_out") = 16384,
       "\"lower's loss is below higher's\" over trained trials, by the catalogue's paired rule\n"
       "(verdict/over_trials.hpp judge_paired_every_trial): lower[k] and higher[k] (each a list of layer dicts, as\n"
       "check(layout=...) takes, e.g. iv.train(...)['layers']) are compared on the same fresh test prompts of trial k\n"
@@ -1336,7 +1404,10 @@ PYBIND11_MODULE(icl_verify, m) {
       "and at least min_trials trials were given; the reverse in every trial refutes only with may_refute=True (the\n"
       "paper's budget), else inconclusive. Returns {'verdict', 'why', 'trials': [{'mean', 'stderr', 'ci_low',\n"
       "'ci_high', 'samples', 'sign'}], 'alpha'}. The prompts: the task law as in train (theta0 on the unstructured\n"
-      "layout).");
+      "layout). trained_below: the \"trained\" gate, levels stated before the runs (a number for both sides, or\n"
+      "(lower's, higher's), None for no gate): a trial counts only where each gated side's loss on `held_out` fixed\n"
+      "prompts is at most its level; the others are named in 'why' and count neither for nor against (each trial's\n"
+      "'trained': (lower, higher)); no trial left: inconclusive, not reproduced.");
 
   m.def(
       "exact_loss",

@@ -868,6 +868,30 @@ class Training(unittest.TestCase):
             iv.compare(trained, [start], layout="acds", d=2, n=10)
         self.assertIn("same number of trials", str(cm.exception))
 
+    def test_the_trained_gate(self):
+        # A trial counts only where its model reached the level stated before the runs (the catalogue's trained_gate):
+        # the untrained third trial (the start, loss E[y^2] = 2; the optimum 6/13) is left out and named, not counted.
+        start = self.start(2)
+        lower = [self.train(seed=s, steps=600)["layers"] for s in (1, 2)] + [start]
+        higher = [start] * 3
+        plain = iv.compare(lower, higher, layout="acds", d=2, n=10, samples=16384)
+        self.assertEqual(plain["verdict"], "inconclusive")  # trial 3 shows no difference
+        r = iv.compare(lower, higher, layout="acds", d=2, n=10, samples=16384, trained_below=(0.6, None))
+        self.assertEqual(r["verdict"], "confirmed", r["why"])
+        self.assertIn("left out, having not trained", r["why"])
+        self.assertIn("trial 3 (lower held-out loss", r["why"])
+        self.assertEqual([t["trained"] for t in r["trials"]], [(True, True), (True, True), (False, True)])
+        self.assertEqual(len(r["held_out_loss"]["lower"]), 3)
+        self.assertLess(max(r["held_out_loss"]["lower"][:2]), 0.6)
+        self.assertAlmostEqual(r["held_out_loss"]["lower"][2], 2.0, delta=0.1)
+        none = iv.compare(lower, higher, layout="acds", d=2, n=10, samples=16384, trained_below=0.01)
+        self.assertEqual(none["verdict"], "inconclusive")
+        self.assertIn("not reproduced", none["why"])
+        for bad in (-1.0, "low", (0.5, 0.5, 0.5)):
+            with self.assertRaises(ValueError) as cm:
+                iv.compare(lower, higher, layout="acds", d=2, n=10, trained_below=bad)
+            self.assertIn("trained_below", str(cm.exception))
+
     def test_unstructured_layout_and_the_sign_law(self):
         # xlssc Sec. 4.2's law theta = +-theta0 on E_2: one softmax layer trained on it beats predicting 0 (the
         # catalogue's refutation of xlssc.onelayer b); same seed, same weights for any threads.
