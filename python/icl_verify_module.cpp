@@ -833,7 +833,7 @@ PYBIND11_MODULE(icl_verify, m) {
          const py::object& argmin_tolerance, const py::object& exact_tolerance, const py::object& reference,
          const py::object& prompts, const py::object& argmin_mc_tolerance, const py::object& rate_over,
          const py::object& rate_tolerance, const py::object& sigma, const py::object& w_cov, const py::object& verbose,
-         const py::object& layout) {
+         const py::object& layout, const py::object& theta0) {
         const std::string claim_id = text(claim_id_arg, "claim_id");
         const bool identity = text(kind, "kind") == "identity";
         if (identity) {
@@ -958,6 +958,27 @@ PYBIND11_MODULE(icl_verify, m) {
             return own_matrix(w_cov_obj(**case_kwargs(c, integer)), fmt::format("w_cov({})", c.label()));
           };
         }
+        // theta0: w = +-theta0 with a fair sign (d numbers, or f(**params) returning them); checked in the run
+        // (formula.cpp case_laws).
+        const auto own_vector = [claim_id](const py::handle& v, const std::string& name) -> Eigen::VectorXd {
+          py::array raw = py::array::ensure(as_array_like(v));
+          if (!raw || raw.ndim() != 1)
+            throw UsageError(fmt::format("{}: {}: expected a vector of d numbers", claim_id, name));
+          try {
+            return matrix(raw.attr("reshape")(1, -1), name, false, 1, kEvalMaxD).row(0).transpose();
+          } catch (const py::value_error& e) {
+            throw UsageError(fmt::format("{}: {}", claim_id, e.what()));
+          }
+        };
+        if (!theta0.is_none()) {
+          if (!PyCallable_Check(theta0.ptr())) own_vector(theta0, "theta0");
+          const py::handle theta0_obj = theta0;
+          f.theta0 = [theta0_obj, integer, own_vector](const Case& c) {
+            py::gil_scoped_acquire gil;
+            if (!PyCallable_Check(theta0_obj.ptr())) return own_vector(theta0_obj, "theta0");
+            return own_vector(theta0_obj(**case_kwargs(c, integer)), fmt::format("theta0({})", c.label()));
+          };
+        }
         f.between_cases = [] {  // Ctrl-C (or any signal handler's exception) stops the run between cases
           py::gil_scoped_acquire gil;
           if (PyErr_CheckSignals() != 0) throw py::error_already_set();
@@ -1002,7 +1023,7 @@ PYBIND11_MODULE(icl_verify, m) {
       py::arg("exact_tolerance") = 1e-9, py::arg("reference") = py::none(), py::arg("prompts") = 1000,
       py::arg("argmin_mc_tolerance") = 1e-3, py::arg("rate_over") = "n", py::arg("rate_tolerance") = 0.05,
       py::arg("sigma") = py::none(), py::arg("w_cov") = py::none(), py::arg("verbose") = false,
-      py::arg("layout") = py::none(),
+      py::arg("layout") = py::none(), py::arg("theta0") = py::none(),
       "Check a claim of one's own about the in-context loss of a model one builds, with the mechanism of the\n"
       "catalogue's claims; returns the same report dict as `icl-verify run` and writes its files to `out`\n"
       "(OUT/CLAIM.json, CLAIM.tex, summary.md, ...; out=None: a temporary folder, removed afterwards).\n"
@@ -1018,6 +1039,8 @@ PYBIND11_MODULE(icl_verify, m) {
       "  sigma      Sigma of one's own: a (d, d) symmetric positive definite matrix, or f(**params) returning one\n"
       "             (in place of the grid's cov)\n"
       "  w_cov      the linear task's w ~ N(0, w_cov): a matrix, 'inverse' (Sigma^-1, the acds law) or f(**params)\n"
+      "  theta0     instead, w = +theta0 or -theta0 with a fair sign (xlssc Sec. 4.2): d numbers or f(**params); the\n"
+      "             loss is the two laws' mean (exact for one layer, Monte Carlo half the prompts each)\n"
       "  verbose    print the verdict line and where the reports went (default: quiet)\n"
       "  layout     'acds', 'sja', 'zfb' or 'unstructured' (xlssc's E_2, x and y in separate tokens): the model\n"
       "             returns a list of layer dicts of any of the library's layers,\n"

@@ -607,6 +607,43 @@ class OwnTaskLaw(unittest.TestCase):
                          grid={"d": 1, "n": 10}, samples=4096)
             self.assertIn(words, str(cm.exception))
 
+    def test_the_sign_law_theta0(self):
+        # w = +-theta0 (xlssc Sec. 4.2): one GD layer's loss, derived by hand for a fixed w with |w|^2 = 4 and
+        # x ~ N(0, I): 4 (1 - 2 eta + eta^2 (n + 1 + d) / n), the same for -w; exact as the two laws' mean.
+        def gd(d, n, eta):
+            P, Q = np.zeros((d + 1, d + 1)), np.zeros((d + 1, d + 1))
+            P[d, d], Q[:d, :d] = 1.0, -eta * np.eye(d)
+            return {"P1": P, "Q1": Q}
+        def stated(d, n, eta):
+            return 4.0 * (1 - 2 * eta + eta ** 2 * (n + 1 + d) / n)
+        grid = {"d": [2, 3], "n": [10, 20], "eta": 0.5}
+        r = iv.check("mine.sign", statement="a GD step under +-theta0", model=gd, stated=stated, grid=grid,
+                     theta0=lambda d, n, eta: 2.0 * np.eye(d)[0], samples=16384)
+        self.assertEqual(r["verdict"], "confirmed", r["summary"])
+        self.assertIn("mean over the 2 laws of w", r["cases"][0]["exact_basis"])
+        off = iv.check("mine.sign_off", statement="1e-4 off", model=gd, stated=lambda **p: stated(**p) * (1 + 1e-4),
+                       grid=grid, theta0=lambda d, n, eta: 2.0 * np.eye(d)[0], samples=4096)
+        self.assertEqual(off["verdict"], "refuted")
+        self.assertIn("task law is its own", off["proposed_correction"]["why"])  # no correction fitted for I, I
+        for kw, words in ((dict(theta0=[1.0]), "has 1 entries"), (dict(theta0=[0.0, 0.0]), "is zero"),
+                          (dict(theta0=[1.0, 0.0], w_cov="inverse"), "not with w_cov")):
+            with self.assertRaises(ValueError) as cm:
+                iv.check("mine.bad", statement="x", model=gd, stated=stated, grid={"d": 2, "n": 10, "eta": 0.5}, **kw)
+            self.assertIn(words, str(cm.exception))
+
+    def test_no_correction_is_fitted_for_a_law_of_ones_own(self):
+        # The correction search integrates x ~ N(0, I), w ~ N(0, I): under sigma = 2I it once "verified" the
+        # isotropic d(d+1)/(n+d+1), which is not this law's loss.
+        def layer(d, n):
+            P, Q = np.zeros((d + 1, d + 1)), np.zeros((d + 1, d + 1))
+            P[d, d], Q[:d, :d] = 1.0, -np.eye(d) * n / (n + d + 1)
+            return {"P1": P, "Q1": Q}
+        r = iv.check("mine.own_law", statement="wrong", model=layer, stated=lambda d, n: d * (d + 1) / (n + d),
+                     grid={"d": 2, "n": [10, 20]}, sigma=lambda d, n: 2.0 * np.eye(d), samples=4096)
+        self.assertEqual(r["verdict"], "refuted")
+        self.assertIsNone(r["proposed_correction"]["formula"])
+        self.assertIn("task law is its own", r["proposed_correction"]["why"])
+
     def test_check_is_quiet_unless_verbose(self):
         def stdout_of(**kw):  # what the C++ side writes to file descriptor 1
             with tempfile.TemporaryFile(mode="w+") as cap:
@@ -772,9 +809,9 @@ class NetworkModels(unittest.TestCase):
                      stated=lambda d, n: d * (1 + n / (2 * n + 1) ** 2), grid={"d": [2, 3], "n": [5, 20]})
         self.assertEqual(r["verdict"], "confirmed", r["summary"])
         self.assertIn("on the unstructured layout (3 x 11 prompts)", r["cases"][0]["model"])
-        with self.assertRaises(ValueError) as cm:
-            iv.train(avg(2, 5), layout="unstructured", d=2, n=5)
-        self.assertIn("layout", str(cm.exception))
+        with self.assertRaises(ValueError) as cm:  # train takes the layout with xlssc's law only (no other task)
+            iv.train(avg(2, 5), layout="unstructured", d=2, n=5, task="quadratic")
+        self.assertIn("takes no task", str(cm.exception))
 
     def test_bad_networks(self):
         def run(model, layout="acds", **kw):

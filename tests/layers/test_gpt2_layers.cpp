@@ -11,7 +11,6 @@
 #include "icl/layers/positional.hpp"
 #include "icl/layers/residual_blocks.hpp"
 #include "icl/layers/backprop.hpp"
-#include "icl/model/loss.hpp"
 #include "tests/support/layer_fd.hpp"
 #include "tests/support/network_fd.hpp"
 

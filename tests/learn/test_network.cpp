@@ -3,7 +3,6 @@
 // several random points.
 #include "icl/layers/lsa.hpp"
 #include "icl/layers/backprop.hpp"
-#include "icl/model/loss.hpp"
 #include "icl/layers/network.hpp"
 #include "icl/model/softmax_attention.hpp"
 #include "tests/support/network_fd.hpp"

@@ -2,7 +2,6 @@
 // differences of icl::forward, for every parameter entry of every layer and every prompt entry.
 #pragma once
 #include "icl/layers/backprop.hpp"
-#include "icl/model/loss.hpp"
 #include "tests/support/layer_fd.hpp"
 
 #include <doctest/doctest.h>

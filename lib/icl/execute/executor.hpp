@@ -24,7 +24,7 @@
 // cuda where no GPU is present, is bad input: backend_from_name() (backends/backends.hpp) says which are built.
 #pragma once
 #include "icl/execute/precision.hpp"
-#include "icl/layers/backprop.hpp"
+#include "icl/layers/network.hpp"
 #include "icl/model/loss.hpp"
 #include "icl/model/parameters.hpp"
 #include "icl/model/prompt_source.hpp"

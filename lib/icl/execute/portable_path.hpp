@@ -12,7 +12,7 @@
 // The portable backend (execute/planned_executor.hpp) runs these functions on the thread pool, a chunk per task.
 #pragma once
 #include "icl/execute/portable/plan.hpp"
-#include "icl/layers/backprop.hpp"
+#include "icl/layers/network.hpp"
 #include "icl/model/loss.hpp"
 #include "icl/model/parameters.hpp"
 #include "icl/model/prompt_source.hpp"

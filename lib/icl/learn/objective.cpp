@@ -1,7 +1,7 @@
 #include "icl/learn/objective.hpp"
 
 #include "icl/backends/backends.hpp"
-
+#include "icl/layers/backprop.hpp"
 #include "icl/montecarlo/montecarlo.hpp"
 
 #include <algorithm>

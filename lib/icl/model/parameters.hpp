@@ -11,8 +11,7 @@
 // Tying across layers is one group with several targets. Per-matrix gradient clipping and reports act on
 // groups. The gradient with respect to theta is the weights' gradient pulled back through the same map.
 #pragma once
-#include "icl/layers/backprop.hpp"
-#include "icl/model/loss.hpp"
+#include "icl/layers/network.hpp"
 
 #include <Eigen/Dense>
 

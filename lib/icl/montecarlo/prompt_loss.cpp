@@ -1,5 +1,9 @@
 #include "icl/montecarlo/prompt_loss.hpp"
 
+#include "icl/model/prompt_source.hpp"
+
+#include <stdexcept>
+
 namespace icl {
 
 PromptLossWorker::PromptLossWorker(const Transformer& model, const PolynomialTask& task,
@@ -41,6 +45,16 @@ double ModelPromptWorker::prediction(std::uint64_t i) {
   draw(i);
   embed(shape_, sampler_.inputs(), sampler_.labels(), Z_);
   return -sign_ * model_->predict(Z_, ws_);
+}
+
+MixturePromptWorker::MixturePromptWorker(const Transformer& model, const std::vector<GaussianIclModel>& laws,
+                                         const PromptShape& shape, std::uint64_t seed, std::uint64_t purpose,
+                                         double sign)
+    : k_(laws.size()) {
+  if (laws.empty()) throw std::invalid_argument("MixturePromptWorker: no task law");
+  workers_.reserve(laws.size());
+  for (std::size_t k = 0; k < laws.size(); ++k)
+    workers_.emplace_back(model, laws[k], shape, seed, laws.size() == 1 ? purpose : block_purpose(purpose, k), sign);
 }
 
 // (y_q - prediction)^2 = (output + sign y_q)^2, bit for bit: the prediction is -sign x output, an exact negation.

@@ -10,6 +10,8 @@
 
 #include <Eigen/Dense>
 
+#include <vector>
+
 namespace icl {
 
 class PromptLossWorker {
@@ -66,6 +68,33 @@ private:
   double sign_;
   Eigen::MatrixXd Z_;
   ForwardWorkspace ws_;
+};
+
+// Prompts of K equally likely task laws, a finite mixture (xlssc Sec. 4.2's theta = +theta0 or -theta0): prompt i is
+// prompt i / K of law i mod K, each law drawn from its own stream (model/prompt_source.hpp block_purpose(purpose,
+// k)), so every K consecutive prompts hold one of each law. The mixture's mean is then estimated stratified, and the
+// Student-t interval of the i.i.d. rule is conservative for it (stratification removes the between-laws variance).
+// One law: ModelPromptWorker's prompts, bit for bit (its purpose unchanged). `laws` must outlive the worker.
+class MixturePromptWorker {
+public:
+  MixturePromptWorker(const Transformer& model, const std::vector<GaussianIclModel>& laws, const PromptShape& shape,
+                      std::uint64_t seed, std::uint64_t purpose, double sign = +1.0);
+  double loss(std::uint64_t prompt_index) { return at(prompt_index).loss(prompt_index / k_); }
+  void operator()(std::uint64_t i, double* out) { out[0] = loss(i); }
+  double prediction(std::uint64_t prompt_index) { return at(prompt_index).prediction(prompt_index / k_); }
+  void draw(std::uint64_t prompt_index) { at(prompt_index).draw(prompt_index / k_); }
+  // Of the prompt drawn last (draw, prediction or loss).
+  const Eigen::MatrixXd& inputs() const { return workers_[last_].inputs(); }
+  const Eigen::RowVectorXd& labels() const { return workers_[last_].labels(); }
+
+private:
+  ModelPromptWorker& at(std::uint64_t prompt_index) {
+    last_ = static_cast<std::size_t>(prompt_index % k_);
+    return workers_[last_];
+  }
+  std::vector<ModelPromptWorker> workers_;
+  std::uint64_t k_ = 1;
+  std::size_t last_ = 0;
 };
 
 }  // namespace icl

@@ -42,6 +42,9 @@ ProposedCorrection search_correction(const FormulaClaim& f, const ClaimContext& 
   if (f.network)
     return no_correction_search("the model is a network of the library's layers, whose loss is Monte Carlo through "
                                 "its forward pass, not an exact fraction");
+  if (f.sigma || f.w_cov || f.theta0)
+    return no_correction_search("the correction search integrates exact fractions for x ~ N(0, I), w ~ N(0, I) only; "
+                                "this claim's task law is its own (sigma, w_cov or theta0)");
   std::vector<GridAxis> axes, own;
   std::optional<GridAxis> n_axis;
   std::vector<std::pair<std::string, double>> fixed;

@@ -88,6 +88,24 @@ GaussianIclModel task_model(const FormulaClaim& f, const Eigen::MatrixXd& sigma,
   }
 }
 
+// The case's laws of the prompts: the task model, or under FormulaClaim::theta0 the linear task with w fixed at
+// +theta0 and at -theta0 (two equally likely laws).
+std::vector<GaussianIclModel> case_laws(const FormulaClaim& f, const Case& c, const GaussianIclModel& model, int d) {
+  if (!f.theta0) return {model};
+  const Eigen::VectorXd t = f.theta0(c);
+  const std::string at = fmt::format("{}: theta0 at {}", f.id, c.label());
+  if (t.size() != d) throw UsageError(fmt::format("{} has {} entries, not d = {}", at, t.size(), d));
+  if (!t.allFinite()) throw UsageError(at + " has a non-finite entry");
+  if (t.isZero(0)) throw UsageError(at + " is zero (every label 0)");
+  std::vector<GaussianIclModel> laws(2, model);
+  for (int s = 0; s < 2; ++s) {
+    laws[s].random_w = false;
+    laws[s].fixed_w = s ? Eigen::VectorXd(-t) : t;
+    laws[s].name = fmt::format("{}, w = {}theta0", model.name, s ? "-" : "+");
+  }
+  return laws;
+}
+
 LsaStack no_layers(int d) {  // a network model's case: its weights are no LSA stack
   LsaStack w;
   w.d = d;
@@ -112,6 +130,7 @@ FormulaCase::FormulaCase(const FormulaClaim& f_, const ClaimContext& ctx_, const
       sigma(case_sigma(f, c_, d, cov)),
       sigma_w(case_sigma_w(f, c_, d, sigma)),
       model(task_model(f, sigma, sigma_w, noise)),
+      laws(case_laws(f, c_, model, d)),
       net(f.network ? std::optional<NetworkModel>(network_at()) : std::nullopt),
       w(net ? no_layers(d) : weights_at(f.kind == "argmin" ? std::optional<double>(stated) : std::nullopt)),
       stack(net ? net->net : w.transformer()),
@@ -156,11 +175,14 @@ std::optional<double> FormulaCase::network_exact() {
     if (!h.masked) return std::nullopt;
     if (net->sign < 0) flip_prediction(h);  // zfb's (yhat - y)^2 is (-yhat + y)^2
   }
-  const SingleLayerMoments m = single_layer_moments(model, u);
   exact_basis = first ? "the bilinear layer's output rows as polynomials in x (exact/feature_moments.hpp "
                         "bilinear_features), then the attention layer's single-layer moments"
                       : "the single-layer moments (exact/feature_moments.hpp)";
-  return single_layer_loss(m, single_layer_coefficients(heads, p, n), n);
+  if (laws.size() > 1) exact_basis += fmt::format(", the mean over the {} laws of w", laws.size());
+  const auto coefficients = single_layer_coefficients(heads, p, n);
+  double loss = 0;
+  for (const GaussianIclModel& law : laws) loss += single_layer_loss(single_layer_moments(law, u), coefficients, n);
+  return loss / static_cast<double>(laws.size());
 }
 
 LsaStack FormulaCase::weights_at(std::optional<double> x) const {
@@ -199,11 +221,16 @@ std::optional<AcdsForm> acds_form_of(const LsaStack& w, int d, int n) {
 std::optional<double> FormulaCase::exact_loss(const LsaStack& weights) {
   const int L = weights.num_layers();
   if (L == 1 && d <= exact_max_d(f.task)) {
-    if (!moments) moments = single_layer_moments(model, identity_features(d));
+    if (moments.empty())
+      for (const GaussianIclModel& law : laws) moments.push_back(single_layer_moments(law, identity_features(d)));
     exact_basis = "the single-layer moments (exact/feature_moments.hpp)";
-    return single_layer_loss(*moments, single_layer_coefficients(weights.layers[0], d, n), n);
+    if (laws.size() > 1) exact_basis += fmt::format(", the mean over the {} laws of w", laws.size());
+    const auto coefficients = single_layer_coefficients(weights.layers[0], d, n);
+    double loss = 0;
+    for (const SingleLayerMoments& m : moments) loss += single_layer_loss(m, coefficients, n);
+    return loss / static_cast<double>(moments.size());
   }
-  if (L < 2 || f.task != "linear" || noise != 0) return std::nullopt;
+  if (L < 2 || f.task != "linear" || noise != 0 || f.theta0) return std::nullopt;  // acds_population: w Gaussian
   const std::optional<AcdsForm> form = acds_form_of(weights, d, n);
   if (!form || L > (form->form11 ? 2 : 4)) return std::nullopt;
   if (!population || population->form11() != form->form11)
@@ -213,8 +240,8 @@ std::optional<double> FormulaCase::exact_loss(const LsaStack& weights) {
   return population->loss(form->A, form->B);
 }
 
-ModelPromptWorker FormulaCase::worker() const {
-  return ModelPromptWorker(stack, model, shape, ctx.seed, purpose, net ? net->sign : +1.0);
+MixturePromptWorker FormulaCase::worker() const {
+  return MixturePromptWorker(stack, laws, shape, ctx.seed, purpose, net ? net->sign : +1.0);
 }
 
 Decision check_stated_value(FormulaRun& run, const FormulaCase& k, CaseJson& j, std::optional<Decision> exact_vs_stated,
@@ -386,6 +413,9 @@ Claim formula_claim(const FormulaClaim& f) {
   }
   if (std::string why; named_task_degree(f.task, why) < 0) throw UsageError(fmt::format("{}: {}", f.id, why));
   if (f.model && f.network) throw UsageError(f.id + ": give the model as LSA weights or as a network, not both");
+  if (f.theta0 && (f.w_cov || f.task != "linear" || f.kind == "argmin"))
+    throw UsageError(f.id + ": theta0 (w = +-theta0) is a law of w on the linear task: not with w_cov, another task, "
+                            "or kind 'argmin'");
   if (f.network && f.kind == "argmin")
     throw UsageError(f.id + ": kind 'argmin' takes LSA weights (P1, Q1, ...), not a network of layers");
   const bool has_model = f.model || f.network;

@@ -73,6 +73,10 @@ struct FormulaClaim {
   // I; e.g. Sigma^-1, acds's law). Each d x d, symmetric positive definite; anything else is a UsageError.
   std::function<Eigen::MatrixXd(const Case&)> sigma;
   std::function<Eigen::MatrixXd(const Case&, const Eigen::MatrixXd& sigma)> w_cov;
+  // In place of w's Gaussian law, on the linear task: w = +theta0(case) or -theta0(case) with a fair sign (xlssc Sec.
+  // 4.2's symmetric law; d numbers, not all zero). The loss is the two laws' mean: exact where each is (one layer),
+  // Monte Carlo over both (montecarlo/prompt_loss.hpp MixturePromptWorker); no w_cov, no argmin, no correction search.
+  std::function<Eigen::VectorXd(const Case&)> theta0;
   std::function<double(const Case&)> stated;
   std::function<LsaStack(const Case&)> model;
   // In place of `model`: a network of the library's layers (layers/: linear self-attention masked or not with its
@@ -139,11 +143,12 @@ struct FormulaCase {
   Eigen::MatrixXd sigma;                     // the case's input covariance (the grid's cov or FormulaClaim::sigma)
   Eigen::MatrixXd sigma_w;                   // the linear task's Cov(w) (I unless FormulaClaim::w_cov)
   GaussianIclModel model;                    // the task with the case's covariance, weights' law and noise
+  std::vector<GaussianIclModel> laws;        // the equally likely laws of the prompts: {model}, or w = +-theta0
   std::optional<NetworkModel> net;           // FormulaClaim::network's model of the case (w then has no layers)
   LsaStack w;                                // the case's weights (argmin: with argmin_over at the stated value)
   Transformer stack;                         // w's forward pass
   PromptShape shape;                         // the acds prompt
-  std::optional<SingleLayerMoments> moments; // the task's single-layer moments, computed at the first exact loss
+  std::vector<SingleLayerMoments> moments;   // each law's single-layer moments, computed at the first exact loss
   std::shared_ptr<AcdsPopulation> population; // the multi-layer exact engine, built at the first stack it serves
   std::string exact_basis;                   // which exact loss (set by exact_loss; declared before exact, which
                                              // exact_loss initialises)
@@ -167,8 +172,8 @@ struct FormulaCase {
   // masked head at scale 1/n with P = [B, 0; 0, 1], Q = [-A, 0; 0, 0] (exact/acds_population.hpp); nullopt
   // otherwise. Sets exact_basis.
   std::optional<double> exact_loss(const LsaStack& weights);
-  // The forward pass's per-thread Monte Carlo worker (verdict/checks.hpp make_worker).
-  ModelPromptWorker worker() const;
+  // The forward pass's per-thread Monte Carlo worker (verdict/checks.hpp make_worker), over the case's laws.
+  MixturePromptWorker worker() const;
 };
 
 bool has_param(const Case& c, const std::string& name);

@@ -27,7 +27,7 @@ ClaimTable identity_table() {
 Decision identity_case(FormulaRun& run, FormulaCase& k, CaseJson& j) {
   const FormulaClaim& f = run.f;
   const Case& c = k.c;
-  ModelPromptWorker w = k.worker();
+  MixturePromptWorker w = k.worker();
   double max_abs = 0, max_rel = 0;
   std::uint64_t worst = 0, first_bad = f.prompts;
   double bad_model = 0, bad_reference = 0;
