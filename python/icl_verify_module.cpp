@@ -237,6 +237,13 @@ Eigen::MatrixXd matrix(const py::handle& obj, const std::string& name, bool weig
   return m;
 }
 
+// A vector argument: a 1-D array of real numbers, every entry finite, at most `max_size` of them.
+Eigen::VectorXd vector_arg(const py::handle& obj, const std::string& name, long long max_size) {
+  py::array raw = py::array::ensure(as_array_like(obj));
+  if (!raw || raw.ndim() != 1) throw py::value_error(fmt::format("{}: expected a vector of numbers", name));
+  return matrix(raw.attr("reshape")(1, -1), name, false, 1, max_size).row(0).transpose();
+}
+
 // A covariance (d x d, d <= eval's limit) checked as `eval --sigma` checks one; nothing for None.
 std::optional<Eigen::MatrixXd> covariance_arg(const py::handle& obj, int d) {
   if (obj.is_none()) return std::nullopt;
@@ -542,11 +549,9 @@ icl::PromptSource prompts_of(const std::string& owner, const std::string& layout
                                         owner, name, name));
   Eigen::VectorXd theta0;
   if (!theta0_arg.is_none()) {
-    py::array raw = py::array::ensure(as_array_like(theta0_arg));
-    if (!raw || raw.ndim() != 1 || raw.shape(0) != d)
+    theta0 = vector_arg(theta0_arg, owner + ": theta0", kEvalMaxD);
+    if (theta0.size() != d)
       throw py::value_error(fmt::format("{}: theta0: expected {} numbers (a vector of length d)", owner, d));
-    const Eigen::MatrixXd t = matrix(raw.attr("reshape")(1, d), "theta0", false, 1, kEvalMaxD);
-    theta0 = t.row(0).transpose();
     if (theta0.isZero(0)) throw py::value_error(fmt::format("{}: theta0 is zero (every label 0)", owner));
   }
   return icl::unstructured_prompts(d, shape.n, theta0);
@@ -961,11 +966,8 @@ PYBIND11_MODULE(icl_verify, m) {
         // theta0: w = +-theta0 with a fair sign (d numbers, or f(**params) returning them); checked in the run
         // (formula.cpp case_laws).
         const auto own_vector = [claim_id](const py::handle& v, const std::string& name) -> Eigen::VectorXd {
-          py::array raw = py::array::ensure(as_array_like(v));
-          if (!raw || raw.ndim() != 1)
-            throw UsageError(fmt::format("{}: {}: expected a vector of d numbers", claim_id, name));
           try {
-            return matrix(raw.attr("reshape")(1, -1), name, false, 1, kEvalMaxD).row(0).transpose();
+            return vector_arg(v, name, kEvalMaxD);
           } catch (const py::value_error& e) {
             throw UsageError(fmt::format("{}: {}", claim_id, e.what()));
           }

@@ -106,6 +106,16 @@ std::vector<GaussianIclModel> case_laws(const FormulaClaim& f, const Case& c, co
   return laws;
 }
 
+// One layer's exact loss under the case's equally likely laws: the mean of each law's (moments[k]); `basis` gets the
+// mixture's words where there are several.
+double mean_over_laws(const std::vector<SingleLayerMoments>& moments, const Eigen::MatrixXd& coefficients,
+                      int n, std::string& basis) {
+  if (moments.size() > 1) basis += fmt::format(", the mean over the {} laws of w", moments.size());
+  double loss = 0;
+  for (const SingleLayerMoments& m : moments) loss += single_layer_loss(m, coefficients, n);
+  return loss / static_cast<double>(moments.size());
+}
+
 LsaStack no_layers(int d) {  // a network model's case: its weights are no LSA stack
   LsaStack w;
   w.d = d;
@@ -178,11 +188,9 @@ std::optional<double> FormulaCase::network_exact() {
   exact_basis = first ? "the bilinear layer's output rows as polynomials in x (exact/feature_moments.hpp "
                         "bilinear_features), then the attention layer's single-layer moments"
                       : "the single-layer moments (exact/feature_moments.hpp)";
-  if (laws.size() > 1) exact_basis += fmt::format(", the mean over the {} laws of w", laws.size());
-  const auto coefficients = single_layer_coefficients(heads, p, n);
-  double loss = 0;
-  for (const GaussianIclModel& law : laws) loss += single_layer_loss(single_layer_moments(law, u), coefficients, n);
-  return loss / static_cast<double>(laws.size());
+  std::vector<SingleLayerMoments> per_law;
+  for (const GaussianIclModel& law : laws) per_law.push_back(single_layer_moments(law, u));
+  return mean_over_laws(per_law, single_layer_coefficients(heads, p, n), n, exact_basis);
 }
 
 LsaStack FormulaCase::weights_at(std::optional<double> x) const {
@@ -224,11 +232,7 @@ std::optional<double> FormulaCase::exact_loss(const LsaStack& weights) {
     if (moments.empty())
       for (const GaussianIclModel& law : laws) moments.push_back(single_layer_moments(law, identity_features(d)));
     exact_basis = "the single-layer moments (exact/feature_moments.hpp)";
-    if (laws.size() > 1) exact_basis += fmt::format(", the mean over the {} laws of w", laws.size());
-    const auto coefficients = single_layer_coefficients(weights.layers[0], d, n);
-    double loss = 0;
-    for (const SingleLayerMoments& m : moments) loss += single_layer_loss(m, coefficients, n);
-    return loss / static_cast<double>(moments.size());
+    return mean_over_laws(moments, single_layer_coefficients(weights.layers[0], d, n), n, exact_basis);
   }
   if (L < 2 || f.task != "linear" || noise != 0 || f.theta0) return std::nullopt;  // acds_population: w Gaussian
   const std::optional<AcdsForm> form = acds_form_of(weights, d, n);
